@@ -1,0 +1,93 @@
+#pragma once
+// Scaled dot-product attention, every stage kept so that it can be shown.
+//
+//   scores  = s(Q_h, K_h)              n_q by n_k, s = dot, cosine or -squared distance
+//   scaled  = scores / (c * tau)       c = sqrt(d_k), 1 or d_k
+//   weights = softmax over the open entries of each row (blocked entries: -inf)
+//   out_h   = weights * V_h            n_q by d_v
+//   output  = [out_1 ... out_h] * W_o  (or the concatenation alone)
+
+#include "scenario.h"
+#include "validate.h"
+
+#include <stdexcept>
+#include <vector>
+
+namespace attn {
+
+// Thrown by compute() for a scenario that validate() refuses.
+class ScenarioError : public std::runtime_error {
+public:
+    explicit ScenarioError(Problem p) : std::runtime_error(p.toString()), m_problem(std::move(p)) {}
+    const Problem &problem() const { return m_problem; }
+
+private:
+    Problem m_problem;
+};
+
+// What one query row's weights say at a glance.
+struct RowStats {
+    double sum = 0;          // 1 for an open row; below 1 after_softmax with a blocked entry
+    double entropy = 0;      // -sum w log w, natural log; 0 for a fully masked row
+    double maxWeight = 0;
+    int argmax = -1;         // key column of the largest weight; -1 for a fully masked row
+    bool fullyMasked = false;// no key was open: weights and output are all zero
+};
+
+struct HeadTrace {
+    Matrix Q;       // n_q by d_k: the queries compared (after projection, split and encoding)
+    Matrix K;       // n_k by d_k: the keys compared
+    Matrix V;       // n_k by d_v: the values averaged
+    Matrix scores;  // n_q by n_k: s(q_i, k_j)
+    Matrix scaled;  // n_q by n_k: scores / (c * tau), before the mask
+    Matrix weights; // n_q by n_k: softmax weights, blocked entries 0
+    Matrix output;  // n_q by d_v: weights * V
+    std::vector<RowStats> rows; // n_q entries
+};
+
+struct Trace {
+    int dk = 0, dv = 0;   // per head
+    double divisor = 1;   // c * tau
+    BoolMatrix blocked;   // n_q by n_k, the same for every head
+
+    // The sequences fed to the projections (projected mode) or the vectors
+    // themselves (direct mode), with any additive encoding already added.
+    Matrix Q, K, V;       // n_q by h*d_k, n_k by h*d_k, n_k by h*d_v; before the split and RoPE
+    Matrix encodedX;      // projected mode: X + P, n_q by d_model
+    Matrix encodedSource; // projected mode: S + P, n_k by d_model
+
+    // The encoding used: additive tables (sinusoidal, learned) or RoPE
+    // angles. Empty when not used. In direct mode the value table has V's width.
+    Matrix positionQuery; // n_q by w (additive) or n_q by d_k/2 (RoPE angles)
+    Matrix positionKey;   // n_k by w or n_k by d_k/2
+    Matrix positionValue; // n_k by h*d_v; direct mode with an additive encoding only
+
+    std::vector<HeadTrace> heads;
+    Matrix concat;        // n_q by h*d_v
+    Matrix output;        // n_q by d_out (concat * Wo, or concat)
+};
+
+// c in scaled = scores / (c * tau).
+double scaleConstant(Scale scale, int dk);
+
+// Similarity of every query row with every key row.
+// Inputs: Q, n_q by d; K, n_k by d. Output: n_q by n_k.
+Matrix similarity(Similarity kind, const Eigen::Ref<const Matrix> &Q, const Eigen::Ref<const Matrix> &K);
+
+// Row-wise softmax of `scaled` with `blocked` entries masked at `stage`.
+// Inputs: scaled and blocked, n_q by n_k. Output: weights, n_q by n_k; and
+// per-row statistics. Subtracts each row's maximum first, so inputs of any
+// finite size give finite weights; a row with no open entry gives zeros.
+Matrix maskedSoftmax(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &blocked, MaskStage stage,
+                     std::vector<RowStats> *rows = nullptr);
+
+// The whole forward pass. Throws ScenarioError if validate(s) finds a problem.
+Trace compute(const Scenario &s);
+
+// Converts a projected scenario to direct mode with the Q, K and V that it
+// computes (its positional table already added, so an additive encoding is
+// turned off); a direct scenario comes back unchanged. The result computes
+// the same attention weights and per-head outputs (not Wo, which direct mode lacks).
+Scenario toDirect(const Scenario &s);
+
+} // namespace attn

@@ -1,0 +1,99 @@
+#include "formula.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace attn {
+
+bool hasMask(const Scenario &s)
+{
+    return (s.mask.causal && queryCount(s) > 1) || (s.mask.keyPadding.size() && s.mask.keyPadding.any())
+        || (s.mask.blocked.size() && s.mask.blocked.any());
+}
+
+std::string fixed4(double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4f", v);
+    std::string s = buf;
+    if (s == "-0.0000")
+        s = "0.0000";
+    return s;
+}
+
+std::string compact(double v)
+{
+    std::string s = fixed4(v);
+    if (s.find('.') != std::string::npos) {
+        while (s.back() == '0')
+            s.pop_back();
+        if (s.back() == '.')
+            s.pop_back();
+    }
+    return s == "-0" ? "0" : s;
+}
+
+Formula formula(const Scenario &s)
+{
+    Formula f;
+    const bool multi = s.heads > 1;
+    const std::string q = multi ? "Qᵢ" : "Q", k = multi ? "Kᵢ" : "K", v = multi ? "Vᵢ" : "V";
+    const bool rope = s.encoding == Encoding::Rope;
+    const std::string qq = rope ? "R(" + q + ")" : q, kk = rope ? "R(" + k + ")" : k;
+
+    std::string score;
+    switch (s.similarity) {
+    case Similarity::Dot:
+        score = qq + kk + "ᵀ";
+        break;
+    case Similarity::Cosine:
+        score = "cos(" + qq + ", " + kk + ")";
+        break;
+    case Similarity::NegSqDistance:
+        score = "−‖" + qq + " − " + kk + "‖²";
+        break;
+    }
+
+    std::string divisor;
+    switch (s.scale) {
+    case Scale::SqrtDk:
+        divisor = "√d_k";
+        break;
+    case Scale::Dk:
+        divisor = "d_k";
+        break;
+    case Scale::None:
+        break;
+    }
+    if (s.temperature != 1.0)
+        divisor = divisor.empty() ? "τ" : "(" + divisor + "·τ)";
+    const std::string scaled = divisor.empty() ? score : score + "/" + divisor;
+
+    const std::string lhs = multi ? "headᵢ = " : "";
+    if (!hasMask(s))
+        f.attention = lhs + "softmax(" + scaled + ")·" + v;
+    else if (s.maskStage == MaskStage::BeforeSoftmax)
+        f.attention = lhs + "softmax(" + scaled + " + M)·" + v;
+    else
+        f.attention = lhs + "(softmax(" + scaled + ") ⊙ M₀₁)·" + v + "   (not renormalised)";
+
+    const bool additive = s.encoding == Encoding::Sinusoidal || s.encoding == Encoding::Learned;
+    if (s.mode == InputMode::Projected) {
+        const std::string x = additive ? "(X+P)" : "X";
+        const std::string src = s.source ? (additive ? "(S+P)" : "S") : x;
+        f.inputs = "Q = " + x + "W_Q, K = " + src + "W_K, V = " + src + "W_V";
+    } else if (additive) {
+        f.inputs = "Q ← Q+P, K ← K+P, V ← V+P";
+    }
+    if (rope)
+        f.inputs += std::string(f.inputs.empty() ? "" : "; ") + "R rotates pairs of dimensions by position";
+
+    const bool wo = s.mode == InputMode::Projected && s.Wo.has_value();
+    if (multi)
+        f.output = "output = [head₁ … head_" + std::to_string(s.heads) + "]" + (wo ? "·W_O" : "");
+    else if (wo)
+        f.output = "output = head·W_O";
+    return f;
+}
+
+} // namespace attn

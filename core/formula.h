@@ -1,0 +1,30 @@
+#pragma once
+// The formula of a scenario's setting, written out with its options, as a
+// student would write it on the board: "softmax(QKᵀ/√d_k + M)·V".
+
+#include "scenario.h"
+
+#include <string>
+
+namespace attn {
+
+struct Formula {
+    std::string attention; // "softmax(QKᵀ/√d_k + M)·V", per head when h > 1
+    std::string inputs;    // where Q, K and V come from: "Q = (X+P)W_Q, ..."; may be empty
+    std::string output;    // "[head₁ … head₄]·W_O" when h > 1 or W_O is present; may be empty
+};
+
+// UTF-8 text.
+Formula formula(const Scenario &s);
+
+// True when some entry is blocked by the causal mask, padding or by hand.
+bool hasMask(const Scenario &s);
+
+// "2.8284": four decimals, never "-0.0000".
+std::string fixed4(double v);
+
+// "2", "0.5", "-1.25": up to four decimals, trailing zeros dropped; for the
+// inputs of a hand calculation.
+std::string compact(double v);
+
+} // namespace attn

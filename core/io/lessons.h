@@ -1,0 +1,31 @@
+#pragma once
+// The built-in lessons: scenario files compiled in as resources
+// (resources/lessons/, listed in order by its index.json).
+
+#include "scenario_json.h"
+
+#include <QList>
+#include <QString>
+
+namespace attn {
+
+struct LessonInfo {
+    QString name;        // "seed000-basic": what --preset and the Lessons menu take
+    QString title;       // the scenario's title
+    QString description; // one line
+};
+
+// In the order of index.json. A lesson that fails to load is left out (the
+// tests make sure none does).
+QList<LessonInfo> builtInLessons();
+
+// The lesson's scenario, or a problem that lists the names there are.
+ScenarioOrProblem loadLesson(const QString &name);
+
+// ":/lessons/<name>.json"
+QString lessonResourcePath(const QString &name);
+
+// The names in index.json, whether or not they load.
+QStringList lessonIndex();
+
+} // namespace attn

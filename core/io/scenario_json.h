@@ -1,0 +1,37 @@
+#pragma once
+// The scenario file (docs/scenario-format.md): JSON, read with Qt Core's
+// parser. A file is read whole or not at all: the first problem is reported
+// with its place in the file ("inputs.K[2][1]") and no scenario is returned.
+
+#include "scenario.h"
+#include "validate.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <variant>
+
+namespace attn {
+
+inline constexpr const char *kScenarioFormat = "attention-lab/scenario";
+inline constexpr int kScenarioVersion = 1;
+inline constexpr qint64 kMaxScenarioFileBytes = 64 * 1024 * 1024;
+
+using ScenarioOrProblem = std::variant<Scenario, Problem>;
+
+// Parses and validates. The problem's place is a path inside the document,
+// or "line L, column C" when the text is not JSON at all.
+ScenarioOrProblem scenarioFromJson(const QByteArray &json);
+
+// Reads a file; a problem names the file in its message when it cannot be read.
+ScenarioOrProblem loadScenarioFile(const QString &path);
+
+// Canonical text: keys in a fixed order, one matrix row per line, numbers in
+// their shortest exact form, so that save, load, save gives the same bytes.
+QByteArray scenarioToJson(const Scenario &s);
+
+// Writes through a temporary file renamed into place, so a failed write
+// leaves any old file whole. Returns an empty string or the reason.
+QString saveScenarioFile(const QString &path, const Scenario &s);
+
+} // namespace attn

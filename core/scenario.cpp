@@ -1,0 +1,185 @@
+#include "scenario.h"
+
+#include <array>
+#include <utility>
+
+namespace attn {
+
+namespace {
+
+template <typename E, std::size_t N>
+using NameTable = std::array<std::pair<E, const char *>, N>;
+
+constexpr NameTable<InputMode, 2> kModes{{{InputMode::Direct, "direct"}, {InputMode::Projected, "projected"}}};
+constexpr NameTable<Similarity, 3> kSimilarities{{{Similarity::Dot, "dot"},
+                                                  {Similarity::Cosine, "cosine"},
+                                                  {Similarity::NegSqDistance, "neg_sq_distance"}}};
+constexpr NameTable<Scale, 3> kScales{{{Scale::SqrtDk, "sqrt_dk"}, {Scale::None, "none"}, {Scale::Dk, "dk"}}};
+constexpr NameTable<MaskStage, 2> kStages{
+    {{MaskStage::BeforeSoftmax, "before_softmax"}, {MaskStage::AfterSoftmax, "after_softmax"}}};
+constexpr NameTable<Encoding, 4> kEncodings{{{Encoding::None, "none"},
+                                             {Encoding::Sinusoidal, "sinusoidal"},
+                                             {Encoding::Learned, "learned"},
+                                             {Encoding::Rope, "rope"}}};
+
+template <typename E, std::size_t N>
+const char *nameOf(const NameTable<E, N> &table, E v)
+{
+    for (const auto &[value, name] : table)
+        if (value == v)
+            return name;
+    return "?";
+}
+
+template <typename E, std::size_t N>
+std::optional<E> valueOf(const NameTable<E, N> &table, const std::string &s)
+{
+    for (const auto &[value, name] : table)
+        if (s == name)
+            return value;
+    return std::nullopt;
+}
+
+template <typename E, std::size_t N>
+std::string namesOf(const NameTable<E, N> &table)
+{
+    std::string out;
+    for (const auto &[value, name] : table) {
+        if (!out.empty())
+            out += ", ";
+        out += name;
+    }
+    return out;
+}
+
+bool sameMatrix(const Matrix &a, const Matrix &b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols() && a == b;
+}
+
+bool sameOptional(const std::optional<Matrix> &a, const std::optional<Matrix> &b)
+{
+    return a.has_value() == b.has_value() && (!a || sameMatrix(*a, *b));
+}
+
+template <typename A>
+bool sameArray(const A &a, const A &b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols() && (a == b).all();
+}
+
+std::vector<std::string> numbered(const char *prefix, int n)
+{
+    std::vector<std::string> out;
+    out.reserve(std::size_t(n));
+    for (int i = 1; i <= n; ++i)
+        out.push_back(prefix + std::to_string(i));
+    return out;
+}
+
+} // namespace
+
+bool Scenario::operator==(const Scenario &o) const
+{
+    return title == o.title && description == o.description && tokens == o.tokens
+        && sourceTokens == o.sourceTokens && mode == o.mode && sameMatrix(Q, o.Q) && sameMatrix(K, o.K)
+        && sameMatrix(V, o.V) && sameMatrix(X, o.X) && sameOptional(source, o.source) && sameMatrix(Wq, o.Wq)
+        && sameMatrix(Wk, o.Wk) && sameMatrix(Wv, o.Wv) && sameOptional(Wo, o.Wo) && heads == o.heads
+        && similarity == o.similarity && scale == o.scale && temperature == o.temperature
+        && mask.causal == o.mask.causal && sameArray(mask.keyPadding, o.mask.keyPadding)
+        && sameArray(mask.blocked, o.mask.blocked) && maskStage == o.maskStage && encoding == o.encoding
+        && seed == o.seed;
+}
+
+int queryCount(const Scenario &s)
+{
+    return int(s.mode == InputMode::Direct ? s.Q.rows() : s.X.rows());
+}
+
+int keyCount(const Scenario &s)
+{
+    if (s.mode == InputMode::Direct)
+        return int(s.K.rows());
+    return int(s.source ? s.source->rows() : s.X.rows());
+}
+
+int keyWidth(const Scenario &s)
+{
+    return int(s.mode == InputMode::Direct ? s.Q.cols() : s.Wq.cols());
+}
+
+int valueWidth(const Scenario &s)
+{
+    return int(s.mode == InputMode::Direct ? s.V.cols() : s.Wv.cols());
+}
+
+int modelWidth(const Scenario &s)
+{
+    return s.mode == InputMode::Direct ? 0 : int(s.X.cols());
+}
+
+int headDim(const Scenario &s)
+{
+    return s.heads > 0 ? keyWidth(s) / s.heads : 0;
+}
+
+int headValueDim(const Scenario &s)
+{
+    return s.heads > 0 ? valueWidth(s) / s.heads : 0;
+}
+
+std::vector<std::string> queryLabels(const Scenario &s)
+{
+    const int n = queryCount(s);
+    if (int(s.tokens.size()) == n)
+        return s.tokens;
+    return numbered("q", n);
+}
+
+std::vector<std::string> keyLabels(const Scenario &s)
+{
+    const int n = keyCount(s);
+    if (int(s.sourceTokens.size()) == n)
+        return s.sourceTokens;
+    const bool selfAttention = s.mode == InputMode::Projected ? !s.source.has_value() : true;
+    if (selfAttention && int(s.tokens.size()) == n)
+        return s.tokens;
+    return numbered("k", n);
+}
+
+BoolMatrix blockedMatrix(const Scenario &s)
+{
+    const Eigen::Index nq = queryCount(s), nk = keyCount(s);
+    BoolMatrix b = BoolMatrix::Constant(nq, nk, false);
+    if (s.mask.causal)
+        for (Eigen::Index i = 0; i < nq; ++i)
+            for (Eigen::Index j = i + 1; j < nk; ++j)
+                b(i, j) = true;
+    if (s.mask.keyPadding.size() == nk)
+        for (Eigen::Index j = 0; j < nk; ++j)
+            if (s.mask.keyPadding(j))
+                b.col(j).setConstant(true);
+    if (s.mask.blocked.rows() == nq && s.mask.blocked.cols() == nk)
+        b = b || s.mask.blocked;
+    return b;
+}
+
+const char *toString(InputMode v) { return nameOf(kModes, v); }
+const char *toString(Similarity v) { return nameOf(kSimilarities, v); }
+const char *toString(Scale v) { return nameOf(kScales, v); }
+const char *toString(MaskStage v) { return nameOf(kStages, v); }
+const char *toString(Encoding v) { return nameOf(kEncodings, v); }
+
+std::optional<InputMode> inputModeFromString(const std::string &s) { return valueOf(kModes, s); }
+std::optional<Similarity> similarityFromString(const std::string &s) { return valueOf(kSimilarities, s); }
+std::optional<Scale> scaleFromString(const std::string &s) { return valueOf(kScales, s); }
+std::optional<MaskStage> maskStageFromString(const std::string &s) { return valueOf(kStages, s); }
+std::optional<Encoding> encodingFromString(const std::string &s) { return valueOf(kEncodings, s); }
+
+std::string allNames(InputMode) { return namesOf(kModes); }
+std::string allNames(Similarity) { return namesOf(kSimilarities); }
+std::string allNames(Scale) { return namesOf(kScales); }
+std::string allNames(MaskStage) { return namesOf(kStages); }
+std::string allNames(Encoding) { return namesOf(kEncodings); }
+
+} // namespace attn

@@ -1,0 +1,101 @@
+#pragma once
+// The scenario: everything a lesson needs to compute one attention forward
+// pass. Plain data, no behaviour; see docs/scenario-format.md for the file
+// that stores it and attention.h for what is computed from it.
+
+#include <Eigen/Dense>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+using Matrix = Eigen::MatrixXd;
+using BoolMatrix = Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic>;
+using BoolVector = Eigen::Array<bool, Eigen::Dynamic, 1>;
+
+enum class InputMode { Direct, Projected };
+enum class Similarity { Dot, Cosine, NegSqDistance };
+enum class Scale { SqrtDk, None, Dk };
+enum class MaskStage { BeforeSoftmax, AfterSoftmax };
+enum class Encoding { None, Sinusoidal, Learned, Rope };
+
+struct Mask {
+    bool causal = false;
+    BoolVector keyPadding;  // n_k entries; empty means no padding
+    BoolMatrix blocked;     // n_q by n_k; empty means nothing blocked by hand
+};
+
+struct Scenario {
+    std::string title;
+    std::string description;
+    std::vector<std::string> tokens;        // n_q labels of the query rows
+    std::vector<std::string> sourceTokens;  // n_k labels of the key rows; empty: same as tokens
+
+    InputMode mode = InputMode::Direct;
+
+    // Direct mode: the vectors themselves.
+    Matrix Q;  // n_q by h*d_k
+    Matrix K;  // n_k by h*d_k
+    Matrix V;  // n_k by h*d_v
+
+    // Projected mode: embeddings and learned projections.
+    Matrix X;                     // n_q by d_model (queries' sequence)
+    std::optional<Matrix> source; // n_k by d_model (cross-attention); none: S = X
+    Matrix Wq;                    // d_model by h*d_k
+    Matrix Wk;                    // d_model by h*d_k
+    Matrix Wv;                    // d_model by h*d_v
+    std::optional<Matrix> Wo;     // h*d_v by d_out; none: output = concat
+
+    int heads = 1;
+    Similarity similarity = Similarity::Dot;
+    Scale scale = Scale::SqrtDk;
+    double temperature = 1.0;
+    Mask mask;
+    MaskStage maskStage = MaskStage::BeforeSoftmax;
+    Encoding encoding = Encoding::None;
+    std::uint64_t seed = 7;  // draws the learned positional table
+
+    bool operator==(const Scenario &) const;
+};
+
+// Sizes read off the inputs (no validation: see validate.h).
+int queryCount(const Scenario &s);   // n_q
+int keyCount(const Scenario &s);     // n_k
+int keyWidth(const Scenario &s);     // h*d_k
+int valueWidth(const Scenario &s);   // h*d_v
+int modelWidth(const Scenario &s);   // d_model; 0 in direct mode
+int headDim(const Scenario &s);      // d_k of one head
+int headValueDim(const Scenario &s); // d_v of one head
+
+// Labels of the query rows and key columns, with defaults ("q1", "k1", ...)
+// where the scenario gives none.
+std::vector<std::string> queryLabels(const Scenario &s);
+std::vector<std::string> keyLabels(const Scenario &s);
+
+// blocked(i, j) = (causal and j > i) or key_padding[j] or blocked[i][j];
+// n_q by n_k. Assumes the mask's shapes were validated.
+BoolMatrix blockedMatrix(const Scenario &s);
+
+// Names used in files and on the command line ("sqrt_dk", "rope", ...).
+const char *toString(InputMode v);
+const char *toString(Similarity v);
+const char *toString(Scale v);
+const char *toString(MaskStage v);
+const char *toString(Encoding v);
+std::optional<InputMode> inputModeFromString(const std::string &s);
+std::optional<Similarity> similarityFromString(const std::string &s);
+std::optional<Scale> scaleFromString(const std::string &s);
+std::optional<MaskStage> maskStageFromString(const std::string &s);
+std::optional<Encoding> encodingFromString(const std::string &s);
+
+// Every accepted name of an enum, for error messages: "dot, cosine, ...".
+std::string allNames(Similarity);
+std::string allNames(Scale);
+std::string allNames(MaskStage);
+std::string allNames(Encoding);
+std::string allNames(InputMode);
+
+} // namespace attn

@@ -1,0 +1,196 @@
+#include "trace_text.h"
+
+#include "formula.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace attn {
+
+namespace {
+
+// Hand calculations are written out in full only while they fit on a line.
+constexpr int kMaxTermsWritten = 4;
+
+template <typename Row>
+std::string vec(const Row &r)
+{
+    std::string out = "[";
+    for (Eigen::Index j = 0; j < r.size(); ++j)
+        out += (j ? ", " : "") + fixed4(r(j));
+    return out + "]";
+}
+
+template <typename Row>
+std::string compactVec(const Row &r)
+{
+    std::string out = "[";
+    for (Eigen::Index j = 0; j < r.size(); ++j)
+        out += (j ? ", " : "") + compact(r(j));
+    return out + "]";
+}
+
+std::string paren(double v)
+{
+    const std::string s = compact(v);
+    return v < 0 ? "(" + s + ")" : s;
+}
+
+// "2·2 + 0·0", "−((2 − 1)² + (0 − 1)²)", or nothing when too long.
+std::string handScore(Similarity kind, const Eigen::RowVectorXd &q, const Eigen::RowVectorXd &k)
+{
+    if (q.size() > kMaxTermsWritten)
+        return {};
+    std::string terms;
+    switch (kind) {
+    case Similarity::Dot:
+        for (Eigen::Index d = 0; d < q.size(); ++d)
+            terms += (d ? " + " : "") + paren(q(d)) + "·" + paren(k(d));
+        return terms;
+    case Similarity::NegSqDistance:
+        for (Eigen::Index d = 0; d < q.size(); ++d)
+            terms += (d ? " + " : "") + std::string("(") + compact(q(d)) + " − " + paren(k(d)) + ")²";
+        return "−(" + terms + ")";
+    case Similarity::Cosine: {
+        for (Eigen::Index d = 0; d < q.size(); ++d)
+            terms += (d ? " + " : "") + paren(q(d)) + "·" + paren(k(d));
+        return "(" + terms + ") / (" + fixed4(q.norm()) + "·" + fixed4(k.norm()) + ")";
+    }
+    }
+    return {};
+}
+
+std::string divisorText(const Scenario &s, const Trace &t)
+{
+    std::string c;
+    switch (s.scale) {
+    case Scale::SqrtDk:
+        c = "√" + std::to_string(t.dk);
+        break;
+    case Scale::Dk:
+        c = std::to_string(t.dk);
+        break;
+    case Scale::None:
+        c = "1";
+        break;
+    }
+    if (s.temperature != 1.0)
+        c += "·" + compact(s.temperature);
+    return c + " = " + fixed4(t.divisor);
+}
+
+std::string maskText(const Scenario &s)
+{
+    std::string parts;
+    auto add = [&parts](const std::string &p) { parts += (parts.empty() ? "" : ", ") + p; };
+    if (s.mask.causal)
+        add("causal");
+    if (s.mask.keyPadding.size() && s.mask.keyPadding.any())
+        add("key padding");
+    if (s.mask.blocked.size() && s.mask.blocked.any())
+        add("blocked by hand");
+    if (parts.empty())
+        return "none";
+    return parts + (s.maskStage == MaskStage::BeforeSoftmax ? " (before softmax)" : " (after softmax: the misconception)");
+}
+
+std::string label(const std::vector<std::string> &labels, Eigen::Index i)
+{
+    return "\"" + labels[std::size_t(i)] + "\"";
+}
+
+} // namespace
+
+std::string traceText(const Scenario &s, const Trace &t)
+{
+    std::ostringstream o;
+    const auto ql = queryLabels(s), kl = keyLabels(s);
+    const Formula f = formula(s);
+    const int h = int(t.heads.size());
+    const Eigen::Index nk = t.blocked.cols();
+
+    o << (s.title.empty() ? std::string("Attention") : s.title) << "\n";
+    o << "  " << f.attention << "\n";
+    if (!f.inputs.empty())
+        o << "  " << f.inputs << "\n";
+    if (!f.output.empty())
+        o << "  " << f.output << "\n";
+    o << "  n_q = " << t.blocked.rows() << ", n_k = " << nk << ", d_k = " << t.dk << ", d_v = " << t.dv
+      << ", heads = " << h << ", similarity = " << toString(s.similarity) << ", divisor = " << divisorText(s, t)
+      << "\n";
+    o << "  positional encoding: " << toString(s.encoding) << "; mask: " << maskText(s) << "\n";
+
+    for (int hi = 0; hi < h; ++hi) {
+        const HeadTrace &head = t.heads[std::size_t(hi)];
+        o << "\nHead " << hi + 1 << " of " << h << "\n";
+        o << "  keys:   ";
+        for (Eigen::Index j = 0; j < nk; ++j)
+            o << (j ? "; " : "") << label(kl, j) << " " << compactVec(head.K.row(j));
+        o << "\n  values: ";
+        for (Eigen::Index j = 0; j < nk; ++j)
+            o << (j ? "; " : "") << label(kl, j) << " " << compactVec(head.V.row(j));
+        o << "\n";
+
+        for (Eigen::Index i = 0; i < head.Q.rows(); ++i) {
+            const RowStats &r = head.rows[std::size_t(i)];
+            o << "\n  query " << i + 1 << " " << label(ql, i) << " = " << compactVec(head.Q.row(i)) << "\n";
+            o << "    scores   s_j = " << (s.similarity == Similarity::Dot ? "q·k_j"
+                                           : s.similarity == Similarity::Cosine ? "cos(q, k_j)"
+                                                                                 : "−‖q − k_j‖²")
+              << "\n";
+            for (Eigen::Index j = 0; j < nk; ++j) {
+                const std::string hand = handScore(s.similarity, head.Q.row(i), head.K.row(j));
+                o << "      " << label(kl, j) << ": " << (hand.empty() ? "" : hand + " = ")
+                  << fixed4(head.scores(i, j)) << "\n";
+            }
+            o << "    scaled   s_j / " << divisorText(s, t) << "  " << vec(head.scaled.row(i)) << "\n";
+            o << "    mask     [";
+            for (Eigen::Index j = 0; j < nk; ++j)
+                o << (j ? ", " : "") << (t.blocked(i, j) ? "−∞" : "0");
+            o << "]";
+            if (r.fullyMasked)
+                o << "  every key is blocked: weights and output are 0";
+            o << "\n";
+            if (!r.fullyMasked) {
+                const bool before = s.maskStage == MaskStage::BeforeSoftmax;
+                double m = -INFINITY;
+                for (Eigen::Index j = 0; j < nk; ++j)
+                    if (!(before && t.blocked(i, j)))
+                        m = std::max(m, head.scaled(i, j));
+                Eigen::RowVectorXd e(nk);
+                for (Eigen::Index j = 0; j < nk; ++j)
+                    e(j) = (before && t.blocked(i, j)) ? 0.0 : std::exp(head.scaled(i, j) - m);
+                o << "    exp      e^(s_j − " << fixed4(m) << ")  " << vec(e) << "  Σ = " << fixed4(e.sum()) << "\n";
+                if (!before && t.blocked.row(i).any()) {
+                    Eigen::RowVectorXd full = e / e.sum();
+                    o << "    softmax  e_j / Σ  " << vec(full) << "\n";
+                    o << "    weights  blocked set to 0, not renormalised  " << vec(head.weights.row(i)) << "\n";
+                } else {
+                    o << "    weights  e_j / Σ  " << vec(head.weights.row(i)) << "\n";
+                }
+                o << "             sum " << fixed4(r.sum) << ", max " << fixed4(r.maxWeight) << " at "
+                  << label(kl, r.argmax) << ", entropy " << fixed4(r.entropy) << "\n";
+            }
+            o << "    output   Σ w_j v_j";
+            if (nk <= kMaxTermsWritten && !r.fullyMasked) {
+                o << " = ";
+                for (Eigen::Index j = 0; j < nk; ++j)
+                    o << (j ? " + " : "") << fixed4(head.weights(i, j)) << "·" << compactVec(head.V.row(j));
+                o << "\n            ";
+            }
+            o << " = " << vec(head.output.row(i)) << "\n";
+        }
+    }
+
+    if (h > 1 || t.output.cols() != t.concat.cols() || !(t.output == t.concat)) {
+        o << "\nConcatenated heads\n";
+        for (Eigen::Index i = 0; i < t.concat.rows(); ++i)
+            o << "  " << label(ql, i) << " " << vec(t.concat.row(i)) << "\n";
+    }
+    o << "\nOutput\n";
+    for (Eigen::Index i = 0; i < t.output.rows(); ++i)
+        o << "  " << label(ql, i) << " " << vec(t.output.row(i)) << "\n";
+    return o.str();
+}
+
+} // namespace attn

@@ -1,0 +1,199 @@
+#include "validate.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace attn {
+
+namespace {
+
+std::string number(double v)
+{
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
+Problem problem(std::string place, std::string message)
+{
+    return Problem{std::move(place), std::move(message)};
+}
+
+std::optional<Problem> checkShape(const std::string &name, const Matrix &m)
+{
+    if (m.rows() < 1 || m.cols() < 1)
+        return problem("inputs." + name, "must have at least one row and one column");
+    if (m.rows() > kMaxTokens)
+        return problem("inputs." + name, std::to_string(m.rows()) + " rows is more than the limit of "
+                                             + std::to_string(kMaxTokens));
+    if (m.cols() > kMaxWidth)
+        return problem("inputs." + name, std::to_string(m.cols()) + " columns is more than the limit of "
+                                             + std::to_string(kMaxWidth));
+    return std::nullopt;
+}
+
+std::optional<Problem> checkEntries(const std::string &name, const Matrix &m)
+{
+    for (Eigen::Index i = 0; i < m.rows(); ++i)
+        for (Eigen::Index j = 0; j < m.cols(); ++j)
+            if (auto p = checkEntry(name, int(i), int(j), m(i, j)))
+                return p;
+    return std::nullopt;
+}
+
+std::optional<Problem> mustEqual(const std::string &place, Eigen::Index got, Eigen::Index want,
+                                 const std::string &what)
+{
+    if (got == want)
+        return std::nullopt;
+    return problem(place, "has " + std::to_string(got) + " " + what);
+}
+
+// Each check returns early on the first problem, in reading order of a file.
+std::optional<Problem> checkInputs(const Scenario &s)
+{
+    if (s.mode == InputMode::Direct) {
+        for (auto [name, m] : {std::pair{"Q", &s.Q}, {"K", &s.K}, {"V", &s.V}})
+            if (auto p = checkShape(name, *m))
+                return p;
+        if (auto p = mustEqual("inputs.K", s.K.cols(), s.Q.cols(),
+                               "columns, but Q has " + std::to_string(s.Q.cols())
+                                   + "; queries and keys must have the same width h*d_k"))
+            return p;
+        if (auto p = mustEqual("inputs.V", s.V.rows(), s.K.rows(),
+                               "rows, but K has " + std::to_string(s.K.rows())
+                                   + "; every key needs one value"))
+            return p;
+        for (auto [name, m] : {std::pair{"Q", &s.Q}, {"K", &s.K}, {"V", &s.V}})
+            if (auto p = checkEntries(name, *m))
+                return p;
+        return std::nullopt;
+    }
+
+    if (auto p = checkShape("X", s.X))
+        return p;
+    const Eigen::Index d = s.X.cols();
+    const std::string dm = "; X has d_model = " + std::to_string(d) + " columns";
+    if (s.source) {
+        if (auto p = checkShape("source", *s.source))
+            return p;
+        if (auto p = mustEqual("inputs.source", s.source->cols(), d, "columns" + dm))
+            return p;
+    }
+    for (auto [name, m] : {std::pair{"Wq", &s.Wq}, {"Wk", &s.Wk}, {"Wv", &s.Wv}}) {
+        if (auto p = checkShape(name, *m))
+            return p;
+        if (auto p = mustEqual(std::string("inputs.") + name, m->rows(), d, "rows" + dm))
+            return p;
+    }
+    if (auto p = mustEqual("inputs.Wk", s.Wk.cols(), s.Wq.cols(),
+                           "columns, but Wq has " + std::to_string(s.Wq.cols())
+                               + "; queries and keys must have the same width h*d_k"))
+        return p;
+    if (s.Wo) {
+        if (auto p = checkShape("Wo", *s.Wo))
+            return p;
+        if (auto p = mustEqual("inputs.Wo", s.Wo->rows(), s.Wv.cols(),
+                               "rows, but Wv has " + std::to_string(s.Wv.cols())
+                                   + " columns; Wo maps the concatenated heads (h*d_v)"))
+            return p;
+    }
+    for (auto [name, m] : {std::pair{"X", &s.X}, {"Wq", &s.Wq}, {"Wk", &s.Wk}, {"Wv", &s.Wv}})
+        if (auto p = checkEntries(name, *m))
+            return p;
+    if (s.source)
+        if (auto p = checkEntries("source", *s.source))
+            return p;
+    if (s.Wo)
+        if (auto p = checkEntries("Wo", *s.Wo))
+            return p;
+    return std::nullopt;
+}
+
+std::optional<Problem> checkLabels(const Scenario &s)
+{
+    const auto nq = std::size_t(queryCount(s)), nk = std::size_t(keyCount(s));
+    if (!s.tokens.empty() && s.tokens.size() != nq)
+        return problem("tokens", std::to_string(s.tokens.size()) + " labels for " + std::to_string(nq)
+                                     + " query rows");
+    if (!s.sourceTokens.empty() && s.sourceTokens.size() != nk)
+        return problem("source_tokens", std::to_string(s.sourceTokens.size()) + " labels for "
+                                            + std::to_string(nk) + " key rows");
+    return std::nullopt;
+}
+
+std::optional<Problem> checkHeads(const Scenario &s)
+{
+    if (s.heads < 1 || s.heads > kMaxHeads)
+        return problem("heads", "must be between 1 and " + std::to_string(kMaxHeads) + " (got "
+                                    + std::to_string(s.heads) + ")");
+    const int wk = keyWidth(s), wv = valueWidth(s);
+    const std::string h = std::to_string(s.heads);
+    if (wk % s.heads != 0)
+        return problem("heads", h + " heads do not divide the query/key width " + std::to_string(wk)
+                                    + " (h*d_k)");
+    if (wv % s.heads != 0)
+        return problem("heads", h + " heads do not divide the value width " + std::to_string(wv)
+                                    + " (h*d_v)");
+    const double cells = double(s.heads) * queryCount(s) * keyCount(s);
+    if (cells > kMaxCellsPerTrace)
+        return problem("heads", "heads*n_q*n_k = " + number(cells) + " is more than the limit of "
+                                    + number(kMaxCellsPerTrace));
+    return std::nullopt;
+}
+
+std::optional<Problem> checkSettings(const Scenario &s)
+{
+    if (!std::isfinite(s.temperature) || s.temperature <= 0)
+        return problem("temperature", "must be greater than 0 (got " + number(s.temperature) + ")");
+    if (s.temperature < kMinTemperature || s.temperature > kMaxTemperature)
+        return problem("temperature", "must be between " + number(kMinTemperature) + " and "
+                                          + number(kMaxTemperature) + " (got " + number(s.temperature) + ")");
+    const int nq = queryCount(s), nk = keyCount(s);
+    if (s.mask.keyPadding.size() != 0 && s.mask.keyPadding.size() != nk)
+        return problem("mask.key_padding", std::to_string(s.mask.keyPadding.size()) + " entries for "
+                                               + std::to_string(nk) + " keys");
+    if (s.mask.blocked.size() != 0 && s.mask.blocked.rows() != nq)
+        return problem("mask.blocked", std::to_string(s.mask.blocked.rows()) + " rows for "
+                                           + std::to_string(nq) + " queries");
+    if (s.mask.blocked.size() != 0 && s.mask.blocked.cols() != nk)
+        return problem("mask.blocked", std::to_string(s.mask.blocked.cols()) + " columns for "
+                                           + std::to_string(nk) + " keys");
+    if (s.mask.causal && nq != nk)
+        return problem("mask.causal", "a causal mask needs as many queries as keys (n_q = "
+                                          + std::to_string(nq) + ", n_k = " + std::to_string(nk) + ")");
+    if (s.encoding == Encoding::Rope && headDim(s) % 2 != 0)
+        return problem("positional_encoding", "RoPE rotates pairs of dimensions and needs an even d_k (d_k = "
+                                                  + std::to_string(headDim(s)) + ")");
+    return std::nullopt;
+}
+
+} // namespace
+
+std::string entryPlace(const std::string &name, int row, int col)
+{
+    return "inputs." + name + "[" + std::to_string(row) + "][" + std::to_string(col) + "]";
+}
+
+std::optional<Problem> checkEntry(const std::string &name, int row, int col, double value)
+{
+    if (!std::isfinite(value))
+        return problem(entryPlace(name, row, col), "must be a finite number (got " + number(value) + ")");
+    if (std::abs(value) > kMaxMagnitude)
+        return problem(entryPlace(name, row, col), "magnitude " + number(value) + " is more than the limit of "
+                                                       + number(kMaxMagnitude));
+    return std::nullopt;
+}
+
+std::optional<Problem> validate(const Scenario &s)
+{
+    if (auto p = checkInputs(s))
+        return p;
+    if (auto p = checkLabels(s))
+        return p;
+    if (auto p = checkHeads(s))
+        return p;
+    return checkSettings(s);
+}
+
+} // namespace attn
