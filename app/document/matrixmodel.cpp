@@ -1,0 +1,256 @@
+#include "matrixmodel.h"
+
+#include "formula.h"
+
+#include <QColor>
+#include <QLocale>
+
+#include <charconv>
+#include <cmath>
+
+namespace attn {
+
+namespace {
+
+QString exact(double v)
+{
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    if (ec != std::errc())
+        return QString::number(v, 'g', 17);
+    const QString s = QString::fromLatin1(buf, int(end - buf));
+    return s == QLatin1String("-0") ? QStringLiteral("0") : s;
+}
+
+// Faint tints that tell the heads' column blocks apart.
+QColor headTint(int head)
+{
+    return head % 2 == 0 ? QColor(0, 0, 0, 0) : QColor(90, 120, 200, 28);
+}
+
+} // namespace
+
+QString headColumnName(int col, int heads, int width)
+{
+    if (heads <= 1 || width <= 0)
+        return QStringLiteral("d%1").arg(col + 1);
+    return QStringLiteral("h%1·%2").arg(col / width + 1).arg(col % width + 1);
+}
+
+MatrixModel::MatrixModel(Document *doc, MatrixId id, QObject *parent)
+    : QAbstractTableModel(parent), m_doc(doc), m_id(id)
+{
+    if (isPresent()) {
+        m_rows = int(matrix(doc->scenario(), id).rows());
+        m_cols = int(matrix(doc->scenario(), id).cols());
+    }
+    connect(doc, &Document::changed, this, &MatrixModel::onDocumentChanged);
+    connect(doc, &Document::hoverChanged, this, &MatrixModel::onHoverChanged);
+}
+
+bool MatrixModel::isPresent() const
+{
+    return matrixPresent(m_doc->scenario(), m_id);
+}
+
+int MatrixModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_rows;
+}
+
+int MatrixModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_cols;
+}
+
+QVariant MatrixModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !isPresent())
+        return {};
+    const double v = matrix(m_doc->scenario(), m_id)(index.row(), index.column());
+    switch (role) {
+    case Qt::DisplayRole:
+        return QString::fromStdString(compact(v));
+    case Qt::EditRole:
+        return exact(v);
+    case Qt::ToolTipRole:
+        return tr("%1 = %2").arg(QStringLiteral("%1[%2][%3]").arg(QLatin1String(matrixName(m_id))).arg(index.row()).arg(index.column()), exact(v));
+    case Qt::TextAlignmentRole:
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::BackgroundRole: {
+        const Scenario &s = m_doc->scenario();
+        if (rowsAreTokens()) {
+            const int hovered = tokenSide(m_id) == Side::Query ? m_doc->hoveredRow() : m_doc->hoveredColumn();
+            if (hovered == index.row())
+                return QColor(255, 200, 0, 90);
+        }
+        int width = 0;
+        if (m_id == MatrixId::Q || m_id == MatrixId::K || m_id == MatrixId::Wq || m_id == MatrixId::Wk)
+            width = headDim(s);
+        else if (m_id == MatrixId::V || m_id == MatrixId::Wv)
+            width = headValueDim(s);
+        if (s.heads > 1 && width > 0)
+            return headTint(index.column() / width);
+        return {};
+    }
+    default:
+        return {};
+    }
+}
+
+std::optional<double> MatrixModel::parseNumber(const QString &text, QString *why)
+{
+    QString t = text.trimmed();
+    t.replace(QChar(0x2212), QLatin1Char('-')); // the minus sign a formula shows
+    if (t.isEmpty()) {
+        *why = tr("a number is needed here");
+        return std::nullopt;
+    }
+    bool ok = false;
+    double v = QLocale::c().toDouble(t, &ok);
+    if (!ok && !std::isinf(v))
+        v = QLocale().toDouble(t, &ok);
+    // Qt reads "nan" and "inf" as numbers, and "1e999" as infinity that is not ok.
+    if (std::isnan(v) || std::isinf(v) || t.contains(QLatin1String("infinity"), Qt::CaseInsensitive)) {
+        *why = tr("\"%1\" is not a finite number").arg(text);
+        return std::nullopt;
+    }
+    if (!ok) {
+        *why = tr("\"%1\" is not a number").arg(text);
+        return std::nullopt;
+    }
+    return v;
+}
+
+bool MatrixModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (role != Qt::EditRole || !checkIndex(index, CheckIndexOption::IndexIsValid) || !isPresent())
+        return false;
+    const QString where = tr("%1 row %2, column %3").arg(QLatin1String(matrixName(m_id))).arg(index.row() + 1).arg(index.column() + 1);
+    QString why;
+    const std::optional<double> parsed = parseNumber(value.toString(), &why);
+    const double v = parsed.value_or(0.0);
+    bool ok = parsed.has_value();
+    if (ok) {
+        if (auto p = checkEntry(matrixName(m_id), index.row(), index.column(), v)) {
+            why = QString::fromStdString(p->message);
+            ok = false;
+        }
+    }
+    const double old = matrix(m_doc->scenario(), m_id)(index.row(), index.column());
+    if (!ok) {
+        emit refused(index, tr("%1: %2; it stays %3").arg(where, why, exact(old)));
+        return false;
+    }
+    if (v == old)
+        return true;
+    Scenario next = m_doc->scenario();
+    matrix(next, m_id)(index.row(), index.column()) = v;
+    if (auto p = m_doc->edit(next, tr("Set %1 to %2").arg(where, exact(v)))) {
+        emit refused(index, problemText(*p));
+        return false;
+    }
+    return true;
+}
+
+QString MatrixModel::rowName(int row) const
+{
+    const Scenario &s = m_doc->scenario();
+    if (rowsAreTokens()) {
+        const auto labels = tokenSide(m_id) == Side::Query ? queryLabels(s) : keyLabels(s);
+        return row < int(labels.size()) ? QString::fromStdString(labels[std::size_t(row)]) : QString();
+    }
+    if (m_id == MatrixId::Wo)
+        return headColumnName(row, s.heads, headValueDim(s));
+    return QStringLiteral("e%1").arg(row + 1); // a dimension of the embedding
+}
+
+QString MatrixModel::columnName(int col) const
+{
+    const Scenario &s = m_doc->scenario();
+    switch (m_id) {
+    case MatrixId::Q:
+    case MatrixId::K:
+    case MatrixId::Wq:
+    case MatrixId::Wk:
+        return headColumnName(col, s.heads, headDim(s));
+    case MatrixId::V:
+    case MatrixId::Wv:
+        return headColumnName(col, s.heads, headValueDim(s));
+    case MatrixId::X:
+    case MatrixId::Source:
+        return QStringLiteral("e%1").arg(col + 1);
+    case MatrixId::Wo:
+        return QStringLiteral("o%1").arg(col + 1);
+    }
+    return {};
+}
+
+QVariant MatrixModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    const int count = orientation == Qt::Vertical ? m_rows : m_cols;
+    if (section < 0 || section >= count)
+        return {};
+    if (role == Qt::DisplayRole || role == Qt::EditRole)
+        return orientation == Qt::Vertical ? rowName(section) : columnName(section);
+    if (role == Qt::ToolTipRole && orientation == Qt::Vertical && rowsAreTokens())
+        return tr("Token %1: double-click to rename").arg(section + 1);
+    if (role == Qt::BackgroundRole && orientation == Qt::Vertical && rowsAreTokens()) {
+        const int hovered = tokenSide(m_id) == Side::Query ? m_doc->hoveredRow() : m_doc->hoveredColumn();
+        if (hovered == section)
+            return QColor(255, 200, 0, 120);
+    }
+    return {};
+}
+
+bool MatrixModel::setHeaderData(int section, Qt::Orientation orientation, const QVariant &value, int role)
+{
+    if (orientation != Qt::Vertical || role != Qt::EditRole || !rowsAreTokens() || section < 0 || section >= m_rows)
+        return false;
+    const QString label = value.toString().trimmed();
+    if (label.isEmpty()) {
+        emit refused(QModelIndex(), tr("A token needs a label; token %1 keeps its name").arg(section + 1));
+        return false;
+    }
+    if (label == rowName(section))
+        return true;
+    const Scenario next = renameToken(m_doc->scenario(), tokenSide(m_id), section, label.toStdString());
+    return !m_doc->edit(next, tr("Rename token %1 to %2").arg(rowName(section), label)).has_value();
+}
+
+Qt::ItemFlags MatrixModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsEditable;
+}
+
+void MatrixModel::onDocumentChanged(Document::Changes what)
+{
+    const bool present = isPresent();
+    const int rows = present ? int(matrix(m_doc->scenario(), m_id).rows()) : 0;
+    const int cols = present ? int(matrix(m_doc->scenario(), m_id).cols()) : 0;
+    if (rows != m_rows || cols != m_cols || what.testFlag(Document::Change::Shape)) {
+        beginResetModel();
+        m_rows = rows;
+        m_cols = cols;
+        endResetModel();
+        return;
+    }
+    if (m_rows == 0 || m_cols == 0)
+        return;
+    if (what.testFlag(Document::Change::Values) || what.testFlag(Document::Change::Settings))
+        emit dataChanged(index(0, 0), index(m_rows - 1, m_cols - 1));
+    if (what.testFlag(Document::Change::Labels))
+        emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
+}
+
+void MatrixModel::onHoverChanged()
+{
+    if (!rowsAreTokens() || m_rows == 0 || m_cols == 0)
+        return;
+    emit dataChanged(index(0, 0), index(m_rows - 1, m_cols - 1), {Qt::BackgroundRole});
+    emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
+}
+
+} // namespace attn
