@@ -1,0 +1,502 @@
+// attention-lab-cli, run as a user runs it (the built binary under QProcess)
+// and called in-process through attn::runCli. Bad input of any kind must end
+// with status 2 and one line on stderr, never a crash.
+
+#include "attention.h"
+#include "attn_test.h"
+#include "cli.h"
+#include "lessons.h"
+#include "random_scenario.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace attn;
+using attn::test::num;
+
+namespace {
+
+struct Run {
+    bool finished = false;
+    QProcess::ExitStatus status = QProcess::CrashExit;
+    int code = -1;
+    QString out, err;
+
+    QString describe() const
+    {
+        return QStringLiteral("finished %1, %2, exit %3\nstdout: %4\nstderr: %5")
+            .arg(finished).arg(status == QProcess::NormalExit ? "normal" : "crash").arg(code)
+            .arg(out.left(2000), err.left(2000));
+    }
+};
+
+QString cliBinary()
+{
+    return test::binaryDir() + QStringLiteral("/bin/attention-lab-cli");
+}
+
+Run runBinary(const QStringList &args)
+{
+    QProcess p;
+    p.start(cliBinary(), args);
+    Run r;
+    if (!p.waitForStarted(10000))
+        return r;
+    r.finished = p.waitForFinished(120000);
+    if (!r.finished) {
+        p.kill();
+        p.waitForFinished(5000);
+        return r;
+    }
+    r.status = p.exitStatus();
+    r.code = p.exitCode();
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+Run runInProcess(const QStringList &args)
+{
+    QString out, err;
+    Run r;
+    {
+        QTextStream o(&out), e(&err);
+        r.code = runCli(args, o, e);
+    }
+    r.finished = true;
+    r.status = QProcess::NormalExit;
+    r.out = out;
+    r.err = err;
+    return r;
+}
+
+// Status 2, nothing on stdout, exactly one non-empty line on stderr.
+std::optional<QString> badInputProblem(const Run &r)
+{
+    if (!r.finished || r.status != QProcess::NormalExit)
+        return QStringLiteral("did not exit normally: ") + r.describe();
+    if (r.code != 2)
+        return QStringLiteral("exit status %1, expected 2: ").arg(r.code) + r.describe();
+    if (!r.err.endsWith(QLatin1Char('\n')) || r.err.count(QLatin1Char('\n')) != 1 || r.err.trimmed().isEmpty())
+        return QStringLiteral("stderr is not one line: \"%1\"").arg(r.err);
+    if (!r.out.isEmpty())
+        return QStringLiteral("stdout is not empty: \"%1\"").arg(r.out.left(500));
+    return std::nullopt;
+}
+
+std::optional<QString> nonFiniteIn(const QJsonValue &v, const QString &place)
+{
+    if (v.isDouble() && !std::isfinite(v.toDouble()))
+        return place + QStringLiteral(" is ") + num(v.toDouble());
+    if (v.isNull() && !place.endsWith(QLatin1String(".argmax")))
+        return place + QStringLiteral(" is null"); // Qt writes NaN and ±Inf as null
+    if (v.isArray()) {
+        const QJsonArray a = v.toArray();
+        for (qsizetype i = 0; i < a.size(); ++i)
+            if (auto bad = nonFiniteIn(a[i], place + QStringLiteral("[%1]").arg(i)))
+                return bad;
+    }
+    if (v.isObject()) {
+        const QJsonObject o = v.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it)
+            if (auto bad = nonFiniteIn(it.value(), place + QLatin1Char('.') + it.key()))
+                return bad;
+    }
+    return std::nullopt;
+}
+
+Matrix matrixFromJson(const QJsonValue &v)
+{
+    const QJsonArray rows = v.toArray();
+    Matrix m(rows.size(), rows.isEmpty() ? 0 : rows[0].toArray().size());
+    for (qsizetype i = 0; i < rows.size(); ++i)
+        for (qsizetype j = 0; j < rows[i].toArray().size(); ++j)
+            m(i, j) = rows[i].toArray()[j].toDouble();
+    return m;
+}
+
+// The lesson names as index.json in the source tree gives them.
+QStringList indexedLessons()
+{
+    QFile f(test::sourceDir() + QStringLiteral("/resources/lessons/index.json"));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    QStringList names;
+    for (const QJsonValue &v : QJsonDocument::fromJson(f.readAll()).object().value(QLatin1String("lessons")).toArray())
+        names << v.toString();
+    return names;
+}
+
+struct ExperimentLine {
+    double mean = 0, variance = 0, maxWeight = 0, entropy = 0, saturated = 0;
+};
+
+// "raw q·k   0.0378   64.2636   0.6872   0.5284   25.6%"
+std::optional<ExperimentLine> experimentLine(const QString &out, const QString &label)
+{
+    const QRegularExpression re(QStringLiteral("^%1\\s+(-?[0-9.]+)\\s+(-?[0-9.]+)\\s+(-?[0-9.]+)\\s+(-?[0-9.]+)\\s+(-?[0-9.]+)%$")
+                                    .arg(QRegularExpression::escape(label)),
+                                QRegularExpression::MultilineOption);
+    const QRegularExpressionMatch m = re.match(out);
+    if (!m.hasMatch())
+        return std::nullopt;
+    return ExperimentLine{m.captured(1).toDouble(), m.captured(2).toDouble(), m.captured(3).toDouble(),
+                          m.captured(4).toDouble(), m.captured(5).toDouble()};
+}
+
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(QFileInfo(cliBinary()).isExecutable(), qPrintable(cliBinary() + QStringLiteral(" is not there")));
+        QVERIFY2(!indexedLessons().isEmpty(), qPrintable(test::sourceDir()));
+    }
+
+    // The hand calculation of seed 000, four decimals: the formula's weights, not the seed's printout.
+    void traceTextSeed000()
+    {
+        const Run r = runBinary({QStringLiteral("trace"), QStringLiteral("--preset"), QStringLiteral("seed000-basic")});
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit && r.code == 0, qPrintable(r.describe()));
+        QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+        for (const char *figure : {"0.7679", "0.0454", "0.1867", "2.8284", "1.4142", "4.0000"})
+            QVERIFY2(r.out.contains(QLatin1String(figure)), qPrintable(QStringLiteral("%1 missing in\n%2").arg(figure, r.out)));
+        QVERIFY2(!r.out.contains(QLatin1String("0.8756")), qPrintable(r.out));
+        // Entropy of the row, by hand 0.656474846.
+        QVERIFY2(r.out.contains(QLatin1String("0.6565")), qPrintable(r.out));
+    }
+
+    void traceJsonSeed000()
+    {
+        const Run r = runBinary({QStringLiteral("trace"), QStringLiteral("--preset"), QStringLiteral("seed000-basic"),
+                                 QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit && r.code == 0, qPrintable(r.describe()));
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        const QJsonObject o = doc.object();
+        ATTN_VERIFY_NO_MISMATCH(nonFiniteIn(o, QStringLiteral("trace")), QStringLiteral("seed000-basic"));
+        const QJsonObject head = o.value(QLatin1String("heads")).toArray().at(0).toObject();
+        const double r2 = std::sqrt(2.0), z = std::exp(4 / r2) + 1 + std::exp(2 / r2);
+        const Matrix weights{{std::exp(4 / r2) / z, 1 / z, std::exp(2 / r2) / z}};
+        ATTN_COMPARE_MATRIX(matrixFromJson(head.value(QLatin1String("Q"))), (Matrix{{2, 0}}), 0.0);
+        ATTN_COMPARE_MATRIX(matrixFromJson(head.value(QLatin1String("K"))), (Matrix{{2, 0}, {0, 2}, {1, 1}}), 0.0);
+        ATTN_COMPARE_MATRIX(matrixFromJson(head.value(QLatin1String("V"))), Matrix(Matrix::Identity(3, 3)), 0.0);
+        ATTN_COMPARE_MATRIX(matrixFromJson(head.value(QLatin1String("scores"))), (Matrix{{4, 0, 2}}), 0.0);
+        ATTN_COMPARE_MATRIX(matrixFromJson(head.value(QLatin1String("scaled"))), (Matrix{{4 / r2, 0, 2 / r2}}), 1e-15);
+        ATTN_COMPARE_MATRIX(matrixFromJson(head.value(QLatin1String("weights"))), weights, 1e-15);
+        ATTN_COMPARE_MATRIX(matrixFromJson(head.value(QLatin1String("output"))), weights, 1e-15);
+        ATTN_COMPARE_MATRIX(matrixFromJson(o.value(QLatin1String("concat"))), weights, 1e-15);
+        ATTN_COMPARE_MATRIX(matrixFromJson(o.value(QLatin1String("output"))), weights, 1e-15);
+        const QJsonArray blocked = head.value(QLatin1String("blocked")).toArray().at(0).toArray();
+        QCOMPARE(blocked.size(), qsizetype(3));
+        for (const QJsonValue &b : blocked)
+            QVERIFY(b.isBool() && !b.toBool());
+        const QJsonObject row = o.value(QLatin1String("rows")).toArray().at(0).toArray().at(0).toObject();
+        QCOMPARE(row.value(QLatin1String("argmax")).toInt(-1), 0);
+        QCOMPARE(row.value(QLatin1String("fully_masked")).toBool(true), false);
+        ATTN_COMPARE_NEAR(row.value(QLatin1String("sum")).toDouble(), 1.0, 1e-15);
+        ATTN_COMPARE_NEAR(row.value(QLatin1String("max_weight")).toDouble(), std::exp(4 / r2) / z, 1e-15);
+        ATTN_COMPARE_NEAR(row.value(QLatin1String("entropy")).toDouble(), 0.6564748462, 1e-10);
+    }
+
+    // Every lesson traces in both formats; the JSON holds what the core computes.
+    void traceEveryLesson_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const QString &name : indexedLessons())
+            QTest::newRow(qPrintable(name)) << name;
+    }
+
+    void traceEveryLesson()
+    {
+        QFETCH(QString, name);
+        const Run text = runBinary({QStringLiteral("trace"), QStringLiteral("--preset"), name});
+        QVERIFY2(text.finished && text.status == QProcess::NormalExit && text.code == 0 && !text.out.isEmpty(),
+                 qPrintable(text.describe()));
+        QVERIFY2(!text.out.contains(QLatin1String("nan"), Qt::CaseInsensitive)
+                     && !text.out.contains(QLatin1String("inf"), Qt::CaseInsensitive),
+                 qPrintable(text.out));
+
+        const Run json = runBinary({QStringLiteral("trace"), QStringLiteral("--preset"), name,
+                                    QStringLiteral("--format=json")});
+        QVERIFY2(json.finished && json.status == QProcess::NormalExit && json.code == 0, qPrintable(json.describe()));
+        QJsonParseError error;
+        const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8(), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        ATTN_VERIFY_NO_MISMATCH(nonFiniteIn(o, QStringLiteral("trace")), name);
+
+        const ScenarioOrProblem loaded = loadLesson(name);
+        QVERIFY(std::holds_alternative<Scenario>(loaded));
+        const Trace t = compute(std::get<Scenario>(loaded));
+        const QJsonArray heads = o.value(QLatin1String("heads")).toArray();
+        QCOMPARE(heads.size(), qsizetype(t.heads.size()));
+        for (std::size_t h = 0; h < t.heads.size(); ++h) {
+            const QJsonObject head = heads.at(qsizetype(h)).toObject();
+            ATTN_VERIFY_NO_MISMATCH(test::matrixMismatch(matrixFromJson(head.value(QLatin1String("weights"))),
+                                                         t.heads[h].weights, 0, 1e-15),
+                                    name + QStringLiteral(" weights"));
+            ATTN_VERIFY_NO_MISMATCH(test::matrixMismatch(matrixFromJson(head.value(QLatin1String("output"))),
+                                                         t.heads[h].output, 0, 1e-15),
+                                    name + QStringLiteral(" output"));
+            const QJsonArray rows = o.value(QLatin1String("rows")).toArray().at(qsizetype(h)).toArray();
+            for (qsizetype i = 0; i < rows.size(); ++i)
+                QCOMPARE(rows.at(i).toObject().value(QLatin1String("argmax")).toInt(-1), t.heads[h].rows[std::size_t(i)].argmax);
+        }
+        ATTN_VERIFY_NO_MISMATCH(test::matrixMismatch(matrixFromJson(o.value(QLatin1String("output"))), t.output, 0, 1e-15),
+                                name + QStringLiteral(" output"));
+    }
+
+    void presetsListsEveryLesson()
+    {
+        const Run r = runBinary({QStringLiteral("presets")});
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit && r.code == 0, qPrintable(r.describe()));
+        const QStringList lines = r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        const QStringList names = indexedLessons();
+        QCOMPARE(lines.size(), 2 * names.size()); // a name line and a description line each
+        for (qsizetype i = 0; i < names.size(); ++i) {
+            QVERIFY2(lines[2 * i].startsWith(names[i] + QLatin1Char(' ')), qPrintable(lines[2 * i]));
+            QVERIFY2(!lines[2 * i + 1].trimmed().isEmpty(), qPrintable(names[i]));
+        }
+    }
+
+    // Seed 000's experiment: Var(q·k) ≈ d_k raw, ≈ 1 scaled; the same output every run.
+    void experimentScaling()
+    {
+        const QStringList args{QStringLiteral("experiment"), QStringLiteral("scaling"), QStringLiteral("--dk"),
+                               QStringLiteral("64"), QStringLiteral("--seed"), QStringLiteral("7"),
+                               QStringLiteral("--trials"), QStringLiteral("20000")};
+        const Run a = runBinary(args), b = runBinary(args);
+        QVERIFY2(a.finished && a.status == QProcess::NormalExit && a.code == 0, qPrintable(a.describe()));
+        QCOMPARE(b.out, a.out);
+        const auto raw = experimentLine(a.out, QStringLiteral("raw q·k"));
+        const auto scaled = experimentLine(a.out, QStringLiteral("scaled q·k/√d_k"));
+        QVERIFY2(raw && scaled, qPrintable(a.out));
+        // 20000 trials: the sample variance is within about 1% (one standard deviation) of the truth.
+        ATTN_COMPARE_NEAR(raw->variance, 64.0, 64 * 0.05);
+        ATTN_COMPARE_NEAR(scaled->variance, 1.0, 0.05);
+        ATTN_COMPARE_NEAR(raw->variance / 64, scaled->variance, 1e-3); // the same draws, divided by √64
+        ATTN_COMPARE_NEAR(raw->mean, 0.0, 6 * std::sqrt(64.0 / 20000));
+        QVERIFY2(raw->maxWeight > scaled->maxWeight, qPrintable(a.out));
+        QVERIFY2(raw->entropy < scaled->entropy, qPrintable(a.out));
+        QVERIFY2(raw->saturated > 15 && scaled->saturated < 1, qPrintable(a.out));
+
+        QStringList other = args;
+        other[5] = QStringLiteral("8");
+        const Run c = runBinary(other);
+        QVERIFY2(c.code == 0 && c.out != a.out, qPrintable(c.describe()));
+    }
+
+    // Bad scenario files: status 2 and one line naming the file and the place.
+    void badFile_data()
+    {
+        QTest::addColumn<QString>("fileName");
+        QTest::addColumn<QByteArray>("content"); // empty name: no file; "dir": a folder
+        QTest::addColumn<QStringList>("mentions");
+        const QByteArray K3 = "[[1, 0], [0, 1], [1, 1]]", V3 = "[[1], [2], [3]]";
+        const auto direct = [](const QByteArray &q, const QByteArray &k, const QByteArray &v, const QByteArray &extra = {}) {
+            return QByteArray("{") + extra + R"("inputs": {"Q": )" + q + R"(, "K": )" + k + R"(, "V": )" + v + "}}";
+        };
+        QTest::newRow("not JSON") << "broken.json" << QByteArray("{\"inputs\": {\n  \"Q\": [[1, 2]\n") << QStringList{"line ", "column ", "not valid JSON"};
+        QTest::newRow("empty file") << "empty.json" << QByteArray("") << QStringList{"line 1, column 1", "not valid JSON"};
+        QTest::newRow("top level array") << "array.json" << QByteArray("[]") << QStringList{"top level"};
+        QTest::newRow("ragged") << "ragged.json" << direct("[[1, 0]]", "[[1, 0], [0], [1, 1]]", V3) << QStringList{"inputs.K[1]"};
+        QTest::newRow("non-number") << "abc.json" << direct("[[1, 0]]", R"([[1, 0], [0, 1], [1, "abc"]])", V3)
+                                    << QStringList{"inputs.K[2][1]", "abc"};
+        QTest::newRow("NaN") << "nan.json" << direct("[[1, NaN]]", K3, V3) << QStringList{"inputs.Q[0][1]", "NaN"};
+        QTest::newRow("Infinity") << "inf.json" << direct("[[1, 0]]", K3, "[[1], [Infinity], [3]]") << QStringList{"inputs.V[1][0]", "Infinity"};
+        QTest::newRow("-Infinity") << "ninf.json" << direct("[[-Infinity, 0]]", K3, V3) << QStringList{"inputs.Q[0][0]", "-Infinity"};
+        QTest::newRow("1e999") << "big.json" << direct("[[1, 0]]", "[[1, 0], [0, 1e999], [1, 1]]", V3) << QStringList{"inputs.K[1][1]", "1e999"};
+        QTest::newRow("heads do not divide") << "heads.json" << direct("[[1, 0]]", K3, V3, R"("heads": 2, )")
+                                             << QStringList{"heads", "do not divide"};
+        QTest::newRow("temperature 0") << "tau.json" << direct("[[1, 0]]", K3, V3, R"("temperature": 0, )")
+                                       << QStringList{"temperature", "greater than 0"};
+        QTest::newRow("temperature negative") << "tau2.json" << direct("[[1, 0]]", K3, V3, R"("temperature": -2, )")
+                                              << QStringList{"temperature", "greater than 0"};
+        QTest::newRow("causal, n_q != n_k") << "causal.json" << direct("[[1, 0]]", K3, V3, R"("mask": {"causal": true}, )")
+                                            << QStringList{"mask.causal", "n_q = 1, n_k = 3"};
+        QTest::newRow("RoPE, odd d_k") << "rope.json" << direct("[[1, 0, 1]]", "[[1, 0, 1]]", "[[1]]", R"("positional_encoding": "rope", )")
+                                       << QStringList{"positional_encoding", "even"};
+        QTest::newRow("unknown enum") << "enum.json" << direct("[[1, 0]]", K3, V3, R"("scale": "sqrt", )")
+                                      << QStringList{"scale", "\"sqrt\"", "sqrt_dk, none, dk"};
+        QTest::newRow("Chinese file name") << "坏的课.json" << direct("[[1, NaN]]", K3, V3) << QStringList{"inputs.Q[0][1]"};
+        QTest::newRow("missing file") << "" << QByteArray() << QStringList{"cannot be read"};
+        QTest::newRow("directory") << "dir" << QByteArray() << QStringList{"not a file"};
+    }
+
+    void badFile()
+    {
+        QFETCH(QString, fileName);
+        QFETCH(QByteArray, content);
+        QFETCH(QStringList, mentions);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QString path;
+        if (fileName.isEmpty()) {
+            path = dir.filePath(QStringLiteral("nosuch.json"));
+        } else if (fileName == QLatin1String("dir")) {
+            path = dir.filePath(QStringLiteral("folder.json"));
+            QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("folder.json")));
+        } else {
+            path = dir.filePath(fileName);
+            QVERIFY(writeFile(path, content));
+        }
+        for (const Run &r : {runBinary({QStringLiteral("trace"), path}), runInProcess({QStringLiteral("trace"), path}),
+                             runBinary({QStringLiteral("trace"), path, QStringLiteral("--format"), QStringLiteral("json")})}) {
+            ATTN_VERIFY_NO_MISMATCH(badInputProblem(r), path);
+            QVERIFY2(r.err.contains(path), qPrintable(QStringLiteral("\"%1\" does not name %2").arg(r.err, path)));
+            for (const QString &m : mentions)
+                QVERIFY2(r.err.contains(m), qPrintable(QStringLiteral("\"%1\" is not in \"%2\"").arg(m, r.err)));
+        }
+    }
+
+    // Bad command lines: status 2 and one line that names what is wrong.
+    void badInvocation_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("unknown command") << QStringList{"explain"} << "explain";
+        QTest::newRow("unknown option") << QStringList{"trace", "--preset", "seed000-basic", "--colour", "red"} << "--colour";
+        QTest::newRow("unknown option of presets") << QStringList{"presets", "--all", "yes"} << "--all";
+        QTest::newRow("--format xml") << QStringList{"trace", "--preset", "seed000-basic", "--format", "xml"} << "xml";
+        QTest::newRow("--preset nosuch") << QStringList{"trace", "--preset", "nosuch"} << "nosuch";
+        QTest::newRow("trace without a file") << QStringList{"trace"} << "--preset";
+        QTest::newRow("--preset without a value") << QStringList{"trace", "--preset"} << "--preset";
+        QTest::newRow("--format without a value") << QStringList{"trace", "--preset", "causal", "--format"} << "--format";
+        QTest::newRow("two files") << QStringList{"trace", "a.json", "b.json"} << "one scenario file";
+        QTest::newRow("file and preset") << QStringList{"trace", "a.json", "--preset", "causal"} << "--preset";
+        QTest::newRow("presets with an argument") << QStringList{"presets", "all"} << "presets";
+        QTest::newRow("experiment without a name") << QStringList{"experiment"} << "scaling";
+        QTest::newRow("unknown experiment") << QStringList{"experiment", "tuning"} << "scaling";
+        QTest::newRow("--dk not a number") << QStringList{"experiment", "scaling", "--dk", "abc"} << "--dk";
+        QTest::newRow("--dk 0") << QStringList{"experiment", "scaling", "--dk", "0"} << "--dk";
+        QTest::newRow("--dk negative") << QStringList{"experiment", "scaling", "--dk", "-4"} << "--dk";
+        QTest::newRow("--trials 1") << QStringList{"experiment", "scaling", "--trials", "1"} << "--trials";
+        QTest::newRow("--trials too many") << QStringList{"experiment", "scaling", "--trials", "99999999999"} << "--trials";
+        QTest::newRow("--seed not a number") << QStringList{"experiment", "scaling", "--seed", "x"} << "--seed";
+        QTest::newRow("--seed beyond 64 bits") << QStringList{"experiment", "scaling", "--seed", "99999999999999999999999"} << "--seed";
+    }
+
+    void badInvocation()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, mentions);
+        for (const Run &r : {runBinary(args), runInProcess(args)}) {
+            ATTN_VERIFY_NO_MISMATCH(badInputProblem(r), args.join(QLatin1Char(' ')));
+            QVERIFY2(r.err.contains(mentions), qPrintable(QStringLiteral("\"%1\" is not in \"%2\"").arg(mentions, r.err)));
+        }
+    }
+
+    // With no arguments at all it prints its usage to stderr and exits 2.
+    void noArguments()
+    {
+        const Run r = runBinary({});
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit && r.code == 2, qPrintable(r.describe()));
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.contains(QLatin1String("Usage")), qPrintable(r.err));
+        const Run help = runBinary({QStringLiteral("--help")});
+        QVERIFY2(help.code == 0 && help.out.contains(QLatin1String("Usage")) && help.err.isEmpty(), qPrintable(help.describe()));
+        const Run version = runBinary({QStringLiteral("--version")});
+        QVERIFY2(version.code == 0 && version.out.startsWith(QLatin1String("attention-lab-cli ")), qPrintable(version.describe()));
+    }
+
+    // Whatever the arguments, it ends normally with 0 or 2.
+    void neverCrashes()
+    {
+        const std::vector<QString> words{"trace", "presets", "experiment", "scaling", "--preset", "causal", "--format",
+                                "json", "text", "--dk", "--seed", "--trials", "3", "-1", "", "--", "-", "=",
+                                "--format=json", "--preset=", "nosuch.json", "/", "--help", "multihead"};
+        test::TestRng rng(4242);
+        for (int k = 0; k < 40; ++k) {
+            QStringList args;
+            const int n = rng.integer(0, 5);
+            for (int i = 0; i < n; ++i)
+                args << rng.pick(words);
+            const Run r = runBinary(args);
+            const QString what = QStringLiteral("[%1]: ").arg(args.join(QStringLiteral(", "))) + r.describe();
+            ATTN_CHECK(r.finished && r.status == QProcess::NormalExit && (r.code == 0 || r.code == 2), what);
+            if (r.code == 2 && !args.isEmpty())
+                ATTN_VERIFY_NO_MISMATCH(badInputProblem(r), what);
+        }
+    }
+
+    // Every prefix of a lesson file (a save cut short) and every single-byte
+    // corruption of one: status 0 or 2, one line when 2; in-process, so many are cheap.
+    void damagedFilesNeverCrash()
+    {
+        QFile lesson(lessonResourcePath(QStringLiteral("multihead")));
+        QVERIFY(lesson.open(QIODevice::ReadOnly));
+        const QByteArray good = lesson.readAll();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("damaged.json"));
+        int refused = 0;
+        test::TestRng rng(99);
+        for (int k = 0; k < 600; ++k) {
+            QByteArray bytes = good;
+            if (k < 300) {
+                bytes.truncate(qsizetype(rng.integer(0, int(good.size()) - 1)));
+            } else {
+                const char junk[] = {'"', ',', ']', '[', '{', '}', 'x', '9', '-', 'e', '.', '\0', '\n', char(0xE6)};
+                bytes[rng.integer(0, int(bytes.size()) - 1)] = junk[rng.integer(0, int(sizeof junk) - 1)];
+            }
+            QVERIFY(writeFile(path, bytes));
+            const Run r = runInProcess({QStringLiteral("trace"), path, QStringLiteral("--format"), QStringLiteral("json")});
+            if (r.code != 0) {
+                ++refused;
+                ATTN_VERIFY_NO_MISMATCH(badInputProblem(r), QStringLiteral("damaged file %1:\n%2").arg(k).arg(QString::fromUtf8(bytes)));
+            } else {
+                ATTN_CHECK(QJsonDocument::fromJson(r.out.toUtf8()).isObject(), QStringLiteral("damaged file %1").arg(k));
+            }
+        }
+        QVERIFY(refused > 300);
+    }
+
+    // In-process: runCli's json output and status, and the same output as the binary.
+    void runCliDirectly()
+    {
+        const Run json = runInProcess({QStringLiteral("trace"), QStringLiteral("--preset"), QStringLiteral("causal"),
+                                       QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(json.code, 0);
+        QVERIFY(json.err.isEmpty());
+        const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        const Matrix w = matrixFromJson(o.value(QLatin1String("heads")).toArray().at(0).toObject().value(QLatin1String("weights")));
+        QCOMPARE(w.rows(), Eigen::Index(5));
+        QCOMPARE(w(0, 0), 1.0); // causal: the first token sees only itself
+        for (Eigen::Index i = 0; i < 5; ++i)
+            for (Eigen::Index j = i + 1; j < 5; ++j)
+                QCOMPARE(w(i, j), 0.0);
+
+        const QStringList experiment{QStringLiteral("experiment"), QStringLiteral("scaling"), QStringLiteral("--dk"),
+                                     QStringLiteral("16"), QStringLiteral("--trials"), QStringLiteral("500")};
+        const Run inside = runInProcess(experiment), outside = runBinary(experiment);
+        QCOMPARE(inside.code, 0);
+        QCOMPARE(inside.out, outside.out);
+
+        const Run presets = runInProcess({QStringLiteral("presets")});
+        QCOMPARE(presets.code, 0);
+        QVERIFY(presets.out.contains(QLatin1String("cross-attention")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

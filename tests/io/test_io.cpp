@@ -1,0 +1,619 @@
+// The scenario file (docs/scenario-format.md) and the trace as JSON: save,
+// load, save again gives the same bytes; each kind of bad input is refused
+// with a message that names the place and the reason.
+
+#include "attention.h"
+#include "attn_test.h"
+#include "lessons.h"
+#include "random_scenario.h"
+#include "scenario_json.h"
+#include "trace_json.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace attn;
+using attn::test::num;
+
+namespace {
+
+const QByteArray kSmallInputs = R"("inputs": {"Q": [[1, 0]], "K": [[1, 0], [0, 1], [1, 1]], "V": [[1], [2], [3]]})";
+
+QByteArray withSmallInputs(const QByteArray &settings)
+{
+    return "{" + settings + (settings.isEmpty() ? "" : ", ") + kSmallInputs + "}";
+}
+
+QString problemText(const ScenarioOrProblem &r)
+{
+    if (const auto *p = std::get_if<Problem>(&r))
+        return QString::fromStdString(p->toString());
+    return QStringLiteral("(no problem: the scenario loaded)");
+}
+
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// save -> load -> equal -> save -> same bytes; the first thing that fails.
+std::optional<QString> roundTripProblem(const Scenario &s)
+{
+    const QByteArray first = scenarioToJson(s);
+    const ScenarioOrProblem back = scenarioFromJson(first);
+    if (const auto *p = std::get_if<Problem>(&back))
+        return QStringLiteral("the saved text does not load: %1\n%2")
+            .arg(QString::fromStdString(p->toString()), QString::fromUtf8(first));
+    if (!(std::get<Scenario>(back) == s))
+        return QStringLiteral("load(save(s)) != s\n%1").arg(QString::fromUtf8(first));
+    const QByteArray second = scenarioToJson(std::get<Scenario>(back));
+    if (second != first)
+        return QStringLiteral("saved again, the bytes differ:\n%1\n---\n%2")
+            .arg(QString::fromUtf8(first), QString::fromUtf8(second));
+    return std::nullopt;
+}
+
+// Every number anywhere in a JSON value is finite (Qt writes NaN and ±Inf as null);
+// the first place that is not, or a null outside `nullAllowed` keys.
+std::optional<QString> nonFiniteIn(const QJsonValue &v, const QString &place)
+{
+    if (v.isDouble() && !std::isfinite(v.toDouble()))
+        return place + QStringLiteral(" is ") + num(v.toDouble());
+    if (v.isNull() && !place.endsWith(QLatin1String(".argmax")))
+        return place + QStringLiteral(" is null");
+    if (v.isArray()) {
+        const QJsonArray a = v.toArray();
+        for (qsizetype i = 0; i < a.size(); ++i)
+            if (auto bad = nonFiniteIn(a[i], place + QStringLiteral("[%1]").arg(i)))
+                return bad;
+    }
+    if (v.isObject()) {
+        const QJsonObject o = v.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it)
+            if (auto bad = nonFiniteIn(it.value(), place + QLatin1Char('.') + it.key()))
+                return bad;
+    }
+    return std::nullopt;
+}
+
+Matrix matrixFromJson(const QJsonValue &v)
+{
+    const QJsonArray rows = v.toArray();
+    Matrix m(rows.size(), rows.isEmpty() ? 0 : rows[0].toArray().size());
+    for (qsizetype i = 0; i < rows.size(); ++i)
+        for (qsizetype j = 0; j < rows[i].toArray().size(); ++j)
+            m(i, j) = rows[i].toArray()[j].toDouble();
+    return m;
+}
+
+} // namespace
+
+class TestIo : public QObject {
+    Q_OBJECT
+
+private slots:
+    // ---- save, load, save again ----
+
+    void roundTripLessons_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const QString &name : lessonIndex())
+            QTest::newRow(qPrintable(name)) << name;
+    }
+
+    void roundTripLessons()
+    {
+        QFETCH(QString, name);
+        const ScenarioOrProblem r = loadLesson(name);
+        QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(problemText(r)));
+        const Scenario &s = std::get<Scenario>(r);
+        ATTN_VERIFY_NO_MISMATCH(roundTripProblem(s), name);
+
+        // Through files, as File ▸ Save and Open do.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(name + QStringLiteral(".json"));
+        QCOMPARE(saveScenarioFile(path, s), QString());
+        const ScenarioOrProblem loaded = loadScenarioFile(path);
+        QVERIFY2(std::holds_alternative<Scenario>(loaded), qPrintable(problemText(loaded)));
+        QVERIFY(std::get<Scenario>(loaded) == s);
+        const QString again = dir.filePath(QStringLiteral("again.json"));
+        QCOMPARE(saveScenarioFile(again, std::get<Scenario>(loaded)), QString());
+        QCOMPARE(readFile(again), readFile(path));
+        // The text is JSON any reader takes.
+        QJsonParseError error;
+        QJsonDocument::fromJson(readFile(path), &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
+    }
+
+    // Random scenarios: both modes, source, Wo, masks, every option, Chinese
+    // and awkward labels, arbitrary doubles.
+    void roundTripRandomScenarios()
+    {
+        test::RandomOptions o;
+        o.labels = true;
+        int projected = 0, withWo = 0, withSource = 0, masked = 0, chinese = 0;
+        for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+            const Scenario s = test::randomScenario(seed, o);
+            ATTN_VERIFY_NO_MISMATCH(roundTripProblem(s), QStringLiteral("seed %1").arg(seed));
+            projected += s.mode == InputMode::Projected;
+            withWo += s.Wo.has_value();
+            withSource += s.source.has_value();
+            masked += s.mask.causal || s.mask.keyPadding.size() || s.mask.blocked.size();
+            chinese += std::any_of(s.tokens.begin(), s.tokens.end(), [](const std::string &t) { return t == "我" || t == "注意力"; });
+        }
+        QVERIFY(projected > 100 && withWo > 50 && withSource > 50 && masked > 100 && chinese > 50);
+    }
+
+    // Numbers at the edges keep their exact value: shortest exact form.
+    void roundTripExactNumbers()
+    {
+        Scenario s;
+        s.title = "数字";
+        s.tokens = {"甲", "乙"};
+        s.Q = Matrix{{0.1, 1.0 / 3}, {-0.0, 5e-324}};
+        s.K = Matrix{{1e12, -1e12}, {2.2250738585072014e-308, 123456789.123456789}};
+        s.V = Matrix{{std::nextafter(1.0, 2.0), -std::nextafter(0.1, 0.0)}, {1e-300, 7}};
+        s.temperature = std::nextafter(1.0, 0.0);
+        s.seed = 9007199254740992ULL; // 2^53, the largest the file takes
+        ATTN_VERIFY_NO_MISMATCH(roundTripProblem(s), QStringLiteral("edge numbers"));
+        const QByteArray text = scenarioToJson(s);
+        QVERIFY2(text.contains("\"K\": [[1e+12, -1e+12]") && !text.contains("-0,") && !text.contains("[-0"),
+                 text.constData());
+    }
+
+    // The Scenario's seed is 64 bits; what is saved must load back the same
+    // (or the save must refuse it). Above 2^53 the writer writes digits a
+    // double cannot hold.
+    void roundTripKeepsLargeSeed_data()
+    {
+        QTest::addColumn<quint64>("seed");
+        QTest::newRow("2^53 + 1") << quint64(9007199254740993ULL);
+        QTest::newRow("0xDEADBEEFDEADBEEF") << quint64(0xDEADBEEFDEADBEEFULL);
+    }
+
+    void roundTripKeepsLargeSeed()
+    {
+        QFETCH(quint64, seed);
+        Scenario s;
+        s.Q = Matrix{{1, 0}};
+        s.K = Matrix{{1, 0}};
+        s.V = Matrix{{1}};
+        s.seed = seed;
+        s.encoding = Encoding::Learned; // the seed matters: it draws the table
+        const ScenarioOrProblem back = scenarioFromJson(scenarioToJson(s));
+        QVERIFY2(std::holds_alternative<Scenario>(back),
+                 qPrintable(QStringLiteral("a saved scenario does not load: ") + problemText(back)));
+        QCOMPARE(quint64(std::get<Scenario>(back).seed), seed);
+    }
+
+    // Keys in a fixed order, one matrix row per line.
+    void savedTextIsCanonical()
+    {
+        const ScenarioOrProblem r = loadLesson(QStringLiteral("seed000-basic"));
+        QVERIFY(std::holds_alternative<Scenario>(r));
+        const QByteArray text = scenarioToJson(std::get<Scenario>(r));
+        QVERIFY2(text.startsWith("{\n  \"format\": \"attention-lab/scenario\",\n  \"version\": 1,\n"), text.constData());
+        QVERIFY2(text.contains("\"Q\": [[2, 0]]"), text.constData());
+        QVERIFY2(text.contains("\"K\": [[2, 0],\n"), text.constData());
+        const char *order[] = {"\"format\"", "\"version\"", "\"title\"", "\"tokens\"", "\"inputs\"", "\"heads\"",
+                               "\"similarity\"", "\"scale\"", "\"temperature\"", "\"mask\"", "\"mask_stage\"",
+                               "\"positional_encoding\"", "\"seed\""};
+        qsizetype last = -1;
+        for (const char *key : order) {
+            const qsizetype at = text.indexOf(key);
+            QVERIFY2(at > last, key);
+            last = at;
+        }
+    }
+
+    // ---- reading ----
+
+    // Every key but inputs may be left out.
+    void onlyInputsTakesDefaults()
+    {
+        const ScenarioOrProblem r = scenarioFromJson(R"({"inputs": {"Q": [[1, 2]], "K": [[3, 4]], "V": [[5]]}})");
+        QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(problemText(r)));
+        const Scenario &s = std::get<Scenario>(r);
+        QVERIFY(s.mode == InputMode::Direct);
+        QCOMPARE(s.heads, 1);
+        QVERIFY(s.similarity == Similarity::Dot);
+        QVERIFY(s.scale == Scale::SqrtDk);
+        QCOMPARE(s.temperature, 1.0);
+        QVERIFY(s.maskStage == MaskStage::BeforeSoftmax);
+        QVERIFY(s.encoding == Encoding::None);
+        QCOMPARE(quint64(s.seed), quint64(7));
+        QVERIFY(!s.mask.causal && s.mask.keyPadding.size() == 0 && s.mask.blocked.size() == 0);
+        QVERIFY(s.title.empty() && s.description.empty() && s.tokens.empty() && s.sourceTokens.empty());
+        ATTN_COMPARE_MATRIX(s.Q, (Matrix{{1, 2}}), 0.0);
+        ATTN_COMPARE_MATRIX(s.V, (Matrix{{5}}), 0.0);
+        // Default labels q1 / k1.
+        QVERIFY(queryLabels(s) == std::vector<std::string>{"q1"});
+        QVERIFY(keyLabels(s) == std::vector<std::string>{"k1"});
+    }
+
+    // Keys a later version may add are ignored, at any level.
+    void unknownKeysAreIgnored()
+    {
+        const QByteArray plain = withSmallInputs(R"("heads": 1, "mask": {"causal": false})");
+        const QByteArray extra = R"({"future": {"a": [1, 2]}, "heads": 1, "colour": "blue",
+            "mask": {"causal": false, "window": 3},
+            "inputs": {"Q": [[1, 0]], "K": [[1, 0], [0, 1], [1, 1]], "V": [[1], [2], [3]], "bias": [[NaN]]}})";
+        const ScenarioOrProblem a = scenarioFromJson(plain), b = scenarioFromJson(extra);
+        QVERIFY2(std::holds_alternative<Scenario>(a), qPrintable(problemText(a)));
+        QVERIFY2(std::holds_alternative<Scenario>(b), qPrintable(problemText(b)));
+        QVERIFY(std::get<Scenario>(a) == std::get<Scenario>(b));
+    }
+
+    // The table of bad inputs: the problem's place, and words of its reason.
+    void badInput_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("place");
+        QTest::addColumn<QStringList>("reason");
+        const auto direct = [](const QByteArray &q, const QByteArray &k, const QByteArray &v) {
+            return QByteArray(R"({"inputs": {"Q": )") + q + R"(, "K": )" + k + R"(, "V": )" + v + "}}";
+        };
+        const QByteArray K3 = "[[1, 0], [0, 1], [1, 1]]", V3 = "[[1], [2], [3]]";
+        const auto projected = [](const QByteArray &rest) {
+            return QByteArray(R"({"inputs": {"mode": "projected", "X": [[1, 0], [0, 1]], )") + rest + "}}";
+        };
+        const QByteArray W = R"("Wq": [[1, 0], [0, 1]], "Wk": [[1, 0], [0, 1]], "Wv": [[1], [1]])";
+
+        QTest::newRow("not JSON") << QByteArray(R"({"inputs": {)") << "line 1, column 13" << QStringList{"not valid JSON"};
+        QTest::newRow("empty text") << QByteArray() << "line 1, column 1" << QStringList{"not valid JSON"};
+        QTest::newRow("top level an array") << QByteArray("[1, 2]") << "" << QStringList{"top level", "object"};
+        QTest::newRow("top level a string in an array") << QByteArray(R"(["inputs"])") << "" << QStringList{"top level", "object"};
+        QTest::newRow("ragged row") << direct("[[1, 0]]", "[[1, 0], [0], [1, 1]]", V3) << "inputs.K[1]"
+                                    << QStringList{"has 1 entries", "row 0 has 2"};
+        QTest::newRow("missing inputs") << QByteArray(R"({"title": "x"})") << "inputs" << QStringList{"missing"};
+        QTest::newRow("inputs not an object") << QByteArray(R"({"inputs": [1]})") << "inputs"
+                                              << QStringList{"expected an object", "array"};
+        QTest::newRow("missing K") << QByteArray(R"({"inputs": {"Q": [[1, 0]], "V": [[1]]}})") << "inputs.K"
+                                   << QStringList{"missing"};
+        QTest::newRow("missing Wq") << projected(R"("Wk": [[1], [1]], "Wv": [[1], [1]])") << "inputs.Wq"
+                                    << QStringList{"missing"};
+        QTest::newRow("string for a number") << direct("[[1, 0]]", R"([[1, 0], [0, 1], [1, "abc"]])", V3)
+                                             << "inputs.K[2][1]" << QStringList{"expected a number", "\"abc\""};
+        QTest::newRow("bool for a number") << direct("[[1, true]]", K3, V3) << "inputs.Q[0][1]"
+                                           << QStringList{"expected a number", "true"};
+        QTest::newRow("null for a number") << direct("[[1, null]]", K3, V3) << "inputs.Q[0][1]"
+                                           << QStringList{"expected a number", "null"};
+        QTest::newRow("NaN") << direct("[[1, NaN]]", K3, V3) << "inputs.Q[0][1]" << QStringList{"NaN", "not a finite number"};
+        QTest::newRow("nan in K") << direct("[[1, 0]]", "[[1, 0], [0, 1], [1, nan]]", V3) << "inputs.K[2][1]"
+                                  << QStringList{"nan", "not a finite number"};
+        QTest::newRow("Infinity") << direct("[[1, Infinity]]", K3, V3) << "inputs.Q[0][1]"
+                                  << QStringList{"Infinity", "not a finite number"};
+        QTest::newRow("-Infinity") << direct("[[1, -Infinity]]", K3, V3) << "inputs.Q[0][1]"
+                                   << QStringList{"-Infinity", "not a finite number"};
+        QTest::newRow("1e999") << direct("[[1, 1e999]]", K3, V3) << "inputs.Q[0][1]"
+                               << QStringList{"1e999", "not a finite number"};
+        QTest::newRow("-1e999 in V") << direct("[[1, 0]]", K3, "[[1], [-1e999], [3]]") << "inputs.V[1][0]"
+                                     << QStringList{"-1e999", "not a finite number"};
+        QTest::newRow("two NaNs: the first") << direct("[[NaN, 0]]", "[[1, 0], [0, 1], [1, Infinity]]", V3)
+                                             << "inputs.Q[0][0]" << QStringList{"NaN"};
+        QTest::newRow("NaN in Wo") << projected(W + R"(, "Wo": [[1, NaN]])") << "inputs.Wo[0][1]"
+                                   << QStringList{"NaN", "not a finite number"};
+        QTest::newRow("magnitude over 1e12") << direct("[[1e13, 0]]", K3, V3) << "inputs.Q[0][0]"
+                                             << QStringList{"1e+13", "limit"};
+        QTest::newRow("no rows") << direct("[]", K3, V3) << "inputs.Q" << QStringList{"at least one row"};
+        QTest::newRow("empty row") << direct("[[]]", K3, V3) << "inputs.Q[0]" << QStringList{"at least one entry"};
+        QTest::newRow("matrix a number") << direct("5", K3, V3) << "inputs.Q" << QStringList{"expected an array", "number 5"};
+        QTest::newRow("K wider than Q") << direct("[[1, 0]]", "[[1, 0, 1], [0, 1, 1], [1, 1, 1]]", V3) << "inputs.K"
+                                        << QStringList{"has 3 columns", "Q has 2"};
+        QTest::newRow("V rows") << direct("[[1, 0]]", K3, "[[1], [2]]") << "inputs.V" << QStringList{"has 2 rows", "K has 3"};
+        QTest::newRow("Wk width") << projected(R"("Wq": [[1, 0], [0, 1]], "Wk": [[1], [1]], "Wv": [[1], [1]])")
+                                  << "inputs.Wk" << QStringList{"has 1 columns", "Wq has 2"};
+        QTest::newRow("source width") << projected(R"("source": [[1, 2, 3]], )" + W) << "inputs.source"
+                                      << QStringList{"has 3 columns", "d_model = 2"};
+        QTest::newRow("Wo rows") << projected(W + R"(, "Wo": [[1], [2]])") << "inputs.Wo" << QStringList{"has 2 rows", "Wv has 1"};
+        QTest::newRow("heads do not divide") << QByteArray(R"({"heads": 3, "inputs": {"Q": [[1, 0, 0, 0]], "K": [[1, 0, 0, 0]], "V": [[1, 2, 3]]}})")
+                                             << "heads" << QStringList{"3 heads do not divide", "width 4"};
+        QTest::newRow("heads do not divide d_v") << withSmallInputs(R"("heads": 2)") << "heads"
+                                                 << QStringList{"2 heads do not divide the value width 1"};
+        QTest::newRow("heads 0") << withSmallInputs(R"("heads": 0)") << "heads" << QStringList{"between 1 and 64", "got 0"};
+        QTest::newRow("heads 1.5") << withSmallInputs(R"("heads": 1.5)") << "heads" << QStringList{"whole number", "1.5"};
+        QTest::newRow("heads a string") << withSmallInputs(R"("heads": "two")") << "heads" << QStringList{"expected a number"};
+        QTest::newRow("temperature 0") << withSmallInputs(R"("temperature": 0)") << "temperature"
+                                       << QStringList{"greater than 0", "got 0"};
+        QTest::newRow("temperature negative") << withSmallInputs(R"("temperature": -1)") << "temperature"
+                                              << QStringList{"greater than 0", "got -1"};
+        QTest::newRow("temperature NaN") << withSmallInputs(R"("temperature": NaN)") << "temperature"
+                                         << QStringList{"NaN", "not a finite number"};
+        QTest::newRow("temperature tiny") << withSmallInputs(R"("temperature": 1e-9)") << "temperature"
+                                          << QStringList{"between"};
+        QTest::newRow("causal, n_q != n_k") << withSmallInputs(R"("mask": {"causal": true})") << "mask.causal"
+                                            << QStringList{"n_q = 1", "n_k = 3"};
+        QTest::newRow("causal not a bool") << withSmallInputs(R"("mask": {"causal": 1})") << "mask.causal"
+                                           << QStringList{"expected true or false"};
+        QTest::newRow("mask not an object") << withSmallInputs(R"("mask": [true])") << "mask" << QStringList{"expected an object"};
+        QTest::newRow("RoPE, odd d_k") << QByteArray(R"({"positional_encoding": "rope", "inputs": {"Q": [[1, 0, 1]], "K": [[1, 0, 1]], "V": [[1]]}})")
+                                       << "positional_encoding" << QStringList{"even d_k", "d_k = 3"};
+        QTest::newRow("unknown similarity") << withSmallInputs(R"("similarity": "euclid")") << "similarity"
+                                            << QStringList{"\"euclid\"", "dot, cosine, neg_sq_distance"};
+        QTest::newRow("unknown scale") << withSmallInputs(R"("scale": "half")") << "scale"
+                                       << QStringList{"\"half\"", "sqrt_dk, none, dk"};
+        QTest::newRow("unknown mask_stage") << withSmallInputs(R"("mask_stage": "during")") << "mask_stage"
+                                            << QStringList{"\"during\"", "before_softmax, after_softmax"};
+        QTest::newRow("unknown positional_encoding") << withSmallInputs(R"("positional_encoding": "alibi")")
+                                                     << "positional_encoding"
+                                                     << QStringList{"\"alibi\"", "none, sinusoidal, learned, rope"};
+        QTest::newRow("unknown inputs.mode") << QByteArray(R"({"inputs": {"mode": "both", "Q": [[1]], "K": [[1]], "V": [[1]]}})")
+                                             << "inputs.mode" << QStringList{"\"both\"", "direct, projected"};
+        QTest::newRow("enum not a string") << withSmallInputs(R"("similarity": 3)") << "similarity"
+                                           << QStringList{"expected a string"};
+        QTest::newRow("key_padding length") << withSmallInputs(R"("mask": {"key_padding": [true, false]})")
+                                            << "mask.key_padding" << QStringList{"2 entries for 3 keys"};
+        QTest::newRow("key_padding entry") << withSmallInputs(R"("mask": {"key_padding": [true, 0, false]})")
+                                           << "mask.key_padding[1]" << QStringList{"expected true or false"};
+        QTest::newRow("blocked columns") << withSmallInputs(R"("mask": {"blocked": [[true, false]]})")
+                                         << "mask.blocked" << QStringList{"2 columns for 3 keys"};
+        QTest::newRow("blocked rows") << withSmallInputs(R"("mask": {"blocked": [[true, false, true], [false, false, false]]})")
+                                      << "mask.blocked" << QStringList{"2 rows for 1 queries"};
+        QTest::newRow("blocked ragged") << QByteArray(R"({"mask": {"blocked": [[true, false], [true]]}, "inputs": {"Q": [[1], [2]], "K": [[1], [2]], "V": [[1], [2]]}})")
+                                        << "mask.blocked[1]" << QStringList{"has 1 entries"};
+        QTest::newRow("tokens count") << withSmallInputs(R"("tokens": ["a", "b"])") << "tokens"
+                                      << QStringList{"2 labels for 1 query rows"};
+        QTest::newRow("source_tokens count") << withSmallInputs(R"("source_tokens": ["a"])") << "source_tokens"
+                                             << QStringList{"1 labels for 3 key rows"};
+        QTest::newRow("token not a string") << withSmallInputs(R"("tokens": [1])") << "tokens[0]" << QStringList{"expected a string"};
+        QTest::newRow("wrong format") << withSmallInputs(R"("format": "attention-lab/trace")") << "format"
+                                      << QStringList{"attention-lab/trace", "attention-lab/scenario"};
+        QTest::newRow("newer version") << withSmallInputs(R"("version": 2)") << "version" << QStringList{"2", "newer"};
+        QTest::newRow("version 0") << withSmallInputs(R"("version": 0)") << "version" << QStringList{"between 1"};
+        QTest::newRow("seed negative") << withSmallInputs(R"("seed": -1)") << "seed" << QStringList{"between 0", "got -1"};
+        QTest::newRow("title a number") << withSmallInputs(R"("title": 5)") << "title" << QStringList{"expected a string"};
+    }
+
+    void badInput()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, place);
+        QFETCH(QStringList, reason);
+        const ScenarioOrProblem r = scenarioFromJson(json);
+        const auto *p = std::get_if<Problem>(&r);
+        QVERIFY2(p, "the bad input loaded");
+        QCOMPARE(QString::fromStdString(p->place), place);
+        const QString message = QString::fromStdString(p->message);
+        for (const QString &word : reason)
+            QVERIFY2(message.contains(word), qPrintable(QStringLiteral("\"%1\" is not in \"%2\"").arg(word, message)));
+        QVERIFY2(!message.contains(QLatin1Char('\n')), qPrintable(message)); // one line
+
+        // A file says the same.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.json"));
+        QVERIFY(writeFile(path, json));
+        const ScenarioOrProblem fromFile = loadScenarioFile(path);
+        QVERIFY(std::holds_alternative<Problem>(fromFile));
+        QCOMPARE(QString::fromStdString(std::get<Problem>(fromFile).toString()), QString::fromStdString(p->toString()));
+    }
+
+    // Not JSON: the place is a line and a column, counted in characters.
+    void notJsonLineAndColumn()
+    {
+        const ScenarioOrProblem r = scenarioFromJson("{\n  \"title\": \"t\",\n  \"inputs\": {\"Q\": [[1, 2]] \"K\": 1}}");
+        const auto *p = std::get_if<Problem>(&r);
+        QVERIFY(p);
+        const QRegularExpressionMatch m =
+            QRegularExpression(QStringLiteral("^line (\\d+), column (\\d+)$")).match(QString::fromStdString(p->place));
+        QVERIFY2(m.hasMatch(), p->place.c_str());
+        QCOMPARE(m.captured(1).toInt(), 3);
+        // The missing comma: "K" begins at column 28 (Qt stops one past it).
+        const int column = m.captured(2).toInt();
+        QVERIFY2(column >= 27 && column <= 29, qPrintable(QString::number(column)));
+
+        // Three Chinese characters are three columns, not nine bytes.
+        const ScenarioOrProblem chinese = scenarioFromJson(R"({"title": "我打你", x})");
+        const ScenarioOrProblem ascii = scenarioFromJson(R"({"title": "abc", x})");
+        QVERIFY(std::holds_alternative<Problem>(chinese) && std::holds_alternative<Problem>(ascii));
+        QCOMPARE(QString::fromStdString(std::get<Problem>(chinese).place),
+                 QString::fromStdString(std::get<Problem>(ascii).place));
+    }
+
+    // A JSON error after a NaN must be placed in the text as the user wrote
+    // it: the same column as with a three-character number in its place.
+    void notJsonColumnAfterNonFiniteNumber()
+    {
+        const ScenarioOrProblem withNaN = scenarioFromJson(R"({"inputs": {"Q": [[NaN]], "K": [[1]] "V": [[1]]}})");
+        const ScenarioOrProblem withNumber = scenarioFromJson(R"({"inputs": {"Q": [[1.5]], "K": [[1]] "V": [[1]]}})");
+        QVERIFY(std::holds_alternative<Problem>(withNaN) && std::holds_alternative<Problem>(withNumber));
+        QCOMPARE(QString::fromStdString(std::get<Problem>(withNaN).place),
+                 QString::fromStdString(std::get<Problem>(withNumber).place));
+    }
+
+    // A student pastes a matrix full of NaN: the first one is still named by
+    // its place, however many there are (the reader gives up after 64).
+    void manyNonFiniteNumbersNameTheFirst_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::newRow("8 by 8 NaN") << 8;
+        QTest::newRow("9 by 9 NaN") << 9;
+    }
+
+    void manyNonFiniteNumbersNameTheFirst()
+    {
+        QFETCH(int, n);
+        QStringList rows;
+        for (int i = 0; i < n; ++i) {
+            QStringList row;
+            for (int j = 0; j < n; ++j)
+                row << QStringLiteral("NaN");
+            rows << QLatin1Char('[') + row.join(QStringLiteral(", ")) + QLatin1Char(']');
+        }
+        const QString ones = QLatin1Char('[') + QStringList(n, QStringLiteral("1")).join(QStringLiteral(", ")) + QLatin1Char(']');
+        const QByteArray json = QStringLiteral(R"({"inputs": {"Q": [%1], "K": [%2], "V": [[1]]}})")
+                                    .arg(rows.join(QStringLiteral(", ")), ones).toUtf8();
+        const ScenarioOrProblem r = scenarioFromJson(json);
+        QVERIFY(std::holds_alternative<Problem>(r));
+        QCOMPARE(QString::fromStdString(std::get<Problem>(r).place), QStringLiteral("inputs.Q[0][0]"));
+        QVERIFY2(problemText(r).contains(QLatin1String("NaN")), qPrintable(problemText(r)));
+    }
+
+    // "+1" is finite; it is refused because JSON has no leading plus, and the
+    // message must not say it is not a finite number.
+    void leadingPlusIsNotCalledNonFinite()
+    {
+        const ScenarioOrProblem r = scenarioFromJson(
+            R"({"inputs": {"Q": [[1, +1]], "K": [[1, 0]], "V": [[1]]}})");
+        QVERIFY(std::holds_alternative<Problem>(r));
+        const QString text = problemText(r);
+        QVERIFY2(!text.contains(QLatin1String("not a finite number")), qPrintable(text));
+    }
+
+    // ---- files ----
+
+    void emptyFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("empty.json"));
+        QVERIFY(writeFile(path, QByteArray()));
+        const ScenarioOrProblem r = loadScenarioFile(path);
+        QVERIFY(std::holds_alternative<Problem>(r));
+        QVERIFY2(problemText(r).contains(QLatin1String("not valid JSON")), qPrintable(problemText(r)));
+    }
+
+    void missingFile()
+    {
+        QTemporaryDir dir;
+        const ScenarioOrProblem r = loadScenarioFile(dir.filePath(QStringLiteral("nosuch.json")));
+        QVERIFY(std::holds_alternative<Problem>(r));
+        QVERIFY2(problemText(r).contains(QLatin1String("cannot be read")), qPrintable(problemText(r)));
+    }
+
+    void directoryIsNotAFile()
+    {
+        QTemporaryDir dir;
+        const ScenarioOrProblem r = loadScenarioFile(dir.path());
+        QVERIFY(std::holds_alternative<Problem>(r));
+        QVERIFY2(problemText(r).contains(QLatin1String("not a file")), qPrintable(problemText(r)));
+    }
+
+    // scenario_json.h: "a problem names the file in its message when it cannot be read".
+    void unreadableFileProblemNamesTheFile_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("missing") << QStringLiteral("nosuch.json");
+        QTest::newRow("directory") << QStringLiteral("folder.json");
+    }
+
+    void unreadableFileProblemNamesTheFile()
+    {
+        QFETCH(QString, name);
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("folder.json")));
+        const ScenarioOrProblem r = loadScenarioFile(dir.filePath(name));
+        QVERIFY(std::holds_alternative<Problem>(r));
+        QVERIFY2(problemText(r).contains(name), qPrintable(QStringLiteral("\"%1\" does not name %2").arg(problemText(r), name)));
+    }
+
+    void saveIntoMissingFolderWritesNothing()
+    {
+        QTemporaryDir dir;
+        const ScenarioOrProblem r = loadLesson(QStringLiteral("seed000-basic"));
+        QVERIFY(std::holds_alternative<Scenario>(r));
+        const QString path = dir.filePath(QStringLiteral("no/such/folder/lesson.json"));
+        const QString why = saveScenarioFile(path, std::get<Scenario>(r));
+        QVERIFY2(!why.isEmpty(), "saving into a missing folder reported success");
+        QVERIFY(!QFileInfo::exists(path));
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("no"))));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden), QStringList());
+    }
+
+    // Saving over a file replaces it whole.
+    void saveReplacesAnOldFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("lesson.json"));
+        QVERIFY(writeFile(path, QByteArray(100000, 'x')));
+        const ScenarioOrProblem r = loadLesson(QStringLiteral("causal"));
+        QVERIFY(std::holds_alternative<Scenario>(r));
+        QCOMPARE(saveScenarioFile(path, std::get<Scenario>(r)), QString());
+        QCOMPARE(readFile(path), scenarioToJson(std::get<Scenario>(r)));
+    }
+
+    // ---- the trace as JSON ----
+
+    void traceJsonOfSeed000()
+    {
+        const ScenarioOrProblem r = loadLesson(QStringLiteral("seed000-basic"));
+        QVERIFY(std::holds_alternative<Scenario>(r));
+        const Scenario &s = std::get<Scenario>(r);
+        const QJsonObject o = traceToJson(s, compute(s));
+        const QJsonObject head = o.value(QLatin1String("heads")).toArray().at(0).toObject();
+        for (const char *key : {"Q", "K", "V", "scores", "scaled", "blocked", "weights", "output"})
+            QVERIFY2(head.value(QLatin1String(key)).isArray(), key);
+        const double r2 = std::sqrt(2.0), z = std::exp(4 / r2) + 1 + std::exp(2 / r2);
+        const Matrix w = matrixFromJson(head.value(QLatin1String("weights")));
+        ATTN_COMPARE_MATRIX(w, (Matrix{{std::exp(4 / r2) / z, 1 / z, std::exp(2 / r2) / z}}), 1e-15);
+        ATTN_COMPARE_MATRIX(matrixFromJson(head.value(QLatin1String("scaled"))), (Matrix{{4 / r2, 0, 2 / r2}}), 1e-15);
+        ATTN_COMPARE_MATRIX(matrixFromJson(o.value(QLatin1String("output"))), w, 1e-15);
+        QCOMPARE(head.value(QLatin1String("blocked")).toArray().at(0).toArray().at(1).toBool(true), false);
+        const QJsonObject row = o.value(QLatin1String("rows")).toArray().at(0).toArray().at(0).toObject();
+        QCOMPARE(row.value(QLatin1String("argmax")).toInt(-1), 0);
+        QCOMPARE(row.value(QLatin1String("fully_masked")).toBool(true), false);
+        ATTN_COMPARE_NEAR(row.value(QLatin1String("max_weight")).toDouble(), std::exp(4 / r2) / z, 1e-15);
+        ATTN_COMPARE_NEAR(row.value(QLatin1String("entropy")).toDouble(), 0.6564748462, 1e-10);
+        QCOMPARE(o.value(QLatin1String("source_tokens")).toArray().at(2).toString(), QStringLiteral("k3"));
+    }
+
+    // Over random scenarios: the JSON holds the trace's numbers, all finite;
+    // a fully masked row has argmax null and the flag.
+    void traceJsonMatchesTrace()
+    {
+        int fullyMasked = 0;
+        for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+            const Scenario s = test::randomScenario(seed);
+            const Trace t = compute(s);
+            const QJsonObject o = traceToJson(s, t);
+            const QString at = QStringLiteral("seed %1").arg(seed);
+            ATTN_VERIFY_NO_MISMATCH(nonFiniteIn(o, QStringLiteral("trace")), at);
+            const QJsonArray heads = o.value(QLatin1String("heads")).toArray();
+            const QJsonArray rows = o.value(QLatin1String("rows")).toArray();
+            QCOMPARE(heads.size(), qsizetype(s.heads));
+            QCOMPARE(rows.size(), qsizetype(s.heads));
+            for (int h = 0; h < s.heads; ++h) {
+                const HeadTrace &ht = t.heads[std::size_t(h)];
+                const QJsonObject head = heads.at(h).toObject();
+                ATTN_VERIFY_NO_MISMATCH(test::matrixMismatch(matrixFromJson(head.value(QLatin1String("Q"))), ht.Q, 0, 0), at + " Q");
+                ATTN_VERIFY_NO_MISMATCH(test::matrixMismatch(matrixFromJson(head.value(QLatin1String("scaled"))), ht.scaled, 0, 0), at + " scaled");
+                ATTN_VERIFY_NO_MISMATCH(test::matrixMismatch(matrixFromJson(head.value(QLatin1String("weights"))), ht.weights, 0, 0), at + " weights");
+                ATTN_VERIFY_NO_MISMATCH(test::matrixMismatch(matrixFromJson(head.value(QLatin1String("output"))), ht.output, 0, 0), at + " output");
+                const QJsonArray headRows = rows.at(h).toArray();
+                QCOMPARE(headRows.size(), qsizetype(ht.rows.size()));
+                for (qsizetype i = 0; i < headRows.size(); ++i) {
+                    const QJsonObject row = headRows.at(i).toObject();
+                    const RowStats &rs = ht.rows[std::size_t(i)];
+                    QCOMPARE(row.value(QLatin1String("fully_masked")).toBool(), rs.fullyMasked);
+                    if (rs.fullyMasked) {
+                        ++fullyMasked;
+                        QVERIFY(row.value(QLatin1String("argmax")).isNull());
+                    } else {
+                        QCOMPARE(row.value(QLatin1String("argmax")).toInt(-1), rs.argmax);
+                    }
+                    QCOMPARE(row.value(QLatin1String("entropy")).toDouble(), rs.entropy);
+                }
+            }
+            ATTN_VERIFY_NO_MISMATCH(test::matrixMismatch(matrixFromJson(o.value(QLatin1String("output"))), t.output, 0, 0), at + " output");
+        }
+        QVERIFY(fullyMasked > 5);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestIo)
+#include "test_io.moc"
