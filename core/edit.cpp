@@ -314,6 +314,27 @@ Scenario renameToken(const Scenario &in, Side side, int index, const std::string
     return s;
 }
 
+Scenario setSeparateKeys(const Scenario &in, bool separate)
+{
+    if (separate == !sharesTokens(in))
+        return in;
+    Scenario s = withExplicitShapes(in);
+    if (separate) {
+        s.sourceTokens = keyLabels(in);
+        if (s.mode == InputMode::Projected)
+            s.source = s.X;
+        return s;
+    }
+    s.sourceTokens.clear();
+    if (s.mode == InputMode::Projected)
+        s.source.reset();
+    if (s.mask.keyPadding.size() != keyCount(s))
+        s.mask.keyPadding = BoolVector();
+    if (s.mask.blocked.size() && (s.mask.blocked.rows() != queryCount(s) || s.mask.blocked.cols() != keyCount(s)))
+        s.mask.blocked = BoolMatrix();
+    return s;
+}
+
 Scenario permuteTokens(const Scenario &in, const std::vector<int> &order)
 {
     Scenario s = withExplicitShapes(in);

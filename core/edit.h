@@ -38,6 +38,12 @@ Scenario removeToken(const Scenario &s, Side side, int index);
 Scenario moveToken(const Scenario &s, Side side, int from, int to);
 Scenario renameToken(const Scenario &s, Side side, int index, const std::string &label);
 
+// Switches between self-attention (the keys are the query tokens) and two
+// sequences (cross-attention: separate key tokens; in projected mode a
+// source matrix, first a copy of X). Going back to self-attention in direct
+// mode needs n_q = n_k; the mask arrays that no longer fit are cleared.
+Scenario setSeparateKeys(const Scenario &s, bool separate);
+
 // Reorders the tokens of a self-attention scenario: new token i is old token
 // order[i], in every matrix and in the mask (used by the permutation lesson).
 Scenario permuteTokens(const Scenario &s, const std::vector<int> &order);

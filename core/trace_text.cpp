@@ -1,5 +1,6 @@
 #include "trace_text.h"
 
+#include "explain.h"
 #include "formula.h"
 
 #include <cmath>
@@ -28,55 +29,6 @@ std::string compactVec(const Row &r)
     for (Eigen::Index j = 0; j < r.size(); ++j)
         out += (j ? ", " : "") + compact(r(j));
     return out + "]";
-}
-
-std::string paren(double v)
-{
-    const std::string s = compact(v);
-    return v < 0 ? "(" + s + ")" : s;
-}
-
-// "2·2 + 0·0", "−((2 − 1)² + (0 − 1)²)", or nothing when too long.
-std::string handScore(Similarity kind, const Eigen::RowVectorXd &q, const Eigen::RowVectorXd &k)
-{
-    if (q.size() > kMaxTermsWritten)
-        return {};
-    std::string terms;
-    switch (kind) {
-    case Similarity::Dot:
-        for (Eigen::Index d = 0; d < q.size(); ++d)
-            terms += (d ? " + " : "") + paren(q(d)) + "·" + paren(k(d));
-        return terms;
-    case Similarity::NegSqDistance:
-        for (Eigen::Index d = 0; d < q.size(); ++d)
-            terms += (d ? " + " : "") + std::string("(") + compact(q(d)) + " − " + paren(k(d)) + ")²";
-        return "−(" + terms + ")";
-    case Similarity::Cosine: {
-        for (Eigen::Index d = 0; d < q.size(); ++d)
-            terms += (d ? " + " : "") + paren(q(d)) + "·" + paren(k(d));
-        return "(" + terms + ") / (" + fixed4(q.norm()) + "·" + fixed4(k.norm()) + ")";
-    }
-    }
-    return {};
-}
-
-std::string divisorText(const Scenario &s, const Trace &t)
-{
-    std::string c;
-    switch (s.scale) {
-    case Scale::SqrtDk:
-        c = "√" + std::to_string(t.dk);
-        break;
-    case Scale::Dk:
-        c = std::to_string(t.dk);
-        break;
-    case Scale::None:
-        c = "1";
-        break;
-    }
-    if (s.temperature != 1.0)
-        c += "·" + compact(s.temperature);
-    return c + " = " + fixed4(t.divisor);
 }
 
 std::string maskText(const Scenario &s)
@@ -116,7 +68,7 @@ std::string traceText(const Scenario &s, const Trace &t)
     if (!f.output.empty())
         o << "  " << f.output << "\n";
     o << "  n_q = " << t.blocked.rows() << ", n_k = " << nk << ", d_k = " << t.dk << ", d_v = " << t.dv
-      << ", heads = " << h << ", similarity = " << toString(s.similarity) << ", divisor = " << divisorText(s, t)
+      << ", heads = " << h << ", similarity = " << toString(s.similarity) << ", divisor = " << divisorTerms(s, t)
       << "\n";
     o << "  positional encoding: " << toString(s.encoding) << "; mask: " << maskText(s) << "\n";
 
@@ -139,11 +91,11 @@ std::string traceText(const Scenario &s, const Trace &t)
                                                                                  : "−‖q − k_j‖²")
               << "\n";
             for (Eigen::Index j = 0; j < nk; ++j) {
-                const std::string hand = handScore(s.similarity, head.Q.row(i), head.K.row(j));
+                const std::string hand = scoreTerms(s.similarity, head.Q.row(i), head.K.row(j), kMaxTermsWritten);
                 o << "      " << label(kl, j) << ": " << (hand.empty() ? "" : hand + " = ")
                   << fixed4(head.scores(i, j)) << "\n";
             }
-            o << "    scaled   s_j / " << divisorText(s, t) << "  " << vec(head.scaled.row(i)) << "\n";
+            o << "    scaled   s_j / " << divisorTerms(s, t) << "  " << vec(head.scaled.row(i)) << "\n";
             o << "    mask     [";
             for (Eigen::Index j = 0; j < nk; ++j)
                 o << (j ? ", " : "") << (t.blocked(i, j) ? "−∞" : "0");
