@@ -1,0 +1,966 @@
+#include "heatmapplot.h"
+
+#include "gradients.h"
+
+#include <QFontMetricsF>
+#include <QHelpEvent>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn {
+
+namespace {
+
+const QColor kBlockedFill(0xd4, 0xd4, 0xd4);
+const QColor kBlockedHatch(0x8c, 0x8c, 0x8c);
+const QColor kBlockedText(0x26, 0x26, 0x26);
+const QColor kInk(0x1a, 0x1a, 0x1a);
+const QColor kNoteInk(0x4d, 0x4d, 0x4d);
+const QColor kFrame(0x40, 0x40, 0x40);
+
+constexpr int kDecimals[3] = {4, 3, 2};
+constexpr double kMaxAspect = 1.5; // cells at most this much taller than wide, or wider than tall
+constexpr int kMaxLabelChars = 16;
+
+QFont scaledFont(QFont f, double factor)
+{
+    if (f.pointSizeF() > 0)
+        f.setPointSizeF(f.pointSizeF() * factor);
+    else if (f.pixelSize() > 0)
+        f.setPixelSize(std::max(1, int(std::lround(f.pixelSize() * factor))));
+    return f;
+}
+
+// Cell centres sit on integer coordinates. QCPColorMap spans its key range
+// with cell centres and adds half a cell on each side, so n cells need the
+// range [0, n-1]; one cell has no extent to add, so it is stored as two
+// half-cells around 0.
+QCPRange storedSpan(int n)
+{
+    return n >= 2 ? QCPRange(0.0, n - 1.0) : QCPRange(-0.25, 0.25);
+}
+
+double luminance(QRgb c)
+{
+    auto lin = [](int v) {
+        const double s = v / 255.0;
+        return s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * lin(qRed(c)) + 0.7152 * lin(qGreen(c)) + 0.0722 * lin(qBlue(c));
+}
+
+// Black or white, whichever contrasts more (WCAG crossover).
+QColor textColorOn(QRgb background)
+{
+    return luminance(background) > 0.179 ? QColor(Qt::black) : QColor(Qt::white);
+}
+
+QString elideLabel(const QString &s)
+{
+    return s.size() > kMaxLabelChars ? s.left(kMaxLabelChars - 1) + QChar(0x2026) : s;
+}
+
+// Segments of the 45° hatch lines x + y = k*spacing inside rect, anchored to
+// the widget so that neighbouring runs continue each other's pattern.
+void addHatch(const QRectF &r, double spacing, QVector<QLineF> &out)
+{
+    const double cMin = r.left() + r.top();
+    const double cMax = r.right() + r.bottom();
+    for (double c = std::ceil(cMin / spacing) * spacing; c <= cMax; c += spacing) {
+        const double x1 = std::max(r.left(), c - r.bottom());
+        const double x2 = std::min(r.right(), c - r.top());
+        if (x2 > x1)
+            out.append(QLineF(x1, c - x1, x2, c - x2));
+    }
+}
+
+// Pixel edges of the cells of the current layout: xs has n_cols + 1
+// entries left to right, ys has n_rows + 1 entries top to bottom.
+struct CellGrid {
+    QVector<double> xs, ys;
+    bool valid() const { return xs.size() > 1 && ys.size() > 1; }
+    double width() const { return (xs.last() - xs.first()) / (xs.size() - 1); }
+    double height() const { return (ys.last() - ys.first()) / (ys.size() - 1); }
+    QRectF cell(int r, int c) const { return QRectF(QPointF(xs[c], ys[r]), QPointF(xs[c + 1], ys[r + 1])); }
+    QRectF all() const { return QRectF(QPointF(xs.first(), ys.first()), QPointF(xs.last(), ys.last())); }
+};
+
+CellGrid cellGrid(const QCustomPlot *plot, int rows, int cols)
+{
+    CellGrid g;
+    const QRect ar = plot->axisRect()->rect();
+    if (rows <= 0 || cols <= 0 || ar.width() < 1 || ar.height() < 1)
+        return g;
+    g.xs.resize(cols + 1);
+    g.ys.resize(rows + 1);
+    for (int j = 0; j <= cols; ++j)
+        g.xs[j] = plot->xAxis2->coordToPixel(j - 0.5);
+    for (int i = 0; i <= rows; ++i)
+        g.ys[i] = plot->yAxis->coordToPixel(i - 0.5);
+    return g;
+}
+
+// Draws a rectangle outline twice, dark then light, so that it stands out
+// on every colour of every gradient.
+void haloRect(QCPPainter *p, const QRectF &r, double width, Qt::PenStyle style = Qt::SolidLine)
+{
+    QPen dark(QColor(0, 0, 0), width * 2.0);
+    dark.setJoinStyle(Qt::MiterJoin);
+    p->setPen(dark);
+    p->setBrush(Qt::NoBrush);
+    p->drawRect(r);
+    QPen light(QColor(255, 255, 255), width, style);
+    light.setJoinStyle(Qt::MiterJoin);
+    p->setPen(light);
+    p->drawRect(r);
+}
+
+} // namespace
+
+// Everything that belongs to the cells: blocked cells, separators, dashed
+// outlines, head boundaries, the frame and the cell values. One draw() for
+// all cells, so a 256x256 map replots in milliseconds.
+class HeatmapCellLayer : public QCPLayerable {
+public:
+    HeatmapCellLayer(HeatmapPlot *plot, const QString &layer) : QCPLayerable(plot, layer), m_plot(plot) {}
+
+protected:
+    void applyDefaultAntialiasingHint(QCPPainter *painter) const override { painter->setAntialiasing(false); }
+    void draw(QCPPainter *painter) override;
+
+private:
+    HeatmapPlot *m_plot;
+};
+
+// Colour bar numbers with a true minus sign, like the cells.
+class MinusSignTicker : public QCPAxisTicker {
+protected:
+    QString getTickLabel(double tick, const QLocale &locale, QChar formatChar, int precision) override
+    {
+        return QCPAxisTicker::getTickLabel(tick, locale, formatChar, precision).replace(QLatin1Char('-'), QChar(0x2212));
+    }
+};
+
+// QCPLayoutElement::calculateAutoMargin answers the element's current
+// margin, so inside a margin group the colour scale would keep the largest
+// margin it was ever given (a map with tall rotated labels, then one
+// without, would keep the tall margin). Answering only the minimum lets the
+// group follow the map's axes up and down.
+class HeatmapColorScale : public QCPColorScale {
+public:
+    using QCPColorScale::QCPColorScale;
+
+protected:
+    int calculateAutoMargin(QCP::MarginSide side) override
+    {
+        return QCP::getMarginValue(minimumMargins(), side);
+    }
+};
+
+// The linked highlight, on a buffered layer of its own so that hovering
+// repaints only this layer.
+class HeatmapHighlightLayer : public QCPLayerable {
+public:
+    HeatmapHighlightLayer(HeatmapPlot *plot, const QString &layer) : QCPLayerable(plot, layer), m_plot(plot) {}
+
+protected:
+    void applyDefaultAntialiasingHint(QCPPainter *painter) const override { painter->setAntialiasing(false); }
+    void draw(QCPPainter *painter) override;
+
+private:
+    HeatmapPlot *m_plot;
+};
+
+void HeatmapCellLayer::draw(QCPPainter *painter)
+{
+    const HeatmapPlot &hp = *m_plot;
+    const int rows = hp.rowCount(), cols = hp.columnCount();
+    const CellGrid g = cellGrid(m_plot, rows, cols);
+    if (!g.valid())
+        return;
+    const double cw = g.width(), ch = g.height();
+    const QFontMetricsF fm(hp.font());
+
+    // Blocked and non-finite cells: grey and hatched, one rectangle per run
+    // of neighbours in a row.
+    QVector<QRectF> runs;
+    for (int i = 0; i < rows; ++i) {
+        for (int j = 0; j < cols;) {
+            if (!hp.m_hidden(i, j)) {
+                ++j;
+                continue;
+            }
+            const int start = j;
+            while (j < cols && hp.m_hidden(i, j))
+                ++j;
+            runs.append(QRectF(QPointF(g.xs[start], g.ys[i]), QPointF(g.xs[j], g.ys[i + 1])));
+        }
+    }
+    if (!runs.isEmpty()) {
+        painter->setPen(Qt::NoPen);
+        for (const QRectF &r : runs)
+            painter->fillRect(r, kBlockedFill);
+        if (ch >= 3) {
+            const double spacing = std::max(5.0, fm.height() * 0.4);
+            QVector<QLineF> lines;
+            for (const QRectF &r : runs)
+                addHatch(r, spacing, lines);
+            painter->setAntialiasing(true);
+            painter->setPen(QPen(kBlockedHatch, std::max(1.0, fm.height() / 16.0)));
+            painter->drawLines(lines);
+            painter->setAntialiasing(false);
+        }
+    }
+
+    // Thin white separators once cells are big enough to read one by one.
+    if (cw >= 18 && ch >= 18) {
+        QVector<QLineF> lines;
+        for (int j = 1; j < cols; ++j)
+            lines.append(QLineF(g.xs[j], g.ys.first(), g.xs[j], g.ys.last()));
+        for (int i = 1; i < rows; ++i)
+            lines.append(QLineF(g.xs.first(), g.ys[i], g.xs.last(), g.ys[i]));
+        painter->setPen(QPen(Qt::white, 1.0));
+        painter->drawLines(lines);
+    }
+
+    // "Blocked, but this stage does not apply the mask": dashed outline.
+    const BoolMatrix &outlined = hp.m_data.outlined;
+    if (outlined.rows() == rows && outlined.cols() == cols && outlined.any()) {
+        const double inset = std::min(cw, ch) >= 10 ? 2.5 : 0.5;
+        const double w = std::min(cw, ch) >= 10 ? 1.5 : 1.0;
+        painter->setAntialiasing(true);
+        for (int i = 0; i < rows; ++i)
+            for (int j = 0; j < cols; ++j)
+                if (outlined(i, j) && !hp.m_hidden(i, j))
+                    haloRect(painter, g.cell(i, j).adjusted(inset, inset, -inset, -inset), w, Qt::DashLine);
+        painter->setAntialiasing(false);
+    }
+
+    // Head boundaries in a concatenation.
+    const int group = hp.m_data.columnGroup;
+    if (group > 0 && group < cols) {
+        QVector<QLineF> lines;
+        for (int j = group; j < cols; j += group)
+            lines.append(QLineF(g.xs[j], g.ys.first(), g.xs[j], g.ys.last()));
+        painter->setPen(QPen(Qt::white, 4.0));
+        painter->drawLines(lines);
+        painter->setPen(QPen(Qt::black, 2.0));
+        painter->drawLines(lines);
+    }
+
+    painter->setPen(QPen(kFrame, 1.0));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawRect(g.all().adjusted(-0.5, -0.5, -0.5, -0.5));
+
+    // Cell values and the blocked text.
+    const auto fit = hp.textFit(cw, ch);
+    if (fit.decimals < 0 && !fit.blockedText)
+        return;
+    painter->setFont(hp.font());
+    QCPColorGradient gradient = hp.activeGradient();
+    const QCPRange range = hp.m_range;
+    const double boxPad = fm.horizontalAdvance(QLatin1Char(' ')) * 0.5;
+    const double blockedW = fm.horizontalAdvance(hp.m_data.blockedText) + 2 * boxPad;
+    for (int i = 0; i < rows; ++i) {
+        for (int j = 0; j < cols; ++j) {
+            const QRectF cell = g.cell(i, j);
+            if (hp.m_hidden(i, j)) {
+                if (!fit.blockedText || hp.m_data.blockedText.isEmpty())
+                    continue;
+                // A plain box behind the text keeps the hatching off the glyphs.
+                const QRectF box(cell.center().x() - blockedW / 2, cell.center().y() - fm.height() / 2,
+                                 blockedW, fm.height());
+                painter->fillRect(box, kBlockedFill);
+                painter->setPen(kBlockedText);
+                painter->drawText(cell, Qt::AlignCenter, hp.m_data.blockedText);
+                continue;
+            }
+            if (fit.decimals < 0)
+                continue;
+            const double v = hp.m_data.values(i, j);
+            painter->setPen(textColorOn(gradient.color(v, range)));
+            painter->drawText(cell, Qt::AlignCenter, HeatmapPlot::formatValue(v, fit.decimals));
+        }
+    }
+}
+
+void HeatmapHighlightLayer::draw(QCPPainter *painter)
+{
+    const HeatmapPlot &hp = *m_plot;
+    const int rows = hp.rowCount(), cols = hp.columnCount();
+    const int r = hp.m_highlightRow < rows ? hp.m_highlightRow : -1;
+    const int c = hp.m_highlightCol < cols ? hp.m_highlightCol : -1;
+    if (r < 0 && c < 0)
+        return;
+    const CellGrid g = cellGrid(m_plot, rows, cols);
+    if (!g.valid())
+        return;
+    // Line widths follow the font, so they grow with the projector zoom.
+    const double unit = std::max(1.5, QFontMetricsF(hp.font()).height() / 9.0);
+    if (r >= 0)
+        haloRect(painter, QRectF(QPointF(g.xs.first(), g.ys[r]), QPointF(g.xs.last(), g.ys[r + 1])), unit);
+    if (c >= 0)
+        haloRect(painter, QRectF(QPointF(g.xs[c], g.ys.first()), QPointF(g.xs[c + 1], g.ys.last())), unit);
+    if (r >= 0 && c >= 0)
+        haloRect(painter, g.cell(r, c), 2.0 * unit);
+}
+
+// ---------------------------------------------------------------------------
+
+HeatmapPlot::HeatmapPlot(QWidget *parent)
+    : QCustomPlot(parent),
+      m_sequential(attn::sequentialGradient(SequentialGradient::Viridis)),
+      m_diverging(attn::divergingGradient(DivergingGradient::BlueRed))
+{
+    setMouseTracking(true);
+    setBackground(QBrush(Qt::white));
+    setInteractions(QCP::Interactions());
+    // Cached label pixmaps keep their size after a rotation change until the
+    // next draw, which would size the margins wrongly for one layout.
+    setPlottingHint(QCP::phCacheLabels, false);
+
+    // Keys along the top (xAxis2), queries down the left (yAxis), row notes
+    // on the right (yAxis2). No grid: the grid would sit on cell centres.
+    xAxis->setVisible(false);
+    xAxis->grid()->setVisible(false);
+    yAxis->grid()->setVisible(false);
+    xAxis2->setVisible(true);
+    yAxis2->setVisible(false);
+    yAxis->setRangeReversed(true);
+    yAxis2->setRangeReversed(true);
+    m_rowTicker.reset(new QCPAxisTickerText);
+    m_colTicker.reset(new QCPAxisTickerText);
+    m_noteTicker.reset(new QCPAxisTickerText);
+    yAxis->setTicker(m_rowTicker);
+    xAxis2->setTicker(m_colTicker);
+    yAxis2->setTicker(m_noteTicker);
+    for (QCPAxis *axis : {xAxis2, yAxis, yAxis2}) {
+        axis->setBasePen(Qt::NoPen);
+        axis->setTickPen(Qt::NoPen);
+        axis->setSubTickPen(Qt::NoPen);
+        axis->setTickLength(0, 0);
+        axis->setSubTickLength(0, 0);
+        axis->setSubTicks(false);
+        axis->setTickLabelColor(kInk);
+        axis->setLabelColor(kNoteInk);
+    }
+    yAxis2->setTickLabelColor(kNoteInk);
+
+    m_map = new QCPColorMap(xAxis2, yAxis);
+    m_map->setInterpolate(false);
+    // Not a tight boundary: the data's key/value range holds the outer cell
+    // *centres*, and a tight boundary would clip the outer cells to halves.
+    m_map->setTightBoundary(false);
+    m_map->setAntialiased(false);
+
+    m_title = new QCPTextElement(this, QString());
+    m_title->setTextColor(kInk);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, m_title);
+
+    m_scale = new HeatmapColorScale(this);
+    m_scale->setType(QCPAxis::atRight);
+    m_scale->setRangeDrag(false);
+    m_scale->setRangeZoom(false);
+    m_scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new MinusSignTicker));
+    m_scale->axis()->setTickLabelColor(kInk);
+    m_scale->axis()->setLabelColor(kInk);
+    plotLayout()->addElement(1, 1, m_scale);
+    m_map->setColorScale(m_scale);
+
+    // Colour bar and map share top and bottom margins, so the bar spans
+    // exactly the map's height.
+    m_marginGroup = new QCPMarginGroup(this);
+    axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, m_marginGroup);
+    m_scale->setMarginGroup(QCP::msTop | QCP::msBottom, m_marginGroup);
+
+    addLayer(QStringLiteral("cells"), layer(QStringLiteral("main")), limAbove);
+    addLayer(QStringLiteral("highlight"), layer(QStringLiteral("cells")), limAbove);
+    m_highlightLayer = layer(QStringLiteral("highlight"));
+    m_highlightLayer->setMode(QCPLayer::lmBuffered);
+    m_cells = new HeatmapCellLayer(this, QStringLiteral("cells"));
+    m_highlight = new HeatmapHighlightLayer(this, QStringLiteral("highlight"));
+    setCurrentLayer(QStringLiteral("main"));
+
+    applyFonts();
+    rebuildMap();
+}
+
+HeatmapPlot::~HeatmapPlot() = default;
+
+int HeatmapPlot::rowCount() const
+{
+    return int(m_data.values.rows());
+}
+
+int HeatmapPlot::columnCount() const
+{
+    return int(m_data.values.cols());
+}
+
+void HeatmapPlot::setData(HeatmapData data)
+{
+    m_data = std::move(data);
+    const int rows = rowCount(), cols = columnCount();
+    auto sameShape = [&](const BoolMatrix &m) { return m.rows() == rows && m.cols() == cols; };
+    if (m_data.blocked.size() > 0 && !sameShape(m_data.blocked)) {
+        qWarning("HeatmapPlot: blocked mask is %dx%d, data %dx%d; ignored", int(m_data.blocked.rows()),
+                 int(m_data.blocked.cols()), rows, cols);
+        m_data.blocked.resize(0, 0);
+    }
+    if (m_data.outlined.size() > 0 && !sameShape(m_data.outlined)) {
+        qWarning("HeatmapPlot: outline mask is %dx%d, data %dx%d; ignored", int(m_data.outlined.rows()),
+                 int(m_data.outlined.cols()), rows, cols);
+        m_data.outlined.resize(0, 0);
+    }
+    rebuildMap();
+    if (m_hoverRow >= rows || m_hoverCol >= cols)
+        setHovered(-1, -1); // the cell under the pointer is gone
+    requestReplot();
+}
+
+void HeatmapPlot::rebuildMap()
+{
+    const int rows = rowCount(), cols = columnCount();
+
+    m_hidden = BoolMatrix::Constant(rows, cols, false);
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j)
+            m_hidden(i, j) = !std::isfinite(m_data.values(i, j))
+                             || (m_data.blocked.size() > 0 && m_data.blocked(i, j));
+
+    // The scale.
+    double lo = 0, hi = 0, maxAbs = 0;
+    bool any = false;
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j) {
+            if (m_hidden(i, j))
+                continue;
+            const double v = m_data.values(i, j);
+            lo = any ? std::min(lo, v) : v;
+            hi = any ? std::max(hi, v) : v;
+            maxAbs = std::max(maxAbs, std::abs(v));
+            any = true;
+        }
+    switch (m_data.scale) {
+    case HeatmapScale::Probability:
+        m_range = QCPRange(0.0, 1.0);
+        break;
+    case HeatmapScale::Diverging: {
+        const double r = (std::isfinite(m_data.range) && m_data.range > 0) ? m_data.range : std::max(maxAbs, 1e-9);
+        m_range = QCPRange(-r, r);
+        break;
+    }
+    case HeatmapScale::SequentialAuto:
+        if (!any)
+            m_range = QCPRange(0.0, 1.0);
+        else if (hi - lo < 1e-12 * std::max(1.0, std::abs(hi)))
+            m_range = QCPRange(lo - 0.5, lo + 0.5); // a constant map: its colour is the middle one
+        else
+            m_range = QCPRange(lo, hi);
+        break;
+    }
+
+    // The colour map. Hidden cells are transparent: the cell layer paints
+    // them grey, and no colour of the scale can show at their edges.
+    QCPColorMapData *d = m_map->data();
+    if (rows == 0 || cols == 0) {
+        d->clear();
+        m_map->setVisible(false);
+    } else {
+        const int keySize = std::max(cols, 2), valueSize = std::max(rows, 2);
+        d->setSize(keySize, valueSize);
+        d->setRange(storedSpan(cols), storedSpan(rows));
+        const bool anyHidden = m_hidden.any();
+        if (anyHidden)
+            d->fillAlpha(255);
+        else
+            d->clearAlpha();
+        for (int k = 0; k < keySize; ++k) {
+            const int j = cols == 1 ? 0 : k;
+            for (int v = 0; v < valueSize; ++v) {
+                const int i = rows == 1 ? 0 : v;
+                if (m_hidden(i, j)) {
+                    d->setCell(k, v, m_range.lower); // never NaN
+                    d->setAlpha(k, v, 0);
+                } else {
+                    d->setCell(k, v, m_data.values(i, j));
+                }
+            }
+        }
+        m_map->setVisible(true);
+    }
+    m_map->setDataRange(m_range);
+    applyGradient();
+
+    const double colSpan = std::max(cols, 1) - 0.5, rowSpan = std::max(rows, 1) - 0.5;
+    xAxis2->setRange(-0.5, colSpan);
+    xAxis->setRange(-0.5, colSpan);
+    yAxis->setRange(-0.5, rowSpan);
+    yAxis2->setRange(-0.5, rowSpan);
+
+    m_scale->axis()->setLabel(m_data.colorBarLabel);
+    m_title->setText(m_data.title);
+
+    // Labels are re-chosen by the next layout; none of the old ones may stay
+    // (a layout with no room for cells chooses none).
+    m_rowStep = m_colStep = 0;
+    m_colRotated = false;
+    m_rowTicker->clear();
+    m_colTicker->clear();
+    m_noteTicker->clear();
+    xAxis2->setTickLabelRotation(0);
+    applyCompact();
+    invalidateTextWidths();
+}
+
+QCPColorGradient HeatmapPlot::activeGradient() const
+{
+    return m_data.scale == HeatmapScale::Diverging ? m_diverging : m_sequential;
+}
+
+void HeatmapPlot::applyGradient()
+{
+    m_map->setGradient(activeGradient()); // the colour scale follows the map
+}
+
+void HeatmapPlot::setSequentialGradient(const QCPColorGradient &gradient)
+{
+    m_sequential = gradient;
+    applyGradient();
+    requestReplot();
+}
+
+void HeatmapPlot::setDivergingGradient(const QCPColorGradient &gradient)
+{
+    m_diverging = gradient;
+    applyGradient();
+    requestReplot();
+}
+
+void HeatmapPlot::setCellText(CellTextMode mode)
+{
+    if (m_cellText == mode)
+        return;
+    m_cellText = mode;
+    requestReplot();
+}
+
+void HeatmapPlot::setCompact(bool compact)
+{
+    if (m_compact == compact)
+        return;
+    m_compact = compact;
+    applyCompact();
+    applyFonts();
+    requestReplot();
+}
+
+void HeatmapPlot::applyCompact()
+{
+    const bool inLayout = plotLayout()->hasElement(1, 1) && plotLayout()->element(1, 1) == m_scale;
+    if (m_compact && inLayout)
+        plotLayout()->take(m_scale);
+    else if (!m_compact && !inLayout)
+        plotLayout()->addElement(1, 1, m_scale);
+    m_scale->setVisible(!m_compact);
+    const bool notes = !m_compact && !m_data.rowNotes.isEmpty();
+    yAxis2->setVisible(notes);
+    // Small multiples keep their room for the cells.
+    xAxis2->setLabel(m_compact ? QString() : m_data.colAxisLabel);
+    yAxis->setLabel(m_compact ? QString() : m_data.rowAxisLabel);
+}
+
+void HeatmapPlot::setHighlight(int row, int col)
+{
+    row = row < 0 ? -1 : row;
+    col = col < 0 ? -1 : col;
+    if (row == m_highlightRow && col == m_highlightCol)
+        return;
+    m_highlightRow = row;
+    m_highlightCol = col;
+    // Only the highlight layer is redrawn; the cells stay in their buffer.
+    if (!size().isEmpty())
+        m_highlightLayer->replot();
+}
+
+void HeatmapPlot::setToolTipProvider(std::function<QString(int, int)> provider)
+{
+    m_toolTip = std::move(provider);
+}
+
+QString HeatmapPlot::formatValue(double value, int decimals)
+{
+    if (!std::isfinite(value))
+        return value > 0 ? QStringLiteral("∞") : value < 0 ? QStringLiteral("−∞") : tr("NaN");
+    QString s = QString::number(value, 'f', std::clamp(decimals, 0, 12));
+    if (s.startsWith(QLatin1Char('-'))) {
+        bool zero = true;
+        for (int k = 1; k < s.size(); ++k)
+            if (s[k] != QLatin1Char('0') && s[k] != QLatin1Char('.'))
+                zero = false;
+        if (zero)
+            s.remove(0, 1);
+        else
+            s[0] = QChar(0x2212); // a true minus sign, as wide as a digit's neighbours expect
+    }
+    return s;
+}
+
+QColor HeatmapPlot::blockedFillColor()
+{
+    return kBlockedFill;
+}
+
+QColor HeatmapPlot::blockedHatchColor()
+{
+    return kBlockedHatch;
+}
+
+QString HeatmapPlot::rowLabel(int row) const
+{
+    QString s = row < m_data.rowLabels.size() ? elideLabel(m_data.rowLabels[row]) : QString::number(row + 1);
+    if (row < m_data.rowFlagged.size() && m_data.rowFlagged[row])
+        s = QStringLiteral("⚠ ") + s;
+    return s;
+}
+
+QString HeatmapPlot::colLabel(int col) const
+{
+    return col < m_data.colLabels.size() ? elideLabel(m_data.colLabels[col]) : QString::number(col + 1);
+}
+
+// --- cell text --------------------------------------------------------------
+
+void HeatmapPlot::invalidateTextWidths()
+{
+    m_widthsValid = false;
+}
+
+void HeatmapPlot::ensureTextWidths() const
+{
+    if (m_widthsValid)
+        return;
+    // Digits are equally wide in the fonts we use, so the widest text is
+    // the one with the most digits and a sign: measure a template of it
+    // instead of every cell.
+    double maxAbs = 0, minV = 0;
+    for (int i = 0; i < rowCount(); ++i)
+        for (int j = 0; j < columnCount(); ++j)
+            if (!m_hidden(i, j)) {
+                const double v = m_data.values(i, j);
+                maxAbs = std::max(maxAbs, std::abs(v));
+                minV = std::min(minV, v);
+            }
+    const QFontMetricsF fm(font());
+    for (int k = 0; k < 3; ++k) {
+        const int d = kDecimals[k];
+        QString t = formatValue(minV < -0.5 * std::pow(10.0, -d) ? -maxAbs : maxAbs, d);
+        for (QChar &c : t)
+            if (c.isDigit())
+                c = QLatin1Char('0');
+        m_valueWidth[k] = fm.horizontalAdvance(t);
+    }
+    m_blockedWidth = fm.horizontalAdvance(m_data.blockedText);
+    m_widthsValid = true;
+}
+
+HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight) const
+{
+    TextFit fit;
+    if (m_compact || m_cellText == CellTextMode::Never || rowCount() == 0 || columnCount() == 0)
+        return fit;
+    ensureTextWidths();
+    const QFontMetricsF fm(font());
+    const double pad = std::max(4.0, fm.height() * 0.3);
+    const bool tall = cellHeight >= fm.height() + 2;
+    for (int k = 0; k < 3 && fit.decimals < 0; ++k)
+        if (tall && m_valueWidth[k] + pad <= cellWidth)
+            fit.decimals = kDecimals[k];
+    fit.blockedText = tall && m_blockedWidth + pad <= cellWidth;
+    // Always, but not in cells too small to hold a glyph: there the text
+    // would be a smear, and a 256x256 map would draw 65536 of them.
+    if (m_cellText == CellTextMode::Always && cellWidth >= 4 && cellHeight >= 4) {
+        if (fit.decimals < 0)
+            fit.decimals = 2;
+        fit.blockedText = true;
+    }
+    return fit;
+}
+
+bool HeatmapPlot::cellTextVisible() const
+{
+    if (size().isEmpty())
+        return false;
+    const CellGrid g = cellGrid(this, rowCount(), columnCount());
+    return g.valid() && textFit(g.width(), g.height()).decimals >= 0;
+}
+
+// --- layout -------------------------------------------------------------------
+
+// Where the title, the map and the colour bar go inside the viewport with
+// the current margins: cells at most kMaxAspect from square (but the map
+// keeps at least half the room in each direction), whole pixels per cell
+// when that costs little, and the whole block centred.
+HeatmapPlot::Plan HeatmapPlot::plan() const
+{
+    Plan p;
+    const int rows = rowCount(), cols = columnCount();
+    const QRect vp = viewport();
+    const QMargins m = axisRect()->margins();
+    const int titleH = m_title->outerRect().height();
+    const int vgap = plotLayout()->rowSpacing();
+    const int scaleW = m_compact ? 0 : m_scale->outerRect().width();
+    const int gap = m_compact ? 0 : std::max(plotLayout()->columnSpacing(), int(QFontMetricsF(font()).height() * 0.6));
+    double w = vp.width() - m.left() - m.right() - scaleW - gap;
+    double h = vp.height() - titleH - vgap - m.top() - m.bottom();
+    if (rows <= 0 || cols <= 0 || w < 1 || h < 1)
+        return p;
+    const double cw = w / cols, ch = h / rows;
+    if (ch > kMaxAspect * cw)
+        h = std::max(rows * kMaxAspect * cw, 0.5 * h);
+    else if (cw > kMaxAspect * ch)
+        w = std::max(cols * kMaxAspect * ch, 0.5 * w);
+    auto snap = [](double length, int n) {
+        const double whole = std::floor(length / n) * n;
+        return (whole >= 2.0 * n && length - whole <= 0.12 * length) ? whole : std::floor(length);
+    };
+    w = snap(w, cols);
+    h = snap(h, rows);
+    const int outerW = int(m.left() + w + m.right());
+    const int outerH = int(m.top() + h + m.bottom());
+    const int blockW = outerW + gap + scaleW;
+    const int x0 = vp.left() + (vp.width() - blockW) / 2;
+    const int top = vp.top() + (vp.height() - (titleH + vgap + outerH)) / 2;
+    p.title = QRect(vp.left(), top, vp.width(), titleH);
+    p.axis = QRect(x0, top + titleH + vgap, outerW, outerH);
+    p.scale = QRect(p.axis.right() + 1 + gap, p.axis.top(), scaleW, outerH);
+    p.cell = QSizeF(w / cols, h / rows);
+    return p;
+}
+
+// Chooses which token labels to write (every step-th) and whether the key
+// labels stand upright, so that none overlap. True when anything changed.
+bool HeatmapPlot::updateTicks(const QSizeF &cell)
+{
+    const int rows = rowCount(), cols = columnCount();
+    if (cell.isEmpty())
+        return false;
+    const QFontMetricsF fm(xAxis2->tickLabelFont());
+    const double lineH = fm.height() * 1.1;
+
+    const int rowStep = std::max(1, int(std::ceil(lineH / cell.height() - 1e-9)));
+    // Upright labels need room between neighbouring centres for half of
+    // each and a gap; with thinning, neighbours are step columns apart.
+    QVector<double> widths(cols);
+    for (int j = 0; j < cols; ++j)
+        widths[j] = fm.horizontalAdvance(colLabel(j));
+    const double gap = fm.height() * 0.4;
+    auto flatFits = [&](int step) {
+        for (int j = 0; j + step < cols; j += step)
+            if ((widths[j] + widths[j + step]) / 2 + gap > step * cell.width())
+                return false;
+        return cols > 1 || widths.value(0) <= cell.width() + 2 * gap;
+    };
+    int flatStep = 1;
+    while (flatStep < cols && !flatFits(flatStep))
+        ++flatStep;
+    const int upStep = std::max(1, int(std::ceil(lineH / cell.width() - 1e-9)));
+    const bool rotated = flatStep > 1 && upStep < flatStep;
+    const int colStep = rotated ? upStep : flatStep;
+
+    if (rowStep == m_rowStep && colStep == m_colStep && rotated == m_colRotated)
+        return false;
+    m_rowStep = rowStep;
+    m_colStep = colStep;
+    m_colRotated = rotated;
+
+    QMap<double, QString> rowTicks, colTicks, noteTicks;
+    for (int i = 0; i < rows; i += rowStep) {
+        rowTicks.insert(i, rowLabel(i));
+        if (i < m_data.rowNotes.size())
+            noteTicks.insert(i, m_data.rowNotes[i]);
+    }
+    for (int j = 0; j < cols; j += colStep)
+        colTicks.insert(j, colLabel(j));
+    m_rowTicker->setTicks(rowTicks);
+    m_colTicker->setTicks(colTicks);
+    m_noteTicker->setTicks(noteTicks);
+    xAxis2->setTickLabelRotation(rotated ? -90 : 0);
+    return true;
+}
+
+void HeatmapPlot::updateLayout()
+{
+    // The title never runs off the figure.
+    const QFontMetricsF tfm(m_title->font());
+    m_title->setText(tfm.elidedText(m_data.title, Qt::ElideRight, std::max(0, viewport().width() - 16)));
+
+    QCustomPlot::updateLayout();
+    // Label density depends on the cell size and the cell size on the labels'
+    // margins: two rounds settle it.
+    for (int round = 0; round < 2; ++round) {
+        if (!updateTicks(plan().cell))
+            break;
+        QCustomPlot::updateLayout();
+    }
+    const Plan p = plan();
+    if (!p.axis.isEmpty()) {
+        m_title->setOuterRect(p.title);
+        axisRect()->setOuterRect(p.axis);
+        axisRect()->update(QCPLayoutElement::upLayout);
+        if (!m_compact) {
+            m_scale->setOuterRect(p.scale);
+            m_scale->update(QCPLayoutElement::upLayout);
+        }
+    }
+    m_layoutViewport = viewport();
+}
+
+void HeatmapPlot::applyFonts()
+{
+    const QFont f = font();
+    for (QCPAxis *axis : {xAxis2, yAxis, yAxis2}) {
+        axis->setTickLabelFont(f);
+        axis->setLabelFont(f);
+        axis->setTickLabelPadding(std::max(3, int(QFontMetricsF(f).height() * 0.3)));
+    }
+    yAxis2->setTickLabelFont(scaledFont(f, 0.9));
+    m_scale->axis()->setTickLabelFont(f);
+    m_scale->axis()->setLabelFont(f);
+    m_scale->setBarWidth(std::max(8, int(QFontMetricsF(f).height())));
+    QFont title = scaledFont(f, m_compact ? 1.0 : 1.25);
+    title.setBold(true);
+    m_title->setFont(title);
+    m_rowStep = m_colStep = 0; // label density depends on the font
+    invalidateTextWidths();
+}
+
+// --- geometry and events ----------------------------------------------------
+
+QRectF HeatmapPlot::cellRect(int row, int col) const
+{
+    if (size().isEmpty())
+        return QRectF();
+    const CellGrid g = cellGrid(this, rowCount(), columnCount());
+    if (!g.valid() || row < 0 || col < 0 || row >= rowCount() || col >= columnCount())
+        return QRectF();
+    return g.cell(row, col);
+}
+
+QPointF HeatmapPlot::cellCenter(int row, int col) const
+{
+    return cellRect(row, col).center();
+}
+
+std::pair<int, int> HeatmapPlot::cellAt(const QPointF &pos) const
+{
+    const QRect ar = axisRect()->rect();
+    if (size().isEmpty() || rowCount() == 0 || columnCount() == 0 || ar.width() < 1 || ar.height() < 1)
+        return {-1, -1};
+    const double x = xAxis2->pixelToCoord(pos.x());
+    const double y = yAxis->pixelToCoord(pos.y());
+    if (!std::isfinite(x) || !std::isfinite(y))
+        return {-1, -1};
+    const double col = std::floor(x + 0.5), row = std::floor(y + 0.5);
+    if (col < 0 || row < 0 || col >= columnCount() || row >= rowCount())
+        return {-1, -1};
+    return {int(row), int(col)};
+}
+
+QImage HeatmapPlot::renderImage(int width, int height, double scale)
+{
+    QImage image = toPixmap(width, height, scale).toImage();
+    updateLayout(); // back to the widget's own geometry for the mouse
+    return image;
+}
+
+void HeatmapPlot::setHovered(int row, int col)
+{
+    if (row == m_hoverRow && col == m_hoverCol)
+        return;
+    m_hoverRow = row;
+    m_hoverCol = col;
+    emit cellHovered(row, col);
+}
+
+void HeatmapPlot::mouseMoveEvent(QMouseEvent *event)
+{
+    if (m_layoutViewport != viewport())
+        updateLayout(); // an export left another size's layout behind
+    const auto [row, col] = cellAt(event->position());
+    setHovered(row, col);
+    QCustomPlot::mouseMoveEvent(event);
+}
+
+void HeatmapPlot::mousePressEvent(QMouseEvent *event)
+{
+    if (m_layoutViewport != viewport())
+        updateLayout();
+    std::tie(m_pressRow, m_pressCol) = cellAt(event->position());
+    QCustomPlot::mousePressEvent(event);
+}
+
+void HeatmapPlot::mouseReleaseEvent(QMouseEvent *event)
+{
+    const auto [row, col] = cellAt(event->position());
+    const bool click = row >= 0 && row == m_pressRow && col == m_pressCol;
+    m_pressRow = m_pressCol = -1;
+    QCustomPlot::mouseReleaseEvent(event);
+    if (click)
+        emit cellClicked(row, col, event->button());
+}
+
+void HeatmapPlot::requestReplot()
+{
+    // One replot for a burst of changes. A widget of no size has nothing to
+    // show (QCustomPlot would paint into empty buffers and warn); its next
+    // resize replots.
+    if (!size().isEmpty())
+        replot(rpQueuedReplot);
+}
+
+void HeatmapPlot::resizeEvent(QResizeEvent *event)
+{
+    if (event->size().isEmpty()) {
+        QWidget::resizeEvent(event);
+        return;
+    }
+    QCustomPlot::resizeEvent(event);
+}
+
+void HeatmapPlot::leaveEvent(QEvent *event)
+{
+    setHovered(-1, -1);
+    QCustomPlot::leaveEvent(event);
+}
+
+bool HeatmapPlot::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const auto [row, col] = cellAt(help->pos());
+        const QString text = (row >= 0 && m_toolTip) ? m_toolTip(row, col) : QString();
+        if (text.isEmpty()) {
+            QToolTip::hideText();
+            event->ignore();
+        } else {
+            QToolTip::showText(help->globalPos(), text, this, cellRect(row, col).toAlignedRect());
+        }
+        return true;
+    }
+    return QCustomPlot::event(event);
+}
+
+void HeatmapPlot::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::FontChange) {
+        applyFonts();
+        requestReplot();
+    }
+    QCustomPlot::changeEvent(event);
+}
+
+} // namespace attn

@@ -1,0 +1,193 @@
+#pragma once
+// HeatmapPlot: one n_rows by n_cols matrix drawn as a finished figure (title,
+// token labels, crisp cells, labelled colour bar, cell values, blocked cells,
+// per-row notes, a linked highlight). Everything is painted by QCustomPlot's
+// layerables, so savePng / savePdf / toPixmap / QSvgGenerator exports show
+// exactly what the screen shows.
+//
+// Layout: query rows run top to bottom (row 0 at the top), key columns are
+// labelled along the top, row labels on the left, row notes on the right,
+// then the colour bar.
+
+#include "scenario.h"
+
+#include <QImage>
+#include <QStringList>
+#include <QVector>
+#include <qcustomplot.h>
+
+#include <functional>
+#include <memory>
+#include <utility>
+
+namespace attn {
+
+class HeatmapCellLayer;
+class HeatmapHighlightLayer;
+
+enum class HeatmapScale {
+    Probability,    // fixed 0..1, sequential gradient (weights)
+    Diverging,      // symmetric [-r, r] around 0, diverging gradient (scores)
+    SequentialAuto, // [min, max] of the shown cells, sequential gradient
+};
+
+enum class CellTextMode { Auto, Always, Never };
+
+struct HeatmapData {
+    Matrix values;           // n_rows by n_cols
+    BoolMatrix blocked;      // empty or n_rows by n_cols: drawn grey, hatched, with blockedText
+    BoolMatrix outlined;     // empty or n_rows by n_cols: dashed outline ("blocked, mask not applied here")
+    QString blockedText;     // e.g. "−∞" or "0"
+    QStringList rowLabels;   // n_rows query tokens; missing ones are numbered from 1
+    QStringList colLabels;   // n_cols key tokens or dimension names; likewise
+    QString rowAxisLabel;    // optional axis titles, e.g. "queries" / "keys"
+    QString colAxisLabel;
+    QString title;           // names the stage and the settings
+    QString colorBarLabel;
+    HeatmapScale scale = HeatmapScale::Probability;
+    double range = 0.0;      // Diverging: the half-range r; 0 = max |value| of the shown cells
+    QStringList rowNotes;    // optional, one per row, right of the map ("Σ 1.00 · H 0.66")
+    QVector<bool> rowFlagged;// optional, rows marked with a warning sign (e.g. fully masked)
+    int columnGroup = 0;     // > 0: a separator every columnGroup columns (head boundaries)
+};
+
+class HeatmapPlot : public QCustomPlot {
+    Q_OBJECT
+
+public:
+    explicit HeatmapPlot(QWidget *parent = nullptr);
+    ~HeatmapPlot() override;
+
+    // Replaces everything shown; shapes may change between calls. Masks or
+    // lists of the wrong size are ignored (blocked, outlined, notes, flags)
+    // or padded (labels). Non-finite values are drawn like blocked cells.
+    void setData(HeatmapData data);
+    const HeatmapData &data() const { return m_data; }
+    int rowCount() const;
+    int columnCount() const;
+
+    void setCellText(CellTextMode mode);
+    CellTextMode cellText() const { return m_cellText; }
+    // Whether the cell values are drawn at the current size and font.
+    bool cellTextVisible() const;
+
+    void setSequentialGradient(const QCPColorGradient &gradient);
+    void setDivergingGradient(const QCPColorGradient &gradient);
+    QCPColorGradient sequentialGradient() const { return m_sequential; }
+    QCPColorGradient divergingGradient() const { return m_diverging; }
+    // The gradient and data range in use for the current data.
+    QCPColorGradient activeGradient() const;
+    QCPRange dataRange() const { return m_range; }
+
+    // Small multiples: no cell text, no colour bar, no notes, a small title.
+    void setCompact(bool compact);
+    bool isCompact() const { return m_compact; }
+
+    // Outlines query row `row` and key column `col` (either may be -1), and
+    // the cell where they cross more strongly.
+    void setHighlight(int row, int col);
+    int highlightRow() const { return m_highlightRow; }
+    int highlightColumn() const { return m_highlightCol; }
+
+    // Asked on a tooltip event for the cell under the pointer.
+    void setToolTipProvider(std::function<QString(int row, int col)> provider);
+
+    // Geometry of the last layout, in widget pixels. cellAt gives (-1, -1)
+    // outside the map.
+    QRectF cellRect(int row, int col) const;
+    QPointF cellCenter(int row, int col) const;
+    std::pair<int, int> cellAt(const QPointF &pos) const;
+
+    QCPColorMap *colorMap() const { return m_map; }
+    QCPColorScale *colorScale() const { return m_scale; }
+    QCPTextElement *titleElement() const { return m_title; }
+
+    // The figure at width x height (widget pixels; 0 = current size), each
+    // pixel drawn scale times (2 for a 2x PNG).
+    QImage renderImage(int width, int height, double scale = 1.0);
+
+    // How a value is written in a cell: `decimals` places, a true minus
+    // sign, never "−0.0000".
+    static QString formatValue(double value, int decimals);
+    static QColor blockedFillColor();
+    static QColor blockedHatchColor();
+
+signals:
+    void cellHovered(int row, int col);
+    void cellClicked(int row, int col, Qt::MouseButton button);
+
+protected:
+    bool event(QEvent *event) override;
+    void changeEvent(QEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void updateLayout() override;
+
+private:
+    friend class HeatmapCellLayer;
+    friend class HeatmapHighlightLayer;
+
+    struct TextFit {
+        int decimals = -1; // -1: values not drawn
+        bool blockedText = false;
+    };
+
+    void requestReplot();
+    void applyFonts();
+    void applyGradient();
+    void applyCompact();
+    void rebuildMap();
+    void invalidateTextWidths();
+    void ensureTextWidths() const;
+    TextFit textFit(double cellWidth, double cellHeight) const;
+    bool updateTicks(const QSizeF &cellSize);
+    struct Plan {
+        QRect title, axis, scale; // outer rects; axis is empty when there is no room
+        QSizeF cell;              // pixels per cell
+    };
+    Plan plan() const;
+    void setHovered(int row, int col);
+    QString rowLabel(int row) const;
+    QString colLabel(int col) const;
+
+    HeatmapData m_data;
+    BoolMatrix m_hidden; // blocked or non-finite: not a colour of the scale
+    QCPRange m_range{0.0, 1.0};
+    QCPColorGradient m_sequential;
+    QCPColorGradient m_diverging;
+    CellTextMode m_cellText = CellTextMode::Auto;
+    bool m_compact = false;
+    int m_highlightRow = -1;
+    int m_highlightCol = -1;
+    int m_hoverRow = -1;
+    int m_hoverCol = -1;
+    int m_pressRow = -1;
+    int m_pressCol = -1;
+    std::function<QString(int, int)> m_toolTip;
+
+    // Widest cell text for 4, 3 and 2 decimals, and of blockedText, in the
+    // current font (cached; recomputed after data or font changes).
+    mutable bool m_widthsValid = false;
+    mutable double m_valueWidth[3] = {0, 0, 0};
+    mutable double m_blockedWidth = 0;
+
+    // Tick label thinning and rotation chosen by the last layout.
+    int m_rowStep = 0;
+    int m_colStep = 0;
+    bool m_colRotated = false;
+    QRect m_layoutViewport; // the viewport the current layout was made for
+
+    QCPColorMap *m_map = nullptr;
+    QCPColorScale *m_scale = nullptr;
+    QCPTextElement *m_title = nullptr;
+    QCPMarginGroup *m_marginGroup = nullptr;
+    QSharedPointer<QCPAxisTickerText> m_rowTicker, m_colTicker, m_noteTicker;
+    HeatmapCellLayer *m_cells = nullptr;
+    HeatmapHighlightLayer *m_highlight = nullptr;
+    QCPLayer *m_highlightLayer = nullptr;
+};
+
+} // namespace attn
