@@ -5,6 +5,7 @@
 
 #include "scenario.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -26,6 +27,7 @@ inline constexpr int kMaxWidth = 4096;
 inline constexpr int kMaxHeads = 64;
 inline constexpr double kMaxCellsPerTrace = 16.0 * 1024 * 1024; // heads * n_q * n_k
 inline constexpr double kMaxMagnitude = 1e12;   // |entry| of any input matrix
+inline constexpr std::uint64_t kMaxSeed = 9223372036854775807ULL; // 2^63 - 1: what a JSON reader holds exactly
 inline constexpr double kMinTemperature = 1e-6;
 inline constexpr double kMaxTemperature = 1e6;
 

@@ -17,6 +17,7 @@ namespace attn {
 namespace {
 
 constexpr int kBadInput = 2;
+constexpr double kMaxExperimentDraws = 2e8; // q and k entries drawn by one experiment
 
 const char *const kUsage = R"(Usage:
   attention-lab-cli trace FILE.json|--preset NAME [--format text|json]
@@ -169,6 +170,10 @@ int experiment(const QStringList &args, QTextStream &out)
     const int trials = int(parseInteger(QStringLiteral("--trials"),
                                         o.take(QStringLiteral("--trials")).value_or(QStringLiteral("10000")), 2,
                                         kMaxExperimentTrials));
+    if (double(dk) * trials > kMaxExperimentDraws)
+        throw UsageError{QStringLiteral("--dk × --trials = %1 is more than the limit of %2 (about a minute of work)")
+                             .arg(double(dk) * trials, 0, 'g', 6)
+                             .arg(kMaxExperimentDraws, 0, 'g', 6)};
     const ScalingExperiment e = runScalingExperiment(dk, seed, trials);
 
     out << "Scaling experiment: q, k ~ N(0, I) in d_k = " << dk << " dimensions, " << trials

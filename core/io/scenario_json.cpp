@@ -10,6 +10,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <vector>
 #include <optional>
 
 namespace attn {
@@ -17,21 +19,85 @@ namespace attn {
 namespace {
 
 // Qt's parser refuses NaN, Infinity and numbers that overflow a double with
-// no more than an offset. Each such token is swapped for a marked string and
-// the text parsed again, so that the reader below can name its place.
+// no more than an offset. Before parsing, each such bare token is swapped
+// for a marked string, so that the reader below can name its place
+// ("inputs.Q[0][1]: NaN is not a finite number").
 const QString kNonFiniteMark = QStringLiteral("\u0001non-finite:");
-constexpr int kMaxNonFiniteTokens = 64;
 
-bool isNumberChar(char c)
+bool isTokenChar(char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '+' || c == '-'
         || c == '.';
 }
 
-QString lineColumn(const QByteArray &text, int offset)
+bool isNonFinite(const QByteArray &token)
+{
+    static const QRegularExpression name(QStringLiteral("^-?(NaN|nan|Infinity|infinity|Inf|inf)$"));
+    static const QRegularExpression number(QStringLiteral("^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$"));
+    const QString t = QString::fromLatin1(token);
+    if (name.match(t).hasMatch())
+        return true;
+    return number.match(t).hasMatch() && !std::isfinite(std::strtod(token.constData(), nullptr));
+}
+
+// The text with its non-finite tokens marked, and where each swap ended, so
+// that an offset in the marked text maps back to the original.
+struct MarkedText {
+    QByteArray text;
+    std::vector<std::pair<qsizetype, qsizetype>> swaps; // (end in marked text, bytes added so far)
+
+    qsizetype originalOffset(qsizetype offset) const
+    {
+        qsizetype added = 0;
+        for (const auto &[end, total] : swaps) {
+            if (end > offset)
+                break;
+            added = total;
+        }
+        return offset - added;
+    }
+};
+
+MarkedText markNonFinite(const QByteArray &in)
+{
+    MarkedText out;
+    out.text.reserve(in.size());
+    const QByteArray open = "\"" + kNonFiniteMark.toUtf8();
+    qsizetype added = 0;
+    for (qsizetype i = 0; i < in.size();) {
+        const char c = in[i];
+        if (c == '"') { // copy a string whole, escapes included
+            qsizetype j = i + 1;
+            while (j < in.size() && in[j] != '"')
+                j += in[j] == '\\' ? 2 : 1;
+            j = std::min(j + 1, in.size());
+            out.text += in.mid(i, j - i);
+            i = j;
+        } else if (isTokenChar(c)) {
+            qsizetype j = i;
+            while (j < in.size() && isTokenChar(in[j]))
+                ++j;
+            const QByteArray token = in.mid(i, j - i);
+            if (isNonFinite(token)) {
+                out.text += open + token + "\"";
+                added += open.size() + 1;
+                out.swaps.emplace_back(out.text.size(), added);
+            } else {
+                out.text += token;
+            }
+            i = j;
+        } else {
+            out.text += c;
+            ++i;
+        }
+    }
+    return out;
+}
+
+QString lineColumn(const QByteArray &text, qsizetype offset)
 {
     int line = 1, column = 1;
-    for (int i = 0; i < offset && i < text.size(); ++i) {
+    for (qsizetype i = 0; i < offset && i < text.size(); ++i) {
         if (text[i] == '\n') {
             ++line;
             column = 1;
@@ -42,37 +108,15 @@ QString lineColumn(const QByteArray &text, int offset)
     return QStringLiteral("line %1, column %2").arg(line).arg(column);
 }
 
-std::variant<QJsonDocument, Problem> parseJson(QByteArray text)
+std::variant<QJsonDocument, Problem> parseJson(const QByteArray &original)
 {
-    const QByteArray original = text;
-    for (int attempt = 0; attempt <= kMaxNonFiniteTokens; ++attempt) {
-        QJsonParseError error;
-        QJsonDocument doc = QJsonDocument::fromJson(text, &error);
-        if (error.error == QJsonParseError::NoError)
-            return doc;
-        const int at = error.offset;
-        if (error.error == QJsonParseError::IllegalNumber || error.error == QJsonParseError::IllegalValue) {
-            int begin = std::min<int>(at, int(text.size()));
-            while (begin > 0 && isNumberChar(text[begin - 1]))
-                --begin;
-            int end = begin;
-            while (end < text.size() && isNumberChar(text[end]))
-                ++end;
-            const QByteArray token = text.mid(begin, end - begin);
-            static const QRegularExpression nonFinite(QStringLiteral(
-                "^[+-]?(NaN|nan|Infinity|infinity|Inf|inf|(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?)$"));
-            const bool looksNumeric = nonFinite.match(QString::fromLatin1(token)).hasMatch();
-            if (looksNumeric && attempt < kMaxNonFiniteTokens) {
-                text.replace(begin, end - begin, "\"" + kNonFiniteMark.toUtf8() + token + "\"");
-                continue;
-            }
-        }
-        // Offsets refer to the edited text only after a substitution; they
-        // are the same up to the first one, which is where errors are reported.
-        return Problem{lineColumn(text, at).toStdString(),
-                       "not valid JSON: " + error.errorString().toStdString()};
-    }
-    return Problem{"", "not valid JSON: too many non-finite numbers"};
+    const MarkedText marked = markNonFinite(original);
+    QJsonParseError error;
+    QJsonDocument doc = QJsonDocument::fromJson(marked.text, &error);
+    if (error.error == QJsonParseError::NoError)
+        return doc;
+    return Problem{lineColumn(original, marked.originalOffset(error.offset)).toStdString(),
+                   "not valid JSON: " + error.errorString().toStdString()};
 }
 
 QString describe(const QJsonValue &v)
@@ -234,6 +278,18 @@ double readInteger(const QJsonValue &v, const std::string &place, double lo, dou
     return d;
 }
 
+// Seeds are integers up to 2^63 - 1, read exactly (not through a double).
+std::uint64_t readSeed(const QJsonValue &v)
+{
+    const double d = readNumber(v, "seed");
+    const qint64 i = v.toInteger(-1);
+    if (i >= 0)
+        return std::uint64_t(i);
+    if (d != std::floor(d))
+        fail("seed", QStringLiteral("expected a whole number, got %1").arg(d));
+    fail("seed", QStringLiteral("must be between 0 and %1 (got %2)").arg(kMaxSeed).arg(d, 0, 'g', 17));
+}
+
 Scenario readScenario(const QJsonDocument &doc)
 {
     if (!doc.isObject())
@@ -297,7 +353,7 @@ Scenario readScenario(const QJsonDocument &doc)
     s.maskStage = readEnum(o, "mask_stage", MaskStage::BeforeSoftmax, maskStageFromString);
     s.encoding = readEnum(o, "positional_encoding", Encoding::None, encodingFromString);
     if (o.contains(QLatin1String("seed")))
-        s.seed = std::uint64_t(readInteger(o.value(QLatin1String("seed")), "seed", 0, 9007199254740992.0));
+        s.seed = readSeed(o.value(QLatin1String("seed")));
 
     if (o.contains(QLatin1String("mask"))) {
         const QJsonValue mv = o.value(QLatin1String("mask"));

@@ -23,7 +23,8 @@ using ScenarioOrProblem = std::variant<Scenario, Problem>;
 // or "line L, column C" when the text is not JSON at all.
 ScenarioOrProblem scenarioFromJson(const QByteArray &json);
 
-// Reads a file; a problem names the file in its message when it cannot be read.
+// Reads a file. A problem says why ("cannot be read: ..."); the caller,
+// which knows how to show it, names the file.
 ScenarioOrProblem loadScenarioFile(const QString &path);
 
 // Canonical text: keys in a fixed order, one matrix row per line, numbers in

@@ -505,21 +505,25 @@ private slots:
     }
 
     // scenario_json.h: "a problem names the file in its message when it cannot be read".
-    void unreadableFileProblemNamesTheFile_data()
+    // The loader says why; its callers (the CLI, the window) name the file,
+    // as tests/cli and tests/gui check.
+    void unreadableFileProblemSaysWhy_data()
     {
         QTest::addColumn<QString>("name");
-        QTest::newRow("missing") << QStringLiteral("nosuch.json");
-        QTest::newRow("directory") << QStringLiteral("folder.json");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("missing") << QStringLiteral("nosuch.json") << QStringLiteral("cannot be read");
+        QTest::newRow("directory") << QStringLiteral("folder.json") << QStringLiteral("is not a file");
     }
 
-    void unreadableFileProblemNamesTheFile()
+    void unreadableFileProblemSaysWhy()
     {
         QFETCH(QString, name);
+        QFETCH(QString, reason);
         QTemporaryDir dir;
         QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("folder.json")));
         const ScenarioOrProblem r = loadScenarioFile(dir.filePath(name));
         QVERIFY(std::holds_alternative<Problem>(r));
-        QVERIFY2(problemText(r).contains(name), qPrintable(QStringLiteral("\"%1\" does not name %2").arg(problemText(r), name)));
+        QVERIFY2(problemText(r).contains(reason), qPrintable(QStringLiteral("\"%1\" does not say %2").arg(problemText(r), reason)));
     }
 
     void saveIntoMissingFolderWritesNothing()

@@ -1,0 +1,638 @@
+#include "mainwindow.h"
+
+#include "edit.h"
+#include "gradients.h"
+#include "lessons.h"
+#include "matrixpanel.h"
+#include "preferences.h"
+#include "scenario_json.h"
+#include "stagedata.h"
+#include "stageviews.h"
+#include "togglepanel.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScreen>
+#include <QScrollArea>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace attn {
+
+namespace {
+
+constexpr int kMaxRecentFiles = 8;
+
+// What File ▸ New starts from: three tokens in two dimensions, one head.
+Scenario blankScenario()
+{
+    Scenario s;
+    s.title = MainWindow::tr("Untitled").toStdString();
+    s.tokens = {"t1", "t2", "t3"};
+    s.Q = Matrix{{1, 0}, {0, 1}, {1, 1}};
+    s.K = Matrix{{1, 0}, {0, 1}, {-1, 0}};
+    s.V = Matrix::Identity(3, 3);
+    return s;
+}
+
+QAction *checkable(QActionGroup *group, const QString &text, int id)
+{
+    auto *a = new QAction(text, group);
+    a->setCheckable(true);
+    a->setData(id);
+    return a;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    m_baseFontSize = QApplication::font().pointSizeF() > 0 ? QApplication::font().pointSizeF() : 10.0;
+    createViews();
+    createMenus();
+
+    connect(&m_doc, &Document::changed, this, &MainWindow::syncActions);
+    connect(&m_doc, &Document::currentChanged, this, &MainWindow::syncActions);
+    connect(&m_doc, &Document::fileStateChanged, this, &MainWindow::updateTitle);
+    connect(&m_doc, &Document::problemReported, this, &MainWindow::showProblem);
+
+    readSettings();
+    syncActions();
+    updateTitle();
+}
+
+MainWindow::~MainWindow()
+{
+    // The views read the document while they close; it is a member and
+    // would die before them.
+    m_doc.disconnect(this);
+    qDeleteAll(findChildren<QWidget *>(QString(), Qt::FindDirectChildrenOnly));
+}
+
+void MainWindow::createViews()
+{
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_formula = new FormulaBar(&m_doc, central);
+    layout->addWidget(m_formula);
+
+    auto *grid = new QGridLayout;
+    grid->setSpacing(4);
+    const Stage stages[] = {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output};
+    for (int i = 0; i < 5; ++i) {
+        auto *view = new StageView(&m_doc, stages[i], central);
+        view->setMinimumSize(220, 180);
+        m_stages.push_back(view);
+        grid->addWidget(view, i / 3, i % 3);
+    }
+    m_sideTabs = new QTabWidget(central);
+    m_sideTabs->setObjectName(QStringLiteral("sideTabs"));
+    m_sideTabs->addTab(new AllHeadsView(&m_doc, m_sideTabs), tr("All &heads"));
+    m_sideTabs->addTab(new ConcatView(&m_doc, m_sideTabs), tr("&Concat → output"));
+    m_sideTabs->addTab(new PositionalView(&m_doc, m_sideTabs), tr("&Positional encoding"));
+    grid->addWidget(m_sideTabs, 1, 2);
+    grid->setRowStretch(0, 1);
+    grid->setRowStretch(1, 1);
+    for (int c = 0; c < 3; ++c)
+        grid->setColumnStretch(c, 1);
+    layout->addLayout(grid, 1);
+    setCentralWidget(central);
+
+    m_matrices = new MatrixPanel(&m_doc, this);
+    auto *inputs = new QDockWidget(tr("Inputs"), this);
+    inputs->setObjectName(QStringLiteral("inputsDock"));
+    inputs->setWidget(m_matrices);
+    inputs->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
+                        | QDockWidget::DockWidgetClosable);
+    addDockWidget(Qt::LeftDockWidgetArea, inputs);
+
+    m_toggles = new TogglePanel(&m_doc, this);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidget(m_toggles);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto *settings = new QDockWidget(tr("Settings"), this);
+    settings->setObjectName(QStringLiteral("settingsDock"));
+    settings->setWidget(scroll);
+    settings->setFeatures(inputs->features());
+    addDockWidget(Qt::LeftDockWidgetArea, settings); // under the inputs: the maps get the width
+    resizeDocks({inputs, settings}, {340, 560}, Qt::Vertical);
+    resizeDocks({inputs}, {400}, Qt::Horizontal);
+
+    m_statusProblem = new QLabel(this);
+    m_statusProblem->setStyleSheet(QStringLiteral("color: #b00020;"));
+    statusBar()->addWidget(m_statusProblem, 1);
+}
+
+void MainWindow::createMenus()
+{
+    // File
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New"), QKeySequence::New, this, [this] {
+        if (maybeSave())
+            newDocument();
+    });
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    updateRecentMenu();
+
+    // Edit
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    QAction *undo = m_doc.undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcuts(QKeySequence::Undo);
+    QAction *redo = m_doc.undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(tr("&Add token"), QKeySequence(Qt::CTRL | Qt::Key_T), m_matrices, &MatrixPanel::addToken);
+    edit->addAction(tr("&Remove token"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T), m_matrices,
+                    &MatrixPanel::removeToken);
+    edit->addAction(tr("Move token &up"), QKeySequence(Qt::ALT | Qt::Key_Up), m_matrices, [this] { m_matrices->moveToken(-1); });
+    edit->addAction(tr("Move token &down"), QKeySequence(Qt::ALT | Qt::Key_Down), m_matrices,
+                    [this] { m_matrices->moveToken(+1); });
+
+    // Attention: every setting of the panel, from the keyboard.
+    QMenu *attention = menuBar()->addMenu(tr("&Attention"));
+    m_causal = attention->addAction(tr("&Causal mask"));
+    m_causal->setCheckable(true);
+    m_causal->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    connect(m_causal, &QAction::triggered, this, [this](bool on) {
+        Scenario s = m_doc.scenario();
+        s.mask.causal = on;
+        m_doc.edit(s, on ? tr("Causal mask on") : tr("Causal mask off"));
+        syncActions();
+    });
+    m_afterSoftmax = attention->addAction(tr("Mask &after softmax (the mistake)"));
+    m_afterSoftmax->setCheckable(true);
+    m_afterSoftmax->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    connect(m_afterSoftmax, &QAction::triggered, this, [this](bool on) {
+        Scenario s = m_doc.scenario();
+        s.maskStage = on ? MaskStage::AfterSoftmax : MaskStage::BeforeSoftmax;
+        m_doc.edit(s, on ? tr("Mask after softmax") : tr("Mask before softmax"));
+    });
+    attention->addAction(tr("C&lear clicked cells"), this,
+                         [this] { m_doc.edit(clearHandMask(m_doc.scenario()), tr("Clear the hand-made mask")); });
+    attention->addSeparator();
+
+    QMenu *heads = attention->addMenu(tr("&Heads"));
+    m_headsGroup = new QActionGroup(this);
+    const Qt::Key headKeys[] = {Qt::Key_1, Qt::Key_2, Qt::Key_4, Qt::Key_8};
+    int k = 0;
+    for (int h : {1, 2, 4, 8}) {
+        QAction *a = checkable(m_headsGroup, h == 1 ? tr("&1 head") : tr("&%1 heads").arg(h), h);
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | headKeys[k++]));
+        heads->addAction(a);
+    }
+    connect(m_headsGroup, &QActionGroup::triggered, this, [this](QAction *a) {
+        m_doc.edit(setHeads(m_doc.scenario(), a->data().toInt()), a->text().remove(QLatin1Char('&')));
+        syncActions();
+    });
+    heads->addSeparator();
+    heads->addAction(tr("&Next head"), QKeySequence(Qt::CTRL | Qt::Key_BracketRight), this, [this] { nudgeHead(+1); });
+    heads->addAction(tr("&Previous head"), QKeySequence(Qt::CTRL | Qt::Key_BracketLeft), this, [this] { nudgeHead(-1); });
+
+    QMenu *encoding = attention->addMenu(tr("&Positional encoding"));
+    m_encodingGroup = new QActionGroup(this);
+    const std::pair<Encoding, QString> encodings[] = {{Encoding::None, tr("&None")},
+                                                      {Encoding::Sinusoidal, tr("&Sinusoidal")},
+                                                      {Encoding::Learned, tr("&Learned")},
+                                                      {Encoding::Rope, tr("&RoPE")}};
+    k = 0;
+    for (const auto &[e, text] : encodings) {
+        QAction *a = checkable(m_encodingGroup, text, int(e));
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key(Qt::Key_0 + k++)));
+        encoding->addAction(a);
+    }
+    connect(m_encodingGroup, &QActionGroup::triggered, this, [this](QAction *a) {
+        Scenario s = m_doc.scenario();
+        s.encoding = Encoding(a->data().toInt());
+        m_doc.edit(s, tr("Positional encoding: %1").arg(a->text().remove(QLatin1Char('&'))));
+        syncActions();
+        if (m_doc.scenario().encoding != Encoding::None)
+            m_sideTabs->setCurrentIndex(m_sideTabs->count() - 1);
+    });
+
+    QMenu *scaling = attention->addMenu(tr("&Scaling"));
+    m_scaleGroup = new QActionGroup(this);
+    scaling->addAction(checkable(m_scaleGroup, tr("÷ √d_&k"), int(Scale::SqrtDk)));
+    scaling->addAction(checkable(m_scaleGroup, tr("÷ 1 (&none)"), int(Scale::None)));
+    scaling->addAction(checkable(m_scaleGroup, tr("÷ &d_k (the mistake)"), int(Scale::Dk)));
+    connect(m_scaleGroup, &QActionGroup::triggered, this, [this](QAction *a) {
+        Scenario s = m_doc.scenario();
+        s.scale = Scale(a->data().toInt());
+        m_doc.edit(s, tr("Scaling: %1").arg(a->text().remove(QLatin1Char('&'))));
+    });
+
+    QMenu *similarity = attention->addMenu(tr("S&imilarity"));
+    m_similarityGroup = new QActionGroup(this);
+    similarity->addAction(checkable(m_similarityGroup, tr("&Dot product q·k"), int(Similarity::Dot)));
+    similarity->addAction(checkable(m_similarityGroup, tr("&Cosine"), int(Similarity::Cosine)));
+    similarity->addAction(checkable(m_similarityGroup, tr("&Negative squared distance"), int(Similarity::NegSqDistance)));
+    connect(m_similarityGroup, &QActionGroup::triggered, this, [this](QAction *a) {
+        Scenario s = m_doc.scenario();
+        s.similarity = Similarity(a->data().toInt());
+        m_doc.edit(s, tr("Similarity: %1").arg(a->text().remove(QLatin1Char('&'))));
+    });
+
+    QMenu *temperature = attention->addMenu(tr("&Temperature"));
+    temperature->addAction(tr("&Sharper (τ × 0.8)"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Down), this,
+                           [this] { changeTemperature(0.8); });
+    temperature->addAction(tr("&Flatter (τ × 1.25)"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Up), this,
+                           [this] { changeTemperature(1.25); });
+    temperature->addAction(tr("&Reset to τ = 1"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backspace), this,
+                           [this] { changeTemperature(0); });
+
+    // View
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    QMenu *weights = view->addMenu(tr("Colours for &weights"));
+    m_sequentialGroup = new QActionGroup(this);
+    for (SequentialGradient g : allSequentialGradients())
+        weights->addAction(checkable(m_sequentialGroup, displayName(g), int(g)));
+    connect(m_sequentialGroup, &QActionGroup::triggered, this, [this](QAction *a) {
+        prefs::sequentialGradient.set(settingsKey(SequentialGradient(a->data().toInt())));
+        applyGradients();
+    });
+    QMenu *scores = view->addMenu(tr("Colours for &scores"));
+    m_divergingGroup = new QActionGroup(this);
+    for (DivergingGradient g : allDivergingGradients())
+        scores->addAction(checkable(m_divergingGroup, displayName(g), int(g)));
+    connect(m_divergingGroup, &QActionGroup::triggered, this, [this](QAction *a) {
+        prefs::divergingGradient.set(settingsKey(DivergingGradient(a->data().toInt())));
+        applyGradients();
+    });
+    QMenu *values = view->addMenu(tr("Cell &values"));
+    m_cellTextGroup = new QActionGroup(this);
+    values->addAction(checkable(m_cellTextGroup, tr("&Automatic (when they fit)"), int(CellTextMode::Auto)));
+    values->addAction(checkable(m_cellTextGroup, tr("Al&ways"), int(CellTextMode::Always)));
+    values->addAction(checkable(m_cellTextGroup, tr("&Never"), int(CellTextMode::Never)));
+    connect(m_cellTextGroup, &QActionGroup::triggered, this, [this](QAction *a) {
+        const char *keys[] = {"auto", "always", "never"};
+        prefs::cellText.set(QLatin1String(keys[a->data().toInt()]));
+        applyCellText();
+    });
+    values->addSeparator();
+    values->addAction(tr("&Cycle"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V), this, [this] {
+        const QList<QAction *> all = m_cellTextGroup->actions();
+        const int next = (all.indexOf(m_cellTextGroup->checkedAction()) + 1) % all.size();
+        all[next]->trigger();
+    });
+    m_sharedRange = view->addAction(tr("Score maps share one colour &range"));
+    m_sharedRange->setCheckable(true);
+    m_sharedRange->setToolTip(tr("Scores, scaled scores and masked scores on one scale, so that scaling visibly shrinks them"));
+    connect(m_sharedRange, &QAction::toggled, this, [this](bool on) {
+        prefs::sharedScoreRange.set(on);
+        for (StageView *v : m_stages)
+            v->setSharedScoreRange(on);
+    });
+    view->addSeparator();
+    view->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, this, [this] { setZoom(m_zoom * 1.25); });
+    view->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, this, [this] { setZoom(m_zoom / 1.25); });
+    view->addAction(tr("&Actual size"), QKeySequence(Qt::CTRL | Qt::Key_0), this, [this] { setZoom(1.0); });
+    QAction *fullScreen = view->addAction(tr("&Full screen"));
+    fullScreen->setShortcut(QKeySequence::FullScreen);
+    fullScreen->setCheckable(true);
+    connect(fullScreen, &QAction::toggled, this, [this](bool on) { on ? showFullScreen() : showNormal(); });
+    view->addSeparator();
+    for (QDockWidget *dock : findChildren<QDockWidget *>())
+        view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    QMenu *language = view->addMenu(tr("&Language"));
+    auto *languageGroup = new QActionGroup(this);
+    const std::pair<QString, QString> languages[] = {{QString(), tr("&System default")},
+                                                     {QStringLiteral("en"), QStringLiteral("&English")},
+                                                     {QStringLiteral("zh_CN"), QStringLiteral("简体中文 (&C)")}};
+    for (const auto &[code, name] : languages) {
+        QAction *a = language->addAction(name);
+        a->setCheckable(true);
+        a->setData(code);
+        a->setChecked(prefs::language.get() == code);
+        languageGroup->addAction(a);
+    }
+    connect(languageGroup, &QActionGroup::triggered, this, [this](QAction *a) {
+        prefs::language.set(a->data().toString());
+        if (m_interactive)
+            QMessageBox::information(this, tr("Language"), tr("The language changes the next time Attention Lab starts."));
+    });
+
+    // Lessons
+    m_lessonsMenu = menuBar()->addMenu(tr("&Lessons"));
+    m_lessonsMenu->setToolTipsVisible(true);
+    for (const LessonInfo &l : builtInLessons()) {
+        QAction *a = m_lessonsMenu->addAction(l.title);
+        a->setToolTip(l.description);
+        a->setStatusTip(l.description);
+        connect(a, &QAction::triggered, this, [this, name = l.name] {
+            if (maybeSave())
+                openLesson(name);
+        });
+    }
+
+    // Help
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Attention Lab"), this, [this] {
+        QMessageBox::about(this, tr("About Attention Lab"),
+                           tr("<h3>Attention Lab %1</h3><p>Scaled dot-product attention, live, for the classroom: "
+                              "edit Q, K and V, switch masks, heads and encodings, and watch every stage change.</p>"
+                              "<p>Hover a cell for its hand calculation; click a cell to block it.</p>")
+                               .arg(QStringLiteral(ATTN_VERSION)));
+    });
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+StageView *MainWindow::stageView(Stage stage) const
+{
+    for (StageView *v : m_stages)
+        if (v->stage() == stage)
+            return v;
+    return nullptr;
+}
+
+std::vector<HeatmapPlot *> MainWindow::allPlots() const
+{
+    std::vector<HeatmapPlot *> out;
+    for (HeatmapPlot *p : findChildren<HeatmapPlot *>())
+        out.push_back(p);
+    return out;
+}
+
+void MainWindow::readSettings()
+{
+    const QByteArray geometry = prefs::windowGeometry.get();
+    if (geometry.isEmpty() || !restoreGeometry(geometry)) {
+        const QRect screen = this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
+        resize(std::min(1600, screen.width()), std::min(1000, screen.height()));
+    }
+    restoreState(prefs::windowState.get());
+
+    const auto seq = sequentialGradientFromKey(prefs::sequentialGradient.get()).value_or(SequentialGradient::Viridis);
+    const auto div = divergingGradientFromKey(prefs::divergingGradient.get()).value_or(DivergingGradient::BlueRed);
+    for (QAction *a : m_sequentialGroup->actions())
+        a->setChecked(a->data().toInt() == int(seq));
+    for (QAction *a : m_divergingGroup->actions())
+        a->setChecked(a->data().toInt() == int(div));
+    const QString text = prefs::cellText.get();
+    const int mode = text == QLatin1String("always") ? 1 : text == QLatin1String("never") ? 2 : 0;
+    m_cellTextGroup->actions()[mode]->setChecked(true);
+    m_sharedRange->setChecked(prefs::sharedScoreRange.get());
+    for (StageView *v : m_stages)
+        v->setSharedScoreRange(m_sharedRange->isChecked());
+    applyGradients();
+    applyCellText();
+    setZoom(prefs::zoom.get());
+}
+
+void MainWindow::writeSettings()
+{
+    prefs::windowGeometry.set(saveGeometry());
+    prefs::windowState.set(saveState());
+    prefs::zoom.set(m_zoom);
+}
+
+void MainWindow::applyGradients()
+{
+    const auto seq = SequentialGradient(m_sequentialGroup->checkedAction()->data().toInt());
+    const auto div = DivergingGradient(m_divergingGroup->checkedAction()->data().toInt());
+    for (HeatmapPlot *p : allPlots()) {
+        p->setSequentialGradient(sequentialGradient(seq));
+        p->setDivergingGradient(divergingGradient(div));
+    }
+}
+
+void MainWindow::applyCellText()
+{
+    const auto mode = CellTextMode(m_cellTextGroup->checkedAction()->data().toInt());
+    for (StageView *v : m_stages)
+        v->setCellText(mode);
+    for (HeatmapPlot *p : allPlots())
+        if (!p->isCompact() && !qobject_cast<StageView *>(p))
+            p->setCellText(mode);
+}
+
+void MainWindow::setZoom(double zoom)
+{
+    m_zoom = std::clamp(zoom, 0.6, 3.0);
+    QFont f = QApplication::font();
+    f.setPointSizeF(m_baseFontSize * m_zoom);
+    QApplication::setFont(f);
+    statusBar()->showMessage(tr("Zoom %1%").arg(std::lround(m_zoom * 100)), 2000);
+}
+
+void MainWindow::syncActions()
+{
+    const Scenario &s = m_doc.scenario();
+    m_causal->setChecked(s.mask.causal);
+    m_causal->setEnabled(queryCount(s) == keyCount(s) || s.mask.causal);
+    m_afterSoftmax->setChecked(s.maskStage == MaskStage::AfterSoftmax);
+    for (QAction *a : m_headsGroup->actions()) {
+        const int h = a->data().toInt();
+        a->setChecked(h == s.heads);
+        a->setEnabled(keyWidth(s) % h == 0 && valueWidth(s) % h == 0);
+    }
+    for (QAction *a : m_encodingGroup->actions()) {
+        a->setChecked(a->data().toInt() == int(s.encoding));
+        if (a->data().toInt() == int(Encoding::Rope))
+            a->setEnabled(headDim(s) % 2 == 0 || s.encoding == Encoding::Rope);
+    }
+    for (QAction *a : m_scaleGroup->actions())
+        a->setChecked(a->data().toInt() == int(s.scale));
+    for (QAction *a : m_similarityGroup->actions())
+        a->setChecked(a->data().toInt() == int(s.similarity));
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(tr("%1[*] — Attention Lab").arg(m_doc.displayName()));
+    setWindowModified(m_doc.isModified());
+}
+
+void MainWindow::showProblem(const QString &message)
+{
+    m_statusProblem->setText(message);
+    QTimer::singleShot(10000, m_statusProblem, [label = m_statusProblem, message] {
+        if (label->text() == message)
+            label->clear();
+    });
+}
+
+void MainWindow::changeTemperature(double factor)
+{
+    Scenario s = m_doc.scenario();
+    const double tau = factor == 0 ? 1.0
+                                   : TogglePanel::temperatureAt(TogglePanel::sliderPosition(s.temperature * factor));
+    if (tau == s.temperature && factor != 0) {
+        showProblem(tr("The temperature is at the end of its range (%1 to %2)")
+                        .arg(TogglePanel::kMinTemperature)
+                        .arg(TogglePanel::kMaxTemperature));
+        return;
+    }
+    s.temperature = tau;
+    m_doc.edit(s, tr("Temperature %1").arg(tau));
+}
+
+void MainWindow::nudgeHead(int delta)
+{
+    const int h = m_doc.scenario().heads;
+    m_doc.setCurrentHead((m_doc.currentHead() + delta + h) % h);
+}
+
+QString MainWindow::openFile(const QString &path)
+{
+    const ScenarioOrProblem loaded = loadScenarioFile(path);
+    if (const auto *p = std::get_if<Problem>(&loaded)) {
+        const QString message = tr("%1 was not opened: %2").arg(QFileInfo(path).fileName(), problemText(*p));
+        showProblem(message);
+        if (m_interactive)
+            QMessageBox::warning(this, tr("Cannot open %1").arg(QFileInfo(path).fileName()), message);
+        return message;
+    }
+    m_doc.replace(std::get<Scenario>(loaded), QFileInfo(path).absoluteFilePath());
+    prefs::lastFolder.set(QFileInfo(path).absolutePath());
+    addRecentFile(QFileInfo(path).absoluteFilePath());
+    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return QString();
+}
+
+QString MainWindow::openLesson(const QString &name)
+{
+    const ScenarioOrProblem loaded = loadLesson(name);
+    if (const auto *p = std::get_if<Problem>(&loaded)) {
+        const QString message = problemText(*p);
+        showProblem(message);
+        return message;
+    }
+    m_doc.replace(std::get<Scenario>(loaded), QString(), name);
+    prefs::lastLesson.set(name);
+    return QString();
+}
+
+void MainWindow::newDocument()
+{
+    m_doc.replace(blankScenario(), QString());
+}
+
+void MainWindow::open()
+{
+    if (!maybeSave())
+        return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a scenario"), prefs::lastFolder.get(),
+                                                      tr("Attention Lab scenarios (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+bool MainWindow::save()
+{
+    if (m_doc.filePath().isEmpty())
+        return saveAs();
+    return saveTo(m_doc.filePath());
+}
+
+bool MainWindow::saveAs()
+{
+    QString suggestion = m_doc.filePath();
+    if (suggestion.isEmpty())
+        suggestion = QDir(prefs::lastFolder.get()).filePath(
+            (m_doc.lessonName().isEmpty() ? tr("untitled") : m_doc.lessonName()) + QStringLiteral(".json"));
+    QString path = QFileDialog::getSaveFileName(this, tr("Save the scenario"), suggestion,
+                                                tr("Attention Lab scenarios (*.json)"));
+    if (path.isEmpty())
+        return false;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".json");
+    return saveTo(path);
+}
+
+bool MainWindow::saveTo(const QString &path)
+{
+    const QString why = saveScenarioFile(path, m_doc.scenario());
+    if (!why.isEmpty()) {
+        const QString message = tr("%1 was not saved: %2").arg(QDir::toNativeSeparators(path), why);
+        showProblem(message);
+        if (m_interactive)
+            QMessageBox::warning(this, tr("Cannot save"), message);
+        return false;
+    }
+    m_doc.markSaved(QFileInfo(path).absoluteFilePath());
+    prefs::lastFolder.set(QFileInfo(path).absolutePath());
+    addRecentFile(QFileInfo(path).absoluteFilePath());
+    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_doc.isModified() || !m_interactive)
+        return true;
+    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                             tr("%1 has changes that are not saved. Save them?").arg(m_doc.displayName()),
+                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Save)
+        return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (maybeSave()) {
+        writeSettings();
+        event->accept();
+    } else {
+        event->ignore();
+    }
+}
+
+void MainWindow::addRecentFile(const QString &path)
+{
+    QStringList files = prefs::recentFiles.get();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxRecentFiles)
+        files.removeLast();
+    prefs::recentFiles.set(files);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList files = prefs::recentFiles.get();
+    int i = 1;
+    for (const QString &f : files) {
+        QAction *a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i++).arg(QFileInfo(f).fileName()));
+        a->setToolTip(f);
+        connect(a, &QAction::triggered, this, [this, f] {
+            if (maybeSave())
+                openFile(f);
+        });
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+    if (!files.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("&Clear the list"), this, [this] {
+            prefs::recentFiles.set({});
+            updateRecentMenu();
+        });
+    }
+}
+
+} // namespace attn

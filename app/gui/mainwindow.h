@@ -1,0 +1,103 @@
+#pragma once
+// The window a teacher opens in front of a class: the input matrices on the
+// left, every stage of the computation as a heatmap in the centre, the
+// settings on the right, the formula on top.
+
+#include "document.h"
+#include "explain.h"
+
+#include <QMainWindow>
+
+#include <vector>
+
+class QAction;
+class QActionGroup;
+class QLabel;
+class QMenu;
+class QTabWidget;
+
+namespace attn {
+
+class FormulaBar;
+class HeatmapPlot;
+class MatrixPanel;
+class StageView;
+class TogglePanel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    Document *document() { return &m_doc; }
+    MatrixPanel *matrixPanel() const { return m_matrices; }
+    TogglePanel *togglePanel() const { return m_toggles; }
+    StageView *stageView(Stage stage) const;
+    QTabWidget *sideTabs() const { return m_sideTabs; }
+
+    // Loads a file or a built-in lesson. On a problem the open document
+    // stays as it was and the message is shown (and returned).
+    QString openFile(const QString &path);
+    QString openLesson(const QString &name);
+    bool saveTo(const QString &path);
+
+    // 1.0 is the system font size; the projector wants 1.5 or more.
+    void setZoom(double zoom);
+    double zoom() const { return m_zoom; }
+
+    // Whether a message box may be shown (off for scripted screenshots and tests).
+    void setInteractive(bool on) { m_interactive = on; }
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void createViews();
+    void createMenus();
+    void readSettings();
+    void writeSettings();
+    void applyGradients();
+    void applyCellText();
+    void syncActions();
+    void updateTitle();
+    void updateRecentMenu();
+    void addRecentFile(const QString &path);
+    void showProblem(const QString &message);
+    bool maybeSave();
+    void newDocument();
+    void open();
+    bool save();
+    bool saveAs();
+    void changeTemperature(double factor);
+    void nudgeHead(int delta);
+    std::vector<HeatmapPlot *> allPlots() const;
+
+    Document m_doc;
+    MatrixPanel *m_matrices = nullptr;
+    TogglePanel *m_toggles = nullptr;
+    FormulaBar *m_formula = nullptr;
+    std::vector<StageView *> m_stages;
+    QTabWidget *m_sideTabs = nullptr;
+    QLabel *m_statusProblem = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    QMenu *m_lessonsMenu = nullptr;
+
+    QAction *m_causal = nullptr;
+    QAction *m_afterSoftmax = nullptr;
+    QActionGroup *m_headsGroup = nullptr;
+    QActionGroup *m_encodingGroup = nullptr;
+    QActionGroup *m_scaleGroup = nullptr;
+    QActionGroup *m_similarityGroup = nullptr;
+    QActionGroup *m_sequentialGroup = nullptr;
+    QActionGroup *m_divergingGroup = nullptr;
+    QActionGroup *m_cellTextGroup = nullptr;
+    QAction *m_sharedRange = nullptr;
+
+    double m_zoom = 1.0;
+    double m_baseFontSize = 0;
+    bool m_interactive = true;
+};
+
+} // namespace attn

@@ -1,0 +1,365 @@
+// The document, its undo stack and the matrix model: every edit is one undo
+// step, undo restores the exact previous scenario, bad input changes nothing.
+
+#include "attn_test.h"
+#include "random_scenario.h"
+
+#include "document.h"
+#include "edit.h"
+#include "lessons.h"
+#include "matrixmodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace attn;
+
+namespace {
+
+Scenario lesson(const QString &name)
+{
+    auto loaded = loadLesson(name);
+    if (auto *p = std::get_if<Problem>(&loaded))
+        qFatal("lesson %s: %s", qPrintable(name), p->toString().c_str());
+    return std::get<Scenario>(loaded);
+}
+
+} // namespace
+
+class TestDocument : public QObject {
+    Q_OBJECT
+
+private slots:
+    void modelTesterOverEveryMatrix_data();
+    void modelTesterOverEveryMatrix();
+    void typedNumberIsOneUndoStep();
+    void badTextIsRefusedAndNothingChanges_data();
+    void badTextIsRefusedAndNothingChanges();
+    void invalidEditIsRefused();
+    void liveGestureIsOneUndoStep();
+    void cancelledGestureRestores();
+    void tokenEditsUndoExactly();
+    void renameThroughHeader();
+    void modeSwitchKeepsWeights_data();
+    void modeSwitchKeepsWeights();
+    void changeFlags();
+    void headAndQueryFollowShape();
+    void problemPlacesInWords();
+};
+
+void TestDocument::modelTesterOverEveryMatrix_data()
+{
+    QTest::addColumn<QString>("name");
+    for (const QString &name : lessonIndex())
+        QTest::newRow(qPrintable(name)) << name;
+}
+
+void TestDocument::modelTesterOverEveryMatrix()
+{
+    QFETCH(QString, name);
+    Document doc;
+    doc.replace(lesson(name), QString(), name);
+    std::vector<std::unique_ptr<MatrixModel>> models;
+    std::vector<std::unique_ptr<QAbstractItemModelTester>> testers;
+    for (MatrixId id : {MatrixId::Q, MatrixId::K, MatrixId::V, MatrixId::X, MatrixId::Source, MatrixId::Wq,
+                        MatrixId::Wk, MatrixId::Wv, MatrixId::Wo}) {
+        models.push_back(std::make_unique<MatrixModel>(&doc, id));
+        testers.push_back(std::make_unique<QAbstractItemModelTester>(
+            models.back().get(), QAbstractItemModelTester::FailureReportingMode::QtTest));
+    }
+    // Edits of every kind while the testers watch.
+    const Side side = Side::Query;
+    QVERIFY(!doc.edit(insertToken(doc.scenario(), side, 0, "new"), "add"));
+    QVERIFY(!doc.edit(moveToken(doc.scenario(), side, 0, 1), "move"));
+    QVERIFY(!doc.edit(removeToken(doc.scenario(), side, 1), "remove"));
+    QVERIFY(!doc.edit(setHeadDim(doc.scenario(), headDim(doc.scenario()) + 2), "d_k"));
+    QVERIFY(!doc.edit(setHeadValueDim(doc.scenario(), headValueDim(doc.scenario()) + 1), "d_v"));
+    if (doc.scenario().mode == InputMode::Direct)
+        QVERIFY(!doc.edit(toProjected(doc.scenario()), "projected"));
+    QVERIFY(!doc.edit(toDirect(doc.scenario()), "direct"));
+    while (doc.undoStack()->canUndo())
+        doc.undoStack()->undo();
+    QCOMPARE(doc.scenario() == lesson(name), true);
+    for (auto &m : models)
+        if (m->isPresent())
+            QCOMPARE(m->rowCount(), int(matrix(doc.scenario(), m->matrixId()).rows()));
+}
+
+void TestDocument::typedNumberIsOneUndoStep()
+{
+    Document doc;
+    doc.replace(lesson("seed000-basic"), QString());
+    const Scenario before = doc.scenario();
+    MatrixModel q(&doc, MatrixId::Q);
+    QSignalSpy changed(&doc, &Document::changed);
+    QVERIFY(q.setData(q.index(0, 1), QStringLiteral("1.5")));
+    QCOMPARE(doc.scenario().Q(0, 1), 1.5);
+    QCOMPARE(q.data(q.index(0, 1)).toString(), QStringLiteral("1.5"));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(doc.undoStack()->count(), 1);
+    // The trace follows: q = [2, 1.5] scores k2 with 2*0 + 1.5*2 = 3.
+    ATTN_COMPARE_NEAR(doc.trace().heads[0].scores(0, 1), 3.0, 1e-15);
+    QVERIFY(doc.isModified());
+    doc.undoStack()->undo();
+    QVERIFY(doc.scenario() == before);
+    QCOMPARE(doc.trace().heads[0].scores(0, 1), 0.0);
+    QVERIFY(!doc.isModified());
+    // The minus sign a formula shows is read as a minus.
+    QVERIFY(q.setData(q.index(0, 0), QStringLiteral("−2.25")));
+    QCOMPARE(doc.scenario().Q(0, 0), -2.25);
+}
+
+void TestDocument::badTextIsRefusedAndNothingChanges_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("letters") << "abc" << "not a number";
+    QTest::newRow("empty") << "" << "a number is needed";
+    QTest::newRow("nan") << "NaN" << "not a finite number";
+    QTest::newRow("inf") << "inf" << "not a finite number";
+    QTest::newRow("-Infinity") << "-Infinity" << "not a finite number";
+    QTest::newRow("overflow") << "1e999" << "not a finite number";
+    QTest::newRow("too large") << "1e13" << "limit";
+    QTest::newRow("two numbers") << "1 2" << "not a number";
+}
+
+void TestDocument::badTextIsRefusedAndNothingChanges()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, reason);
+    Document doc;
+    doc.replace(lesson("causal"), QString());
+    const Scenario before = doc.scenario();
+    MatrixModel k(&doc, MatrixId::K);
+    QSignalSpy refused(&k, &MatrixModel::refused);
+    QSignalSpy changed(&doc, &Document::changed);
+    QVERIFY(!k.setData(k.index(2, 1), text));
+    QCOMPARE(refused.count(), 1);
+    const QString message = refused.first().at(1).toString();
+    ATTN_CHECK(message.contains(reason), message);
+    ATTN_CHECK(message.contains(QStringLiteral("K row 3, column 2")), message); // names the place
+    ATTN_CHECK(message.contains(QStringLiteral("stays 1")), message);           // and the value kept
+    QCOMPARE(changed.count(), 0);
+    QCOMPARE(doc.undoStack()->count(), 0);
+    QVERIFY(doc.scenario() == before);
+}
+
+void TestDocument::invalidEditIsRefused()
+{
+    Document doc;
+    doc.replace(lesson("seed000-basic"), QString()); // 1 query, 3 keys
+    const Scenario before = doc.scenario();
+    QSignalSpy problems(&doc, &Document::problemReported);
+    Scenario causal = before;
+    causal.mask.causal = true;
+    auto p = doc.edit(causal, "causal");
+    QVERIFY(p.has_value());
+    QCOMPARE(QString::fromStdString(p->place), QStringLiteral("mask.causal"));
+    QCOMPARE(problems.count(), 1);
+    ATTN_CHECK(problems.first().first().toString().contains(QStringLiteral("as many queries as keys")),
+               problems.first().first().toString());
+    QVERIFY(doc.scenario() == before);
+    QCOMPARE(doc.undoStack()->count(), 0);
+
+    Scenario rope = before;
+    rope.Q = Matrix{{2, 0, 1}};
+    rope.K = Matrix::Ones(3, 3);
+    rope.encoding = Encoding::Rope;
+    QVERIFY(doc.edit(rope, "rope").has_value()); // odd d_k
+    QVERIFY(doc.scenario() == before);
+    // editLive refuses the same way and starts no gesture.
+    QVERIFY(doc.editLive(causal).has_value());
+    QVERIFY(!doc.isLive());
+}
+
+void TestDocument::liveGestureIsOneUndoStep()
+{
+    Document doc;
+    doc.replace(lesson("seed001-soft-knn"), QString());
+    const Scenario before = doc.scenario();
+    QSignalSpy changed(&doc, &Document::changed);
+    for (int step = 1; step <= 30; ++step) {
+        Scenario s = doc.scenario();
+        s.Q(0, 0) = 1.0 + 0.05 * step;
+        s.Q(0, 1) = 0.2 - 0.02 * step;
+        QVERIFY(!doc.editLive(s));
+        // Every step is computed at once: the trace never lags.
+        ATTN_COMPARE_NEAR(doc.trace().heads[0].Q(0, 0), 1.0 + 0.05 * step, 1e-15);
+    }
+    QCOMPARE(changed.count(), 30);
+    QCOMPARE(doc.undoStack()->count(), 0);
+    doc.commitLive("drag q1");
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("drag q1"));
+    const Scenario after = doc.scenario();
+    doc.undoStack()->undo();
+    QVERIFY(doc.scenario() == before);
+    doc.undoStack()->redo();
+    QVERIFY(doc.scenario() == after);
+}
+
+void TestDocument::cancelledGestureRestores()
+{
+    Document doc;
+    doc.replace(lesson("seed001-soft-knn"), QString());
+    const Scenario before = doc.scenario();
+    Scenario s = before;
+    s.temperature = 0.1;
+    QVERIFY(!doc.editLive(s));
+    QCOMPARE(doc.scenario().temperature, 0.1);
+    doc.cancelLive();
+    QVERIFY(doc.scenario() == before);
+    QCOMPARE(doc.undoStack()->count(), 0);
+    // An ordinary edit in the middle of a gesture ends it first: two steps.
+    QVERIFY(!doc.editLive(s));
+    Scenario t = doc.scenario();
+    t.scale = Scale::None;
+    QVERIFY(!doc.edit(t, "scale"));
+    QCOMPARE(doc.undoStack()->count(), 2);
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QVERIFY(doc.scenario() == before);
+}
+
+void TestDocument::tokenEditsUndoExactly()
+{
+    test::TestRng rng(11);
+    for (const QString &name : lessonIndex()) {
+        Document doc;
+        doc.replace(lesson(name), QString());
+        std::vector<Scenario> history{doc.scenario()};
+        for (int step = 0; step < 12; ++step) {
+            const Scenario &s = doc.scenario();
+            const Side side = rng.chance(0.5) ? Side::Query : Side::Key;
+            const int n = side == Side::Query || sharesTokens(s) ? queryCount(s) : keyCount(s);
+            Scenario next;
+            switch (rng.integer(0, 2)) {
+            case 0:
+                next = insertToken(s, side, rng.integer(0, n), "x");
+                break;
+            case 1:
+                if (n < 2)
+                    continue;
+                next = removeToken(s, side, rng.integer(0, n - 1));
+                break;
+            default:
+                if (n < 2)
+                    continue;
+                next = moveToken(s, side, rng.integer(0, n - 1), rng.integer(0, n - 1));
+                break;
+            }
+            const int steps = doc.undoStack()->count();
+            if (!doc.edit(next, "token") && doc.undoStack()->count() == steps + 1)
+                history.push_back(doc.scenario());
+            // Every state the document takes computes without NaN.
+            for (const HeadTrace &h : doc.trace().heads)
+                ATTN_VERIFY_NO_MISMATCH(test::nonFinite(h.weights), name);
+        }
+        QCOMPARE(doc.undoStack()->count(), int(history.size()) - 1);
+        for (int i = int(history.size()) - 1; i > 0; --i) {
+            ATTN_CHECK(doc.scenario() == history[std::size_t(i)], name + QStringLiteral(" before undo %1").arg(i));
+            doc.undoStack()->undo();
+        }
+        ATTN_CHECK(doc.scenario() == history.front(), name);
+    }
+}
+
+void TestDocument::renameThroughHeader()
+{
+    Document doc;
+    doc.replace(lesson("permutation"), QString());
+    MatrixModel x(&doc, MatrixId::X);
+    QSignalSpy headers(&x, &QAbstractItemModel::headerDataChanged);
+    QVERIFY(x.setHeaderData(1, Qt::Vertical, QStringLiteral("踢")));
+    QCOMPARE(x.headerData(1, Qt::Vertical).toString(), QStringLiteral("踢"));
+    QCOMPARE(doc.scenario().tokens[1], std::string("踢"));
+    QVERIFY(headers.count() >= 1);
+    QSignalSpy refused(&x, &MatrixModel::refused);
+    QVERIFY(!x.setHeaderData(1, Qt::Vertical, QStringLiteral("  ")));
+    QCOMPARE(refused.count(), 1);
+    QCOMPARE(doc.scenario().tokens[1], std::string("踢"));
+    doc.undoStack()->undo();
+    QCOMPARE(doc.scenario().tokens[1], std::string("打"));
+}
+
+void TestDocument::modeSwitchKeepsWeights_data()
+{
+    QTest::addColumn<QString>("name");
+    for (const QString &name : lessonIndex())
+        QTest::newRow(qPrintable(name)) << name;
+}
+
+void TestDocument::modeSwitchKeepsWeights()
+{
+    QFETCH(QString, name);
+    const Scenario s = lesson(name);
+    const Trace t = compute(s);
+    // Projected to direct keeps the computed Q, K, V: the same weights and head outputs.
+    const Scenario direct = toDirect(s);
+    QCOMPARE(direct.mode, InputMode::Direct);
+    const Trace td = compute(direct);
+    // Direct to projected (one-hot X) is exact without an additive encoding.
+    const Scenario projected = toProjected(direct);
+    QCOMPARE(projected.mode, InputMode::Projected);
+    const Trace tp = compute(projected);
+    for (std::size_t h = 0; h < t.heads.size(); ++h) {
+        ATTN_COMPARE_MATRIX(td.heads[h].weights, t.heads[h].weights, 1e-12);
+        ATTN_COMPARE_MATRIX(td.heads[h].output, t.heads[h].output, 1e-12);
+        ATTN_COMPARE_MATRIX(tp.heads[h].weights, t.heads[h].weights, 1e-12);
+        ATTN_COMPARE_MATRIX(tp.heads[h].output, t.heads[h].output, 1e-12);
+    }
+    QCOMPARE(keyLabels(projected), keyLabels(s));
+    QCOMPARE(queryLabels(projected), queryLabels(s));
+}
+
+void TestDocument::changeFlags()
+{
+    Document doc;
+    doc.replace(lesson("causal"), QString());
+    QSignalSpy changed(&doc, &Document::changed);
+    auto last = [&] { return changed.last().first().value<Document::Changes>(); };
+
+    Scenario s = doc.scenario();
+    s.Q(0, 0) = 7;
+    doc.edit(s, "value");
+    QCOMPARE(last(), Document::Changes(Document::Change::Values));
+
+    s = doc.scenario();
+    s.temperature = 2;
+    doc.edit(s, "tau");
+    QCOMPARE(last(), Document::Changes(Document::Change::Settings));
+
+    doc.edit(renameToken(doc.scenario(), Side::Query, 0, "x"), "rename");
+    QCOMPARE(last(), Document::Changes(Document::Change::Labels));
+
+    doc.edit(insertToken(doc.scenario(), Side::Query, 0, "y"), "add");
+    QVERIFY(last().testFlag(Document::Change::Shape));
+}
+
+void TestDocument::headAndQueryFollowShape()
+{
+    Document doc;
+    doc.replace(lesson("multihead"), QString());
+    doc.setCurrentHead(1);
+    doc.setCurrentQuery(3);
+    QCOMPARE(doc.currentHead(), 1);
+    QSignalSpy current(&doc, &Document::currentChanged);
+    doc.edit(setHeads(doc.scenario(), 1), "one head");
+    QCOMPARE(doc.currentHead(), 0);
+    QCOMPARE(current.count(), 1);
+    doc.edit(removeToken(doc.scenario(), Side::Query, 3), "remove");
+    QCOMPARE(doc.currentQuery(), 2);
+    doc.setCurrentHead(5); // clamped
+    QCOMPARE(doc.currentHead(), 0);
+}
+
+void TestDocument::problemPlacesInWords()
+{
+    QCOMPARE(problemText(Problem{"inputs.K[2][1]", "expected a number"}), QStringLiteral("K row 3, column 2: expected a number"));
+    QCOMPARE(problemText(Problem{"heads", "3 heads do not divide"}), QStringLiteral("heads: 3 heads do not divide"));
+    QCOMPARE(problemText(Problem{"", "cannot be read"}), QStringLiteral("cannot be read"));
+}
+
+QTEST_GUILESS_MAIN(TestDocument)
+#include "test_document.moc"

@@ -1,0 +1,430 @@
+// The window, driven as a teacher drives it (offscreen): edits in the tables
+// reach every map, toggles change the maps, undo restores exactly, bad input
+// and bad files change nothing.
+
+#include "attn_test.h"
+
+#include "edit.h"
+#include "lessons.h"
+#include "mainwindow.h"
+#include "matrixmodel.h"
+#include "matrixpanel.h"
+#include "stageviews.h"
+#include "togglepanel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace attn;
+
+namespace {
+
+QAction *findAction(QWidget *window, const QString &text)
+{
+    for (QAction *a : window->findChildren<QAction *>()) {
+        QString t = a->text();
+        t.remove(QLatin1Char('&'));
+        if (t == text)
+            return a;
+    }
+    return nullptr;
+}
+
+template <typename Check>
+void forEveryMap(MainWindow &w, Check check)
+{
+    for (Stage s : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output})
+        check(s, w.stageView(s));
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void editingQChangesTheWeightsMap();
+    void causalToggleZeroesAboveDiagonal();
+    void undoRestoresExactMatrices();
+    void typedAbcIsRefused();
+    void malformedFileKeepsDocument();
+    void headsKeepMapSizes();
+    void everyLessonDrawsFiniteMaps();
+    void hoverHighlightsEveryMap();
+    void clickBlocksACell();
+    void temperatureDragIsOneUndoStep();
+    void modeSwitchKeepsWeightsOnScreen();
+    void saveAndOpenRoundTrip();
+    void positionalEncodingIsShown();
+    void mapsAreLive();
+
+private:
+    std::unique_ptr<MainWindow> m_window;
+    QTemporaryDir m_settings;
+};
+
+void TestMainWindow::initTestCase()
+{
+    // The tests must not read or write the user's settings.
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settings.path());
+}
+
+void TestMainWindow::init()
+{
+    m_window = std::make_unique<MainWindow>();
+    m_window->setInteractive(false);
+    m_window->resize(1600, 1000);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+}
+
+void TestMainWindow::cleanup()
+{
+    m_window.reset();
+}
+
+void TestMainWindow::editingQChangesTheWeightsMap()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    StageView *weights = w.stageView(Stage::Weights);
+    ATTN_COMPARE_NEAR(weights->data().values(0, 0), 0.7679179361387025, 1e-12);
+
+    // q = [0, 2]: the variant's numbers, through the table's model.
+    MatrixModel *q = w.matrixPanel()->model(MatrixId::Q);
+    QVERIFY(q->setData(q->index(0, 0), QStringLiteral("0")));
+    QVERIFY(q->setData(q->index(0, 1), QStringLiteral("2")));
+    ATTN_COMPARE_NEAR(weights->data().values(0, 0), 0.04538836291379466, 1e-12);
+    ATTN_COMPARE_NEAR(weights->data().values(0, 1), 0.7679179361387025, 1e-12);
+    ATTN_COMPARE_NEAR(w.stageView(Stage::Scores)->data().values(0, 1), 4.0, 1e-15);
+    ATTN_COMPARE_NEAR(w.stageView(Stage::Output)->data().values(0, 1), 0.7679179361387025, 1e-12);
+}
+
+void TestMainWindow::causalToggleZeroesAboveDiagonal()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("seed001-soft-knn")).isEmpty());
+    const Matrix open = w.stageView(Stage::Weights)->data().values;
+    QVERIFY(open(0, 5) > 0.05); // no mask yet
+    QAction *causal = findAction(&w, QStringLiteral("Causal mask"));
+    QVERIFY(causal);
+    causal->trigger();
+    QVERIFY(w.document()->scenario().mask.causal);
+    const HeatmapData d = w.stageView(Stage::Weights)->data();
+    for (Eigen::Index i = 0; i < d.values.rows(); ++i) {
+        double sum = 0;
+        for (Eigen::Index j = 0; j < d.values.cols(); ++j) {
+            sum += d.values(i, j);
+            if (j > i) {
+                QCOMPARE(d.values(i, j), 0.0);
+                QVERIFY(d.blocked(i, j));
+            }
+        }
+        ATTN_COMPARE_NEAR(sum, 1.0, 1e-12);
+    }
+    ATTN_COMPARE_NEAR(d.values(0, 0), 1.0, 1e-15); // the first token sees only itself
+    // The masked map draws the blocked cells as blocked, not as a colour.
+    const HeatmapData masked = w.stageView(Stage::Masked)->data();
+    QVERIFY(masked.blocked(0, 1));
+    QCOMPARE(masked.blockedText, QStringLiteral("−∞"));
+    // The panel's checkbox follows, and turning it off through the panel works too.
+    auto *box = w.togglePanel()->findChild<QCheckBox *>();
+    QVERIFY(box && box->isChecked());
+    box->click();
+    QVERIFY(!w.document()->scenario().mask.causal);
+    QVERIFY(w.stageView(Stage::Weights)->data().values(0, 5) > 0.05);
+}
+
+void TestMainWindow::undoRestoresExactMatrices()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("multihead")).isEmpty());
+    const Scenario before = w.document()->scenario();
+    const Matrix weightsBefore = w.stageView(Stage::Weights)->data().values;
+    MatrixModel *wq = w.matrixPanel()->model(MatrixId::Wq);
+    QVERIFY(wq->setData(wq->index(1, 0), QStringLiteral("0.123456789")));
+    QVERIFY(w.matrixPanel()->model(MatrixId::X));
+    w.matrixPanel()->showMatrix(MatrixId::X);
+    w.matrixPanel()->table(MatrixId::X)->setCurrentIndex(w.matrixPanel()->model(MatrixId::X)->index(2, 0));
+    w.matrixPanel()->addToken();
+    QCOMPARE(queryCount(w.document()->scenario()), 5);
+    QCOMPARE(w.stageView(Stage::Weights)->data().values.rows(), 5);
+
+    QAction *undo = findAction(&w, QStringLiteral("Undo Add token t5"));
+    QVERIFY2(undo, "the undo action names the step");
+    undo->trigger();
+    QAction *undo2 = findAction(&w, QStringLiteral("Undo Set Wq row 2, column 1 to 0.123456789"));
+    QVERIFY(undo2);
+    undo2->trigger();
+    QVERIFY(w.document()->scenario() == before);
+    QCOMPARE(w.stageView(Stage::Weights)->data().values, weightsBefore);
+    QVERIFY(!w.document()->isModified());
+}
+
+void TestMainWindow::typedAbcIsRefused()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    const Scenario before = w.document()->scenario();
+    w.matrixPanel()->showMatrix(MatrixId::K);
+    QTableView *k = w.matrixPanel()->table(MatrixId::K);
+    QVERIFY(k && k->isVisible());
+    const QModelIndex cell = k->model()->index(1, 1);
+    k->setCurrentIndex(cell); // opens the editor (any edit trigger)
+    if (!k->viewport()->findChild<QLineEdit *>())
+        k->edit(cell);
+    auto *editor = k->viewport()->findChild<QLineEdit *>();
+    QVERIFY2(editor, "typing opens an editor in the cell");
+    QSignalSpy refused(w.matrixPanel()->model(MatrixId::K), &MatrixModel::refused);
+    editor->selectAll();
+    QTest::keyClicks(editor, QStringLiteral("abc"));
+    QTest::keyClick(editor, Qt::Key_Return);
+    QTRY_COMPARE(refused.count(), 1); // the delegate commits on the next turn of the event loop
+    QVERIFY(w.document()->scenario() == before);
+    QCOMPARE(w.document()->undoStack()->count(), 0);
+    QCOMPARE(k->model()->data(cell).toString(), QStringLiteral("2"));
+    const QString message = w.matrixPanel()->message();
+    ATTN_CHECK(message.contains(QStringLiteral("\"abc\" is not a number")) && message.contains(QStringLiteral("K row 2, column 2")),
+               message);
+
+    // A good number through the same editor goes in.
+    QTRY_VERIFY(!k->viewport()->findChild<QLineEdit *>());
+    k->edit(cell);
+    editor = k->viewport()->findChild<QLineEdit *>();
+    QVERIFY(editor);
+    editor->selectAll();
+    QTest::keyClicks(editor, QStringLiteral("3"));
+    QTest::keyClick(editor, Qt::Key_Return);
+    QTRY_COMPARE(w.document()->scenario().K(1, 1), 3.0);
+}
+
+void TestMainWindow::malformedFileKeepsDocument()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    MatrixModel *q = w.matrixPanel()->model(MatrixId::Q);
+    QVERIFY(q->setData(q->index(0, 0), QStringLiteral("9"))); // unsaved work
+    const Scenario before = w.document()->scenario();
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("broken.json"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"inputs": {"mode": "direct", "Q": [[1, 0]], "K": [[1, 0], [0, "abc"]], "V": [[1], [2]]}})");
+    f.close();
+    const QString message = w.openFile(path);
+    ATTN_CHECK(message.contains(QStringLiteral("broken.json")) && message.contains(QStringLiteral("K row 2, column 2")),
+               message);
+    QVERIFY(w.document()->scenario() == before);
+    QVERIFY(w.document()->isModified());
+    QCOMPARE(w.document()->undoStack()->count(), 1);
+    QCOMPARE(w.document()->lessonName(), QStringLiteral("causal"));
+
+    QVERIFY(!w.openFile(dir.filePath(QStringLiteral("missing.json"))).isEmpty());
+    QVERIFY(w.document()->scenario() == before);
+}
+
+void TestMainWindow::headsKeepMapSizes()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("multihead")).isEmpty()); // 4 tokens, h*d_k = 4, h*d_v = 4
+    auto *allHeads = w.sideTabs()->findChild<AllHeadsView *>();
+    QVERIFY(allHeads);
+    for (int h : {1, 2, 4, 2, 1}) {
+        QAction *a = findAction(&w, h == 1 ? QStringLiteral("1 head") : QStringLiteral("%1 heads").arg(h));
+        QVERIFY2(a, qPrintable(QStringLiteral("the %1-head action").arg(h)));
+        a->trigger();
+        QCOMPARE(w.document()->scenario().heads, h);
+        forEveryMap(w, [&](Stage s, StageView *v) {
+            const Eigen::Index cols = s == Stage::Output ? 4 / h : 4;
+            QCOMPARE(v->data().values.rows(), Eigen::Index(4));
+            QCOMPARE(v->data().values.cols(), cols);
+            QCOMPARE(v->rowCount(), 4);
+            QCOMPARE(v->columnCount(), int(cols));
+        });
+        QCOMPARE(int(allHeads->plots().size()), h);
+        w.document()->setCurrentHead(h - 1);
+        QCOMPARE(w.stageView(Stage::Weights)->data().values, w.document()->trace().heads[std::size_t(h - 1)].weights);
+    }
+    // 8 heads do not divide 4: the action is off and the document unchanged.
+    QAction *eight = findAction(&w, QStringLiteral("8 heads"));
+    QVERIFY(eight && !eight->isEnabled());
+}
+
+void TestMainWindow::everyLessonDrawsFiniteMaps()
+{
+    MainWindow &w = *m_window;
+    for (const QString &name : lessonIndex()) {
+        QVERIFY(w.openLesson(name).isEmpty());
+        forEveryMap(w, [&](Stage s, StageView *v) {
+            ATTN_VERIFY_NO_MISMATCH(test::nonFinite(v->data().values), name + QLatin1Char(' ') + QString::number(int(s)));
+            QVERIFY(v->data().values.size() > 0);
+            QVERIFY(!v->data().title.isEmpty());
+        });
+    }
+}
+
+void TestMainWindow::hoverHighlightsEveryMap()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    StageView *scores = w.stageView(Stage::Scores);
+    scores->replot();
+    const QPoint at = scores->cellCenter(3, 1).toPoint() + QPoint(3, 3);
+    QMouseEvent move(QEvent::MouseMove, at, scores->mapToGlobal(at), Qt::NoButton, {}, {});
+    QApplication::sendEvent(scores, &move);
+    QCOMPARE(w.document()->hoveredRow(), 3);
+    QCOMPARE(w.document()->hoveredColumn(), 1);
+    forEveryMap(w, [&](Stage s, StageView *v) {
+        QCOMPARE(v->highlightRow(), 3);
+        QCOMPARE(v->highlightColumn(), s == Stage::Output ? -1 : 1);
+    });
+    // The tables light the query row in Q and the key row in K.
+    MatrixModel *q = w.matrixPanel()->model(MatrixId::Q), *k = w.matrixPanel()->model(MatrixId::K);
+    QVERIFY(q->data(q->index(3, 0), Qt::BackgroundRole).isValid());
+    QVERIFY(!q->data(q->index(1, 0), Qt::BackgroundRole).isValid());
+    QVERIFY(k->data(k->index(1, 0), Qt::BackgroundRole).isValid());
+    QVERIFY(!k->data(k->index(3, 0), Qt::BackgroundRole).isValid());
+}
+
+void TestMainWindow::clickBlocksACell()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("seed001-selftest")).isEmpty());
+    StageView *weights = w.stageView(Stage::Weights);
+    weights->replot();
+    QTest::mouseClick(weights, Qt::LeftButton, {}, weights->cellCenter(0, 0).toPoint() + QPoint(2, 2));
+    const HeatmapData d = weights->data();
+    QVERIFY(d.blocked(0, 0));
+    QCOMPARE(d.values(0, 0), 0.0);
+    // The two open keys renormalise: e^0 / (e^0 + e^-0.7071).
+    ATTN_COMPARE_NEAR(d.values(0, 1), 1.0 / (1.0 + std::exp(-1.0 / std::sqrt(2.0))), 1e-12);
+    QCOMPARE(w.document()->undoStack()->count(), 1);
+    // Click again to open it.
+    QTest::mouseClick(weights, Qt::LeftButton, {}, weights->cellCenter(0, 0).toPoint() + QPoint(2, 2));
+    ATTN_COMPARE_NEAR(weights->data().values(0, 0), 0.575975345215362, 1e-12);
+}
+
+void TestMainWindow::temperatureDragIsOneUndoStep()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    QSlider *slider = w.togglePanel()->temperatureSlider();
+    QCOMPARE(TogglePanel::temperatureAt(slider->value()), 1.0);
+    slider->setSliderDown(true);
+    for (int pos = slider->value(); pos >= 0; pos -= 25)
+        slider->setValue(pos);
+    slider->setValue(0);
+    QCOMPARE(w.document()->scenario().temperature, 0.05);
+    // Live: the weights already show τ = 0.05 (nearly one-hot) before release.
+    QVERIFY(w.stageView(Stage::Weights)->data().values(0, 0) > 0.999);
+    QCOMPARE(w.document()->undoStack()->count(), 0);
+    slider->setSliderDown(false); // release
+    QCOMPARE(w.document()->undoStack()->count(), 1);
+    w.document()->undoStack()->undo();
+    QCOMPARE(w.document()->scenario().temperature, 1.0);
+    QCOMPARE(slider->value(), TogglePanel::sliderPosition(1.0));
+    // Both ends of the range are stable and finite.
+    for (int pos : {0, TogglePanel::kSliderSteps}) {
+        slider->setValue(pos);
+        ATTN_VERIFY_NO_MISMATCH(test::nonFinite(w.stageView(Stage::Weights)->data().values), QStringLiteral("τ end"));
+    }
+    QCOMPARE(w.document()->scenario().temperature, 10.0);
+}
+
+void TestMainWindow::modeSwitchKeepsWeightsOnScreen()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("seed001-soft-knn")).isEmpty());
+    const Matrix weights = w.stageView(Stage::Weights)->data().values;
+    auto buttons = w.matrixPanel()->findChildren<QAbstractButton *>();
+    QAbstractButton *projected = nullptr;
+    for (QAbstractButton *b : buttons)
+        if (b->text().remove(QLatin1Char('&')).startsWith(QStringLiteral("Projected")))
+            projected = b;
+    QVERIFY(projected);
+    projected->click();
+    QCOMPARE(w.document()->scenario().mode, InputMode::Projected);
+    QVERIFY(w.matrixPanel()->table(MatrixId::Wq));
+    QVERIFY(!w.matrixPanel()->table(MatrixId::Q));
+    ATTN_COMPARE_MATRIX(w.stageView(Stage::Weights)->data().values, weights, 1e-12);
+    w.document()->undoStack()->undo();
+    QCOMPARE(w.document()->scenario().mode, InputMode::Direct);
+    QVERIFY(w.matrixPanel()->table(MatrixId::Q));
+}
+
+void TestMainWindow::saveAndOpenRoundTrip()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("cross-attention")).isEmpty());
+    MatrixModel *x = w.matrixPanel()->model(MatrixId::X);
+    QVERIFY(x->setData(x->index(0, 2), QStringLiteral("0.25")));
+    const Scenario edited = w.document()->scenario();
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("lesson.json"));
+    QVERIFY(w.saveTo(path));
+    QVERIFY(!w.document()->isModified());
+    QVERIFY(w.windowTitle().contains(QStringLiteral("lesson.json")));
+    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    QVERIFY(w.openFile(path).isEmpty());
+    QVERIFY(w.document()->scenario() == edited);
+    // A folder that does not exist: a message, nothing written, still modified.
+    QVERIFY(x->setData(x->index(0, 2), QStringLiteral("0.5")));
+    QVERIFY(!w.saveTo(dir.filePath(QStringLiteral("no/such/folder/x.json"))));
+    QVERIFY(w.document()->isModified());
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("no/such/folder/x.json"))));
+}
+
+void TestMainWindow::positionalEncodingIsShown()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("permutation")).isEmpty());
+    auto *pe = w.sideTabs()->findChild<PositionalView *>();
+    QVERIFY(pe);
+    QVERIFY(pe->currentWidget() != pe->plot());
+    QAction *sinusoidal = findAction(&w, QStringLiteral("Sinusoidal"));
+    QVERIFY(sinusoidal);
+    sinusoidal->trigger();
+    QCOMPARE(pe->currentWidget(), pe->plot());
+    QCOMPARE(w.sideTabs()->currentWidget(), pe);
+    const HeatmapData d = pe->plot()->data();
+    QCOMPARE(d.values.rows(), Eigen::Index(3));
+    QCOMPARE(d.values.cols(), Eigen::Index(4)); // added to X: d_model columns
+    ATTN_COMPARE_NEAR(d.values(1, 0), std::sin(1.0), 1e-15);
+    ATTN_COMPARE_NEAR(d.values(1, 1), std::cos(1.0), 1e-15);
+    ATTN_COMPARE_NEAR(d.values(2, 2), std::sin(2.0 / 100.0), 1e-15); // 10000^(2/4) = 100
+}
+
+void TestMainWindow::mapsAreLive()
+{
+    // Each change reaches every map before control returns to the event
+    // loop: nothing waits for a timer, so no frame shows a stale map.
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    Scenario s = w.document()->scenario();
+    s.scale = Scale::None;
+    w.document()->edit(s, QStringLiteral("scale"));
+    const Trace &t = w.document()->trace();
+    QCOMPARE(w.stageView(Stage::Scaled)->data().values, t.heads[0].scaled);
+    QCOMPARE(w.stageView(Stage::Weights)->data().values, t.heads[0].weights);
+    QCOMPARE(w.stageView(Stage::Output)->data().values, t.heads[0].output);
+    QVERIFY(w.stageView(Stage::Scaled)->data().title.contains(QStringLiteral("unscaled")));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "test_mainwindow.moc"

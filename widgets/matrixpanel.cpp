@@ -1,0 +1,411 @@
+#include "matrixpanel.h"
+
+#include "matrixmodel.h"
+
+#include <QButtonGroup>
+#include <QCheckBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRadioButton>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+namespace attn {
+
+namespace {
+
+constexpr int kMaxDim = 256;
+
+QString tabTitle(MatrixId id)
+{
+    switch (id) {
+    case MatrixId::Source:
+        return MatrixPanel::tr("S (source)");
+    case MatrixId::Wq:
+        return QStringLiteral("W_Q");
+    case MatrixId::Wk:
+        return QStringLiteral("W_K");
+    case MatrixId::Wv:
+        return QStringLiteral("W_V");
+    case MatrixId::Wo:
+        return QStringLiteral("W_O");
+    default:
+        return QLatin1String(matrixName(id));
+    }
+}
+
+QString tabToolTip(MatrixId id)
+{
+    switch (id) {
+    case MatrixId::Q:
+        return MatrixPanel::tr("Queries: one row per token that asks, h·d_k columns");
+    case MatrixId::K:
+        return MatrixPanel::tr("Keys: one row per token that is looked at, h·d_k columns");
+    case MatrixId::V:
+        return MatrixPanel::tr("Values: one row per key token, h·d_v columns; the output averages them");
+    case MatrixId::X:
+        return MatrixPanel::tr("Embeddings X: one row per token, d_model columns");
+    case MatrixId::Source:
+        return MatrixPanel::tr("Source sequence S for cross-attention: keys and values come from it");
+    case MatrixId::Wq:
+        return MatrixPanel::tr("Query projection: Q = X·W_Q (d_model × h·d_k)");
+    case MatrixId::Wk:
+        return MatrixPanel::tr("Key projection: K = S·W_K (d_model × h·d_k)");
+    case MatrixId::Wv:
+        return MatrixPanel::tr("Value projection: V = S·W_V (d_model × h·d_v)");
+    case MatrixId::Wo:
+        return MatrixPanel::tr("Output projection: output = concat·W_O (h·d_v × d_out)");
+    }
+    return {};
+}
+
+QToolButton *toolButton(const QString &text, const QString &tip, QWidget *parent)
+{
+    auto *b = new QToolButton(parent);
+    b->setText(text);
+    b->setToolTip(tip);
+    b->setAutoRaise(false);
+    return b;
+}
+
+} // namespace
+
+MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
+{
+    auto *layout = new QVBoxLayout(this);
+
+    auto *modeRow = new QHBoxLayout;
+    m_mode = new QButtonGroup(this);
+    auto *direct = new QRadioButton(tr("&Direct Q, K, V"), this);
+    auto *projected = new QRadioButton(tr("&Projected X·W"), this);
+    direct->setToolTip(tr("Edit the queries, keys and values themselves"));
+    projected->setToolTip(tr("Edit token embeddings X and the projections W_Q, W_K, W_V (and W_O)"));
+    m_mode->addButton(direct, int(InputMode::Direct));
+    m_mode->addButton(projected, int(InputMode::Projected));
+    modeRow->addWidget(direct);
+    modeRow->addWidget(projected);
+    modeRow->addStretch();
+    layout->addLayout(modeRow);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    layout->addWidget(m_tabs, 1);
+
+    auto *tokenRow = new QHBoxLayout;
+    tokenRow->addWidget(new QLabel(tr("Tokens:"), this));
+    m_add = toolButton(tr("+ Add"), tr("Add a token after the current row (Ctrl+T)"), this);
+    m_remove = toolButton(tr("− Remove"), tr("Remove the current row's token (Ctrl+Shift+T)"), this);
+    m_up = toolButton(QStringLiteral("↑"), tr("Move the current token up (Alt+Up)"), this);
+    m_down = toolButton(QStringLiteral("↓"), tr("Move the current token down (Alt+Down)"), this);
+    for (QToolButton *b : {m_add, m_remove, m_up, m_down})
+        tokenRow->addWidget(b);
+    tokenRow->addStretch();
+    layout->addLayout(tokenRow);
+
+    auto *dims = new QGridLayout;
+    auto spin = [this](int lo, int hi, const QString &tip) {
+        auto *s = new QSpinBox(this);
+        s->setRange(lo, hi);
+        s->setToolTip(tip);
+        s->setKeyboardTracking(false); // one edit per value, not per keystroke
+        return s;
+    };
+    m_dk = spin(1, kMaxDim, tr("d_k: the width of one head's queries and keys"));
+    m_dv = spin(1, kMaxDim, tr("d_v: the width of one head's values"));
+    m_dModel = spin(1, kMaxDim, tr("d_model: the width of the embeddings X"));
+    m_dOut = spin(1, kMaxDim, tr("d_out: the width of the output after W_O"));
+    auto *dkLabel = new QLabel(tr("d_&k"), this);
+    dkLabel->setBuddy(m_dk);
+    auto *dvLabel = new QLabel(tr("d_&v"), this);
+    dvLabel->setBuddy(m_dv);
+    m_dModelLabel = new QLabel(tr("d_&model"), this);
+    m_dModelLabel->setBuddy(m_dModel);
+    m_wo = new QCheckBox(tr("W_&O"), this);
+    m_wo->setToolTip(tr("Project the concatenated heads with W_O"));
+    m_dOutLabel = new QLabel(tr("d_out"), this);
+    m_dOutLabel->setBuddy(m_dOut);
+    dims->addWidget(dkLabel, 0, 0);
+    dims->addWidget(m_dk, 0, 1);
+    dims->addWidget(dvLabel, 0, 2);
+    dims->addWidget(m_dv, 0, 3);
+    dims->addWidget(m_dModelLabel, 1, 0);
+    dims->addWidget(m_dModel, 1, 1);
+    dims->addWidget(m_wo, 1, 2);
+    dims->addWidget(m_dOut, 1, 3);
+    dims->setColumnStretch(4, 1);
+    layout->addLayout(dims);
+
+    m_separate = new QCheckBox(tr("Separate key sequence (cross-&attention)"), this);
+    m_separate->setToolTip(tr("Keys and values come from their own tokens instead of the queries' tokens"));
+    layout->addWidget(m_separate);
+
+    m_message = new QLabel(this);
+    m_message->setWordWrap(true);
+    m_message->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_message->setVisible(false);
+    layout->addWidget(m_message);
+
+    for (MatrixId id : {MatrixId::Q, MatrixId::K, MatrixId::V, MatrixId::X, MatrixId::Source, MatrixId::Wq,
+                        MatrixId::Wk, MatrixId::Wv, MatrixId::Wo}) {
+        auto *model = new MatrixModel(doc, id, this);
+        auto *view = new QTableView(this);
+        view->setModel(model);
+        view->setToolTip(tabToolTip(id));
+        view->horizontalHeader()->setDefaultSectionSize(64);
+        view->horizontalHeader()->setMinimumSectionSize(40);
+        view->verticalHeader()->setSectionsClickable(true);
+        view->setSelectionMode(QAbstractItemView::SingleSelection);
+        view->setEditTriggers(QAbstractItemView::AllEditTriggers);
+        connect(model, &MatrixModel::refused, this,
+                [this, view](const QModelIndex &at, const QString &why) { showMessage(why, at, view); });
+        connect(view->verticalHeader(), &QHeaderView::sectionDoubleClicked, this,
+                [this, view](int section) { editHeader(view, section); });
+        connect(model, &QAbstractItemModel::modelReset, view, [view] { view->resizeColumnsToContents(); });
+        m_pages.push_back({id, model, view});
+    }
+
+    connect(m_mode, &QButtonGroup::idClicked, this, [this](int id) { setMode(InputMode(id)); });
+    connect(m_add, &QToolButton::clicked, this, &MatrixPanel::addToken);
+    connect(m_remove, &QToolButton::clicked, this, &MatrixPanel::removeToken);
+    connect(m_up, &QToolButton::clicked, this, [this] { moveToken(-1); });
+    connect(m_down, &QToolButton::clicked, this, [this] { moveToken(+1); });
+    connect(m_dk, &QSpinBox::valueChanged, this, [this](int v) {
+        if (v != headDim(m_doc->scenario()))
+            m_doc->edit(setHeadDim(m_doc->scenario(), v), tr("Set d_k to %1").arg(v));
+    });
+    connect(m_dv, &QSpinBox::valueChanged, this, [this](int v) {
+        if (v != headValueDim(m_doc->scenario()))
+            m_doc->edit(setHeadValueDim(m_doc->scenario(), v), tr("Set d_v to %1").arg(v));
+    });
+    connect(m_dModel, &QSpinBox::valueChanged, this, [this](int v) {
+        if (v != modelWidth(m_doc->scenario()))
+            m_doc->edit(setModelDim(m_doc->scenario(), v), tr("Set d_model to %1").arg(v));
+    });
+    connect(m_dOut, &QSpinBox::valueChanged, this, [this](int v) {
+        const Scenario &s = m_doc->scenario();
+        if (s.Wo && v != s.Wo->cols())
+            m_doc->edit(setOutputDim(s, v), tr("Set d_out to %1").arg(v));
+    });
+    connect(m_wo, &QCheckBox::toggled, this, [this](bool on) {
+        const Scenario &s = m_doc->scenario();
+        if (on == s.Wo.has_value())
+            return;
+        if (on)
+            m_doc->edit(setOutputDim(s, valueWidth(s)), tr("Add W_O"));
+        else
+            m_doc->edit(removeOutputProjection(s), tr("Remove W_O"));
+    });
+    connect(m_separate, &QCheckBox::toggled, this, [this](bool on) {
+        const Scenario &s = m_doc->scenario();
+        if (on == !sharesTokens(s))
+            return;
+        if (!on && s.mode == InputMode::Direct && queryCount(s) != keyCount(s)) {
+            showMessage(tr("Self-attention needs as many keys as queries (now %1 queries, %2 keys); add or remove tokens first")
+                            .arg(queryCount(s))
+                            .arg(keyCount(s)));
+            syncControls();
+            return;
+        }
+        m_doc->edit(setSeparateKeys(s, on), on ? tr("Separate key sequence") : tr("Self-attention"));
+    });
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { syncControls(); });
+    connect(doc, &Document::changed, this, [this](Document::Changes what) {
+        if (what.testFlag(Document::Change::Shape))
+            rebuildTabs();
+        syncControls();
+    });
+    connect(doc, &Document::problemReported, this, [this](const QString &why) { showMessage(why); });
+
+    rebuildTabs();
+    syncControls();
+}
+
+QTableView *MatrixPanel::table(MatrixId id) const
+{
+    for (const Page &p : m_pages)
+        if (p.id == id)
+            return matrixPresent(m_doc->scenario(), id) ? p.view : nullptr;
+    return nullptr;
+}
+
+MatrixModel *MatrixPanel::model(MatrixId id) const
+{
+    for (const Page &p : m_pages)
+        if (p.id == id)
+            return p.model;
+    return nullptr;
+}
+
+void MatrixPanel::showMatrix(MatrixId id)
+{
+    if (QTableView *v = table(id))
+        m_tabs->setCurrentWidget(v);
+}
+
+QString MatrixPanel::message() const
+{
+    return m_message->text();
+}
+
+void MatrixPanel::rebuildTabs()
+{
+    const MatrixId current = currentPage() ? currentPage()->id : MatrixId::Q;
+    m_tabs->blockSignals(true);
+    while (m_tabs->count())
+        m_tabs->removeTab(0);
+    for (const Page &p : m_pages) {
+        p.view->hide(); // a removed page stays a child of the tab widget
+        if (matrixPresent(m_doc->scenario(), p.id)) {
+            const int at = m_tabs->addTab(p.view, tabTitle(p.id));
+            m_tabs->setTabToolTip(at, tabToolTip(p.id));
+            p.view->resizeColumnsToContents();
+        }
+    }
+    showMatrix(current);
+    m_tabs->blockSignals(false);
+    if (m_tabs->currentWidget())
+        m_tabs->currentWidget()->show();
+}
+
+const MatrixPanel::Page *MatrixPanel::currentPage() const
+{
+    for (const Page &p : m_pages)
+        if (p.view == m_tabs->currentWidget())
+            return &p;
+    return nullptr;
+}
+
+void MatrixPanel::syncControls()
+{
+    const Scenario &s = m_doc->scenario();
+    const bool projected = s.mode == InputMode::Projected;
+    const QSignalBlocker b1(m_dk), b2(m_dv), b3(m_dModel), b4(m_dOut), b5(m_wo), b6(m_separate);
+    m_mode->button(int(s.mode))->setChecked(true);
+    m_dk->setValue(headDim(s));
+    m_dv->setValue(headValueDim(s));
+    m_dModel->setValue(std::max(1, modelWidth(s)));
+    m_dModel->setVisible(projected);
+    m_dModelLabel->setVisible(projected);
+    m_wo->setVisible(projected);
+    m_wo->setChecked(s.Wo.has_value());
+    m_dOut->setVisible(projected);
+    m_dOutLabel->setVisible(projected);
+    m_dOut->setEnabled(s.Wo.has_value());
+    m_dOut->setValue(s.Wo ? int(s.Wo->cols()) : valueWidth(s));
+    m_separate->setChecked(!sharesTokens(s));
+
+    const Page *p = currentPage();
+    const bool tokens = p && rowsAreTokens(p->id);
+    for (QToolButton *b : {m_add, m_remove, m_up, m_down})
+        b->setEnabled(tokens);
+    if (!tokens)
+        m_add->setToolTip(tr("Pick Q, K, V, X or S to edit tokens"));
+}
+
+void MatrixPanel::showMessage(const QString &text, const QModelIndex &at, QTableView *view)
+{
+    m_message->setText(text);
+    m_message->setVisible(!text.isEmpty());
+    if (view && at.isValid()) {
+        const QRect cell = view->visualRect(at);
+        QToolTip::showText(view->viewport()->mapToGlobal(cell.bottomLeft()), text, view->viewport(), cell, 6000);
+    }
+}
+
+void MatrixPanel::editHeader(QTableView *view, int section)
+{
+    auto *model = qobject_cast<MatrixModel *>(view->model());
+    if (!model || !model->rowsAreTokens())
+        return;
+    QHeaderView *header = view->verticalHeader();
+    auto *editor = new QLineEdit(header->viewport());
+    editor->setText(model->headerData(section, Qt::Vertical).toString());
+    editor->selectAll();
+    const int y = header->sectionViewportPosition(section);
+    editor->setGeometry(0, y, std::max(header->width(), 80), header->sectionSize(section));
+    editor->show();
+    editor->setFocus();
+    connect(editor, &QLineEdit::editingFinished, this, [model, editor, section] {
+        if (!editor->property("done").toBool()) {
+            editor->setProperty("done", true);
+            model->setHeaderData(section, Qt::Vertical, editor->text());
+            editor->deleteLater();
+        }
+    });
+}
+
+void MatrixPanel::setMode(InputMode mode)
+{
+    const Scenario &s = m_doc->scenario();
+    if (mode == s.mode)
+        return;
+    if (mode == InputMode::Projected) {
+        const bool additive = s.encoding == Encoding::Sinusoidal || s.encoding == Encoding::Learned;
+        m_doc->edit(toProjected(s), tr("Switch to projected mode"));
+        showMessage(additive ? tr("Projected mode: X is one-hot and W_Q, W_K, W_V hold the old Q, K, V. The positional "
+                                  "encoding is now added to X, so the numbers change.")
+                             : tr("Projected mode: X is one-hot and W_Q, W_K, W_V hold the old Q, K, V, so every "
+                                  "number stays the same."));
+    } else {
+        m_doc->edit(toDirect(s), tr("Switch to direct mode"));
+        showMessage(s.Wo ? tr("Direct mode keeps the computed Q, K and V; W_O is dropped.")
+                         : tr("Direct mode keeps the computed Q, K and V."));
+    }
+}
+
+void MatrixPanel::addToken()
+{
+    const Page *p = currentPage();
+    if (!p || !rowsAreTokens(p->id))
+        return;
+    const Scenario &s = m_doc->scenario();
+    const Side side = tokenSide(p->id);
+    const int n = int(matrix(s, p->id).rows());
+    const int current = p->view->currentIndex().isValid() ? p->view->currentIndex().row() : n - 1;
+    const int at = std::clamp(current + 1, 0, n);
+    const QString label = side == Side::Query || sharesTokens(s) ? tr("t%1").arg(n + 1) : tr("k%1").arg(n + 1);
+    if (!m_doc->edit(insertToken(s, side, at, label.toStdString()), tr("Add token %1").arg(label)))
+        p->view->setCurrentIndex(p->model->index(at, 0));
+}
+
+void MatrixPanel::removeToken()
+{
+    const Page *p = currentPage();
+    if (!p || !rowsAreTokens(p->id))
+        return;
+    const Scenario &s = m_doc->scenario();
+    const int n = int(matrix(s, p->id).rows());
+    if (n <= 1) {
+        showMessage(tr("The last token cannot be removed: attention needs at least one query and one key"));
+        return;
+    }
+    const int at = p->view->currentIndex().isValid() ? p->view->currentIndex().row() : n - 1;
+    const QString name = p->model->headerData(at, Qt::Vertical).toString();
+    if (!m_doc->edit(attn::removeToken(s, tokenSide(p->id), at), tr("Remove token %1").arg(name)))
+        p->view->setCurrentIndex(p->model->index(std::min(at, n - 2), 0));
+}
+
+void MatrixPanel::moveToken(int delta)
+{
+    const Page *p = currentPage();
+    if (!p || !rowsAreTokens(p->id) || !p->view->currentIndex().isValid())
+        return;
+    const Scenario &s = m_doc->scenario();
+    const int n = int(matrix(s, p->id).rows());
+    const QModelIndex cur = p->view->currentIndex();
+    const int to = cur.row() + delta;
+    if (to < 0 || to >= n)
+        return;
+    const QString name = p->model->headerData(cur.row(), Qt::Vertical).toString();
+    if (!m_doc->edit(attn::moveToken(s, tokenSide(p->id), cur.row(), to), tr("Move token %1").arg(name)))
+        p->view->setCurrentIndex(p->model->index(to, cur.column()));
+}
+
+} // namespace attn

@@ -1,0 +1,310 @@
+#include "stagedata.h"
+
+#include "edit.h"
+#include "formula.h"
+
+#include <QCoreApplication>
+
+#include <cmath>
+
+namespace attn {
+
+namespace {
+
+// The translation context of this file's strings.
+struct StageText {
+    Q_DECLARE_TR_FUNCTIONS(attn::StageText)
+};
+
+QStringList dimensionLabels(int n, const QString &prefix)
+{
+    QStringList out;
+    for (int i = 0; i < n; ++i)
+        out << prefix + QString::number(i + 1);
+    return out;
+}
+
+// max |x| over the open cells of the head's score stages, at least a hair
+// above 0 so a zero matrix still has a range.
+double scoreRange(const Trace &t, int head, bool shared, Stage stage)
+{
+    const HeadTrace &h = t.heads[std::size_t(head)];
+    double r = 0;
+    auto take = [&](const Matrix &m) {
+        for (Eigen::Index i = 0; i < m.rows(); ++i)
+            for (Eigen::Index j = 0; j < m.cols(); ++j)
+                r = std::max(r, std::abs(m(i, j)));
+    };
+    if (shared || stage == Stage::Scores)
+        take(h.scores);
+    if (shared || stage != Stage::Scores)
+        take(h.scaled);
+    return std::max(r, 1e-9);
+}
+
+QString rowNote(const RowStats &r)
+{
+    if (r.fullyMasked)
+        return StageText::tr("all blocked");
+    return QStringLiteral("Σ %1 · H %2").arg(QString::fromStdString(fixed4(r.sum)).left(4),
+                                             QString::fromStdString(fixed4(r.entropy)).left(4));
+}
+
+} // namespace
+
+QStringList toQStringList(const std::vector<std::string> &v)
+{
+    QStringList out;
+    for (const auto &s : v)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+QString stageName(Stage stage)
+{
+    switch (stage) {
+    case Stage::Scores:
+        return StageText::tr("Scores");
+    case Stage::Scaled:
+        return StageText::tr("Scaled scores");
+    case Stage::Masked:
+        return StageText::tr("After the mask");
+    case Stage::Weights:
+        return StageText::tr("Softmax weights");
+    case Stage::Output:
+        return StageText::tr("Output");
+    }
+    return {};
+}
+
+QString stageKey(Stage stage)
+{
+    switch (stage) {
+    case Stage::Scores:
+        return QStringLiteral("scores");
+    case Stage::Scaled:
+        return QStringLiteral("scaled");
+    case Stage::Masked:
+        return QStringLiteral("masked");
+    case Stage::Weights:
+        return QStringLiteral("weights");
+    case Stage::Output:
+        return QStringLiteral("output");
+    }
+    return {};
+}
+
+std::optional<Stage> stageFromKey(const QString &key)
+{
+    for (Stage s : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output})
+        if (stageKey(s) == key)
+            return s;
+    return std::nullopt;
+}
+
+QString settingsSummary(const Scenario &s, int head)
+{
+    QStringList parts;
+    if (s.heads > 1 && head >= 0)
+        parts << StageText::tr("head %1 of %2").arg(head + 1).arg(s.heads);
+    if (s.mask.causal)
+        parts << StageText::tr("causal");
+    if (s.mask.keyPadding.size() && s.mask.keyPadding.any())
+        parts << StageText::tr("padding");
+    if (s.mask.blocked.size() && s.mask.blocked.any())
+        parts << StageText::tr("custom mask");
+    if (hasMask(s) && s.maskStage == MaskStage::AfterSoftmax)
+        parts << StageText::tr("mask after softmax ✗");
+    switch (s.similarity) {
+    case Similarity::Dot:
+        break;
+    case Similarity::Cosine:
+        parts << StageText::tr("cosine");
+        break;
+    case Similarity::NegSqDistance:
+        parts << StageText::tr("−‖q−k‖²");
+        break;
+    }
+    switch (s.scale) {
+    case Scale::SqrtDk:
+        break;
+    case Scale::None:
+        parts << StageText::tr("unscaled");
+        break;
+    case Scale::Dk:
+        parts << StageText::tr("÷ d_k ✗");
+        break;
+    }
+    if (s.temperature != 1.0)
+        parts << QStringLiteral("τ = %1").arg(QString::fromStdString(compact(s.temperature)));
+    switch (s.encoding) {
+    case Encoding::None:
+        break;
+    case Encoding::Sinusoidal:
+        parts << StageText::tr("sinusoidal PE");
+        break;
+    case Encoding::Learned:
+        parts << StageText::tr("learned PE");
+        break;
+    case Encoding::Rope:
+        parts << StageText::tr("RoPE");
+        break;
+    }
+    return parts.isEmpty() ? QString() : QStringLiteral(" · ") + parts.join(QStringLiteral(" · "));
+}
+
+HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const StageOptions &options)
+{
+    const int head = std::clamp(options.head, 0, int(t.heads.size()) - 1);
+    const HeadTrace &h = t.heads[std::size_t(head)];
+    const bool before = s.maskStage == MaskStage::BeforeSoftmax;
+    HeatmapData d;
+    d.rowLabels = toQStringList(queryLabels(s));
+    d.colLabels = toQStringList(keyLabels(s));
+    d.rowAxisLabel = StageText::tr("queries");
+    d.colAxisLabel = StageText::tr("keys");
+    const QString summary = settingsSummary(s, head);
+    const QString divisor = QString::fromStdString(divisorTerms(s, t)).section(QLatin1Char(' '), 0, 0);
+
+    switch (stage) {
+    case Stage::Scores:
+        d.values = h.scores;
+        d.title = StageText::tr("Scores  s = %1").arg(s.similarity == Similarity::Dot      ? QStringLiteral("q·k")
+                                           : s.similarity == Similarity::Cosine ? QStringLiteral("cos(q, k)")
+                                                                                : QStringLiteral("−‖q − k‖²"));
+        d.colorBarLabel = StageText::tr("score");
+        d.scale = HeatmapScale::Diverging;
+        d.range = scoreRange(t, head, options.sharedScoreRange, stage);
+        break;
+    case Stage::Scaled:
+        d.values = h.scaled;
+        d.title = StageText::tr("Scaled  s / %1").arg(divisor);
+        d.colorBarLabel = StageText::tr("scaled score");
+        d.scale = HeatmapScale::Diverging;
+        d.range = scoreRange(t, head, options.sharedScoreRange, stage);
+        break;
+    case Stage::Masked:
+        d.values = h.scaled;
+        d.title = before ? StageText::tr("After the mask  blocked → −∞") : StageText::tr("Mask: applied after the softmax ✗");
+        d.colorBarLabel = StageText::tr("scaled score");
+        d.scale = HeatmapScale::Diverging;
+        d.range = scoreRange(t, head, options.sharedScoreRange, stage);
+        if (before) {
+            d.blocked = t.blocked;
+            d.blockedText = QStringLiteral("−∞");
+        } else {
+            d.outlined = t.blocked;
+        }
+        break;
+    case Stage::Weights: {
+        d.values = h.weights;
+        d.title = StageText::tr("Softmax weights");
+        d.colorBarLabel = StageText::tr("weight");
+        d.scale = HeatmapScale::Probability;
+        d.blocked = t.blocked;
+        d.blockedText = QStringLiteral("0");
+        for (const RowStats &r : h.rows) {
+            d.rowNotes << rowNote(r);
+            d.rowFlagged << (r.fullyMasked || r.sum < 1 - 1e-9);
+        }
+        break;
+    }
+    case Stage::Output:
+        d.values = h.output;
+        d.colLabels = dimensionLabels(int(h.output.cols()), QStringLiteral("d"));
+        d.colAxisLabel = StageText::tr("value dimensions");
+        d.title = StageText::tr("Output  weights · V");
+        d.colorBarLabel = StageText::tr("output");
+        d.scale = HeatmapScale::Diverging;
+        for (const RowStats &r : h.rows)
+            d.rowFlagged << r.fullyMasked;
+        break;
+    }
+    d.title += summary;
+    return d;
+}
+
+QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, int row, int col)
+{
+    if (head < 0 || head >= int(t.heads.size()) || row < 0 || col < 0)
+        return {};
+    const HeadTrace &h = t.heads[std::size_t(head)];
+    const Eigen::Index cols = stage == Stage::Output ? h.output.cols() : h.scores.cols();
+    if (row >= h.scores.rows() || col >= cols)
+        return {};
+    QString tip = QString::fromStdString(explainCell(s, t, stage, head, row, col));
+    if (stage != Stage::Output)
+        tip += QLatin1Char('\n') + StageText::tr("Click to block or open this cell.");
+    return tip;
+}
+
+HeatmapData headWeightsData(const Scenario &s, const Trace &t, int head)
+{
+    StageOptions o;
+    o.head = head;
+    HeatmapData d = stageData(s, t, Stage::Weights, o);
+    d.title = StageText::tr("head %1").arg(head + 1);
+    d.rowNotes.clear();
+    return d;
+}
+
+HeatmapData concatData(const Scenario &s, const Trace &t)
+{
+    HeatmapData d;
+    d.values = t.concat;
+    d.rowLabels = toQStringList(queryLabels(s));
+    for (int c = 0; c < int(t.concat.cols()); ++c)
+        d.colLabels << (s.heads > 1 ? QStringLiteral("h%1·%2").arg(c / t.dv + 1).arg(c % t.dv + 1)
+                                    : QStringLiteral("d%1").arg(c + 1));
+    d.rowAxisLabel = StageText::tr("queries");
+    d.colAxisLabel = StageText::tr("heads' value dimensions");
+    d.title = StageText::tr("Concatenated heads  [head₁ … head_h]") + settingsSummary(s, -1);
+    d.colorBarLabel = StageText::tr("output");
+    d.scale = HeatmapScale::Diverging;
+    d.columnGroup = s.heads > 1 ? t.dv : 0;
+    return d;
+}
+
+HeatmapData finalOutputData(const Scenario &s, const Trace &t)
+{
+    HeatmapData d;
+    d.values = t.output;
+    d.rowLabels = toQStringList(queryLabels(s));
+    d.colLabels = dimensionLabels(int(t.output.cols()), QStringLiteral("o"));
+    d.rowAxisLabel = StageText::tr("queries");
+    d.colAxisLabel = StageText::tr("output dimensions");
+    const bool wo = s.mode == InputMode::Projected && s.Wo.has_value();
+    d.title = wo ? StageText::tr("Output  concat · W_O") : StageText::tr("Output  = concat (no W_O)");
+    d.colorBarLabel = StageText::tr("output");
+    d.scale = HeatmapScale::Diverging;
+    return d;
+}
+
+HeatmapData positionalData(const Scenario &s, const Trace &t)
+{
+    HeatmapData d;
+    d.rowLabels = toQStringList(queryLabels(s));
+    d.rowAxisLabel = StageText::tr("positions (queries)");
+    if (s.encoding == Encoding::None || t.positionQuery.size() == 0)
+        return d;
+    d.values = t.positionQuery;
+    if (s.encoding == Encoding::Rope) {
+        d.title = StageText::tr("RoPE angles  θ(p, i) = p·10000^(−2i/d_k)");
+        d.colLabels = dimensionLabels(int(t.positionQuery.cols()), QStringLiteral("pair "));
+        d.colAxisLabel = StageText::tr("dimension pairs (2i, 2i+1)");
+        d.colorBarLabel = StageText::tr("angle (radians)");
+        d.scale = HeatmapScale::SequentialAuto;
+    } else {
+        d.title = s.encoding == Encoding::Sinusoidal ? StageText::tr("Sinusoidal encoding  P(p, 2i) = sin, P(p, 2i+1) = cos")
+                                                     : StageText::tr("Learned encoding (drawn from seed %1)").arg(s.seed);
+        d.colLabels = dimensionLabels(int(t.positionQuery.cols()), QStringLiteral("d"));
+        d.colAxisLabel = s.mode == InputMode::Projected ? StageText::tr("embedding dimensions (added to X)")
+                                                        : StageText::tr("dimensions (added to Q, K and V)");
+        d.colorBarLabel = StageText::tr("added value");
+        d.scale = HeatmapScale::Diverging;
+        d.range = 1.0;
+    }
+    return d;
+}
+
+} // namespace attn

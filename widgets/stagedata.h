@@ -1,0 +1,46 @@
+#pragma once
+// What each heatmap shows, computed from a scenario and its trace: the one
+// place that turns a trace into pictures, shared by the window's maps, the
+// exports and the command line's export, so they cannot disagree.
+
+#include "attention.h"
+#include "explain.h"
+#include "heatmapplot.h"
+#include "scenario.h"
+
+#include <QString>
+
+namespace attn {
+
+struct StageOptions {
+    int head = 0;                   // the head shown
+    bool sharedScoreRange = true;   // scores, scaled and masked on one colour range
+};
+
+// The stage's matrix, masks, labels, title, colour bar label and row notes.
+HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const StageOptions &options);
+
+// "Softmax weights", "Scores s = q·k", ...: translated.
+QString stageName(Stage stage);
+// "scores", "scaled", "masked", "weights", "output": file names and the CLI.
+QString stageKey(Stage stage);
+std::optional<Stage> stageFromKey(const QString &key);
+
+// " · head 2 of 4 · causal · τ = 0.5": the settings that shape the picture,
+// for titles; empty when all are the defaults. head -1 leaves the head out.
+QString settingsSummary(const Scenario &s, int head);
+
+// The tooltip of a cell: the hand calculation of explainCell().
+QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, int row, int col);
+
+// The weights of every head as small multiples, and the concatenation.
+HeatmapData headWeightsData(const Scenario &s, const Trace &t, int head);
+HeatmapData concatData(const Scenario &s, const Trace &t);
+HeatmapData finalOutputData(const Scenario &s, const Trace &t);
+// The positional table added to the queries (or RoPE's angles); empty
+// values when the encoding is off.
+HeatmapData positionalData(const Scenario &s, const Trace &t);
+
+QStringList toQStringList(const std::vector<std::string> &v);
+
+} // namespace attn

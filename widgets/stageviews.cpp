@@ -1,0 +1,188 @@
+#include "stageviews.h"
+
+#include "edit.h"
+#include "formula.h"
+#include "stagedata.h"
+
+#include <QEvent>
+#include <QGridLayout>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace attn {
+
+StageView::StageView(Document *doc, Stage stage, QWidget *parent) : HeatmapPlot(parent), m_doc(doc), m_stage(stage)
+{
+    setObjectName(QStringLiteral("stage-") + stageKey(stage));
+    setToolTipProvider([this](int row, int col) {
+        return cellToolTip(m_doc->scenario(), m_doc->trace(), m_stage, m_doc->currentHead(), row, col);
+    });
+    connect(this, &HeatmapPlot::cellHovered, this, &StageView::onHover);
+    connect(this, &HeatmapPlot::cellClicked, this, &StageView::onCellClicked);
+    connect(doc, &Document::changed, this, &StageView::refresh);
+    connect(doc, &Document::currentChanged, this, &StageView::refresh);
+    connect(doc, &Document::hoverChanged, this, [this](int row, int col) {
+        setHighlight(row, m_stage == Stage::Output ? -1 : col);
+    });
+    refresh();
+}
+
+void StageView::setSharedScoreRange(bool shared)
+{
+    if (shared == m_sharedRange)
+        return;
+    m_sharedRange = shared;
+    refresh();
+}
+
+void StageView::refresh()
+{
+    StageOptions o;
+    o.head = m_doc->currentHead();
+    o.sharedScoreRange = m_sharedRange;
+    setData(stageData(m_doc->scenario(), m_doc->trace(), m_stage, o));
+    setHighlight(m_doc->hoveredRow(), m_stage == Stage::Output ? -1 : m_doc->hoveredColumn());
+}
+
+void StageView::onHover(int row, int col)
+{
+    // The output's columns are value dimensions, not keys.
+    m_doc->setHovered(row, m_stage == Stage::Output ? -1 : col);
+}
+
+void StageView::onCellClicked(int row, int col, Qt::MouseButton button)
+{
+    if (button != Qt::LeftButton || row < 0)
+        return;
+    m_doc->setCurrentQuery(row);
+    if (m_stage == Stage::Output || col < 0)
+        return;
+    const Scenario &s = m_doc->scenario();
+    const bool blocked = s.mask.blocked.size() && s.mask.blocked(row, col);
+    const auto q = queryLabels(s), k = keyLabels(s);
+    const QString cell = QStringLiteral("%1 → %2").arg(QString::fromStdString(q[std::size_t(row)]),
+                                                       QString::fromStdString(k[std::size_t(col)]));
+    m_doc->edit(toggleBlocked(s, row, col), blocked ? tr("Open %1").arg(cell) : tr("Block %1").arg(cell));
+}
+
+AllHeadsView::AllHeadsView(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
+{
+    new QGridLayout(this);
+    connect(doc, &Document::changed, this, &AllHeadsView::refresh);
+    connect(doc, &Document::currentChanged, this, &AllHeadsView::refresh);
+    refresh();
+}
+
+void AllHeadsView::refresh()
+{
+    const Scenario &s = m_doc->scenario();
+    const Trace &t = m_doc->trace();
+    auto *grid = static_cast<QGridLayout *>(layout());
+    while (int(m_plots.size()) > s.heads) {
+        delete m_plots.back();
+        m_plots.pop_back();
+    }
+    const int columns = s.heads <= 2 ? s.heads : s.heads <= 4 ? 2 : 4;
+    while (int(m_plots.size()) < s.heads) {
+        auto *p = new HeatmapPlot(this);
+        p->setCompact(true);
+        const int head = int(m_plots.size());
+        p->setObjectName(QStringLiteral("head-%1").arg(head + 1));
+        connect(p, &HeatmapPlot::cellClicked, this, [this, head](int, int, Qt::MouseButton) { m_doc->setCurrentHead(head); });
+        p->setToolTipProvider([this, head](int, int) { return tr("Head %1: click to show it in every map").arg(head + 1); });
+        m_plots.push_back(p);
+    }
+    for (int i = 0; i < s.heads; ++i) {
+        grid->addWidget(m_plots[std::size_t(i)], i / columns, i % columns);
+        HeatmapData d = headWeightsData(s, t, i);
+        if (i == m_doc->currentHead())
+            d.title = tr("▶ head %1 (shown)").arg(i + 1);
+        m_plots[std::size_t(i)]->setData(d);
+    }
+}
+
+ConcatView::ConcatView(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_concat = new HeatmapPlot(this);
+    m_concat->setObjectName(QStringLiteral("concat"));
+    m_output = new HeatmapPlot(this);
+    m_output->setObjectName(QStringLiteral("final-output"));
+    layout->addWidget(m_concat);
+    layout->addWidget(m_output);
+    connect(doc, &Document::changed, this, &ConcatView::refresh);
+    refresh();
+}
+
+void ConcatView::refresh()
+{
+    m_concat->setData(concatData(m_doc->scenario(), m_doc->trace()));
+    m_output->setData(finalOutputData(m_doc->scenario(), m_doc->trace()));
+}
+
+PositionalView::PositionalView(Document *doc, QWidget *parent) : QStackedWidget(parent), m_doc(doc)
+{
+    m_off = new QLabel(tr("The positional encoding is off.\n\nWithout it, attention cannot see word order: "
+                          "reorder the tokens and the maps only reorder.\nTurn on sinusoidal, learned or RoPE "
+                          "in the settings panel to see the encoding here."),
+                       this);
+    m_off->setAlignment(Qt::AlignCenter);
+    m_off->setWordWrap(true);
+    m_plot = new HeatmapPlot(this);
+    m_plot->setObjectName(QStringLiteral("positional"));
+    addWidget(m_off);
+    addWidget(m_plot);
+    connect(doc, &Document::changed, this, &PositionalView::refresh);
+    refresh();
+}
+
+void PositionalView::refresh()
+{
+    const HeatmapData d = positionalData(m_doc->scenario(), m_doc->trace());
+    if (d.values.size() == 0) {
+        setCurrentWidget(m_off);
+        return;
+    }
+    m_plot->setData(d);
+    setCurrentWidget(m_plot);
+}
+
+FormulaBar::FormulaBar(Document *doc, QWidget *parent) : QLabel(parent), m_doc(doc)
+{
+    setObjectName(QStringLiteral("formula"));
+    setTextInteractionFlags(Qt::TextSelectableByMouse);
+    setAlignment(Qt::AlignCenter);
+    setWordWrap(true);
+    connect(doc, &Document::changed, this, &FormulaBar::refresh);
+    refresh();
+}
+
+void FormulaBar::refresh()
+{
+    const Formula f = formula(m_doc->scenario());
+    const int base = font().pointSize() > 0 ? font().pointSize() : 10;
+    QString html = QStringLiteral("<span style='font-size:%1pt; font-family:serif;'>%2</span>")
+                       .arg(int(std::lround(base * 1.6)))
+                       .arg(QString::fromStdString(f.attention).toHtmlEscaped());
+    QStringList small;
+    if (!f.inputs.empty())
+        small << QString::fromStdString(f.inputs).toHtmlEscaped();
+    if (!f.output.empty())
+        small << QString::fromStdString(f.output).toHtmlEscaped();
+    if (!small.isEmpty())
+        html += QStringLiteral("<br><span style='font-size:%1pt; color:#555;'>%2</span>")
+                    .arg(int(std::lround(base * 1.1)))
+                    .arg(small.join(QStringLiteral(" &nbsp;·&nbsp; ")));
+    setText(html);
+}
+
+void FormulaBar::changeEvent(QEvent *event)
+{
+    QLabel::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        refresh();
+}
+
+} // namespace attn

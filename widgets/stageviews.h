@@ -1,0 +1,94 @@
+#pragma once
+// The document's views of the computation: one heatmap per stage, the
+// heads as small multiples, the concatenation, the positional encoding and
+// the formula. Each redraws from the document's trace when it changes.
+
+#include "document.h"
+#include "explain.h"
+#include "heatmapplot.h"
+
+#include <QLabel>
+#include <QStackedWidget>
+#include <QWidget>
+
+#include <vector>
+
+namespace attn {
+
+class StageView : public HeatmapPlot {
+    Q_OBJECT
+
+public:
+    StageView(Document *doc, Stage stage, QWidget *parent = nullptr);
+
+    Stage stage() const { return m_stage; }
+    void setSharedScoreRange(bool shared);
+    void refresh();
+
+private:
+    void onCellClicked(int row, int col, Qt::MouseButton button);
+    void onHover(int row, int col);
+
+    Document *m_doc;
+    Stage m_stage;
+    bool m_sharedRange = true;
+};
+
+class AllHeadsView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit AllHeadsView(Document *doc, QWidget *parent = nullptr);
+    void refresh();
+    const std::vector<HeatmapPlot *> &plots() const { return m_plots; }
+
+private:
+    Document *m_doc;
+    std::vector<HeatmapPlot *> m_plots;
+};
+
+class ConcatView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ConcatView(Document *doc, QWidget *parent = nullptr);
+    void refresh();
+    HeatmapPlot *concatPlot() const { return m_concat; }
+    HeatmapPlot *outputPlot() const { return m_output; }
+
+private:
+    Document *m_doc;
+    HeatmapPlot *m_concat;
+    HeatmapPlot *m_output;
+};
+
+class PositionalView : public QStackedWidget {
+    Q_OBJECT
+
+public:
+    explicit PositionalView(Document *doc, QWidget *parent = nullptr);
+    void refresh();
+    HeatmapPlot *plot() const { return m_plot; }
+
+private:
+    Document *m_doc;
+    QLabel *m_off;
+    HeatmapPlot *m_plot;
+};
+
+// The formula of the current setting, written out with its options.
+class FormulaBar : public QLabel {
+    Q_OBJECT
+
+public:
+    explicit FormulaBar(Document *doc, QWidget *parent = nullptr);
+    void refresh();
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    Document *m_doc;
+};
+
+} // namespace attn

@@ -1,0 +1,331 @@
+#include "togglepanel.h"
+
+#include "edit.h"
+#include "formula.h"
+
+#include <QButtonGroup>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace attn {
+
+namespace {
+
+QRadioButton *radio(QButtonGroup *group, int id, const QString &text, const QString &tip, QWidget *parent)
+{
+    auto *b = new QRadioButton(text, parent);
+    b->setToolTip(tip);
+    group->addButton(b, id);
+    return b;
+}
+
+} // namespace
+
+int TogglePanel::sliderPosition(double temperature)
+{
+    const double t = std::clamp(temperature, kMinTemperature, kMaxTemperature);
+    const double f = std::log(t / kMinTemperature) / std::log(kMaxTemperature / kMinTemperature);
+    return int(std::lround(f * kSliderSteps));
+}
+
+double TogglePanel::temperatureAt(int position)
+{
+    const double f = double(std::clamp(position, 0, kSliderSteps)) / kSliderSteps;
+    const double t = kMinTemperature * std::pow(kMaxTemperature / kMinTemperature, f);
+    // Two significant digits: numbers a class can read and check, and 1 exactly.
+    const double scale = std::pow(10.0, 1 - std::floor(std::log10(t)));
+    return std::round(t * scale) / scale;
+}
+
+TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
+{
+    auto *layout = new QVBoxLayout(this);
+
+    // Mask
+    auto *mask = new QGroupBox(tr("Mask"), this);
+    auto *maskLayout = new QVBoxLayout(mask);
+    m_causal = new QCheckBox(tr("&Causal (look only back)"), mask);
+    m_causal->setToolTip(tr("Block every key after the query's own position (Ctrl+Shift+M)"));
+    maskLayout->addWidget(m_causal);
+    maskLayout->addWidget(new QLabel(tr("Key padding (tick the padding tokens):"), mask));
+    m_padding = new QListWidget(mask);
+    m_padding->setFlow(QListView::LeftToRight);
+    m_padding->setWrapping(true);
+    m_padding->setMaximumHeight(m_padding->fontMetrics().height() * 3);
+    m_padding->setToolTip(tr("Padding keys are blocked in every row"));
+    maskLayout->addWidget(m_padding);
+    auto *custom = new QHBoxLayout;
+    auto *hint = new QLabel(tr("Click a cell of any map to block or open it."), mask);
+    hint->setWordWrap(true);
+    custom->addWidget(hint, 1);
+    m_clearMask = new QPushButton(tr("C&lear clicks"), mask);
+    m_clearMask->setToolTip(tr("Open every cell blocked by hand"));
+    custom->addWidget(m_clearMask);
+    maskLayout->addLayout(custom);
+    m_stage = new QButtonGroup(this);
+    auto *stageRow = new QHBoxLayout;
+    stageRow->addWidget(new QLabel(tr("Apply:"), mask));
+    stageRow->addWidget(radio(m_stage, int(MaskStage::BeforeSoftmax), tr("&before softmax"),
+                              tr("Correct: blocked scores become −∞, each row renormalises over the open keys"), mask));
+    stageRow->addWidget(radio(m_stage, int(MaskStage::AfterSoftmax), tr("&after softmax ✗"),
+                              tr("The misconception: softmax first, then zero the blocked weights; rows no longer sum to 1 "
+                                 "(Ctrl+Shift+A)"),
+                              mask));
+    stageRow->addStretch();
+    maskLayout->addLayout(stageRow);
+    m_rowSums = new QLabel(mask);
+    m_rowSums->setWordWrap(true);
+    maskLayout->addWidget(m_rowSums);
+    layout->addWidget(mask);
+
+    // Heads
+    auto *heads = new QGroupBox(tr("Heads"), this);
+    auto *headsLayout = new QHBoxLayout(heads);
+    m_heads = new QButtonGroup(this);
+    for (int h : {1, 2, 4, 8}) {
+        auto *b = new QPushButton(QString::number(h), heads);
+        b->setCheckable(true);
+        b->setMinimumWidth(36);
+        b->setMaximumWidth(48);
+        m_heads->addButton(b, h);
+        headsLayout->addWidget(b);
+    }
+    headsLayout->addSpacing(12);
+    auto *showLabel = new QLabel(tr("&Show:"), heads);
+    m_head = new QComboBox(heads);
+    m_head->setToolTip(tr("The head the maps show (Ctrl+] next, Ctrl+[ previous)"));
+    showLabel->setBuddy(m_head);
+    headsLayout->addWidget(showLabel);
+    headsLayout->addWidget(m_head, 1);
+    layout->addWidget(heads);
+
+    // Positional encoding
+    auto *pe = new QGroupBox(tr("Positional encoding"), this);
+    auto *peLayout = new QGridLayout(pe);
+    m_encoding = new QButtonGroup(this);
+    peLayout->addWidget(radio(m_encoding, int(Encoding::None), tr("&None"),
+                              tr("Attention alone cannot see word order: permuting tokens only permutes the results"), pe),
+                        0, 0);
+    peLayout->addWidget(radio(m_encoding, int(Encoding::Sinusoidal), tr("S&inusoidal"),
+                              tr("Add sin/cos waves of the position (Attention Is All You Need)"), pe),
+                        0, 1);
+    peLayout->addWidget(radio(m_encoding, int(Encoding::Learned), tr("&Learned"),
+                              tr("Add a fixed table drawn from the seed, standing in for a trained one"), pe),
+                        1, 0);
+    peLayout->addWidget(radio(m_encoding, int(Encoding::Rope), tr("&RoPE"),
+                              tr("Rotate each head's queries and keys by position (needs an even d_k)"), pe),
+                        1, 1);
+    auto *seedLabel = new QLabel(tr("S&eed"), pe);
+    m_seed = new QSpinBox(pe);
+    m_seed->setRange(0, 1000000);
+    m_seed->setKeyboardTracking(false);
+    m_seed->setToolTip(tr("Draws the learned table"));
+    seedLabel->setBuddy(m_seed);
+    peLayout->addWidget(seedLabel, 2, 0);
+    peLayout->addWidget(m_seed, 2, 1);
+    layout->addWidget(pe);
+
+    // Scaling and similarity
+    auto *scaling = new QGroupBox(tr("Scaling"), this);
+    auto *scalingLayout = new QGridLayout(scaling);
+    m_scale = new QButtonGroup(this);
+    scalingLayout->addWidget(radio(m_scale, int(Scale::SqrtDk), tr("÷ √d_&k"),
+                                   tr("Keeps the score variance at 1 whatever d_k is"), scaling),
+                             0, 0);
+    scalingLayout->addWidget(radio(m_scale, int(Scale::None), tr("÷ 1 (n&one)"),
+                                   tr("Scores grow with d_k and softmax saturates to one-hot"), scaling),
+                             0, 1);
+    scalingLayout->addWidget(radio(m_scale, int(Scale::Dk), tr("÷ d_k ✗"),
+                                   tr("The classic mistake: variance 1/d_k, weights too flat"), scaling),
+                             0, 2);
+    auto *tauLabel = new QLabel(tr("&Temperature τ"), scaling);
+    m_tau = new QSlider(Qt::Horizontal, scaling);
+    m_tau->setRange(0, kSliderSteps);
+    m_tau->setPageStep(kSliderSteps / 20);
+    m_tau->setToolTip(tr("Low τ: nearly argmax; high τ: nearly uniform (log scale, 0.05 to 10)"));
+    tauLabel->setBuddy(m_tau);
+    m_tauBox = new QDoubleSpinBox(scaling);
+    m_tauBox->setRange(kMinTemperature, kMaxTemperature);
+    m_tauBox->setDecimals(3);
+    m_tauBox->setSingleStep(0.05);
+    m_tauBox->setKeyboardTracking(false);
+    scalingLayout->addWidget(tauLabel, 1, 0);
+    scalingLayout->addWidget(m_tau, 1, 1);
+    scalingLayout->addWidget(m_tauBox, 1, 2);
+    m_similarity = new QButtonGroup(this);
+    auto *simLabel = new QLabel(tr("Similarity:"), scaling);
+    scalingLayout->addWidget(simLabel, 2, 0);
+    auto *simRow = new QHBoxLayout;
+    simRow->addWidget(radio(m_similarity, int(Similarity::Dot), tr("&dot q·k"),
+                            tr("Direction and length both count"), scaling));
+    simRow->addWidget(radio(m_similarity, int(Similarity::Cosine), tr("c&osine"),
+                            tr("Only the angle counts"), scaling));
+    simRow->addWidget(radio(m_similarity, int(Similarity::NegSqDistance), tr("−‖q−k‖²"),
+                            tr("Euclidean neighbourhood: nearer keys score higher"), scaling));
+    scalingLayout->addLayout(simRow, 2, 1, 1, 2);
+    layout->addWidget(scaling);
+    layout->addStretch();
+
+    // Edits
+    connect(m_causal, &QCheckBox::toggled, this, [this](bool on) {
+        Scenario s = m_doc->scenario();
+        s.mask.causal = on;
+        m_doc->edit(s, on ? tr("Causal mask on") : tr("Causal mask off"));
+        sync(); // a refusal (n_q ≠ n_k) puts the box back
+    });
+    connect(m_padding, &QListWidget::itemChanged, this, [this](QListWidgetItem *item) {
+        const int key = m_padding->row(item);
+        const bool on = item->checkState() == Qt::Checked;
+        const Scenario &s = m_doc->scenario();
+        const bool was = s.mask.keyPadding.size() > key && s.mask.keyPadding(key);
+        if (on != was)
+            m_doc->edit(setKeyPadding(s, key, on), on ? tr("Pad %1").arg(item->text()) : tr("Unpad %1").arg(item->text()));
+    });
+    connect(m_clearMask, &QPushButton::clicked, this,
+            [this] { m_doc->edit(clearHandMask(m_doc->scenario()), tr("Clear the hand-made mask")); });
+    connect(m_stage, &QButtonGroup::idClicked, this, [this](int id) {
+        Scenario s = m_doc->scenario();
+        s.maskStage = MaskStage(id);
+        m_doc->edit(s, id == int(MaskStage::BeforeSoftmax) ? tr("Mask before softmax") : tr("Mask after softmax"));
+    });
+    connect(m_heads, &QButtonGroup::idClicked, this, [this](int h) {
+        m_doc->edit(setHeads(m_doc->scenario(), h), h == 1 ? tr("1 head") : tr("%1 heads").arg(h));
+        sync();
+    });
+    connect(m_head, &QComboBox::activated, this, [this](int i) { m_doc->setCurrentHead(i); });
+    connect(m_encoding, &QButtonGroup::idClicked, this, [this](int id) {
+        Scenario s = m_doc->scenario();
+        s.encoding = Encoding(id);
+        m_doc->edit(s, tr("Positional encoding: %1").arg(m_encoding->button(id)->text().remove(QLatin1Char('&'))));
+        sync();
+    });
+    connect(m_seed, &QSpinBox::valueChanged, this, [this](int v) {
+        Scenario s = m_doc->scenario();
+        s.seed = std::uint64_t(v);
+        m_doc->edit(s, tr("Seed %1").arg(v));
+    });
+    connect(m_scale, &QButtonGroup::idClicked, this, [this](int id) {
+        Scenario s = m_doc->scenario();
+        s.scale = Scale(id);
+        m_doc->edit(s, tr("Scaling: %1").arg(m_scale->button(id)->text().remove(QLatin1Char('&'))));
+    });
+    connect(m_similarity, &QButtonGroup::idClicked, this, [this](int id) {
+        Scenario s = m_doc->scenario();
+        s.similarity = Similarity(id);
+        m_doc->edit(s, tr("Similarity: %1").arg(m_similarity->button(id)->text().remove(QLatin1Char('&'))));
+    });
+    // The slider is a gesture: live while dragged, one undo step on release.
+    // Keyboard and wheel steps on it are single edits.
+    connect(m_tau, &QSlider::valueChanged, this,
+            [this](int pos) { setTemperature(temperatureAt(pos), m_tau->isSliderDown()); });
+    connect(m_tau, &QSlider::sliderReleased, this,
+            [this] { m_doc->commitLive(tr("Temperature %1").arg(m_doc->scenario().temperature)); });
+    connect(m_tauBox, &QDoubleSpinBox::valueChanged, this, [this](double v) { setTemperature(v, false); });
+
+    connect(doc, &Document::changed, this, &TogglePanel::sync);
+    connect(doc, &Document::currentChanged, this, &TogglePanel::sync);
+    sync();
+}
+
+void TogglePanel::setTemperature(double tau, bool live)
+{
+    Scenario s = m_doc->scenario();
+    if (s.temperature == tau)
+        return;
+    s.temperature = tau;
+    if (live)
+        m_doc->editLive(s);
+    else
+        m_doc->edit(s, tr("Temperature %1").arg(tau));
+}
+
+void TogglePanel::sync()
+{
+    const Scenario &s = m_doc->scenario();
+    const Trace &t = m_doc->trace();
+    const QSignalBlocker b1(m_causal), b2(m_padding), b3(m_head), b4(m_seed), b5(m_tau), b6(m_tauBox);
+
+    m_causal->setChecked(s.mask.causal);
+    const bool square = queryCount(s) == keyCount(s);
+    m_causal->setEnabled(square || s.mask.causal);
+    m_causal->setToolTip(square ? tr("Block every key after the query's own position (Ctrl+Shift+M)")
+                                : tr("A causal mask needs as many queries as keys"));
+    const auto keys = keyLabels(s);
+    if (m_padding->count() != int(keys.size()))
+        m_padding->clear();
+    for (int j = 0; j < int(keys.size()); ++j) {
+        if (m_padding->count() <= j) {
+            auto *item = new QListWidgetItem(m_padding);
+            item->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled);
+        }
+        QListWidgetItem *item = m_padding->item(j);
+        item->setText(QString::fromStdString(keys[std::size_t(j)]));
+        const bool padded = s.mask.keyPadding.size() > j && s.mask.keyPadding(j);
+        item->setCheckState(padded ? Qt::Checked : Qt::Unchecked);
+    }
+    m_clearMask->setEnabled(s.mask.blocked.size() && s.mask.blocked.any());
+    m_stage->button(int(s.maskStage))->setChecked(true);
+
+    // Row sums: the after-softmax mistake shows as rows below 1.
+    QStringList sums;
+    bool short_ = false;
+    const HeadTrace &head = t.heads[std::size_t(std::clamp(m_doc->currentHead(), 0, int(t.heads.size()) - 1))];
+    for (const RowStats &r : head.rows) {
+        sums << QString::fromStdString(fixed4(r.sum)).left(4);
+        short_ = short_ || (!r.fullyMasked && r.sum < 1 - 1e-9);
+    }
+    if (sums.size() > 12)
+        sums = sums.mid(0, 12) << QStringLiteral("…");
+    m_rowSums->setText(tr("Row sums of the weights: %1%2")
+                           .arg(sums.join(QStringLiteral("  ")),
+                                short_ ? tr("  ✗ below 1: the mask was applied after the softmax") : QString()));
+    m_rowSums->setStyleSheet(short_ ? QStringLiteral("color: #b00020; font-weight: bold;") : QString());
+
+    for (QAbstractButton *b : m_heads->buttons()) {
+        const int h = m_heads->id(b);
+        const bool fits = keyWidth(s) % h == 0 && valueWidth(s) % h == 0;
+        b->setEnabled(fits);
+        b->setToolTip(fits ? tr("%1 head(s): d_k = %2, d_v = %3").arg(h).arg(keyWidth(s) / h).arg(valueWidth(s) / h)
+                           : tr("%1 heads do not divide the widths h·d_k = %2 and h·d_v = %3")
+                                 .arg(h)
+                                 .arg(keyWidth(s))
+                                 .arg(valueWidth(s)));
+        b->setChecked(h == s.heads);
+    }
+    if (m_head->count() != s.heads) {
+        m_head->clear();
+        for (int i = 0; i < s.heads; ++i)
+            m_head->addItem(tr("head %1 of %2").arg(i + 1).arg(s.heads));
+    }
+    m_head->setCurrentIndex(m_doc->currentHead());
+    m_head->setEnabled(s.heads > 1);
+
+    m_encoding->button(int(s.encoding))->setChecked(true);
+    QAbstractButton *rope = m_encoding->button(int(Encoding::Rope));
+    rope->setEnabled(headDim(s) % 2 == 0 || s.encoding == Encoding::Rope);
+    rope->setToolTip(headDim(s) % 2 == 0 ? tr("Rotate each head's queries and keys by position")
+                                         : tr("RoPE rotates pairs of dimensions and needs an even d_k (now %1)").arg(headDim(s)));
+    m_seed->setValue(int(std::min<std::uint64_t>(s.seed, 1000000)));
+    m_seed->setEnabled(s.encoding == Encoding::Learned);
+
+    m_scale->button(int(s.scale))->setChecked(true);
+    if (!m_tau->isSliderDown())
+        m_tau->setValue(sliderPosition(s.temperature));
+    m_tauBox->setValue(s.temperature);
+    m_similarity->button(int(s.similarity))->setChecked(true);
+}
+
+} // namespace attn
