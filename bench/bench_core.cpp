@@ -7,24 +7,46 @@
 //   BM_BareProducts        per head: S_h = Q_h K_h^T (n by n) and
 //                          O_h = W_h V_h (n by n times n by d_v), written with
 //                          noalias into preallocated matrices; all heads.
+//   BM_Exponentials        per head: exp of every entry of an n by n matrix
+//                          (Eigen's vectorised exp, into a preallocated matrix):
+//                          the softmax's share of arithmetic that no pass
+//                          structure can save.
 //   BM_Forward/projected   attn::compute: X (n by 64) and Wq, Wk, Wv (64 by 64).
 //   BM_Forward/direct      attn::compute on the Q, K, V that projection gives.
 //
 // Items are attention weights, h * n^2 per forward. A forward reports
-// x_bare = its time / the time of the bare products at the same n and h;
+// x_bare = its CPU time / that of the bare products at the same n and h;
 // the bare products are registered first, so they have run by then.
+//
+// The heap. A forward allocates every stage of every head afresh (about
+// 3 h n^2 doubles: 200 MB at n = 1024, h = 8), and whether those pages come
+// back from the kernel zeroed, at one page fault per 4 KiB, depends on what
+// glibc did with the previous trace's memory: by default sometimes yes,
+// sometimes no. So the heap is pinned to one of two states:
+//   warm (default)  freed memory stays in the process and is reused, as in a
+//                   long-running app; the figures measure the computation.
+//   --cold_heap     freed memory goes straight back to the kernel, so every
+//                   forward's matrices come fresh from it (glibc's defaults,
+//                   without its adaptive thresholds); the figures include
+//                   the page faults.
 
 #include "attention.h"
 #include "random.h"
 
 #include <benchmark/benchmark.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <ctime>
 #include <map>
 #include <utility>
 #include <vector>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace {
 
@@ -62,18 +84,19 @@ std::map<std::pair<int, int>, double> &bareSeconds()
     return seconds;
 }
 
-// Wall time of the timing loop, per iteration (the benchmarks use real time too).
+// Process CPU time of the timing loop, per iteration. CPU time, as the
+// "CPU" column, so that other work on the machine does not skew the ratio;
+// it includes the kernel's time in page faults.
 class LoopClock {
 public:
-    LoopClock() : m_start(std::chrono::steady_clock::now()) {}
+    LoopClock() : m_start(std::clock()) {}
     double secondsPerIteration(const benchmark::State &state) const
     {
-        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - m_start;
-        return elapsed.count() / double(state.iterations());
+        return double(std::clock() - m_start) / CLOCKS_PER_SEC / double(state.iterations());
     }
 
 private:
-    std::chrono::steady_clock::time_point m_start;
+    std::clock_t m_start;
 };
 
 void setItems(benchmark::State &state, int n, int h)
@@ -104,6 +127,25 @@ void BM_BareProducts(benchmark::State &state)
     setItems(state, n, h);
 }
 
+void BM_Exponentials(benchmark::State &state)
+{
+    const int n = int(state.range(0)), h = int(state.range(1));
+    const attn::Trace t = attn::compute(projectedScenario(n, h));
+    std::vector<attn::Matrix> e(std::size_t(h), attn::Matrix::Zero(n, n));
+
+    const LoopClock clock;
+    for (auto _ : state) {
+        for (std::size_t i = 0; i < std::size_t(h); ++i) {
+            e[i].array() = t.heads[i].scaled.array().exp();
+            benchmark::DoNotOptimize(e[i].data());
+        }
+        benchmark::ClobberMemory();
+    }
+    if (auto bare = bareSeconds().find({n, h}); bare != bareSeconds().end())
+        state.counters["x_bare"] = clock.secondsPerIteration(state) / bare->second;
+    setItems(state, n, h);
+}
+
 void BM_Forward(benchmark::State &state, attn::InputMode mode)
 {
     const int n = int(state.range(0)), h = int(state.range(1));
@@ -122,16 +164,65 @@ void BM_Forward(benchmark::State &state, attn::InputMode mode)
     setItems(state, n, h);
 }
 
+// With --benchmark_repetitions, "min" is the figure least disturbed by
+// whatever else the machine runs.
+double minimum(const std::vector<double> &v)
+{
+    return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
+}
+
 void sizes(benchmark::internal::Benchmark *b)
 {
     b->ArgNames({"n", "h"})->ArgsProduct({{8, 64, 256, 1024}, {1, 8}});
-    b->Unit(benchmark::kMicrosecond)->UseRealTime();
+    b->Unit(benchmark::kMicrosecond)->ComputeStatistics("min", minimum);
+}
+
+// Pins the heap's behaviour for large blocks (see the top of this file) and
+// returns its name for the report's context.
+const char *pinHeap(bool cold)
+{
+#if defined(__GLIBC__)
+    // An explicit threshold also turns off glibc's own adjustment of it.
+    if (cold) {
+        mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+        mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+        return "cold: blocks of 128 KiB and more are mapped afresh, and freed memory goes back to the kernel";
+    }
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    return "warm: blocks below 32 MiB come from the heap, which keeps up to 1 GiB when freed";
+#else
+    (void)cold;
+    return "as the C library leaves it";
+#endif
 }
 
 } // namespace
 
 BENCHMARK(BM_BareProducts)->Apply(sizes);
+BENCHMARK(BM_Exponentials)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Forward, projected, attn::InputMode::Projected)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Forward, direct, attn::InputMode::Direct)->Apply(sizes);
 
-BENCHMARK_MAIN();
+int main(int argc, char **argv)
+{
+    // Our one flag; the rest are Google Benchmark's.
+    bool cold = false;
+    int kept = 1;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--cold_heap") == 0)
+            cold = true;
+        else
+            argv[kept++] = argv[i];
+    }
+    argc = kept;
+    argv[argc] = nullptr;
+    benchmark::AddCustomContext("heap", pinHeap(cold));
+
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+        return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -11,29 +11,98 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Fills the per-row statistics. Entropy uses the identity
-//   -sum w log w = sum_j w_j (logZ - (x_j - m))
-// with x the row, m its maximum and Z the normaliser: one multiply-add per
-// entry instead of one logarithm.
-void fillRowStats(const Eigen::Ref<const Matrix> &scaled, const Matrix &weights, const Eigen::VectorXd &rowMax,
-                  const Eigen::VectorXd &logZ, const std::vector<bool> &fullyMasked, std::vector<RowStats> &rows)
+// The row softmax below walks the n_q by n_k matrices column by column.
+// Eigen stores a column contiguously, so each step updates every row at once
+// (vectorised) and keeps one running value per row: its maximum, its sum.
+
+// exp(x) below this is under the smallest normal double, 2.2e-308. Eigen's
+// vectorised exp stops at about 5e-309 there instead of going on down to 0,
+// so such entries are set to 0 by hand (std::exp gives 0 or a subnormal).
+const double kExpFloor = std::log(std::numeric_limits<double>::min());
+
+// maskedSoftmax, with `anyBlocked` (does `blocked` block anything?) given so
+// that compute() checks the mask once rather than once per head.
+Matrix softmaxRows(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &blocked, bool anyBlocked,
+                   MaskStage stage, std::vector<RowStats> *rows)
 {
-    const Eigen::Index n = scaled.rows();
-    rows.assign(std::size_t(n), RowStats{});
-    const Eigen::VectorXd sums = weights.rowwise().sum();
-    const Eigen::VectorXd shifted = (weights.array() * (scaled.array().colwise() - rowMax.array())).rowwise().sum();
-    for (Eigen::Index i = 0; i < n; ++i) {
-        RowStats &r = rows[std::size_t(i)];
-        if (fullyMasked[std::size_t(i)]) {
-            r.fullyMasked = true;
-            continue;
-        }
-        r.sum = sums(i);
-        r.entropy = std::max(0.0, logZ(i) * sums(i) - shifted(i));
-        Eigen::Index j = 0;
-        r.maxWeight = weights.row(i).maxCoeff(&j);
-        r.argmax = int(j);
+    const Eigen::Index n = scaled.rows(), m = scaled.cols();
+    // Before the softmax, blocked entries are -inf and drop out of the row;
+    // after it (the misconception), they take part and are zeroed later.
+    const bool excludeBlocked = anyBlocked && stage == MaskStage::BeforeSoftmax;
+    const bool zeroAfter = anyBlocked && stage == MaskStage::AfterSoftmax;
+
+    // Pass 1: each row's maximum over the entries that take part, and
+    // whether the row has an open entry at all.
+    Eigen::ArrayXd rowMax = Eigen::ArrayXd::Constant(n, -kInf);
+    BoolVector open = BoolVector::Constant(n, !anyBlocked);
+    for (Eigen::Index j = 0; j < m; ++j) {
+        if (excludeBlocked)
+            rowMax = rowMax.max(blocked.col(j).select(-kInf, scaled.col(j).array()));
+        else
+            rowMax = rowMax.max(scaled.col(j).array());
+        if (anyBlocked)
+            open = open || !blocked.col(j);
     }
+    if (excludeBlocked)
+        rowMax = open.select(rowMax, 0.0); // any finite shift: the row is zeroed below
+
+    // Pass 2: e = exp(x - max), blocked entries zeroed, and the row sums z.
+    // For the entropy it also sums e (x - max), to which a blocked entry
+    // (e = 0) adds nothing: with w = e / z,
+    //   -sum w log w = log z * sum w - sum e (x - max) / z,
+    // one multiply-add per entry instead of one logarithm.
+    const bool mayUnderflow = scaled.size() != 0 && scaled.minCoeff() - rowMax.maxCoeff() < kExpFloor;
+    Matrix weights(n, m);
+    Eigen::ArrayXd z = Eigen::ArrayXd::Zero(n), eShift = Eigen::ArrayXd::Zero(n);
+    for (Eigen::Index j = 0; j < m; ++j) {
+        const auto x = scaled.col(j).array() - rowMax; // an expression, evaluated where used
+        auto e = weights.col(j).array();
+        e = x.exp();
+        if (mayUnderflow)
+            e = (x < kExpFloor).select(0.0, e);
+        if (excludeBlocked)
+            e = blocked.col(j).select(0.0, e);
+        z += e;
+        if (zeroAfter)
+            e = blocked.col(j).select(0.0, e);
+        if (rows)
+            eShift += e * x;
+    }
+
+    // Pass 3: w = e / z, and the row statistics. A fully masked row has
+    // every entry blocked, so it is all zero already.
+    z = (open && z > 0).select(z, 1.0);
+    const Eigen::ArrayXd zInverse = z.inverse();
+    Eigen::ArrayXd sums = Eigen::ArrayXd::Zero(n), maxWeight = Eigen::ArrayXd::Constant(n, -kInf);
+    Eigen::ArrayXi argmax = Eigen::ArrayXi::Zero(n);
+    for (Eigen::Index j = 0; j < m; ++j) {
+        auto w = weights.col(j).array();
+        w *= zInverse;
+        if (rows) {
+            sums += w;
+            for (Eigen::Index i = 0; i < n; ++i)
+                if (w(i) > maxWeight(i)) { // strictly: the first column wins a tie, as in maxCoeff
+                    maxWeight(i) = w(i);
+                    argmax(i) = int(j);
+                }
+        }
+    }
+
+    if (rows) {
+        rows->assign(std::size_t(n), RowStats{});
+        for (Eigen::Index i = 0; i < n; ++i) {
+            RowStats &r = (*rows)[std::size_t(i)];
+            if (!open(i)) {
+                r.fullyMasked = true;
+                continue;
+            }
+            r.sum = sums(i);
+            r.entropy = std::max(0.0, std::log(z(i)) * sums(i) - eShift(i) * zInverse(i));
+            r.maxWeight = maxWeight(i);
+            r.argmax = argmax(i);
+        }
+    }
+    return weights;
 }
 
 } // namespace
@@ -79,47 +148,7 @@ Matrix similarity(Similarity kind, const Eigen::Ref<const Matrix> &Q, const Eige
 Matrix maskedSoftmax(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &blocked, MaskStage stage,
                      std::vector<RowStats> *rows)
 {
-    const Eigen::Index n = scaled.rows();
-    const bool anyBlocked = blocked.size() != 0 && blocked.any();
-    // Before the softmax, blocked entries are -inf and drop out of the row;
-    // after it (the misconception), they take part and are zeroed later.
-    const bool excludeBlocked = anyBlocked && stage == MaskStage::BeforeSoftmax;
-
-    Eigen::VectorXd rowMax =
-        excludeBlocked ? Eigen::VectorXd(blocked.select(-kInf, scaled.array()).rowwise().maxCoeff())
-                       : Eigen::VectorXd(scaled.rowwise().maxCoeff());
-    std::vector<bool> fullyMasked(std::size_t(n), false);
-    if (anyBlocked) {
-        const auto openCount = (!blocked).rowwise().count();
-        for (Eigen::Index i = 0; i < n; ++i)
-            if (openCount(i) == 0) {
-                fullyMasked[std::size_t(i)] = true;
-                if (excludeBlocked)
-                    rowMax(i) = 0; // any finite shift: the row is zeroed below
-            }
-    }
-
-    Matrix weights = (scaled.array().colwise() - rowMax.array()).exp().matrix();
-    if (excludeBlocked)
-        weights = blocked.select(0.0, weights.array()).matrix();
-    Eigen::VectorXd z = weights.rowwise().sum();
-    for (Eigen::Index i = 0; i < n; ++i)
-        if (fullyMasked[std::size_t(i)] || !(z(i) > 0))
-            z(i) = 1; // a zeroed row stays zero
-    weights.array().colwise() /= z.array();
-    if (anyBlocked && stage == MaskStage::AfterSoftmax)
-        weights = blocked.select(0.0, weights.array()).matrix();
-    for (Eigen::Index i = 0; i < n; ++i)
-        if (fullyMasked[std::size_t(i)])
-            weights.row(i).setZero();
-
-    if (rows) {
-        // Blocked entries have weight exactly 0 and a finite score, so they
-        // add nothing to the entropy sum.
-        const Eigen::VectorXd logZ = z.array().log().matrix();
-        fillRowStats(scaled, weights, rowMax, logZ, fullyMasked, *rows);
-    }
-    return weights;
+    return softmaxRows(scaled, blocked, blocked.size() != 0 && blocked.any(), stage, rows);
 }
 
 Trace compute(const Scenario &s)
@@ -133,6 +162,7 @@ Trace compute(const Scenario &s)
     t.dv = headValueDim(s);
     t.divisor = scaleConstant(s.scale, t.dk) * s.temperature;
     t.blocked = blockedMatrix(s);
+    const bool anyBlocked = t.blocked.any();
 
     if (s.mode == InputMode::Projected) {
         const Matrix &source = s.source ? *s.source : s.X;
@@ -171,7 +201,7 @@ Trace compute(const Scenario &s)
         head.V = t.V.middleCols(Eigen::Index(i) * t.dv, t.dv);
         head.scores = similarity(s.similarity, head.Q, head.K);
         head.scaled = t.divisor == 1.0 ? head.scores : Matrix(head.scores / t.divisor);
-        head.weights = maskedSoftmax(head.scaled, t.blocked, s.maskStage, &head.rows);
+        head.weights = softmaxRows(head.scaled, t.blocked, anyBlocked, s.maskStage, &head.rows);
         head.output.noalias() = head.weights * head.V;
         t.concat.middleCols(Eigen::Index(i) * t.dv, t.dv) = head.output;
     }

@@ -34,6 +34,10 @@ std::optional<Problem> checkShape(const std::string &name, const Matrix &m)
 
 std::optional<Problem> checkEntries(const std::string &name, const Matrix &m)
 {
+    // Fast path: all good? (NaN fails the comparison and ±Inf exceeds the limit.)
+    if ((m.array().abs() <= kMaxMagnitude).all())
+        return std::nullopt;
+    // Otherwise name the first bad entry, in reading order.
     for (Eigen::Index i = 0; i < m.rows(); ++i)
         for (Eigen::Index j = 0; j < m.cols(); ++j)
             if (auto p = checkEntry(name, int(i), int(j), m(i, j)))
