@@ -107,6 +107,23 @@ Matrix softmaxRows(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &blo
 
 } // namespace
 
+// Each row divided by its norm (a zero row stays zero). Divides by the
+// largest entry first so that tiny or huge rows neither underflow nor overflow.
+static Matrix unitRows(const Eigen::Ref<const Matrix> &m)
+{
+    Matrix u(m.rows(), m.cols());
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        const double largest = m.row(i).cwiseAbs().maxCoeff();
+        if (largest == 0) {
+            u.row(i).setZero();
+            continue;
+        }
+        u.row(i) = m.row(i) / largest;
+        u.row(i) /= u.row(i).norm();
+    }
+    return u;
+}
+
 double scaleConstant(Scale scale, int dk)
 {
     switch (scale) {
@@ -128,12 +145,10 @@ Matrix similarity(Similarity kind, const Eigen::Ref<const Matrix> &Q, const Eige
         s.noalias() = Q * K.transpose();
         break;
     case Similarity::Cosine: {
-        // q.k / (|q| |k|), and 0 where either norm is 0.
-        const Eigen::ArrayXd qn = Q.rowwise().norm().array(), kn = K.rowwise().norm().array();
-        const Eigen::ArrayXd qi = (qn > 0).select(qn.inverse(), 0.0), ki = (kn > 0).select(kn.inverse(), 0.0);
-        s.noalias() = Q * K.transpose();
-        s.array().colwise() *= qi;
-        s.array().rowwise() *= ki.transpose();
+        // q.k / (|q| |k|), and 0 where either norm is 0: the dot product of
+        // unit rows, clamped against rounding past +-1.
+        s.noalias() = unitRows(Q) * unitRows(K).transpose();
+        s = s.cwiseMax(-1.0).cwiseMin(1.0);
         break;
     }
     case Similarity::NegSqDistance:

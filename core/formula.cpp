@@ -1,5 +1,6 @@
 #include "formula.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -19,6 +20,13 @@ std::string fixed4(double v)
     if (s == "-0.0000")
         s = "0.0000";
     return s;
+}
+
+std::string shortest(double v)
+{
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v == 0 ? 0.0 : v);
+    return ec == std::errc() ? std::string(buf, end) : fixed4(v);
 }
 
 std::string compact(double v)

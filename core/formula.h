@@ -23,6 +23,10 @@ bool hasMask(const Scenario &s);
 // "2.8284": four decimals, never "-0.0000".
 std::string fixed4(double v);
 
+// "0.1", "2.8284271247461903": the shortest text that reads back as the
+// same double (what files and "exact value" show); never "-0".
+std::string shortest(double v);
+
 // "2", "0.5", "-1.25": up to four decimals, trailing zeros dropped; for the
 // inputs of a hand calculation.
 std::string compact(double v);

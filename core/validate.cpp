@@ -148,6 +148,8 @@ std::optional<Problem> checkHeads(const Scenario &s)
 
 std::optional<Problem> checkSettings(const Scenario &s)
 {
+    if (s.seed > kMaxSeed)
+        return problem("seed", "must be between 0 and " + std::to_string(kMaxSeed) + " (got " + std::to_string(s.seed) + ")");
     if (!std::isfinite(s.temperature) || s.temperature <= 0)
         return problem("temperature", "must be greater than 0 (got " + number(s.temperature) + ")");
     if (s.temperature < kMinTemperature || s.temperature > kMaxTemperature)

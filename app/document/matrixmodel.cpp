@@ -5,7 +5,6 @@
 #include <QColor>
 #include <QLocale>
 
-#include <charconv>
 #include <cmath>
 
 namespace attn {
@@ -14,12 +13,7 @@ namespace {
 
 QString exact(double v)
 {
-    char buf[64];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    if (ec != std::errc())
-        return QString::number(v, 'g', 17);
-    const QString s = QString::fromLatin1(buf, int(end - buf));
-    return s == QLatin1String("-0") ? QStringLiteral("0") : s;
+    return QString::fromStdString(shortest(v));
 }
 
 // Faint tints that tell the heads' column blocks apart.

@@ -1,5 +1,7 @@
 #include "scenario_json.h"
 
+#include "formula.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -8,7 +10,6 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -382,12 +383,7 @@ Scenario readScenario(const QJsonDocument &doc)
 
 QByteArray number(double v)
 {
-    char buf[64];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    if (ec != std::errc())
-        return "0";
-    QByteArray out(buf, int(end - buf));
-    return out == "-0" ? QByteArray("0") : out;
+    return QByteArray::fromStdString(shortest(v));
 }
 
 QByteArray quoted(const std::string &s)
