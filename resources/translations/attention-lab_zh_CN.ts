@@ -6,12 +6,12 @@
     <message>
         <location filename="../../widgets/stageviews.cpp" line="+93"/>
         <source>Head %1: click to show it in every map</source>
-        <translation type="unfinished"></translation>
+        <translation>头 %1：点击后所有热图都显示这个头</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>▶ head %1 (shown)</source>
-        <translation type="unfinished"></translation>
+        <translation>▶ 头 %1（显示中）</translation>
     </message>
 </context>
 <context>
@@ -19,17 +19,114 @@
     <message>
         <location filename="../../app/document/document.cpp" line="+131"/>
         <source>Drag</source>
-        <translation type="unfinished"></translation>
+        <translation>拖动</translation>
     </message>
     <message>
         <location line="+28"/>
         <source>Untitled</source>
-        <translation type="unfinished"></translation>
+        <translation>未命名</translation>
     </message>
     <message>
         <location line="+85"/>
         <source>%1 row %2, column %3: %4</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 第 %2 行第 %3 列：%4</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ExportDialog</name>
+    <message>
+        <location filename="../../app/gui/exportdialog.cpp" line="+46"/>
+        <source>Export a figure</source>
+        <translation>导出图片</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Vector plane</source>
+        <translation>向量平面</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Dashboard (every map and the plane)</source>
+        <translation>总览图（全部热图和向量平面）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Figure:</source>
+        <translation>图片(&amp;F)：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>PNG image</source>
+        <translation>PNG 图像</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>SVG vector drawing</source>
+        <translation>SVG 矢量图</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PDF document</source>
+        <translation>PDF 文档</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>F&amp;ormat:</source>
+        <translation>格式(&amp;O)：</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location line="+4"/>
+        <source> px</source>
+        <translation> 像素</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>PNG only: pixels per point, for sharp slides on large screens</source>
+        <translation>仅用于 PNG：像素倍率，让大屏幕上的幻灯片更清晰</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>scale</source>
+        <translation>倍率</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Size:</source>
+        <translation>尺寸(&amp;S)：</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&amp;Browse…</source>
+        <translation>浏览(&amp;B)…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&amp;File:</source>
+        <translation>文件(&amp;F)：</translation>
+    </message>
+    <message>
+        <location line="+60"/>
+        <source>Export to</source>
+        <translation>导出到</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 files (*.%2)</source>
+        <translation>%1 文件 (*.%2)</translation>
+    </message>
+</context>
+<context>
+    <name>attn::Files</name>
+    <message>
+        <location filename="../../core/io/atomicwrite.cpp" line="+13"/>
+        <source>there was nothing to write</source>
+        <translation>没有可写入的内容</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the folder %1 does not exist</source>
+        <translation>文件夹 %1 不存在</translation>
     </message>
 </context>
 <context>
@@ -37,563 +134,689 @@
     <message>
         <location filename="../../widgets/gradients.cpp" line="+139"/>
         <source>Viridis</source>
-        <translation type="unfinished"></translation>
+        <translation>Viridis</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Cividis</source>
-        <translation type="unfinished"></translation>
+        <translation>Cividis</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Magma</source>
-        <translation type="unfinished"></translation>
+        <translation>Magma</translation>
     </message>
     <message>
         <location line="+8"/>
         <source>Blue–white–red</source>
-        <translation type="unfinished"></translation>
+        <translation>蓝–白–红</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Purple–white–orange</source>
-        <translation type="unfinished"></translation>
+        <translation>紫–白–橙</translation>
+    </message>
+</context>
+<context>
+    <name>attn::HeatmapPlot</name>
+    <message>
+        <location filename="../../widgets/heatmapplot.cpp" line="+598"/>
+        <source>NaN</source>
+        <translation>NaN</translation>
     </message>
 </context>
 <context>
     <name>attn::MainWindow</name>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="+43"/>
+        <location filename="../../app/gui/mainwindow.cpp" line="+47"/>
         <source>Untitled</source>
-        <translation type="unfinished"></translation>
+        <translation>未命名</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+63"/>
+        <source>Vector &amp;plane</source>
+        <translation>向量平面(&amp;P)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>All &amp;heads</source>
-        <translation type="unfinished"></translation>
+        <translation>所有头(&amp;H)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Concat → output</source>
-        <translation type="unfinished"></translation>
+        <translation>拼接 → 输出(&amp;C)</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+105"/>
+        <location line="+122"/>
         <source>&amp;Positional encoding</source>
-        <translation type="unfinished"></translation>
+        <translation>位置编码(&amp;P)</translation>
     </message>
     <message>
-        <location line="-95"/>
+        <location line="-112"/>
         <source>Inputs</source>
-        <translation type="unfinished"></translation>
+        <translation>输入</translation>
     </message>
     <message>
         <location line="+12"/>
         <source>Settings</source>
-        <translation type="unfinished"></translation>
+        <translation>设置</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+20"/>
         <source>&amp;File</source>
-        <translation type="unfinished"></translation>
+        <translation>文件(&amp;F)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;New</source>
-        <translation type="unfinished"></translation>
+        <translation>新建(&amp;N)</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>&amp;Open…</source>
-        <translation type="unfinished"></translation>
+        <translation>打开(&amp;O)…</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Open &amp;Recent</source>
-        <translation type="unfinished"></translation>
+        <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Save</source>
-        <translation type="unfinished"></translation>
+        <translation>保存(&amp;S)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Save &amp;As…</source>
-        <translation type="unfinished"></translation>
+        <translation>另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Export figure…</source>
+        <translation>导出图片(&amp;E)…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Export &amp;dashboard…</source>
+        <translation>导出总览图(&amp;D)…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Export &amp;numbers</source>
+        <translation>导出数值(&amp;N)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>As &amp;CSV files…</source>
+        <translation>CSV 文件(&amp;C)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>As one &amp;JSON trace…</source>
+        <translation>单个 JSON 计算过程文件(&amp;J)…</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>退出(&amp;Q)</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>&amp;Edit</source>
-        <translation type="unfinished"></translation>
+        <translation>编辑(&amp;E)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Undo</source>
-        <translation type="unfinished"></translation>
+        <translation>撤销(&amp;U)</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>&amp;Redo</source>
-        <translation type="unfinished"></translation>
+        <translation>重做(&amp;R)</translation>
     </message>
     <message>
         <location line="+5"/>
+        <source>&amp;Copy figure</source>
+        <translation>复制图片(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>&amp;Add token</source>
-        <translation type="unfinished"></translation>
+        <translation>添加词元(&amp;A)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Remove token</source>
-        <translation type="unfinished"></translation>
+        <translation>删除词元(&amp;R)</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Move token &amp;up</source>
-        <translation type="unfinished"></translation>
+        <translation>上移词元(&amp;U)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Move token &amp;down</source>
-        <translation type="unfinished"></translation>
+        <translation>下移词元(&amp;D)</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>&amp;Attention</source>
-        <translation type="unfinished"></translation>
+        <translation>注意力(&amp;A)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Causal mask</source>
-        <translation type="unfinished"></translation>
+        <translation>因果掩码(&amp;C)</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>Causal mask on</source>
-        <translation type="unfinished"></translation>
+        <translation>开启因果掩码</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>Causal mask off</source>
-        <translation type="unfinished"></translation>
+        <translation>关闭因果掩码</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>Mask &amp;after softmax (the mistake)</source>
-        <translation type="unfinished"></translation>
+        <translation>softmax 之后再加掩码（错误做法）(&amp;A)</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>Mask after softmax</source>
-        <translation type="unfinished"></translation>
+        <translation>softmax 之后加掩码</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>Mask before softmax</source>
-        <translation type="unfinished"></translation>
+        <translation>softmax 之前加掩码</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>C&amp;lear clicked cells</source>
-        <translation type="unfinished"></translation>
+        <translation>清除点选的单元格(&amp;L)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Clear the hand-made mask</source>
-        <translation type="unfinished"></translation>
+        <translation>清除手动掩码</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>&amp;Heads</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <location line="+5"/>
-        <source>&amp;%n head(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <location line="+5"/>
-        <source>%n head(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-        </translation>
+        <translation>多头(&amp;H)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
+        <source>&amp;1 head</source>
+        <translation>1 个头(&amp;1)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>&amp;%1 heads</source>
+        <translation>%1 个头(&amp;%1)</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>&amp;Next head</source>
-        <translation type="unfinished"></translation>
+        <translation>下一个头(&amp;N)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Previous head</source>
-        <translation type="unfinished"></translation>
+        <translation>上一个头(&amp;P)</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>&amp;None</source>
-        <translation type="unfinished"></translation>
+        <translation>无(&amp;N)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Sinusoidal</source>
-        <translation type="unfinished"></translation>
+        <translation>正弦(&amp;S)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Learned</source>
-        <translation type="unfinished"></translation>
+        <translation>可学习(&amp;L)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;RoPE</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;RoPE</translation>
     </message>
     <message>
         <location line="+10"/>
         <source>Positional encoding: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>位置编码：%1</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>&amp;Scaling</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放(&amp;S)</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>÷ √d_&amp;k</source>
-        <translation type="unfinished"></translation>
+        <translation>÷ √d_&amp;k</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>÷ 1 (&amp;none)</source>
-        <translation type="unfinished"></translation>
+        <translation>÷ 1 不缩放(&amp;N)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>÷ &amp;d_k (the mistake)</source>
-        <translation type="unfinished"></translation>
+        <translation>÷ &amp;d_k（错误做法）</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>Scaling: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放：%1</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>S&amp;imilarity</source>
-        <translation type="unfinished"></translation>
+        <translation>相似度(&amp;I)</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>&amp;Dot product q·k</source>
-        <translation type="unfinished"></translation>
+        <translation>点积 q·k(&amp;D)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Cosine</source>
-        <translation type="unfinished"></translation>
+        <translation>余弦相似度(&amp;C)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Negative squared distance</source>
-        <translation type="unfinished"></translation>
+        <translation>负平方距离(&amp;N)</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>Similarity: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>相似度：%1</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>&amp;Temperature</source>
-        <translation type="unfinished"></translation>
+        <translation>温度(&amp;T)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Sharper (τ × 0.8)</source>
-        <translation type="unfinished"></translation>
+        <translation>更尖锐（τ × 0.8）(&amp;S)</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>&amp;Flatter (τ × 1.25)</source>
-        <translation type="unfinished"></translation>
+        <translation>更平缓（τ × 1.25）(&amp;F)</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>&amp;Reset to τ = 1</source>
-        <translation type="unfinished"></translation>
+        <translation>重置为 τ = 1(&amp;R)</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>&amp;View</source>
-        <translation type="unfinished"></translation>
+        <translation>视图(&amp;V)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Colours for &amp;weights</source>
-        <translation type="unfinished"></translation>
+        <translation>权重配色(&amp;W)</translation>
     </message>
     <message>
         <location line="+8"/>
         <source>Colours for &amp;scores</source>
-        <translation type="unfinished"></translation>
+        <translation>分数配色(&amp;S)</translation>
     </message>
     <message>
         <location line="+8"/>
         <source>Cell &amp;values</source>
-        <translation type="unfinished"></translation>
+        <translation>单元格数值(&amp;V)</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>&amp;Automatic (when they fit)</source>
-        <translation type="unfinished"></translation>
+        <translation>自动（放得下时显示）(&amp;A)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Al&amp;ways</source>
-        <translation type="unfinished"></translation>
+        <translation>总是显示(&amp;W)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Never</source>
-        <translation type="unfinished"></translation>
+        <translation>从不显示(&amp;N)</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>&amp;Cycle</source>
-        <translation type="unfinished"></translation>
+        <translation>循环切换(&amp;C)</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>Score maps share one colour &amp;range</source>
-        <translation type="unfinished"></translation>
+        <translation>分数热图共用同一色阶范围(&amp;R)</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Scores, scaled scores and masked scores on one scale, so that scaling visibly shrinks them</source>
-        <translation type="unfinished"></translation>
+        <translation>分数、缩放后分数和加掩码后的分数使用同一色阶，缩放让数值变小一目了然</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>Zoom &amp;in</source>
-        <translation type="unfinished"></translation>
+        <translation>放大(&amp;I)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Zoom &amp;out</source>
-        <translation type="unfinished"></translation>
+        <translation>缩小(&amp;O)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Actual size</source>
-        <translation type="unfinished"></translation>
+        <translation>实际大小(&amp;A)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Full screen</source>
-        <translation type="unfinished"></translation>
+        <translation>全屏(&amp;F)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>&amp;Maps only (hide the panels)</source>
+        <translation>只显示热图（隐藏面板）(&amp;M)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Give the whole window to the maps, e.g. on a projector; F9 again brings the panels back</source>
+        <translation>整个窗口只显示热图，适合投影；再按 F9 恢复面板</translation>
     </message>
     <message>
         <location line="+8"/>
         <source>&amp;Language</source>
-        <translation type="unfinished"></translation>
+        <translation>语言(&amp;L)</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>&amp;System default</source>
-        <translation type="unfinished"></translation>
+        <translation>跟随系统(&amp;S)</translation>
     </message>
     <message>
         <location line="+13"/>
         <source>Language</source>
-        <translation type="unfinished"></translation>
+        <translation>语言</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>The language changes the next time Attention Lab starts.</source>
-        <translation type="unfinished"></translation>
+        <translation>语言将在下次启动 Attention Lab 时生效。</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>&amp;Lessons</source>
-        <translation type="unfinished"></translation>
+        <translation>课程(&amp;L)</translation>
     </message>
     <message>
         <location line="+13"/>
         <source>&amp;Help</source>
-        <translation type="unfinished"></translation>
+        <translation>帮助(&amp;H)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;About Attention Lab</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 Attention Lab(&amp;A)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>About Attention Lab</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 Attention Lab</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&lt;h3&gt;Attention Lab %1&lt;/h3&gt;&lt;p&gt;Scaled dot-product attention, live, for the classroom: edit Q, K and V, switch masks, heads and encodings, and watch every stage change.&lt;/p&gt;&lt;p&gt;Hover a cell for its hand calculation; click a cell to block it.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;h3&gt;Attention Lab %1&lt;/h3&gt;&lt;p&gt;缩放点积注意力的课堂实时演示：编辑 Q、K 和 V，切换掩码、头数和位置编码，观察每个计算环节如何变化。&lt;/p&gt;&lt;p&gt;鼠标悬停在单元格上可查看它的手算过程；点击单元格可将其屏蔽。&lt;/p&gt;</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>About &amp;Qt</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 &amp;Qt</translation>
     </message>
     <message>
-        <location line="+78"/>
+        <location line="+83"/>
         <source>Zoom %1%</source>
-        <translation type="unfinished"></translation>
+        <translation>显示比例 %1%</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+33"/>
         <source>%1[*] — Attention Lab</source>
-        <translation type="unfinished"></translation>
+        <translation>%1[*] — Attention Lab</translation>
     </message>
     <message>
         <location line="+19"/>
         <source>The temperature is at the end of its range (%1 to %2)</source>
-        <translation type="unfinished"></translation>
+        <translation>温度已到取值范围的边界（%1 到 %2）</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>Temperature %1</source>
-        <translation type="unfinished"></translation>
+        <translation>温度 %1</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+23"/>
+        <source>no file name was given</source>
+        <translation>未指定文件名</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <location line="+87"/>
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
+    </message>
+    <message>
+        <location line="-66"/>
+        <source>The figure is on the clipboard</source>
+        <translation>图片已复制到剪贴板</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>&amp;Export this figure…</source>
+        <translation>导出此图(&amp;E)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Copy as image</source>
+        <translation>复制为图片(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Export the &amp;dashboard…</source>
+        <translation>导出总览图(&amp;D)…</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>figure</source>
+        <translation>图片</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location line="+32"/>
+        <location line="+2"/>
+        <source>%1 was not written: %2</source>
+        <translation>未能写入 %1：%2</translation>
+    </message>
+    <message>
+        <location line="-28"/>
+        <source>Folder for the CSV files</source>
+        <translation>存放 CSV 文件的文件夹</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <location line="+2"/>
+        <source>The numbers were not all written: %1</source>
+        <translation>数值未能全部写入：%1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+19"/>
+        <source>Cannot export</source>
+        <translation>无法导出</translation>
+    </message>
+    <message numerus="yes">
+        <location line="-15"/>
+        <source>Wrote %n CSV file(s) to %1</source>
+        <translation>
+            <numerusform>已将 %n 个 CSV 文件写入 %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Export the trace</source>
+        <translation>导出计算过程</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>JSON files (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <location line="+18"/>
         <source>%1 was not opened: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>未能打开 %1：%2</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>Cannot open %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法打开 %1</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>Opened %1</source>
-        <translation type="unfinished"></translation>
+        <translation>已打开 %1</translation>
     </message>
     <message>
         <location line="+26"/>
         <source>Open a scenario</source>
-        <translation type="unfinished"></translation>
+        <translation>打开场景</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Attention Lab scenarios (*.json);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>Attention Lab 场景 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
         <location line="+17"/>
         <source>untitled</source>
-        <translation type="unfinished"></translation>
+        <translation>未命名</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Save the scenario</source>
-        <translation type="unfinished"></translation>
+        <translation>保存场景</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Attention Lab scenarios (*.json)</source>
-        <translation type="unfinished"></translation>
+        <translation>Attention Lab 场景 (*.json)</translation>
     </message>
     <message>
         <location line="+12"/>
         <source>%1 was not saved: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>未能保存 %1：%2</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>Cannot save</source>
-        <translation type="unfinished"></translation>
+        <translation>无法保存</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>Saved %1</source>
-        <translation type="unfinished"></translation>
+        <translation>已保存 %1</translation>
     </message>
     <message>
         <location line="+8"/>
         <source>Unsaved changes</source>
-        <translation type="unfinished"></translation>
+        <translation>未保存的更改</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>%1 has changes that are not saved. Save them?</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 有未保存的更改。要保存吗？</translation>
     </message>
     <message>
         <location line="+44"/>
         <source>&amp;Clear the list</source>
-        <translation type="unfinished"></translation>
+        <translation>清空列表(&amp;C)</translation>
     </message>
 </context>
 <context>
     <name>attn::MatrixModel</name>
     <message>
-        <location filename="../../app/document/matrixmodel.cpp" line="+77"/>
+        <location filename="../../app/document/matrixmodel.cpp" line="+71"/>
         <source>%1 = %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 = %2</translation>
     </message>
     <message>
         <location line="+29"/>
         <source>a number is needed here</source>
-        <translation type="unfinished"></translation>
+        <translation>此处需要填写数值</translation>
     </message>
     <message>
         <location line="+9"/>
         <source>&quot;%1&quot; is not a finite number</source>
-        <translation type="unfinished"></translation>
+        <translation>“%1”不是有限数</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>&quot;%1&quot; is not a number</source>
-        <translation type="unfinished"></translation>
+        <translation>“%1”不是数字</translation>
     </message>
     <message>
         <location line="+10"/>
         <source>%1 row %2, column %3</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 第 %2 行第 %3 列</translation>
     </message>
     <message>
         <location line="+13"/>
         <source>%1: %2; it stays %3</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：%2；仍为 %3</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>Set %1 to %2</source>
-        <translation type="unfinished"></translation>
+        <translation>将 %1 设为 %2</translation>
     </message>
     <message>
         <location line="+48"/>
         <source>Token %1: double-click to rename</source>
-        <translation type="unfinished"></translation>
+        <translation>词元 %1：双击可重命名</translation>
     </message>
     <message>
         <location line="+15"/>
         <source>A token needs a label; token %1 keeps its name</source>
-        <translation type="unfinished"></translation>
+        <translation>词元必须有名称；词元 %1 保留原名</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>Rename token %1 to %2</source>
-        <translation type="unfinished"></translation>
+        <translation>将词元 %1 重命名为 %2</translation>
     </message>
 </context>
 <context>
@@ -601,277 +824,277 @@
     <message>
         <location filename="../../widgets/matrixpanel.cpp" line="+30"/>
         <source>S (source)</source>
-        <translation type="unfinished"></translation>
+        <translation>S（源序列）</translation>
     </message>
     <message>
         <location line="+18"/>
         <source>Queries: one row per token that asks, h·d_k columns</source>
-        <translation type="unfinished"></translation>
+        <translation>查询：每个发出查询的词元占一行，共 h·d_k 列</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Keys: one row per token that is looked at, h·d_k columns</source>
-        <translation type="unfinished"></translation>
+        <translation>键：每个被查询的词元占一行，共 h·d_k 列</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Values: one row per key token, h·d_v columns; the output averages them</source>
-        <translation type="unfinished"></translation>
+        <translation>值：每个键词元占一行，共 h·d_v 列；输出是它们的加权平均</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Embeddings X: one row per token, d_model columns</source>
-        <translation type="unfinished"></translation>
+        <translation>嵌入 X：每个词元占一行，共 d_model 列</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Source sequence S for cross-attention: keys and values come from it</source>
-        <translation type="unfinished"></translation>
+        <translation>交叉注意力的源序列 S：键和值都来自它</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Query projection: Q = X·W_Q (d_model × h·d_k)</source>
-        <translation type="unfinished"></translation>
+        <translation>查询投影：Q = X·W_Q（d_model × h·d_k）</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Key projection: K = S·W_K (d_model × h·d_k)</source>
-        <translation type="unfinished"></translation>
+        <translation>键投影：K = S·W_K（d_model × h·d_k）</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Value projection: V = S·W_V (d_model × h·d_v)</source>
-        <translation type="unfinished"></translation>
+        <translation>值投影：V = S·W_V（d_model × h·d_v）</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Output projection: output = concat·W_O (h·d_v × d_out)</source>
-        <translation type="unfinished"></translation>
+        <translation>输出投影：输出 = 拼接·W_O（h·d_v × d_out）</translation>
     </message>
     <message>
         <location line="+22"/>
         <source>&amp;Direct Q, K, V</source>
-        <translation type="unfinished"></translation>
+        <translation>直接 Q、K、V(&amp;D)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;Projected X·W</source>
-        <translation type="unfinished"></translation>
+        <translation>投影 X·W(&amp;P)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Edit the queries, keys and values themselves</source>
-        <translation type="unfinished"></translation>
+        <translation>直接编辑查询、键和值本身</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Edit token embeddings X and the projections W_Q, W_K, W_V (and W_O)</source>
-        <translation type="unfinished"></translation>
+        <translation>编辑词元嵌入 X 和投影矩阵 W_Q、W_K、W_V（以及 W_O）</translation>
     </message>
     <message>
         <location line="+13"/>
         <source>Tokens:</source>
-        <translation type="unfinished"></translation>
+        <translation>词元：</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>+ Add</source>
-        <translation type="unfinished"></translation>
+        <translation>+ 添加</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>Add a token after the current row (Ctrl+T)</source>
-        <translation type="unfinished"></translation>
+        <translation>在当前行之后添加词元（Ctrl+T）</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>− Remove</source>
-        <translation type="unfinished"></translation>
+        <translation>− 删除</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>Remove the current row&apos;s token (Ctrl+Shift+T)</source>
-        <translation type="unfinished"></translation>
+        <translation>删除当前行的词元（Ctrl+Shift+T）</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Move the current token up (Alt+Up)</source>
-        <translation type="unfinished"></translation>
+        <translation>上移当前词元（Alt+Up）</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Move the current token down (Alt+Down)</source>
-        <translation type="unfinished"></translation>
+        <translation>下移当前词元（Alt+Down）</translation>
     </message>
     <message>
         <location line="+14"/>
         <source>d_k: the width of one head&apos;s queries and keys</source>
-        <translation type="unfinished"></translation>
+        <translation>d_k：每个头的查询和键的维度</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>d_v: the width of one head&apos;s values</source>
-        <translation type="unfinished"></translation>
+        <translation>d_v：每个头的值的维度</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>d_model: the width of the embeddings X</source>
-        <translation type="unfinished"></translation>
+        <translation>d_model：嵌入 X 的维度</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>d_out: the width of the output after W_O</source>
-        <translation type="unfinished"></translation>
+        <translation>d_out：经 W_O 投影后输出的维度</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>d_&amp;k</source>
-        <translation type="unfinished"></translation>
+        <translation>d_&amp;k</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>d_&amp;v</source>
-        <translation type="unfinished"></translation>
+        <translation>d_&amp;v</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>d_&amp;model</source>
-        <translation type="unfinished"></translation>
+        <translation>d_&amp;model</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>W_&amp;O</source>
-        <translation type="unfinished"></translation>
+        <translation>W_&amp;O</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Project the concatenated heads with W_O</source>
-        <translation type="unfinished"></translation>
+        <translation>用 W_O 对拼接后的各头输出做投影</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>d_out</source>
-        <translation type="unfinished"></translation>
+        <translation>d_out</translation>
     </message>
     <message>
         <location line="+13"/>
         <source>Separate key sequence (cross-&amp;attention)</source>
-        <translation type="unfinished"></translation>
+        <translation>独立的键序列（交叉注意力）(&amp;A)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Keys and values come from their own tokens instead of the queries&apos; tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>键和值来自自己的词元序列，而不是查询的词元</translation>
     </message>
     <message>
         <location line="+35"/>
         <source>Set d_k to %1</source>
-        <translation type="unfinished"></translation>
+        <translation>将 d_k 设为 %1</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>Set d_v to %1</source>
-        <translation type="unfinished"></translation>
+        <translation>将 d_v 设为 %1</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>Set d_model to %1</source>
-        <translation type="unfinished"></translation>
+        <translation>将 d_model 设为 %1</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>Set d_out to %1</source>
-        <translation type="unfinished"></translation>
+        <translation>将 d_out 设为 %1</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>Add W_O</source>
-        <translation type="unfinished"></translation>
+        <translation>添加 W_O</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Remove W_O</source>
-        <translation type="unfinished"></translation>
+        <translation>移除 W_O</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>Self-attention needs as many keys as queries (now %1 queries, %2 keys); add or remove tokens first</source>
-        <translation type="unfinished"></translation>
+        <translation>自注意力要求键与查询数量相同（现有 %1 个查询、%2 个键）；请先添加或删除词元</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>Separate key sequence</source>
-        <translation type="unfinished"></translation>
+        <translation>独立的键序列</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>Self-attention</source>
-        <translation type="unfinished"></translation>
+        <translation>自注意力</translation>
     </message>
     <message>
-        <location line="+91"/>
+        <location line="+93"/>
         <source>Pick Q, K, V, X or S to edit tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>选中 Q、K、V、X 或 S 页才能编辑词元</translation>
     </message>
     <message>
         <location line="+42"/>
         <source>Switch to projected mode</source>
-        <translation type="unfinished"></translation>
+        <translation>切换到投影模式</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Projected mode: X is one-hot and W_Q, W_K, W_V hold the old Q, K, V. The positional encoding is now added to X, so the numbers change.</source>
-        <translation type="unfinished"></translation>
+        <translation>投影模式：X 为 one-hot，W_Q、W_K、W_V 存放原来的 Q、K、V。位置编码现在加到 X 上，因此数值会变化。</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Projected mode: X is one-hot and W_Q, W_K, W_V hold the old Q, K, V, so every number stays the same.</source>
-        <translation type="unfinished"></translation>
+        <translation>投影模式：X 为 one-hot，W_Q、W_K、W_V 存放原来的 Q、K、V，因此所有数值保持不变。</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>Switch to direct mode</source>
-        <translation type="unfinished"></translation>
+        <translation>切换到直接模式</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Direct mode keeps the computed Q, K and V; W_O is dropped.</source>
-        <translation type="unfinished"></translation>
+        <translation>直接模式保留已算出的 Q、K 和 V；W_O 被舍弃。</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Direct mode keeps the computed Q, K and V.</source>
-        <translation type="unfinished"></translation>
+        <translation>直接模式保留已算出的 Q、K 和 V。</translation>
     </message>
     <message>
         <location line="+14"/>
         <source>t%1</source>
-        <translation type="unfinished"></translation>
+        <translation>t%1</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>k%1</source>
-        <translation type="unfinished"></translation>
+        <translation>k%1</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Add token %1</source>
-        <translation type="unfinished"></translation>
+        <translation>添加词元 %1</translation>
     </message>
     <message>
         <location line="+12"/>
         <source>The last token cannot be removed: attention needs at least one query and one key</source>
-        <translation type="unfinished"></translation>
+        <translation>不能删除最后一个词元：注意力至少需要一个查询和一个键</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>Remove token %1</source>
-        <translation type="unfinished"></translation>
+        <translation>删除词元 %1</translation>
     </message>
     <message>
         <location line="+16"/>
         <source>Move token %1</source>
-        <translation type="unfinished"></translation>
+        <translation>移动词元 %1</translation>
     </message>
 </context>
 <context>
@@ -882,7 +1105,10 @@
 
 Without it, attention cannot see word order: reorder the tokens and the maps only reorder.
 Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding here.</source>
-        <translation type="unfinished"></translation>
+        <translation>位置编码已关闭。
+
+没有位置编码，注意力看不见语序：调换词元，热图只是跟着重排。
+在设置面板中开启正弦、可学习或 RoPE 位置编码，即可在这里查看。</translation>
     </message>
 </context>
 <context>
@@ -890,238 +1116,253 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     <message>
         <location filename="../../widgets/stagedata.cpp" line="+48"/>
         <source>all blocked</source>
-        <translation type="unfinished"></translation>
+        <translation>全部屏蔽</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+3"/>
+        <source> · Σ %1 ✗</source>
+        <translation> · Σ %1 ✗</translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>Scores</source>
-        <translation type="unfinished"></translation>
+        <translation>分数</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Scaled scores</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放后分数</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>After the mask</source>
-        <translation type="unfinished"></translation>
+        <translation>加掩码后</translation>
     </message>
     <message>
         <location line="+2"/>
         <location line="+128"/>
         <source>Softmax weights</source>
-        <translation type="unfinished"></translation>
+        <translation>softmax 权重</translation>
     </message>
     <message>
         <location line="-126"/>
         <source>Output</source>
-        <translation type="unfinished"></translation>
+        <translation>输出</translation>
     </message>
     <message>
         <location line="+34"/>
         <source>head %1 of %2</source>
-        <translation type="unfinished"></translation>
+        <translation>头 %1/%2</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>causal</source>
-        <translation type="unfinished"></translation>
+        <translation>因果掩码</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>padding</source>
-        <translation type="unfinished"></translation>
+        <translation>填充掩码</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>custom mask</source>
-        <translation type="unfinished"></translation>
+        <translation>自定义掩码</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>mask after softmax ✗</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+5"/>
+        <location line="+7"/>
         <source>cosine</source>
-        <translation type="unfinished"></translation>
+        <translation>余弦</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>−‖q−k‖²</source>
-        <translation type="unfinished"></translation>
+        <translation>−‖q−k‖²</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>unscaled</source>
-        <translation type="unfinished"></translation>
+        <translation>未缩放</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>÷ d_k ✗</source>
-        <translation type="unfinished"></translation>
+        <translation>÷ d_k ✗</translation>
     </message>
     <message>
         <location line="+9"/>
         <source>sinusoidal PE</source>
-        <translation type="unfinished"></translation>
+        <translation>正弦编码</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>learned PE</source>
-        <translation type="unfinished"></translation>
+        <translation>可学习编码</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>RoPE</source>
-        <translation type="unfinished"></translation>
+        <translation>RoPE</translation>
     </message>
     <message>
         <location line="+14"/>
-        <location line="+95"/>
+        <location line="+103"/>
         <location line="+15"/>
         <source>queries</source>
-        <translation type="unfinished"></translation>
+        <translation>查询</translation>
     </message>
     <message>
-        <location line="-109"/>
+        <location line="-117"/>
         <source>keys</source>
-        <translation type="unfinished"></translation>
+        <translation>键</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>Scores  s = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>分数  s = %1</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>score</source>
-        <translation type="unfinished"></translation>
+        <translation>分数</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>Scaled  s / %1</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放  s / %1</translation>
     </message>
     <message>
         <location line="+1"/>
         <location line="+7"/>
         <source>scaled score</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放后分数</translation>
     </message>
     <message>
-        <location line="-1"/>
-        <source>After the mask  blocked → −∞</source>
-        <translation type="unfinished"></translation>
+        <location line="-72"/>
+        <source>after softmax ✗</source>
+        <translation>softmax 后掩码 ✗</translation>
+    </message>
+    <message>
+        <location line="+71"/>
+        <source>Masked  blocked → −∞</source>
+        <translation>掩码  屏蔽 → −∞</translation>
     </message>
     <message>
         <location line="+0"/>
-        <source>Mask: applied after the softmax ✗</source>
-        <translation type="unfinished"></translation>
+        <source>Masked after the softmax ✗</source>
+        <translation>softmax 之后才掩码 ✗</translation>
     </message>
     <message>
         <location line="+14"/>
         <source>weight</source>
-        <translation type="unfinished"></translation>
+        <translation>权重</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+4"/>
+        <source>max weight · entropy</source>
+        <translation>最大权重 · 熵</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>value dimensions</source>
-        <translation type="unfinished"></translation>
+        <translation>值的维度</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Output  weights · V</source>
-        <translation type="unfinished"></translation>
+        <translation>输出  权重 · V</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+45"/>
+        <location line="+52"/>
         <location line="+16"/>
         <source>output</source>
-        <translation type="unfinished"></translation>
+        <translation>输出</translation>
     </message>
     <message>
-        <location line="-41"/>
+        <location line="-43"/>
+        <source>exact value: %1</source>
+        <translation>精确值：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Click to block or open this cell.</source>
-        <translation type="unfinished"></translation>
+        <translation>点击可屏蔽或取消屏蔽此单元格。</translation>
     </message>
     <message>
         <location line="+9"/>
         <source>head %1</source>
-        <translation type="unfinished"></translation>
+        <translation>头 %1</translation>
     </message>
     <message>
         <location line="+14"/>
         <source>heads&apos; value dimensions</source>
-        <translation type="unfinished"></translation>
+        <translation>各头的值维度</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Concatenated heads  [head₁ … head_h]</source>
-        <translation type="unfinished"></translation>
+        <translation>拼接各头  [head₁ … head_h]</translation>
     </message>
     <message>
         <location line="+14"/>
         <source>output dimensions</source>
-        <translation type="unfinished"></translation>
+        <translation>输出维度</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>Output  concat · W_O</source>
-        <translation type="unfinished"></translation>
+        <translation>输出  拼接 · W_O</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>Output  = concat (no W_O)</source>
-        <translation type="unfinished"></translation>
+        <translation>输出  = 拼接（无 W_O）</translation>
     </message>
     <message>
         <location line="+10"/>
         <source>positions (queries)</source>
-        <translation type="unfinished"></translation>
+        <translation>位置（查询）</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>RoPE angles  θ(p, i) = p·10000^(−2i/d_k)</source>
-        <translation type="unfinished"></translation>
+        <translation>RoPE 旋转角  θ(p, i) = p·10000^(−2i/d_k)</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>dimension pairs (2i, 2i+1)</source>
-        <translation type="unfinished"></translation>
+        <translation>维度对 (2i, 2i+1)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>angle (radians)</source>
-        <translation type="unfinished"></translation>
+        <translation>角度（弧度）</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>Sinusoidal encoding  P(p, 2i) = sin, P(p, 2i+1) = cos</source>
-        <translation type="unfinished"></translation>
+        <translation>正弦位置编码  P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Learned encoding (drawn from seed %1)</source>
-        <translation type="unfinished"></translation>
+        <translation>可学习位置编码（由种子 %1 生成）</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>embedding dimensions (added to X)</source>
-        <translation type="unfinished"></translation>
+        <translation>嵌入维度（加到 X 上）</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>dimensions (added to Q, K and V)</source>
-        <translation type="unfinished"></translation>
+        <translation>维度（加到 Q、K、V 上）</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>added value</source>
-        <translation type="unfinished"></translation>
+        <translation>叠加值</translation>
     </message>
 </context>
 <context>
@@ -1129,341 +1370,675 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     <message>
         <location filename="../../widgets/stageviews.cpp" line="-61"/>
         <source>Open %1</source>
-        <translation type="unfinished"></translation>
+        <translation>取消屏蔽 %1</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>Block %1</source>
-        <translation type="unfinished"></translation>
+        <translation>屏蔽 %1</translation>
     </message>
 </context>
 <context>
     <name>attn::TogglePanel</name>
     <message>
-        <location filename="../../widgets/togglepanel.cpp" line="+58"/>
+        <location filename="../../widgets/togglepanel.cpp" line="+59"/>
         <source>Mask</source>
-        <translation type="unfinished"></translation>
+        <translation>掩码</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>&amp;Causal (look only back)</source>
-        <translation type="unfinished"></translation>
+        <translation>因果掩码（只看过去）(&amp;C)</translation>
     </message>
     <message>
         <location line="+1"/>
         <location line="+203"/>
         <source>Block every key after the query&apos;s own position (Ctrl+Shift+M)</source>
-        <translation type="unfinished"></translation>
+        <translation>屏蔽查询自身位置之后的所有键（Ctrl+Shift+M）</translation>
     </message>
     <message>
         <location line="-201"/>
         <source>Key padding (tick the padding tokens):</source>
-        <translation type="unfinished"></translation>
+        <translation>键填充掩码（勾选填充词元）：</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>Padding keys are blocked in every row</source>
-        <translation type="unfinished"></translation>
+        <translation>填充键在每一行中都被屏蔽</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>Click a cell of any map to block or open it.</source>
-        <translation type="unfinished"></translation>
+        <translation>点击任一热图的单元格可屏蔽或取消屏蔽。</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>C&amp;lear clicks</source>
-        <translation type="unfinished"></translation>
+        <translation>清除点选(&amp;L)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Open every cell blocked by hand</source>
-        <translation type="unfinished"></translation>
+        <translation>取消所有手动屏蔽的单元格</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>Apply:</source>
-        <translation type="unfinished"></translation>
+        <translation>加在：</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;before softmax</source>
-        <translation type="unfinished"></translation>
+        <translation>softmax 之前(&amp;B)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Correct: blocked scores become −∞, each row renormalises over the open keys</source>
-        <translation type="unfinished"></translation>
+        <translation>正确做法：被屏蔽的分数变为 −∞，每行在未屏蔽的键上重新归一化</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&amp;after softmax ✗</source>
-        <translation type="unfinished"></translation>
+        <translation>softmax 之后 ✗(&amp;A)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>The misconception: softmax first, then zero the blocked weights; rows no longer sum to 1 (Ctrl+Shift+A)</source>
-        <translation type="unfinished"></translation>
+        <translation>常见误区：先做 softmax，再把被屏蔽的权重置零；各行之和不再为 1（Ctrl+Shift+A）</translation>
     </message>
     <message>
         <location line="+11"/>
         <source>Heads</source>
-        <translation type="unfinished"></translation>
+        <translation>多头</translation>
     </message>
     <message>
         <location line="+12"/>
         <source>&amp;Show:</source>
-        <translation type="unfinished"></translation>
+        <translation>显示(&amp;S)：</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>The head the maps show (Ctrl+] next, Ctrl+[ previous)</source>
-        <translation type="unfinished"></translation>
+        <translation>热图中显示的头（Ctrl+] 下一个，Ctrl+[ 上一个）</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>Positional encoding</source>
-        <translation type="unfinished"></translation>
+        <translation>位置编码</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>&amp;None</source>
-        <translation type="unfinished"></translation>
+        <translation>无(&amp;N)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Attention alone cannot see word order: permuting tokens only permutes the results</source>
-        <translation type="unfinished"></translation>
+        <translation>注意力本身看不见语序：打乱词元，结果只会跟着同样重排</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>S&amp;inusoidal</source>
-        <translation type="unfinished"></translation>
+        <translation>正弦(&amp;I)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Add sin/cos waves of the position (Attention Is All You Need)</source>
-        <translation type="unfinished"></translation>
+        <translation>加上随位置变化的 sin/cos 波（Attention Is All You Need）</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>&amp;Learned</source>
-        <translation type="unfinished"></translation>
+        <translation>可学习(&amp;L)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Add a fixed table drawn from the seed, standing in for a trained one</source>
-        <translation type="unfinished"></translation>
+        <translation>加上一张由种子生成的固定表，代替训练得到的表</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>&amp;RoPE</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;RoPE</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Rotate each head&apos;s queries and keys by position (needs an even d_k)</source>
-        <translation type="unfinished"></translation>
+        <translation>按位置旋转每个头的查询和键（需要 d_k 为偶数）</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>S&amp;eed</source>
-        <translation type="unfinished"></translation>
+        <translation>种子(&amp;E)</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>Draws the learned table</source>
-        <translation type="unfinished"></translation>
+        <translation>用来生成可学习位置编码表</translation>
     </message>
     <message>
         <location line="+7"/>
         <source>Scaling</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>÷ √d_&amp;k</source>
-        <translation type="unfinished"></translation>
+        <translation>÷ √d_&amp;k</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Keeps the score variance at 1 whatever d_k is</source>
-        <translation type="unfinished"></translation>
+        <translation>无论 d_k 多大，分数的方差都保持为 1</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>÷ 1 (n&amp;one)</source>
-        <translation type="unfinished"></translation>
+        <translation>÷ 1 不缩放(&amp;O)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Scores grow with d_k and softmax saturates to one-hot</source>
-        <translation type="unfinished"></translation>
+        <translation>分数随 d_k 增大，softmax 饱和而趋近 one-hot</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>÷ d_k ✗</source>
-        <translation type="unfinished"></translation>
+        <translation>÷ d_k ✗</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>The classic mistake: variance 1/d_k, weights too flat</source>
-        <translation type="unfinished"></translation>
+        <translation>典型错误：方差变为 1/d_k，权重分布过平</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>&amp;Temperature τ</source>
-        <translation type="unfinished"></translation>
+        <translation>温度 τ(&amp;T)</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>Low τ: nearly argmax; high τ: nearly uniform (log scale, 0.05 to 10)</source>
-        <translation type="unfinished"></translation>
+        <translation>τ 小：接近 argmax；τ 大：接近均匀分布（对数刻度，0.05 到 10）</translation>
     </message>
     <message>
         <location line="+11"/>
         <source>Similarity:</source>
-        <translation type="unfinished"></translation>
+        <translation>相似度：</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>&amp;dot q·k</source>
-        <translation type="unfinished"></translation>
+        <translation>点积 q·k(&amp;D)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Direction and length both count</source>
-        <translation type="unfinished"></translation>
+        <translation>方向和长度都起作用</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>c&amp;osine</source>
-        <translation type="unfinished"></translation>
+        <translation>余弦(&amp;O)</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Only the angle counts</source>
-        <translation type="unfinished"></translation>
+        <translation>只看夹角</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>−‖q−k‖²</source>
-        <translation type="unfinished"></translation>
+        <translation>−‖q−k‖²</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Euclidean neighbourhood: nearer keys score higher</source>
-        <translation type="unfinished"></translation>
+        <translation>欧氏邻域：离得越近的键分数越高</translation>
     </message>
     <message>
         <location line="+9"/>
         <source>Causal mask on</source>
-        <translation type="unfinished"></translation>
+        <translation>开启因果掩码</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>Causal mask off</source>
-        <translation type="unfinished"></translation>
+        <translation>关闭因果掩码</translation>
     </message>
     <message>
         <location line="+9"/>
         <source>Pad %1</source>
-        <translation type="unfinished"></translation>
+        <translation>将 %1 设为填充</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>Unpad %1</source>
-        <translation type="unfinished"></translation>
+        <translation>取消 %1 的填充</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>Clear the hand-made mask</source>
-        <translation type="unfinished"></translation>
+        <translation>清除手动掩码</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>Mask before softmax</source>
-        <translation type="unfinished"></translation>
+        <translation>softmax 之前加掩码</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>Mask after softmax</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <location line="+3"/>
-        <source>%n head(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-        </translation>
+        <translation>softmax 之后加掩码</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+3"/>
+        <source>1 head</source>
+        <translation>1 个头</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1 heads</source>
+        <translation>%1 个头</translation>
+    </message>
+    <message>
+        <location line="+96"/>
+        <source>%1 head(s): d_k = %2, d_v = %3</source>
+        <translation>%1 个头：d_k = %2，d_v = %3</translation>
+    </message>
+    <message>
+        <location line="-89"/>
         <source>Positional encoding: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>位置编码：%1</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>Seed %1</source>
-        <translation type="unfinished"></translation>
+        <translation>种子 %1</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>Scaling: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放：%1</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>Similarity: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>相似度：%1</translation>
     </message>
     <message>
         <location line="+7"/>
         <location line="+17"/>
         <source>Temperature %1</source>
-        <translation type="unfinished"></translation>
+        <translation>温度 %1</translation>
     </message>
     <message>
         <location line="+13"/>
         <source>A causal mask needs as many queries as keys</source>
-        <translation type="unfinished"></translation>
+        <translation>因果掩码要求查询与键数量相同</translation>
     </message>
     <message>
         <location line="+27"/>
         <source>Row sums of the weights: %1%2</source>
-        <translation type="unfinished"></translation>
+        <translation>权重每行之和：%1%2</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>  ✗ below 1: the mask was applied after the softmax</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <location line="+7"/>
-        <source>%n head(s): d_k = %1, d_v = %2</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-        </translation>
+        <translation>  ✗ 小于 1：掩码是在 softmax 之后加的</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+8"/>
         <source>%1 heads do not divide the widths h·d_k = %2 and h·d_v = %3</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 个头无法整除宽度 h·d_k = %2 和 h·d_v = %3</translation>
     </message>
     <message>
         <location line="+9"/>
         <source>head %1 of %2</source>
-        <translation type="unfinished"></translation>
+        <translation>头 %1（共 %2 个）</translation>
     </message>
     <message>
         <location line="+8"/>
         <source>Rotate each head&apos;s queries and keys by position</source>
-        <translation type="unfinished"></translation>
+        <translation>按位置旋转每个头的查询和键</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>RoPE rotates pairs of dimensions and needs an even d_k (now %1)</source>
-        <translation type="unfinished"></translation>
+        <translation>RoPE 成对旋转维度，需要 d_k 为偶数（当前为 %1）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::VectorPlane</name>
+    <message>
+        <location filename="../../widgets/vectorplane.cpp" line="+334"/>
+        <source>key (width: weight)</source>
+        <translation>键（粗细：权重）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>key: width and disc grow with its weight</source>
+        <translation>键：线宽和圆点随权重增大</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>query: drag it</source>
+        <translation>查询：可拖动</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>value v = x·W_V</source>
+        <translation>值 v = x·W_V</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>output Σ w·v</source>
+        <translation>输出 Σ w·v</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>output = Σ weight · value</source>
+        <translation>输出 = Σ 权重 · 值</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>(d_v = %1: output in the Output map)</source>
+        <translation>（d_v = %1：输出见“输出”热图）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>(values have d_v = %1: the output is in the Output map)</source>
+        <translation>（值的维度 d_v = %1：输出见“输出”热图）</translation>
+    </message>
+    <message>
+        <location line="+98"/>
+        <source>Vector plane</source>
+        <translation>向量平面</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Drag a query (orange) and watch the keys&apos; weights change. Arrow keys nudge the selected vector; Page Up/Down selects the previous or next query; with Drag keys on, Shift+Page Up/Down selects a key. Right-drag pans, the wheel or +/− zooms, F fits, Escape cancels a drag.</source>
+        <translation>拖动查询（橙色），观察各个键的权重如何变化。方向键微调选中的向量；Page Up/Down 选择上一个或下一个查询；开启“可拖动键”后，Shift+Page Up/Down 选择键。右键拖动可平移，滚轮或 +/− 缩放视图，F 适配视图，Escape 取消拖动。</translation>
+    </message>
+    <message>
+        <location line="+169"/>
+        <source>Weights of query %1 · head %2 of %3</source>
+        <translation>查询 %1 的权重 · 头 %2（共 %3 个）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Weights of query %1</source>
+        <translation>查询 %1 的权重</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Embeddings X; Q = X·W_Q, K = X·W_K: each row of X is a query and a key.</source>
+        <translation>嵌入 X；Q = X·W_Q，K = X·W_K：X 的每一行既是查询也是键。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Embeddings X (queries) and source S (keys); Q = X·W_Q, K = S·W_K.</source>
+        <translation>嵌入 X（查询）和源序列 S（键）；Q = X·W_Q，K = S·W_K。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>d_model</source>
+        <translation>d_model</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>d_k</source>
+        <translation>d_k</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 = 1: the vectors lie on a line (two dimensions are needed for a plane); drag along it.</source>
+        <translation>%1 = 1：向量都在一条直线上（平面需要两个维度）；请沿直线拖动。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Head %1&apos;s columns of Q and K, drawn exactly.</source>
+        <translation>头 %1 对应的 Q、K 列，按原值绘制。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Q and K, drawn exactly.</source>
+        <translation>Q 和 K，按原值绘制。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>PCA projection of keys and queries (%1 = %2; the plane holds %3% of their length²); dragging keeps the hidden part.</source>
+        <translation>键和查询的 PCA 投影（%1 = %2；平面保留了其长度² 的 %3%）；拖动时不改变隐藏的部分。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Dimensions %1 and %2 of %3 = %4; dragging keeps the others.</source>
+        <translation>%3 = %4 中的第 %1、%2 维；拖动时其余维度不变。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>RoPE rotates q and k after this: the raw vectors are shown and dragged.</source>
+        <translation>RoPE 在这之后才旋转 q 和 k：这里显示和拖动的是旋转前的向量。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The positional encoding is added after: the raw inputs are shown and dragged.</source>
+        <translation>位置编码在这之后才加上：这里显示和拖动的是原始输入。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Every key is blocked for this query: its weights and output are 0.</source>
+        <translation>这个查询的所有键都被屏蔽：它的权重和输出都是 0。</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>principal direction 1 (projection)</source>
+        <translation>主方向 1（投影）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+12"/>
+        <source>x: dimension %1</source>
+        <translation>x：第 %1 维</translation>
+    </message>
+    <message>
+        <location line="-12"/>
+        <location line="+12"/>
+        <source>q, k: dimension %1</source>
+        <translation>q、k：第 %1 维</translation>
+    </message>
+    <message>
+        <location line="-4"/>
+        <source>principal direction 2 (projection)</source>
+        <translation>主方向 2（投影）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>(none: one dimension)</source>
+        <translation>（无：只有一维）</translation>
+    </message>
+    <message>
+        <location line="+267"/>
+        <location line="+1"/>
+        <source>embedding %1</source>
+        <translation>嵌入 %1</translation>
+    </message>
+    <message>
+        <location line="-1"/>
+        <location line="+597"/>
+        <source>query %1</source>
+        <translation>查询 %1</translation>
+    </message>
+    <message>
+        <location line="-596"/>
+        <source>source %1</source>
+        <translation>源 %1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>key %1</source>
+        <translation>键 %1</translation>
+    </message>
+    <message>
+        <location line="+103"/>
+        <source>Drag %1</source>
+        <translation>拖动 %1</translation>
+    </message>
+    <message>
+        <location line="+45"/>
+        <source>Nudge %1</source>
+        <translation>微调 %1</translation>
+    </message>
+    <message>
+        <location line="+262"/>
+        <source>projected </source>
+        <translation>投影坐标 </translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Drag a query; right-drag to pan, the wheel to zoom, F to fit.</source>
+        <translation>拖动查询；右键拖动可平移，滚轮可缩放视图，按 F 适配视图。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1 at %2%3
+Drag it to move it; the arrow keys nudge it.</source>
+        <translation>%1 位于 %2%3
+拖动可移动它；方向键可微调。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 at %2%3</source>
+        <translation>%1 位于 %2%3</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>blocked for query %1</source>
+        <translation>对查询 %1 已屏蔽</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weight for query %1: %2</source>
+        <translation>对查询 %1 的权重：%2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Drag it to move it (Shift picks the key over a query on the same spot).</source>
+        <translation>拖动可移动它（与查询重叠时，按住 Shift 选中的是键）。</translation>
+    </message>
+    <message>
+        <location line="+169"/>
+        <source>output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>%1 blocked</source>
+        <translation>%1 已屏蔽</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>v %1</source>
+        <translation>v %1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::VectorPlanePanel</name>
+    <message>
+        <location line="+31"/>
+        <source>Axes:</source>
+        <translation>坐标轴：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The vectors have more than two dimensions: choose two to show, or PCA</source>
+        <translation>向量超过两维：选择要显示的两个维度，或使用 PCA</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The dimension on the horizontal axis</source>
+        <translation>横轴显示的维度</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The dimension on the vertical axis</source>
+        <translation>纵轴显示的维度</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>PCA</source>
+        <translation>PCA</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Project every key and query onto their two principal directions (for more than two dimensions); dragging moves within that plane</source>
+        <translation>把所有键和查询投影到它们的两个主方向上（适用于两维以上）；拖动只在这个平面内移动</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Snap:</source>
+        <translation>吸附：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Dragged and nudged vectors land on this grid, for numbers you can check by hand</source>
+        <translation>拖动或微调后的向量落在此网格上，数值便于手算核对</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Drag keys</source>
+        <translation>可拖动键</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Let the keys be dragged too (Shift picks a key over a query on the same spot)</source>
+        <translation>键也可以拖动（与查询重叠时，按住 Shift 选中的是键）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Fit</source>
+        <translation>适配</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Frame every vector (F)</source>
+        <translation>缩放视图以显示所有向量（F）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Window</source>
+        <translation>新窗口</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open the plane in a window of its own, to make it large on the projector</source>
+        <translation>在独立窗口中打开向量平面，便于在投影上放大</translation>
+    </message>
+    <message>
+        <location line="+81"/>
+        <source>Vector plane — Attention Lab</source>
+        <translation>向量平面 — Attention Lab</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <location line="+1"/>
+        <source>d%1</source>
+        <translation>d%1</translation>
     </message>
 </context>
 </TS>
