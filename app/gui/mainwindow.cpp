@@ -9,6 +9,7 @@
 #include "stagedata.h"
 #include "stageviews.h"
 #include "togglepanel.h"
+#include "vectorplane.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -102,6 +103,8 @@ void MainWindow::createViews()
     }
     m_sideTabs = new QTabWidget(central);
     m_sideTabs->setObjectName(QStringLiteral("sideTabs"));
+    m_planePanel = new VectorPlanePanel(&m_doc, m_sideTabs);
+    m_sideTabs->addTab(m_planePanel, tr("Vector &plane"));
     m_sideTabs->addTab(new AllHeadsView(&m_doc, m_sideTabs), tr("All &heads"));
     m_sideTabs->addTab(new ConcatView(&m_doc, m_sideTabs), tr("&Concat → output"));
     m_sideTabs->addTab(new PositionalView(&m_doc, m_sideTabs), tr("&Positional encoding"));
@@ -357,6 +360,11 @@ void MainWindow::createMenus()
                                .arg(QStringLiteral(ATTN_VERSION)));
     });
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+VectorPlane *MainWindow::vectorPlane() const
+{
+    return m_planePanel->plane();
 }
 
 StageView *MainWindow::stageView(Stage stage) const

@@ -23,6 +23,8 @@ class HeatmapPlot;
 class MatrixPanel;
 class StageView;
 class TogglePanel;
+class VectorPlane;
+class VectorPlanePanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -36,6 +38,7 @@ public:
     TogglePanel *togglePanel() const { return m_toggles; }
     StageView *stageView(Stage stage) const;
     QTabWidget *sideTabs() const { return m_sideTabs; }
+    VectorPlane *vectorPlane() const;
 
     // Loads a file or a built-in lesson. On a problem the open document
     // stays as it was and the message is shown (and returned).
@@ -80,6 +83,7 @@ private:
     FormulaBar *m_formula = nullptr;
     std::vector<StageView *> m_stages;
     QTabWidget *m_sideTabs = nullptr;
+    VectorPlanePanel *m_planePanel = nullptr;
     QLabel *m_statusProblem = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_lessonsMenu = nullptr;

@@ -1,0 +1,369 @@
+// bench_drag: the vector plane's drag, end to end (issue 4's speed figures;
+// docs/performance.md, "Interactive latency (drag)", has the command and
+// the table).
+//
+// It builds the real window (attn::MainWindow, 1600x1000, shown, the plane's
+// tab in front) on the offscreen platform, opens a scenario, and replays a
+// drag on the selected query's handle with QTest: a press, --moves moves
+// sweeping the query 306° around the origin, and a release. Each event is
+// timed from the moment it is sent until the event queue is empty, no
+// QCustomPlot has a replot queued, and every plot that replotted has painted
+// again: what a user would see as the frame after the pointer moved.
+//
+// Columns (milliseconds per event, over all moves of all repetitions):
+//   median, p95, max   the whole event, as above
+//   handler            inside the event itself: the edit, validation, the
+//                      forward pass and every view taking the new data
+//   replot             sum of QCustomPlot::replotTime() over the plots that
+//                      replotted for the event (median); for the plane
+//                      VectorPlane::lastReplotTime(), which also covers its
+//                      replots of the vector layer alone
+//   forward            attn::compute() alone on the same scenario (median of
+//                      50 runs), for scale
+//   plots/event        how many plots replotted per move (all views follow)
+//
+// Usage: bench_drag [--moves N] [--repeat R] [--detail] [--case NAME]...
+//   --detail adds each plot's mean replotTime() and replots per event.
+//   cases: seed000-basic, seed001-soft-knn, multihead (the built-in lessons)
+//          and n128 (projected, n = 128, d_model = 64, h = 8, fixed seed).
+
+#include "attention.h"
+#include "lessons.h"
+#include "mainwindow.h"
+#include "random.h"
+#include "vectorplane.h"
+
+#include <QAbstractEventDispatcher>
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// QCustomPlot keeps "a queued replot is pending" in a protected member; a
+// pointer to it, formed in a derived class, reads it on any plot.
+struct ReplotPeek : QCustomPlot {
+    static bool queued(const QCustomPlot *p) { return p->*(&ReplotPeek::mReplotQueued); }
+};
+
+// Projected self-attention: X ~ N(0, 1), W ~ N(0, 1/64), as bench_core.
+attn::Scenario generated(int n, int dModel, int heads, std::uint64_t seed)
+{
+    attn::Rng rng(seed);
+    auto random = [&](int rows, int cols, double sd) {
+        attn::Matrix m(rows, cols);
+        for (int j = 0; j < cols; ++j)
+            for (int i = 0; i < rows; ++i)
+                m(i, j) = sd * rng.normal();
+        return m;
+    };
+    const double sd = 1.0 / std::sqrt(double(dModel));
+    attn::Scenario s;
+    s.title = "bench: n = " + std::to_string(n) + ", d_model = " + std::to_string(dModel) + ", h = " + std::to_string(heads);
+    s.mode = attn::InputMode::Projected;
+    s.heads = heads;
+    s.X = random(n, dModel, 1.0);
+    s.Wq = random(dModel, dModel, sd);
+    s.Wk = random(dModel, dModel, sd);
+    s.Wv = random(dModel, dModel, sd);
+    return s;
+}
+
+double percentile(std::vector<double> v, double p)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const double at = p * double(v.size() - 1);
+    const std::size_t lo = std::size_t(std::floor(at)), hi = std::min(v.size() - 1, lo + 1);
+    return v[lo] + (v[hi] - v[lo]) * (at - double(lo));
+}
+
+// Watches every plot of the window: which replotted, for how long, and
+// whether each has painted since.
+class Watcher : public QObject {
+public:
+    explicit Watcher(QWidget *window)
+    {
+        for (QCustomPlot *p : window->findChildren<QCustomPlot *>()) {
+            m_plots.push_back(p);
+            p->installEventFilter(this);
+            // A replot may paint at once (QCP::phImmediateRefresh, QCustomPlot's
+            // default) or later: from its start, the plot owes a paint.
+            QObject::connect(p, &QCustomPlot::beforeReplot, this, [this, p] {
+                if (p->isVisible())
+                    m_unpainted[p] = true;
+            });
+            QObject::connect(p, &QCustomPlot::afterReplot, this, [this, p] {
+                // The plane often replots its vector layer alone: its own clock.
+                const auto *plane = qobject_cast<attn::VectorPlane *>(p);
+                const double ms = plane ? plane->lastReplotTime() : p->replotTime();
+                m_replotMs += ms;
+                ++m_replots;
+                PerPlot &pp = m_perPlot[p->objectName().toStdString() + (p->isVisible() ? "" : " (hidden)")];
+                pp.ms += ms;
+                ++pp.count;
+            });
+        }
+    }
+
+    void reset()
+    {
+        m_replotMs = 0;
+        m_replots = 0;
+    }
+    double replotMs() const { return m_replotMs; }
+    struct PerPlot {
+        double ms = 0;
+        long count = 0;
+    };
+    const std::map<std::string, PerPlot> &perPlot() const { return m_perPlot; }
+    void clearPerPlot() { m_perPlot.clear(); }
+    int replots() const { return m_replots; }
+
+    // Nothing left to do: no replot queued, no visible plot waiting for paint.
+    bool settled() const
+    {
+        for (QCustomPlot *p : m_plots)
+            if (ReplotPeek::queued(p))
+                return false;
+        for (const auto &[p, waiting] : m_unpainted)
+            if (waiting)
+                return false;
+        return true;
+    }
+
+    void report() const
+    {
+        for (QCustomPlot *p : m_plots)
+            if (ReplotPeek::queued(p))
+                std::fprintf(stderr, "  queued: %s\n", qPrintable(p->objectName()));
+        for (const auto &[p, waiting] : m_unpainted)
+            if (waiting)
+                std::fprintf(stderr, "  unpainted: %s %s vis=%d\n", qPrintable(p->objectName()), p->metaObject()->className(), p->isVisible());
+    }
+
+protected:
+    bool eventFilter(QObject *o, QEvent *e) override
+    {
+        if (e->type() == QEvent::Paint)
+            m_unpainted[static_cast<QCustomPlot *>(o)] = false;
+        return false;
+    }
+
+private:
+    std::vector<QCustomPlot *> m_plots;
+    std::map<QCustomPlot *, bool> m_unpainted;
+    double m_replotMs = 0;
+    int m_replots = 0;
+    std::map<std::string, PerPlot> m_perPlot;
+};
+
+// Runs the event loop until the window has caught up with everything.
+void drain(Watcher &watcher)
+{
+    // Widgets repaint on their window's update request, which the platform
+    // delivers from a timer (QPlatformWindow::requestUpdate, 5 ms unless
+    // QT_QPA_UPDATE_IDLE_TIME says otherwise): wait for it like a user would.
+    QAbstractEventDispatcher *dispatcher = QAbstractEventDispatcher::instance();
+    QElapsedTimer guard;
+    guard.start();
+    while (guard.elapsed() < 2000) {
+        QCoreApplication::sendPostedEvents();
+        const bool busy = dispatcher->processEvents(QEventLoop::AllEvents);
+        if (watcher.settled()) {
+            if (!busy)
+                return;
+        } else if (!busy) {
+            // Sleep until the next event; a timer makes sure that is soon.
+            QTimer wake;
+            wake.setSingleShot(true);
+            wake.start(20);
+            dispatcher->processEvents(QEventLoop::WaitForMoreEvents);
+        }
+    }
+    std::fprintf(stderr, "bench_drag: the event loop did not settle\n");
+    watcher.report();
+}
+
+struct Result {
+    std::string name;
+    int n = 0, dModel = 0, heads = 0;
+    std::vector<double> total, handler, replot;
+    double forward = 0;
+    double plotsPerEvent = 0;
+    int moves = 0;
+    std::map<std::string, Watcher::PerPlot> perPlot; // summed over the timed events
+    long events = 0;
+};
+
+Result run(attn::MainWindow &window, const std::string &name, const attn::Scenario &scenario, int moves, int repeat)
+{
+    attn::Document *doc = window.document();
+    doc->replace(scenario, QString(), QString::fromStdString(name));
+    window.sideTabs()->setCurrentIndex(0);
+    attn::VectorPlane *plane = window.vectorPlane();
+    Watcher watcher(&window);
+    drain(watcher);
+    plane->replot();
+    drain(watcher);
+
+    watcher.clearPerPlot();
+    Result r;
+    r.name = name;
+    r.n = attn::queryCount(scenario);
+    r.dModel = scenario.mode == attn::InputMode::Projected ? attn::modelWidth(scenario) : attn::keyWidth(scenario);
+    r.heads = scenario.heads;
+    r.moves = moves;
+    long replotCount = 0, events = 0;
+
+    QElapsedTimer clock;
+    auto timed = [&](auto send) {
+        watcher.reset();
+        clock.start();
+        send();
+        const double handler = double(clock.nsecsElapsed()) / 1e6;
+        drain(watcher);
+        r.total.push_back(double(clock.nsecsElapsed()) / 1e6);
+        r.handler.push_back(handler);
+        r.replot.push_back(watcher.replotMs());
+        replotCount += watcher.replots();
+        ++events;
+    };
+
+    for (int rep = 0; rep < repeat; ++rep) {
+        doc->replace(scenario, QString(), QString::fromStdString(name));
+        drain(watcher);
+        plane->replot();
+        drain(watcher);
+        if (rep == 0)
+            watcher.clearPerPlot();
+        const QPointF start = plane->queryPixel(doc->currentQuery());
+        const QPointF origin = plane->pixelAt(Eigen::Vector2d::Zero());
+        const QPointF d = start - origin;
+        const double radius = std::max(40.0, std::hypot(d.x(), d.y()));
+        const double a0 = std::atan2(d.y(), d.x());
+        auto at = [&](int i) {
+            const double a = a0 + 1.7 * kPi * double(i) / moves;
+            // Start exactly on the handle, then sweep most of the way around
+            // the origin (ending where it started would be no edit at all).
+            return i == 0 ? start.toPoint() : (origin + QPointF(std::cos(a), std::sin(a)) * radius).toPoint();
+        };
+        if (!plane->handleAt(start).isValid())
+            std::fprintf(stderr, "bench_drag: %s: no handle under the press\n", name.c_str());
+        timed([&] { QTest::mousePress(plane, Qt::LeftButton, {}, at(0)); });
+        for (int i = 1; i <= moves; ++i)
+            timed([&] { QTest::mouseMove(plane, at(i)); });
+        timed([&] { QTest::mouseRelease(plane, Qt::LeftButton, {}, at(moves)); });
+        if (doc->undoStack()->count() != 1)
+            std::fprintf(stderr, "bench_drag: %s: the drag made %d undo steps\n", name.c_str(), doc->undoStack()->count());
+    }
+    r.plotsPerEvent = events ? double(replotCount) / double(events) : 0;
+    r.perPlot = watcher.perPlot();
+    r.events = events;
+
+    std::vector<double> forward;
+    for (int i = 0; i < 50; ++i) {
+        clock.start();
+        const attn::Trace t = attn::compute(scenario);
+        forward.push_back(double(clock.nsecsElapsed()) / 1e6);
+        if (t.heads.empty())
+            std::fprintf(stderr, "bench_drag: empty trace\n");
+    }
+    r.forward = percentile(forward, 0.5);
+    return r;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    // The window reads and writes settings: keep them away from the user's.
+    QTemporaryDir settings;
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
+
+    int moves = 120, repeat = 3;
+    bool detail = false;
+    std::vector<std::string> cases;
+    const QStringList args = QCoreApplication::arguments();
+    for (int i = 1; i < args.size(); ++i) {
+        if (args[i] == QLatin1String("--moves") && i + 1 < args.size())
+            moves = std::max(1, args[++i].toInt());
+        else if (args[i] == QLatin1String("--repeat") && i + 1 < args.size())
+            repeat = std::max(1, args[++i].toInt());
+        else if (args[i] == QLatin1String("--detail"))
+            detail = true;
+        else if (args[i] == QLatin1String("--case") && i + 1 < args.size())
+            cases.push_back(args[++i].toStdString());
+        else {
+            std::fprintf(stderr, "usage: bench_drag [--moves N] [--repeat R] [--detail] [--case NAME]...\n"
+                                 "cases: seed000-basic seed001-soft-knn multihead n128\n");
+            return 2;
+        }
+    }
+    if (cases.empty())
+        cases = {"seed000-basic", "seed001-soft-knn", "multihead", "n128"};
+
+    attn::MainWindow window;
+    window.setInteractive(false);
+    window.resize(1600, 1000);
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window)) {
+        std::fprintf(stderr, "bench_drag: the window was not exposed\n");
+        return 1;
+    }
+
+    std::printf("bench_drag: %d moves per drag, %d drags per case, window %dx%d, plane %dx%d, platform %s\n", moves, repeat,
+                window.width(), window.height(), window.vectorPlane()->width(), window.vectorPlane()->height(),
+                qPrintable(QGuiApplication::platformName()));
+    std::printf("%-18s %4s %4s %2s | %7s %7s %7s | %8s %7s %8s %11s\n", "case", "n", "d", "h", "median", "p95", "max",
+                "handler", "replot", "forward", "plots/event");
+    int failures = 0;
+    for (const std::string &name : cases) {
+        attn::Scenario s;
+        double budget = 1000.0 / 60.0;
+        if (name == "n128") {
+            s = generated(128, 64, 8, 20250);
+            budget = 2000.0 / 60.0;
+        } else {
+            const auto loaded = attn::loadLesson(QString::fromStdString(name));
+            if (const auto *p = std::get_if<attn::Problem>(&loaded)) {
+                std::fprintf(stderr, "bench_drag: %s: %s\n", name.c_str(), p->toString().c_str());
+                return 1;
+            }
+            s = std::get<attn::Scenario>(loaded);
+        }
+        const Result r = run(window, name, s, moves, repeat);
+        const double p95 = percentile(r.total, 0.95);
+        std::printf("%-18s %4d %4d %2d | %7.2f %7.2f %7.2f | %8.2f %7.2f %8.3f %11.1f   %s (budget %.1f ms)\n", r.name.c_str(),
+                    r.n, r.dModel, r.heads, percentile(r.total, 0.5), p95, percentile(r.total, 1.0),
+                    percentile(r.handler, 0.5), percentile(r.replot, 0.5), r.forward, r.plotsPerEvent,
+                    p95 <= budget ? "ok" : "OVER", budget);
+        if (detail)
+            for (const auto &[plot, pp] : r.perPlot)
+                std::printf("    %-26s %6.2f ms per replot, %5.2f replots per event\n", plot.c_str(), pp.ms / double(pp.count),
+                            double(pp.count) / double(r.events));
+        std::fflush(stdout);
+        failures += p95 > budget;
+    }
+    return failures ? 3 : 0;
+}
