@@ -568,6 +568,7 @@ void HeatmapPlot::applyCompact()
     m_scale->setVisible(!m_compact);
     const bool notes = !m_compact && !m_data.rowNotes.isEmpty();
     yAxis2->setVisible(notes);
+    yAxis2->setLabel(notes ? m_data.rowNotesLabel : QString());
     // Small multiples keep their room for the cells.
     xAxis2->setLabel(m_compact ? QString() : m_data.colAxisLabel);
     yAxis->setLabel(m_compact ? QString() : m_data.rowAxisLabel);
@@ -704,6 +705,9 @@ bool HeatmapPlot::cellTextVisible() const
 // the current margins: cells at most kMaxAspect from square (but the map
 // keeps at least half the room in each direction), whole pixels per cell
 // when that costs little, and the whole block centred.
+// The widest the row notes may be, as a share of the figure's width.
+constexpr double kMaxNotesShare = 0.3;
+
 HeatmapPlot::Plan HeatmapPlot::plan() const
 {
     Plan p;
@@ -796,7 +800,21 @@ void HeatmapPlot::updateLayout()
 {
     // The title never runs off the figure.
     const QFontMetricsF tfm(m_title->font());
-    m_title->setText(tfm.elidedText(m_data.title, Qt::ElideRight, std::max(0, viewport().width() - 16)));
+    QStringList lines = m_data.title.split(QLatin1Char('\n'));
+    for (QString &line : lines)
+        line = tfm.elidedText(line, Qt::ElideRight, std::max(0, viewport().width() - 16));
+    m_title->setText(lines.join(QLatin1Char('\n')));
+
+    // Row notes are extra: they never take the room the cells need.
+    const bool notes = !m_compact && !m_data.rowNotes.isEmpty();
+    if (notes) {
+        const QFontMetricsF nfm(yAxis2->tickLabelFont());
+        double widest = 0;
+        for (const QString &n : m_data.rowNotes)
+            widest = std::max(widest, nfm.horizontalAdvance(n));
+        const double room = widest + QFontMetricsF(yAxis2->labelFont()).height() * 2.5;
+        yAxis2->setVisible(room <= kMaxNotesShare * viewport().width());
+    }
 
     QCustomPlot::updateLayout();
     // Label density depends on the cell size and the cell size on the labels'
@@ -827,7 +845,8 @@ void HeatmapPlot::applyFonts()
         axis->setLabelFont(f);
         axis->setTickLabelPadding(std::max(3, int(QFontMetricsF(f).height() * 0.3)));
     }
-    yAxis2->setTickLabelFont(scaledFont(f, 0.9));
+    yAxis2->setTickLabelFont(scaledFont(f, 0.85));
+    yAxis2->setLabelFont(scaledFont(f, 0.85));
     m_scale->axis()->setTickLabelFont(f);
     m_scale->axis()->setLabelFont(f);
     m_scale->setBarWidth(std::max(8, int(QFontMetricsF(f).height())));

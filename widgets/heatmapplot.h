@@ -42,11 +42,12 @@ struct HeatmapData {
     QStringList colLabels;   // n_cols key tokens or dimension names; likewise
     QString rowAxisLabel;    // optional axis titles, e.g. "queries" / "keys"
     QString colAxisLabel;
-    QString title;           // names the stage and the settings
+    QString title;           // names the stage and the settings; may hold a second line
     QString colorBarLabel;
     HeatmapScale scale = HeatmapScale::Probability;
     double range = 0.0;      // Diverging: the half-range r; 0 = max |value| of the shown cells
-    QStringList rowNotes;    // optional, one per row, right of the map ("Σ 1.00 · H 0.66")
+    QStringList rowNotes;    // optional, one per row, right of the map ("0.77 · 0.66")
+    QString rowNotesLabel;   // what the notes are, written along them ("max · entropy")
     QVector<bool> rowFlagged;// optional, rows marked with a warning sign (e.g. fully masked)
     int columnGroup = 0;     // > 0: a separator every columnGroup columns (head boundaries)
 };

@@ -46,11 +46,19 @@ QString rowNote(const RowStats &r)
 {
     if (r.fullyMasked)
         return StageText::tr("all blocked");
-    return QStringLiteral("Σ %1 · H %2").arg(QString::fromStdString(fixed4(r.sum)).left(4),
-                                             QString::fromStdString(fixed4(r.entropy)).left(4));
+    QString note = QStringLiteral("%1 · %2").arg(fixed2(r.maxWeight), fixed2(r.entropy));
+    if (r.sum < 1 - 5e-3) // the after-softmax mistake: the row no longer sums to 1
+        note += StageText::tr(" · Σ %1 ✗").arg(fixed2(r.sum));
+    return note;
 }
 
 } // namespace
+
+QString fixed2(double v)
+{
+    const QString s = QString::number(v, 'f', 2);
+    return s == QLatin1String("-0.00") ? QStringLiteral("0.00") : s;
+}
 
 QStringList toQStringList(const std::vector<std::string> &v)
 {
@@ -114,7 +122,7 @@ QString settingsSummary(const Scenario &s, int head)
     if (s.mask.blocked.size() && s.mask.blocked.any())
         parts << StageText::tr("custom mask");
     if (hasMask(s) && s.maskStage == MaskStage::AfterSoftmax)
-        parts << StageText::tr("mask after softmax ✗");
+        parts << StageText::tr("after softmax ✗");
     switch (s.similarity) {
     case Similarity::Dot:
         break;
@@ -185,7 +193,7 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
         break;
     case Stage::Masked:
         d.values = h.scaled;
-        d.title = before ? StageText::tr("After the mask  blocked → −∞") : StageText::tr("Mask: applied after the softmax ✗");
+        d.title = before ? StageText::tr("Masked  blocked → −∞") : StageText::tr("Masked after the softmax ✗");
         d.colorBarLabel = StageText::tr("scaled score");
         d.scale = HeatmapScale::Diverging;
         d.range = scoreRange(t, head, options.sharedScoreRange, stage);
@@ -203,6 +211,7 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
         d.scale = HeatmapScale::Probability;
         d.blocked = t.blocked;
         d.blockedText = QStringLiteral("0");
+        d.rowNotesLabel = StageText::tr("max weight · entropy");
         for (const RowStats &r : h.rows) {
             d.rowNotes << rowNote(r);
             d.rowFlagged << (r.fullyMasked || r.sum < 1 - 1e-9);
@@ -220,7 +229,8 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
             d.rowFlagged << r.fullyMasked;
         break;
     }
-    d.title += summary;
+    if (!summary.isEmpty())
+        d.title += QLatin1Char('\n') + summary.mid(3); // the settings on their own line, without the leading " · "
     return d;
 }
 
@@ -233,6 +243,12 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
     if (row >= h.scores.rows() || col >= cols)
         return {};
     QString tip = QString::fromStdString(explainCell(s, t, stage, head, row, col));
+    const double exact = stage == Stage::Output ? h.output(row, col)
+                       : stage == Stage::Scores ? h.scores(row, col)
+                       : stage == Stage::Weights ? h.weights(row, col)
+                                                 : h.scaled(row, col);
+    const bool minusInfinity = stage == Stage::Masked && t.blocked(row, col) && s.maskStage == MaskStage::BeforeSoftmax;
+    tip += QLatin1Char('\n') + StageText::tr("exact value: %1").arg(minusInfinity ? QStringLiteral("−∞") : QString::fromStdString(shortest(exact)));
     if (stage != Stage::Output)
         tip += QLatin1Char('\n') + StageText::tr("Click to block or open this cell.");
     return tip;

@@ -43,4 +43,7 @@ HeatmapData positionalData(const Scenario &s, const Trace &t);
 
 QStringList toQStringList(const std::vector<std::string> &v);
 
+// "0.47": two decimals, rounded, never "-0.00"; for notes beside a map.
+QString fixed2(double v);
+
 } // namespace attn

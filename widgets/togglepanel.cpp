@@ -2,6 +2,7 @@
 
 #include "edit.h"
 #include "formula.h"
+#include "stagedata.h"
 
 #include <QButtonGroup>
 #include <QCheckBox>
@@ -284,7 +285,7 @@ void TogglePanel::sync()
     bool short_ = false;
     const HeadTrace &head = t.heads[std::size_t(std::clamp(m_doc->currentHead(), 0, int(t.heads.size()) - 1))];
     for (const RowStats &r : head.rows) {
-        sums << QString::fromStdString(fixed4(r.sum)).left(4);
+        sums << fixed2(r.sum);
         short_ = short_ || (!r.fullyMasked && r.sum < 1 - 1e-9);
     }
     if (sums.size() > 12)

@@ -1,12 +1,18 @@
 #include "cli.h"
 
 #include "attention.h"
+#include "document.h"
 #include "experiment.h"
+#include "figureexport.h"
 #include "lessons.h"
 #include "scenario_json.h"
 #include "trace_json.h"
 #include "trace_text.h"
+#include "vectorplane.h"
 
+#include <QApplication>
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonDocument>
 
 #include <cmath>
@@ -26,6 +32,11 @@ const char *const kUsage = R"(Usage:
       The built-in lessons, one line each.
   attention-lab-cli experiment scaling [--dk N] [--seed S] [--trials T]
       Why divide by sqrt(d_k): raw against scaled scores of random q, k.
+  attention-lab-cli export FILE.json|--preset NAME --out DIR [--format png,svg,pdf]
+                    [--size WxH] [--scale S] [--stages scores,scaled,masked,weights,output,plane]
+                    [--head H|all] [--values auto|always|never] [--gradient viridis|cividis|magma]
+                    [--diverging blue-red|purple-orange] [--numbers csv,json]
+      Figures for slides, one file per stage and format, without a display.
   attention-lab-cli --help | --version
 )";
 
@@ -203,6 +214,167 @@ int experiment(const QStringList &args, QTextStream &out)
     return 0;
 }
 
+QStringList splitList(const QString &text)
+{
+    QStringList out;
+    for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
+        out << part.trimmed().toLower();
+    return out;
+}
+
+int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    Options o = parseOptions(args, {QStringLiteral("--preset"), QStringLiteral("--out"), QStringLiteral("--format"),
+                                    QStringLiteral("--size"), QStringLiteral("--scale"), QStringLiteral("--stages"),
+                                    QStringLiteral("--head"), QStringLiteral("--values"), QStringLiteral("--gradient"),
+                                    QStringLiteral("--diverging"), QStringLiteral("--numbers")});
+    if (!qobject_cast<QApplication *>(QCoreApplication::instance()))
+        throw UsageError{QStringLiteral("drawing figures needs a QApplication")};
+
+    const auto outDir = o.take(QStringLiteral("--out"));
+    if (!outDir || outDir->isEmpty())
+        throw UsageError{QStringLiteral("--out DIR is needed: the folder the figures go into")};
+
+    QList<FigureFormat> formats;
+    for (const QString &f : splitList(o.take(QStringLiteral("--format")).value_or(QStringLiteral("png")))) {
+        const auto format = figureFormatFromName(f);
+        if (!format)
+            throw UsageError{QStringLiteral("--format: unknown format \"%1\"; expected png, svg or pdf").arg(f)};
+        if (!formats.contains(*format))
+            formats << *format;
+    }
+    if (formats.isEmpty())
+        throw UsageError{QStringLiteral("--format: name at least one of png, svg, pdf")};
+
+    FigureSize size;
+    if (const auto text = o.take(QStringLiteral("--size"))) {
+        const QStringList wh = text->toLower().split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        const int w = wh.value(0).toInt(&okW), h = wh.value(1).toInt(&okH);
+        if (wh.size() != 2 || !okW || !okH)
+            throw UsageError{QStringLiteral("--size: \"%1\" is not WIDTHxHEIGHT, e.g. 1200x900").arg(*text)};
+        if (w < 100 || h < 100 || w > 8000 || h > 8000)
+            throw UsageError{QStringLiteral("--size: each side must be between 100 and 8000 pixels (got %1)").arg(*text)};
+        size.width = w;
+        size.height = h;
+    }
+    if (const auto text = o.take(QStringLiteral("--scale"))) {
+        bool ok = false;
+        size.scale = text->toDouble(&ok);
+        if (!ok || !(size.scale >= 1 && size.scale <= 4))
+            throw UsageError{QStringLiteral("--scale: must be a number from 1 to 4 (got %1)").arg(*text)};
+    }
+
+    const QStringList stageNames = splitList(o.take(QStringLiteral("--stages"))
+                                                 .value_or(QStringLiteral("scores,scaled,masked,weights,output,plane")));
+    for (const QString &name : stageNames)
+        if (name != QLatin1String("plane") && !stageFromKey(name))
+            throw UsageError{QStringLiteral("--stages: unknown stage \"%1\"; expected scores, scaled, masked, weights, "
+                                            "output or plane").arg(name)};
+
+    FigureStyle style;
+    const QString values = o.take(QStringLiteral("--values")).value_or(QStringLiteral("auto"));
+    if (values == QLatin1String("auto"))
+        style.cellText = CellTextMode::Auto;
+    else if (values == QLatin1String("always"))
+        style.cellText = CellTextMode::Always;
+    else if (values == QLatin1String("never"))
+        style.cellText = CellTextMode::Never;
+    else
+        throw UsageError{QStringLiteral("--values: unknown value \"%1\"; expected auto, always or never").arg(values)};
+    if (const auto g = o.take(QStringLiteral("--gradient"))) {
+        const auto v = sequentialGradientFromKey(*g);
+        if (!v)
+            throw UsageError{QStringLiteral("--gradient: unknown gradient \"%1\"; expected viridis, cividis or magma").arg(*g)};
+        style.sequential = *v;
+    }
+    if (const auto g = o.take(QStringLiteral("--diverging"))) {
+        const auto v = divergingGradientFromKey(*g);
+        if (!v)
+            throw UsageError{QStringLiteral("--diverging: unknown gradient \"%1\"; expected blue-red or purple-orange").arg(*g)};
+        style.diverging = *v;
+    }
+    const QStringList numbers = splitList(o.take(QStringLiteral("--numbers")).value_or(QString()));
+    for (const QString &n : numbers)
+        if (n != QLatin1String("csv") && n != QLatin1String("json"))
+            throw UsageError{QStringLiteral("--numbers: unknown kind \"%1\"; expected csv or json").arg(n)};
+    const QString headText = o.take(QStringLiteral("--head")).value_or(QStringLiteral("1"));
+
+    const Source src = loadSource(o);
+    const bool preset = src.origin.startsWith(QLatin1String("--preset "));
+    if (const auto *p = std::get_if<Problem>(&src.loaded)) {
+        err << "attention-lab-cli: " << problemLine(src.origin, *p) << "\n";
+        return kBadInput;
+    }
+    const Scenario &s = std::get<Scenario>(src.loaded);
+    const Trace t = compute(s);
+
+    QList<int> heads;
+    if (headText == QLatin1String("all")) {
+        for (int h = 0; h < s.heads; ++h)
+            heads << h;
+    } else {
+        bool ok = false;
+        const int h = headText.toInt(&ok);
+        if (!ok || h < 1 || h > s.heads)
+            throw UsageError{QStringLiteral("--head: must be all or a head from 1 to %1 (got %2)").arg(s.heads).arg(headText)};
+        heads << h - 1;
+    }
+
+    if (!QDir().mkpath(*outDir)) {
+        err << "attention-lab-cli: --out " << *outDir << ": the folder cannot be created\n";
+        return kBadInput;
+    }
+    const QString stem = preset ? src.origin.section(QLatin1Char(' '), 1) : QFileInfo(src.origin).completeBaseName();
+    auto write = [&](const QString &name, const QByteArray &bytes) {
+        const QString path = QDir(*outDir).filePath(name);
+        const QString why = writeFileAtomically(path, bytes);
+        if (!why.isEmpty()) {
+            err << "attention-lab-cli: " << QDir::toNativeSeparators(path) << ": " << why << "\n";
+            return false;
+        }
+        out << QDir::toNativeSeparators(path) << "\n";
+        return true;
+    };
+
+    for (int head : heads) {
+        style.stage.head = head;
+        for (const QString &name : stageNames) {
+            for (FigureFormat format : formats) {
+                QByteArray bytes;
+                if (name == QLatin1String("plane")) {
+                    Document doc;
+                    doc.replace(s, QString());
+                    doc.setCurrentHead(head);
+                    VectorPlane plane(&doc);
+                    plane.setAttribute(Qt::WA_DontShowOnScreen);
+                    plane.setFont(figureFont());
+                    plane.resize(size.width, size.height);
+                    plane.fit();
+                    bytes = renderFigure(&plane, format, size);
+                } else {
+                    bytes = renderStageFigure(s, t, *stageFromKey(name), style, format, size);
+                }
+                if (!write(stem + QLatin1Char('_') + figureFileName(name, head, s.heads, format), bytes))
+                    return kBadInput;
+            }
+        }
+    }
+    if (numbers.contains(QLatin1String("json"))
+        && !write(stem + QStringLiteral("_trace.json"), QJsonDocument(traceToJson(s, t)).toJson(QJsonDocument::Indented)))
+        return kBadInput;
+    if (numbers.contains(QLatin1String("csv"))) {
+        QString why;
+        for (const QString &path : writeTraceCsv(s, t, *outDir, stem, &why))
+            out << QDir::toNativeSeparators(path) << "\n";
+        if (!why.isEmpty()) {
+            err << "attention-lab-cli: " << why << "\n";
+            return kBadInput;
+        }
+    }
+    return 0;
+}
+
 } // namespace
 
 int runCli(const QStringList &args, QTextStream &out, QTextStream &err)
@@ -225,7 +397,9 @@ int runCli(const QStringList &args, QTextStream &out, QTextStream &err)
             return presets(rest, out);
         if (command == QLatin1String("experiment"))
             return experiment(rest, out);
-        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, presets, experiment (see --help)")
+        if (command == QLatin1String("export"))
+            return exportFigures(rest, out, err);
+        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, presets, experiment, export (see --help)")
                              .arg(command)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: " << command << ": " << e.message << "\n";

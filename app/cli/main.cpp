@@ -1,12 +1,17 @@
 #include "cli.h"
 
-#include <QCoreApplication>
+#include <QApplication>
 
 #include <cstdio>
+#include <memory>
 
 int main(int argc, char *argv[])
 {
-    QCoreApplication app(argc, argv);
+    // Only export draws; it draws off screen, so it needs no display.
+    const bool draws = argc > 1 && qstrcmp(argv[1], "export") == 0;
+    if (draws && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    std::unique_ptr<QCoreApplication> app(draws ? new QApplication(argc, argv) : new QCoreApplication(argc, argv));
     QCoreApplication::setApplicationName(QStringLiteral("attention-lab-cli"));
     QTextStream out(stdout), err(stderr);
     QStringList args = QCoreApplication::arguments();

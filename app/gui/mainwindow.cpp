@@ -9,12 +9,15 @@
 #include "stagedata.h"
 #include "stageviews.h"
 #include "togglepanel.h"
+#include "trace_json.h"
 #include "vectorplane.h"
 
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
+#include <QJsonDocument>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -117,7 +120,7 @@ void MainWindow::createViews()
     setCentralWidget(central);
 
     m_matrices = new MatrixPanel(&m_doc, this);
-    auto *inputs = new QDockWidget(tr("Inputs"), this);
+    auto *inputs = m_inputsDock = new QDockWidget(tr("Inputs"), this);
     inputs->setObjectName(QStringLiteral("inputsDock"));
     inputs->setWidget(m_matrices);
     inputs->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
@@ -137,6 +140,10 @@ void MainWindow::createViews()
     resizeDocks({inputs, settings}, {340, 560}, Qt::Vertical);
     resizeDocks({inputs}, {400}, Qt::Horizontal);
 
+    for (StageView *v : m_stages)
+        addFigureMenu(v, ExportDialog::whatOf(v->stage()));
+    addFigureMenu(m_planePanel->plane(), ExportDialog::What::Plane);
+
     m_statusProblem = new QLabel(this);
     m_statusProblem->setStyleSheet(QStringLiteral("color: #b00020;"));
     statusBar()->addWidget(m_statusProblem, 1);
@@ -155,6 +162,14 @@ void MainWindow::createMenus()
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
     file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
     file->addSeparator();
+    file->addAction(tr("&Export figure…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                    [this] { showExportDialog(m_lastFigure); });
+    file->addAction(tr("Export &dashboard…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
+                    [this] { showExportDialog(ExportDialog::What::Dashboard); });
+    QMenu *numbers = file->addMenu(tr("Export &numbers"));
+    numbers->addAction(tr("As &CSV files…"), this, &MainWindow::exportNumbersCsv);
+    numbers->addAction(tr("As one &JSON trace…"), this, &MainWindow::exportNumbersJson);
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     updateRecentMenu();
 
@@ -166,6 +181,9 @@ void MainWindow::createMenus()
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
     edit->addAction(undo);
     edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(tr("&Copy figure"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this,
+                    [this] { copyFigure(m_lastFigure); });
     edit->addSeparator();
     edit->addAction(tr("&Add token"), QKeySequence(Qt::CTRL | Qt::Key_T), m_matrices, &MatrixPanel::addToken);
     edit->addAction(tr("&Remove token"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T), m_matrices,
@@ -318,6 +336,15 @@ void MainWindow::createMenus()
     view->addSeparator();
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
+    QAction *mapsOnly = view->addAction(tr("&Maps only (hide the panels)"));
+    mapsOnly->setShortcut(QKeySequence(Qt::Key_F9));
+    mapsOnly->setToolTip(tr("Give the whole window to the maps, e.g. on a projector; F9 again brings the panels back"));
+    connect(mapsOnly, &QAction::triggered, this, [this] {
+        const QList<QDockWidget *> docks = findChildren<QDockWidget *>();
+        const bool anyShown = std::any_of(docks.begin(), docks.end(), [](QDockWidget *d) { return d->isVisible(); });
+        for (QDockWidget *d : docks)
+            d->setVisible(!anyShown);
+    });
     view->addSeparator();
     QMenu *language = view->addMenu(tr("&Language"));
     auto *languageGroup = new QActionGroup(this);
@@ -443,6 +470,12 @@ void MainWindow::setZoom(double zoom)
     f.setPointSizeF(m_baseFontSize * m_zoom);
     QApplication::setFont(f);
     statusBar()->showMessage(tr("Zoom %1%").arg(std::lround(m_zoom * 100)), 2000);
+    // The panels' text grows with the zoom; so does their column, within reason.
+    // After the fonts have settled and the window has its size.
+    QTimer::singleShot(0, this, [this] {
+        if (m_inputsDock && !m_inputsDock->isFloating())
+            resizeDocks({m_inputsDock}, {int(std::min(400 * m_zoom, 0.42 * width()))}, Qt::Horizontal);
+    });
 }
 
 void MainWindow::syncActions()
@@ -501,6 +534,121 @@ void MainWindow::nudgeHead(int delta)
 {
     const int h = m_doc.scenario().heads;
     m_doc.setCurrentHead((m_doc.currentHead() + delta + h) % h);
+}
+
+FigureStyle MainWindow::figureStyle() const
+{
+    FigureStyle style;
+    style.sequential = SequentialGradient(m_sequentialGroup->checkedAction()->data().toInt());
+    style.diverging = DivergingGradient(m_divergingGroup->checkedAction()->data().toInt());
+    style.cellText = CellTextMode(m_cellTextGroup->checkedAction()->data().toInt());
+    style.stage.head = m_doc.currentHead();
+    style.stage.sharedScoreRange = m_sharedRange->isChecked();
+    return style;
+}
+
+QString MainWindow::exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size, const QString &path)
+{
+    if (path.isEmpty())
+        return tr("no file name was given");
+    QByteArray bytes;
+    if (const auto stage = ExportDialog::stageOf(what))
+        bytes = renderStageFigure(m_doc.scenario(), m_doc.trace(), *stage, figureStyle(), format, size);
+    else if (what == ExportDialog::What::Plane)
+        bytes = renderFigure(m_planePanel->plane(), format, size);
+    else
+        bytes = renderDashboard(m_doc.scenario(), m_doc.trace(), figureStyle(), m_planePanel->plane(), format, size);
+    const QString why = writeFileAtomically(path, bytes);
+    if (why.isEmpty()) {
+        prefs::lastFolder.set(QFileInfo(path).absolutePath());
+        statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
+    }
+    return why;
+}
+
+QImage MainWindow::figureImage(ExportDialog::What what) const
+{
+    const FigureSize size{what == ExportDialog::What::Dashboard ? 2400 : 1200, what == ExportDialog::What::Dashboard ? 1500 : 900, 1.0};
+    QByteArray png;
+    if (const auto stage = ExportDialog::stageOf(what))
+        png = renderStageFigure(m_doc.scenario(), m_doc.trace(), *stage, figureStyle(), FigureFormat::Png, size);
+    else if (what == ExportDialog::What::Plane)
+        png = renderFigure(m_planePanel->plane(), FigureFormat::Png, size);
+    else
+        png = renderDashboard(m_doc.scenario(), m_doc.trace(), figureStyle(), m_planePanel->plane(), FigureFormat::Png, size);
+    return QImage::fromData(png, "PNG");
+}
+
+void MainWindow::copyFigure(ExportDialog::What what)
+{
+    QApplication::clipboard()->setImage(figureImage(what));
+    statusBar()->showMessage(tr("The figure is on the clipboard"), 4000);
+}
+
+void MainWindow::addFigureMenu(QCustomPlot *plot, ExportDialog::What what)
+{
+    plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(plot, &QWidget::customContextMenuRequested, this, [this, plot, what](const QPoint &at) {
+        m_lastFigure = what;
+        QMenu menu(this);
+        menu.addAction(tr("&Export this figure…"), this, [this, what] { showExportDialog(what); });
+        menu.addAction(tr("&Copy as image"), this, [this, what] { copyFigure(what); });
+        menu.addSeparator();
+        menu.addAction(tr("Export the &dashboard…"), this, [this] { showExportDialog(ExportDialog::What::Dashboard); });
+        menu.exec(plot->mapToGlobal(at));
+    });
+}
+
+void MainWindow::showExportDialog(ExportDialog::What what)
+{
+    const QString stem = m_doc.lessonName().isEmpty() ? QFileInfo(m_doc.displayName()).completeBaseName() : m_doc.lessonName();
+    QString folder = prefs::lastFolder.get();
+    if (folder.isEmpty())
+        folder = QDir::homePath();
+    ExportDialog dialog(what, folder, stem.isEmpty() ? tr("figure") : stem, this);
+    while (dialog.exec() == QDialog::Accepted) {
+        const QString why = exportFigure(dialog.what(), dialog.format(), dialog.size(), dialog.path());
+        if (why.isEmpty())
+            return;
+        dialog.showError(tr("%1 was not written: %2").arg(QDir::toNativeSeparators(dialog.path()), why));
+    }
+}
+
+void MainWindow::exportNumbersCsv()
+{
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder for the CSV files"), prefs::lastFolder.get());
+    if (folder.isEmpty())
+        return;
+    const QString stem = m_doc.lessonName().isEmpty() ? QFileInfo(m_doc.displayName()).completeBaseName() : m_doc.lessonName();
+    QString why;
+    const QStringList files = writeTraceCsv(m_doc.scenario(), m_doc.trace(), folder, stem, &why);
+    if (!why.isEmpty()) {
+        showProblem(tr("The numbers were not all written: %1").arg(why));
+        if (m_interactive)
+            QMessageBox::warning(this, tr("Cannot export"), tr("The numbers were not all written: %1").arg(why));
+        return;
+    }
+    prefs::lastFolder.set(folder);
+    statusBar()->showMessage(tr("Wrote %n CSV file(s) to %1", nullptr, int(files.size())).arg(QDir::toNativeSeparators(folder)), 5000);
+}
+
+void MainWindow::exportNumbersJson()
+{
+    const QString stem = m_doc.lessonName().isEmpty() ? QFileInfo(m_doc.displayName()).completeBaseName() : m_doc.lessonName();
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export the trace"),
+                                                      QDir(prefs::lastFolder.get()).filePath(stem + QStringLiteral("_trace.json")),
+                                                      tr("JSON files (*.json)"));
+    if (path.isEmpty())
+        return;
+    const QString why = writeFileAtomically(path, QJsonDocument(traceToJson(m_doc.scenario(), m_doc.trace())).toJson(QJsonDocument::Indented));
+    if (!why.isEmpty()) {
+        showProblem(tr("%1 was not written: %2").arg(QDir::toNativeSeparators(path), why));
+        if (m_interactive)
+            QMessageBox::warning(this, tr("Cannot export"), tr("%1 was not written: %2").arg(QDir::toNativeSeparators(path), why));
+        return;
+    }
+    prefs::lastFolder.set(QFileInfo(path).absolutePath());
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
 }
 
 QString MainWindow::openFile(const QString &path)

@@ -5,12 +5,15 @@
 
 #include "document.h"
 #include "explain.h"
+#include "exportdialog.h"
+#include "figureexport.h"
 
 #include <QMainWindow>
 
 #include <vector>
 
 class QAction;
+class QDockWidget;
 class QActionGroup;
 class QLabel;
 class QMenu;
@@ -50,6 +53,13 @@ public:
     void setZoom(double zoom);
     double zoom() const { return m_zoom; }
 
+    // Writes a figure; returns an empty string or the reason it was not
+    // written (nothing is left half-written).
+    QString exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size, const QString &path);
+    // The View menu's look, and the head shown: what exports draw with.
+    FigureStyle figureStyle() const;
+    QImage figureImage(ExportDialog::What what) const;
+
     // Whether a message box may be shown (off for scripted screenshots and tests).
     void setInteractive(bool on) { m_interactive = on; }
 
@@ -69,6 +79,11 @@ private:
     void addRecentFile(const QString &path);
     void showProblem(const QString &message);
     bool maybeSave();
+    void showExportDialog(ExportDialog::What what);
+    void exportNumbersCsv();
+    void exportNumbersJson();
+    void copyFigure(ExportDialog::What what);
+    void addFigureMenu(QCustomPlot *plot, ExportDialog::What what);
     void newDocument();
     void open();
     bool save();
@@ -83,6 +98,7 @@ private:
     FormulaBar *m_formula = nullptr;
     std::vector<StageView *> m_stages;
     QTabWidget *m_sideTabs = nullptr;
+    QDockWidget *m_inputsDock = nullptr;
     VectorPlanePanel *m_planePanel = nullptr;
     QLabel *m_statusProblem = nullptr;
     QMenu *m_recentMenu = nullptr;
@@ -99,6 +115,7 @@ private:
     QActionGroup *m_cellTextGroup = nullptr;
     QAction *m_sharedRange = nullptr;
 
+    ExportDialog::What m_lastFigure = ExportDialog::What::Weights;
     double m_zoom = 1.0;
     double m_baseFontSize = 0;
     bool m_interactive = true;

@@ -1,5 +1,6 @@
 #include "scenario_json.h"
 
+#include "atomicwrite.h"
 #include "formula.h"
 
 #include <QFile>
@@ -8,7 +9,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
-#include <QSaveFile>
 
 #include <cmath>
 #include <cstdlib>
@@ -504,18 +504,7 @@ QByteArray scenarioToJson(const Scenario &s)
 
 QString saveScenarioFile(const QString &path, const Scenario &s)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return file.errorString();
-    const QByteArray bytes = scenarioToJson(s);
-    if (file.write(bytes) != bytes.size()) {
-        const QString why = file.errorString();
-        file.cancelWriting();
-        return why;
-    }
-    if (!file.commit())
-        return file.errorString();
-    return QString();
+    return writeFileAtomically(path, scenarioToJson(s));
 }
 
 } // namespace attn

@@ -516,7 +516,7 @@
     <message>
         <location line="+2"/>
         <source>Scores, scaled scores and masked scores on one scale, so that scaling visibly shrinks them</source>
-        <translation>分数、缩放后分数和加掩码后的分数使用同一色阶，缩放让数值变小一目了然</translation>
+        <translation>分数、缩放后分数和加掩码后的分数共用同一色阶，能直观看到缩放让分数变小</translation>
     </message>
     <message>
         <location line="+7"/>

@@ -15,6 +15,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
+#include <QProcess>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QSettings>
@@ -71,6 +73,9 @@ private slots:
     void saveAndOpenRoundTrip();
     void positionalEncodingIsShown();
     void mapsAreLive();
+    void windowExportMatchesCommandLine();
+    void exportFailureLeavesNothing();
+    void copyFigurePutsAnImageOnTheClipboard();
 
 private:
     std::unique_ptr<MainWindow> m_window;
@@ -424,6 +429,77 @@ void TestMainWindow::mapsAreLive()
     QCOMPARE(w.stageView(Stage::Weights)->data().values, t.heads[0].weights);
     QCOMPARE(w.stageView(Stage::Output)->data().values, t.heads[0].output);
     QVERIFY(w.stageView(Stage::Scaled)->data().title.contains(QStringLiteral("unscaled")));
+}
+
+void TestMainWindow::windowExportMatchesCommandLine()
+{
+    // The same lesson, settings and size give the same file from the window
+    // and from attention-lab-cli export.
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("multihead")).isEmpty());
+    w.document()->setCurrentHead(1);
+    QTemporaryDir dir;
+    for (const auto &[what, key] : {std::pair{ExportDialog::What::Weights, QStringLiteral("weights")},
+                                    std::pair{ExportDialog::What::Masked, QStringLiteral("masked")}}) {
+        for (FigureFormat format : {FigureFormat::Png, FigureFormat::Svg}) {
+            const QString path = dir.filePath(QStringLiteral("window_%1.%2").arg(key, figureSuffix(format)));
+            const QString why = w.exportFigure(what, format, FigureSize{1000, 800, 1.0}, path);
+            QVERIFY2(why.isEmpty(), qPrintable(why));
+        }
+    }
+    QProcess cli;
+    cli.start(test::binaryDir() + QStringLiteral("/bin/attention-lab-cli"),
+              {QStringLiteral("export"), QStringLiteral("--preset"), QStringLiteral("multihead"), QStringLiteral("--out"),
+               dir.path(), QStringLiteral("--format"), QStringLiteral("png,svg"), QStringLiteral("--size"),
+               QStringLiteral("1000x800"), QStringLiteral("--stages"), QStringLiteral("weights,masked"),
+               QStringLiteral("--head"), QStringLiteral("2")});
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitCode(), 0);
+    const QStringList written = QString::fromUtf8(cli.readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(written.size(), 4);
+    for (const QString &key : {QStringLiteral("weights"), QStringLiteral("masked")})
+        for (const QString &suffix : {QStringLiteral("png"), QStringLiteral("svg")}) {
+            QFile a(dir.filePath(QStringLiteral("window_%1.%2").arg(key, suffix)));
+            QFile b(dir.filePath(QStringLiteral("multihead_%1_head2.%2").arg(key, suffix)));
+            QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+            const QByteArray bytesA = a.readAll(), bytesB = b.readAll();
+            QVERIFY(bytesA.size() > 1000);
+            ATTN_CHECK(bytesA == bytesB, QStringLiteral("%1.%2 differs: %3 against %4 bytes").arg(key, suffix).arg(bytesA.size()).arg(bytesB.size()));
+        }
+}
+
+void TestMainWindow::exportFailureLeavesNothing()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("no/such/folder/weights.pdf"));
+    const QString why = w.exportFigure(ExportDialog::What::Weights, FigureFormat::Pdf, FigureSize{}, path);
+    ATTN_CHECK(why.contains(QStringLiteral("does not exist")), why);
+    QVERIFY(!QFile::exists(path));
+    // The dashboard and the plane go through the same path.
+    const QString dash = dir.filePath(QStringLiteral("dashboard.pdf"));
+    QVERIFY(w.exportFigure(ExportDialog::What::Dashboard, FigureFormat::Pdf, FigureSize{2400, 1500, 1.0}, dash).isEmpty());
+    QFile f(dash);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.read(4) == "%PDF");
+    const QString plane = dir.filePath(QStringLiteral("plane.png"));
+    QVERIFY(w.exportFigure(ExportDialog::What::Plane, FigureFormat::Png, FigureSize{800, 600, 2.0}, plane).isEmpty());
+    QImage image(plane);
+    QCOMPARE(image.size(), QSize(1600, 1200));
+}
+
+void TestMainWindow::copyFigurePutsAnImageOnTheClipboard()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    const QImage image = w.figureImage(ExportDialog::What::Weights);
+    QCOMPARE(image.size(), QSize(1200, 900));
+    QAction *copy = findAction(&w, QStringLiteral("Copy figure"));
+    QVERIFY(copy);
+    copy->trigger();
+    const QImage clip = QApplication::clipboard()->image();
+    QCOMPARE(clip.size(), QSize(1200, 900));
 }
 
 QTEST_MAIN(TestMainWindow)

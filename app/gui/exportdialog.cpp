@@ -1,0 +1,155 @@
+#include "exportdialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+
+namespace attn {
+
+namespace {
+
+const char *const kKeys[] = {"scores", "scaled", "masked", "weights", "output", "plane", "dashboard"};
+
+} // namespace
+
+std::optional<Stage> ExportDialog::stageOf(What what)
+{
+    switch (what) {
+    case What::Scores: return Stage::Scores;
+    case What::Scaled: return Stage::Scaled;
+    case What::Masked: return Stage::Masked;
+    case What::Weights: return Stage::Weights;
+    case What::Output: return Stage::Output;
+    case What::Plane:
+    case What::Dashboard:
+        break;
+    }
+    return std::nullopt;
+}
+
+ExportDialog::What ExportDialog::whatOf(Stage stage)
+{
+    return What(int(stage));
+}
+
+ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem, QWidget *parent)
+    : QDialog(parent), m_folder(folder), m_stem(stem)
+{
+    setWindowTitle(tr("Export a figure"));
+    auto *form = new QFormLayout(this);
+
+    m_what = new QComboBox(this);
+    for (Stage s : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output})
+        m_what->addItem(stageName(s));
+    m_what->addItem(tr("Vector plane"));
+    m_what->addItem(tr("Dashboard (every map and the plane)"));
+    m_what->setCurrentIndex(int(what));
+    form->addRow(tr("&Figure:"), m_what);
+
+    m_format = new QComboBox(this);
+    m_format->addItem(tr("PNG image"), int(FigureFormat::Png));
+    m_format->addItem(tr("SVG vector drawing"), int(FigureFormat::Svg));
+    m_format->addItem(tr("PDF document"), int(FigureFormat::Pdf));
+    form->addRow(tr("F&ormat:"), m_format);
+
+    auto *sizeRow = new QHBoxLayout;
+    m_width = new QSpinBox(this);
+    m_width->setRange(200, 8000);
+    m_width->setValue(what == What::Dashboard ? 2400 : 1200);
+    m_width->setSuffix(tr(" px"));
+    m_height = new QSpinBox(this);
+    m_height->setRange(200, 8000);
+    m_height->setValue(what == What::Dashboard ? 1500 : 900);
+    m_height->setSuffix(tr(" px"));
+    m_scale = new QComboBox(this);
+    for (int s = 1; s <= 4; ++s)
+        m_scale->addItem(QStringLiteral("%1×").arg(s), s);
+    m_scale->setToolTip(tr("PNG only: pixels per point, for sharp slides on large screens"));
+    sizeRow->addWidget(m_width);
+    sizeRow->addWidget(new QLabel(QStringLiteral("×"), this));
+    sizeRow->addWidget(m_height);
+    sizeRow->addSpacing(12);
+    sizeRow->addWidget(new QLabel(tr("scale"), this));
+    sizeRow->addWidget(m_scale);
+    form->addRow(tr("&Size:"), sizeRow);
+
+    auto *pathRow = new QHBoxLayout;
+    m_path = new QLineEdit(this);
+    auto *browse = new QPushButton(tr("&Browse…"), this);
+    pathRow->addWidget(m_path, 1);
+    pathRow->addWidget(browse);
+    form->addRow(tr("&File:"), pathRow);
+
+    m_error = new QLabel(this);
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_error->hide();
+    form->addRow(m_error);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
+    form->addRow(buttons);
+
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
+    connect(m_what, &QComboBox::currentIndexChanged, this, &ExportDialog::updatePath);
+    connect(m_format, &QComboBox::currentIndexChanged, this, [this] {
+        m_scale->setEnabled(format() == FigureFormat::Png);
+        updatePath();
+    });
+    updatePath();
+}
+
+ExportDialog::What ExportDialog::what() const
+{
+    return What(m_what->currentIndex());
+}
+
+FigureFormat ExportDialog::format() const
+{
+    return FigureFormat(m_format->currentData().toInt());
+}
+
+FigureSize ExportDialog::size() const
+{
+    return FigureSize{m_width->value(), m_height->value(), format() == FigureFormat::Png ? m_scale->currentData().toDouble() : 1.0};
+}
+
+QString ExportDialog::path() const
+{
+    return m_path->text().trimmed();
+}
+
+void ExportDialog::showError(const QString &message)
+{
+    m_error->setText(message);
+    m_error->setVisible(!message.isEmpty());
+}
+
+void ExportDialog::updatePath()
+{
+    // Keep a folder the user chose; rename the file after what and format.
+    const QString folder = m_path->text().isEmpty() ? m_folder : QFileInfo(m_path->text()).absolutePath();
+    const QString name = m_stem + QLatin1Char('_') + QLatin1String(kKeys[m_what->currentIndex()]) + QLatin1Char('.')
+                       + figureSuffix(format());
+    m_path->setText(QDir(folder).filePath(name));
+}
+
+void ExportDialog::browse()
+{
+    const QString suffix = figureSuffix(format());
+    const QString chosen = QFileDialog::getSaveFileName(this, tr("Export to"), path(),
+                                                        tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
+    if (!chosen.isEmpty())
+        m_path->setText(QFileInfo(chosen).suffix().isEmpty() ? chosen + QLatin1Char('.') + suffix : chosen);
+}
+
+} // namespace attn

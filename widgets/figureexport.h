@@ -1,0 +1,70 @@
+#pragma once
+// Pictures for slides and handouts: any plot (a heatmap, the vector plane)
+// as PNG, SVG or PDF, written so that a failed write leaves nothing
+// half-written in place. The window's Export menu and
+// `attention-lab-cli export` both go through renderStageFigure(), so the
+// same scenario and settings give the same file.
+
+#include "atomicwrite.h"
+#include "explain.h"
+#include "gradients.h"
+#include "heatmapplot.h"
+#include "stagedata.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+class QCustomPlot;
+
+namespace attn {
+
+enum class FigureFormat { Png, Svg, Pdf };
+
+std::optional<FigureFormat> figureFormatFromName(const QString &name); // "png", "svg", "pdf"
+QString figureSuffix(FigureFormat format);                              // "png", ...
+
+struct FigureSize {
+    int width = 1200;   // logical pixels: what the fonts and lines are laid out in
+    int height = 900;
+    double scale = 1.0; // PNG only: pixels per logical pixel (2 for a 2x image)
+};
+
+// How a figure looks: the View menu's choices. Exports use a fixed font,
+// not the window's zoomed one, so a picture does not depend on the screen.
+struct FigureStyle {
+    SequentialGradient sequential = SequentialGradient::Viridis;
+    DivergingGradient diverging = DivergingGradient::BlueRed;
+    CellTextMode cellText = CellTextMode::Auto;
+    StageOptions stage;
+};
+
+// The font every exported figure is drawn with.
+QFont figureFont();
+
+// The bytes of the figure. SVG text is turned into outlines, so Chinese
+// labels need no font where the file is opened; PDF embeds what it uses.
+QByteArray renderFigure(QCustomPlot *plot, FigureFormat format, const FigureSize &size);
+
+// The whole dashboard: the formula, the five stages and (when given) the
+// vector plane, in a 3 by 2 grid.
+QByteArray renderDashboard(const Scenario &s, const Trace &t, const FigureStyle &style, QCustomPlot *plane,
+                           FigureFormat format, const FigureSize &size);
+
+// A heatmap of one stage, off screen, styled as the window would draw it.
+std::unique_ptr<HeatmapPlot> makeStagePlot(const Scenario &s, const Trace &t, Stage stage, const FigureStyle &style);
+QByteArray renderStageFigure(const Scenario &s, const Trace &t, Stage stage, const FigureStyle &style,
+                             FigureFormat format, const FigureSize &size);
+
+// "weights.png", "weights_head2.png" (heads > 1): names that say what they are.
+QString figureFileName(const QString &what, int head, int heads, FigureFormat format);
+
+// The numbers of a trace: one CSV per stage and head (labels in the first
+// row and column), written into `folder`; returns the files written, or
+// sets `error` and writes none of the rest.
+QStringList writeTraceCsv(const Scenario &s, const Trace &t, const QString &folder, const QString &stem,
+                          QString *error);
+
+} // namespace attn
