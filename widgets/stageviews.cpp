@@ -69,9 +69,16 @@ void StageView::onCellClicked(int row, int col, Qt::MouseButton button)
 AllHeadsView::AllHeadsView(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
 {
     new QGridLayout(this);
-    connect(doc, &Document::changed, this, &AllHeadsView::refresh);
-    connect(doc, &Document::currentChanged, this, &AllHeadsView::refresh);
+    // A tab in the background waits until it is shown: no work on a drag.
+    connect(doc, &Document::changed, this, [this] { if (isVisible()) refresh(); });
+    connect(doc, &Document::currentChanged, this, [this] { if (isVisible()) refresh(); });
     refresh();
+}
+
+void AllHeadsView::showEvent(QShowEvent *event)
+{
+    refresh();
+    QWidget::showEvent(event);
 }
 
 void AllHeadsView::refresh()
@@ -112,8 +119,14 @@ ConcatView::ConcatView(Document *doc, QWidget *parent) : QWidget(parent), m_doc(
     m_output->setObjectName(QStringLiteral("final-output"));
     layout->addWidget(m_concat);
     layout->addWidget(m_output);
-    connect(doc, &Document::changed, this, &ConcatView::refresh);
+    connect(doc, &Document::changed, this, [this] { if (isVisible()) refresh(); });
     refresh();
+}
+
+void ConcatView::showEvent(QShowEvent *event)
+{
+    refresh();
+    QWidget::showEvent(event);
 }
 
 void ConcatView::refresh()
@@ -134,8 +147,14 @@ PositionalView::PositionalView(Document *doc, QWidget *parent) : QStackedWidget(
     m_plot->setObjectName(QStringLiteral("positional"));
     addWidget(m_off);
     addWidget(m_plot);
-    connect(doc, &Document::changed, this, &PositionalView::refresh);
+    connect(doc, &Document::changed, this, [this] { if (isVisible()) refresh(); });
     refresh();
+}
+
+void PositionalView::showEvent(QShowEvent *event)
+{
+    refresh();
+    QStackedWidget::showEvent(event);
 }
 
 void PositionalView::refresh()

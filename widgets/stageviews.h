@@ -8,6 +8,7 @@
 #include "heatmapplot.h"
 
 #include <QLabel>
+#include <QShowEvent>
 #include <QStackedWidget>
 #include <QWidget>
 
@@ -42,6 +43,9 @@ public:
     void refresh();
     const std::vector<HeatmapPlot *> &plots() const { return m_plots; }
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
     Document *m_doc;
     std::vector<HeatmapPlot *> m_plots;
@@ -56,6 +60,9 @@ public:
     HeatmapPlot *concatPlot() const { return m_concat; }
     HeatmapPlot *outputPlot() const { return m_output; }
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
     Document *m_doc;
     HeatmapPlot *m_concat;
@@ -69,6 +76,9 @@ public:
     explicit PositionalView(Document *doc, QWidget *parent = nullptr);
     void refresh();
     HeatmapPlot *plot() const { return m_plot; }
+
+protected:
+    void showEvent(QShowEvent *event) override;
 
 private:
     Document *m_doc;

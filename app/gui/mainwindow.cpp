@@ -110,7 +110,7 @@ void MainWindow::createViews()
     m_sideTabs->addTab(m_planePanel, tr("Vector &plane"));
     m_sideTabs->addTab(new AllHeadsView(&m_doc, m_sideTabs), tr("All &heads"));
     m_sideTabs->addTab(new ConcatView(&m_doc, m_sideTabs), tr("&Concat → output"));
-    m_sideTabs->addTab(new PositionalView(&m_doc, m_sideTabs), tr("&Positional encoding"));
+    m_sideTabs->addTab(new PositionalView(&m_doc, m_sideTabs), tr("Positional &encoding"));
     grid->addWidget(m_sideTabs, 1, 2);
     grid->setRowStretch(0, 1);
     grid->setRowStretch(1, 1);

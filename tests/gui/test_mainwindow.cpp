@@ -250,6 +250,7 @@ void TestMainWindow::headsKeepMapSizes()
     QVERIFY(w.openLesson(QStringLiteral("multihead")).isEmpty()); // 4 tokens, h*d_k = 4, h*d_v = 4
     auto *allHeads = w.sideTabs()->findChild<AllHeadsView *>();
     QVERIFY(allHeads);
+    w.sideTabs()->setCurrentWidget(allHeads); // a tab in the background does no work
     for (int h : {1, 2, 4, 2, 1}) {
         QAction *a = findAction(&w, h == 1 ? QStringLiteral("1 head") : QStringLiteral("%1 heads").arg(h));
         QVERIFY2(a, qPrintable(QStringLiteral("the %1-head action").arg(h)));
@@ -266,6 +267,13 @@ void TestMainWindow::headsKeepMapSizes()
         w.document()->setCurrentHead(h - 1);
         QCOMPARE(w.stageView(Stage::Weights)->data().values, w.document()->trace().heads[std::size_t(h - 1)].weights);
     }
+    // A tab in the background catches up when it is shown.
+    w.sideTabs()->setCurrentIndex(0);
+    findAction(&w, QStringLiteral("4 heads"))->trigger();
+    QCOMPARE(int(allHeads->plots().size()), 1);
+    w.sideTabs()->setCurrentWidget(allHeads);
+    QCOMPARE(int(allHeads->plots().size()), 4);
+    QCOMPARE(allHeads->plots()[3]->data().values, w.document()->trace().heads[3].weights);
     // 8 heads do not divide 4: the action is off and the document unchanged.
     QAction *eight = findAction(&w, QStringLiteral("8 heads"));
     QVERIFY(eight && !eight->isEnabled());
