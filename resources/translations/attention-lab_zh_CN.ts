@@ -4,7 +4,7 @@
 <context>
     <name>attn::AllHeadsView</name>
     <message>
-        <location filename="../../widgets/stageviews.cpp" line="+93"/>
+        <location filename="../../widgets/stageviews.cpp" line="+100"/>
         <source>Head %1: click to show it in every map</source>
         <translation>头 %1：点击后所有热图都显示这个头</translation>
     </message>
@@ -188,8 +188,7 @@
         <translation>拼接 → 输出(&amp;C)</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <location line="+122"/>
+        <location line="+123"/>
         <source>&amp;Positional encoding</source>
         <translation>位置编码(&amp;P)</translation>
     </message>
@@ -199,7 +198,12 @@
         <translation>输入</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="-10"/>
+        <source>Positional &amp;encoding</source>
+        <translation>位置编码(&amp;E)</translation>
+    </message>
+    <message>
+        <location line="+22"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -1100,7 +1104,7 @@
 <context>
     <name>attn::PositionalView</name>
     <message>
-        <location filename="../../widgets/stageviews.cpp" line="+27"/>
+        <location filename="../../widgets/stageviews.cpp" line="+33"/>
         <source>The positional encoding is off.
 
 Without it, attention cannot see word order: reorder the tokens and the maps only reorder.
@@ -1368,7 +1372,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::StageView</name>
     <message>
-        <location filename="../../widgets/stageviews.cpp" line="-61"/>
+        <location filename="../../widgets/stageviews.cpp" line="-74"/>
         <source>Open %1</source>
         <translation>取消屏蔽 %1</translation>
     </message>
