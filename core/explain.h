@@ -1,7 +1,8 @@
 #pragma once
-// One cell of a trace, explained with its own numbers: the line a student
-// would write next to it, e.g. "(2·2 + 0·0)/√2 = 2.8284". Used for the
-// window's tooltips and the command line's trace.
+// The pieces of a hand calculation, with their own numbers: what a
+// student writes next to a cell, e.g. "2·2 + 0·0" or "√2 = 1.4142". Pure
+// mathematics; the words around them belong to the window (translated) and
+// to the command line's trace.
 
 #include "attention.h"
 #include "scenario.h"
@@ -22,12 +23,27 @@ std::string scoreTerms(Similarity kind, const Eigen::Ref<const Eigen::RowVectorX
 // "√2 = 1.4142", "√2·0.5 = 0.7071", "1 = 1.0000": c·τ as written by hand.
 std::string divisorTerms(const Scenario &s, const Trace &t);
 
-// Why (i, j) is blocked: "causal: key 3 comes after query 1", "padding",
-// "blocked by hand"; empty when open.
-std::string blockReason(const Scenario &s, int i, int j);
+// Why (i, j) is blocked; none set when it is open.
+struct BlockReasons {
+    bool causal = false;  // key j comes after query i
+    bool padding = false; // key j is padding
+    bool hand = false;    // blocked by a click
+    bool any() const { return causal || padding || hand; }
+};
+BlockReasons blockReasons(const Scenario &s, int i, int j);
 
-// The whole explanation of cell (i, j) of `stage` in head `head`: for the
-// output stage j is the value dimension. Several lines, UTF-8.
-std::string explainCell(const Scenario &s, const Trace &t, Stage stage, int head, int i, int j);
+// Row i's softmax as written by hand: the maximum subtracted, the sum of
+// the exponentials, and e^(x_j - max). Blocked entries drop out before the
+// softmax and stay in after it, as compute() does.
+struct SoftmaxTerms {
+    double max = 0;
+    double sum = 0;
+    double exp = 0;
+};
+SoftmaxTerms softmaxTerms(const Scenario &s, const Trace &t, int head, int i, int j);
+
+// "0.7679·1 + 0.0454·0 + 0.1867·0": output (i, d) as its weighted sum;
+// empty when there are more than maxTerms keys.
+std::string outputTerms(const HeadTrace &h, int i, int d, int maxTerms = 6);
 
 } // namespace attn

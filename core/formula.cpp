@@ -83,7 +83,10 @@ Formula formula(const Scenario &s)
     else if (s.maskStage == MaskStage::BeforeSoftmax)
         f.attention = lhs + "softmax(" + scaled + " + M)·" + v;
     else
-        f.attention = lhs + "(softmax(" + scaled + ") ⊙ M₀₁)·" + v + "   (not renormalised)";
+    {
+        f.attention = lhs + "(softmax(" + scaled + ") ⊙ M₀₁)·" + v;
+        f.notRenormalised = true;
+    }
 
     const bool additive = s.encoding == Encoding::Sinusoidal || s.encoding == Encoding::Learned;
     if (s.mode == InputMode::Projected) {
@@ -93,8 +96,7 @@ Formula formula(const Scenario &s)
     } else if (additive) {
         f.inputs = "Q ← Q+P, K ← K+P, V ← V+P";
     }
-    if (rope)
-        f.inputs += std::string(f.inputs.empty() ? "" : "; ") + "R rotates pairs of dimensions by position";
+    f.rope = rope;
 
     const bool wo = s.mode == InputMode::Projected && s.Wo.has_value();
     if (multi)

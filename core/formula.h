@@ -8,10 +8,14 @@
 
 namespace attn {
 
+// Mathematics only: the words around it ("not renormalised", "R rotates
+// pairs of dimensions") are the caller's, in the caller's language.
 struct Formula {
-    std::string attention; // "softmax(QKᵀ/√d_k + M)·V", per head when h > 1
-    std::string inputs;    // where Q, K and V come from: "Q = (X+P)W_Q, ..."; may be empty
-    std::string output;    // "[head₁ … head₄]·W_O" when h > 1 or W_O is present; may be empty
+    std::string attention;       // "softmax(QKᵀ/√d_k + M)·V", per head when h > 1
+    bool notRenormalised = false;// the mask acts after the softmax (⊙ M₀₁): rows sum to less than 1
+    std::string inputs;          // where Q, K and V come from: "Q = (X+P)W_Q, ..."; may be empty
+    bool rope = false;           // R(·) in the formula: RoPE rotates q and k by position
+    std::string output;          // "output = [head₁ … head₄]·W_O" when h > 1 or W_O is present; may be empty
 };
 
 // UTF-8 text.

@@ -62,9 +62,11 @@ std::string traceText(const Scenario &s, const Trace &t)
     const Eigen::Index nk = t.blocked.cols();
 
     o << (s.title.empty() ? std::string("Attention") : s.title) << "\n";
-    o << "  " << f.attention << "\n";
+    o << "  " << f.attention << (f.notRenormalised ? "   (not renormalised)" : "") << "\n";
     if (!f.inputs.empty())
         o << "  " << f.inputs << "\n";
+    if (f.rope)
+        o << "  R rotates each pair of dimensions (2i, 2i+1) by the angle p·10000^(−2i/d_k)\n";
     if (!f.output.empty())
         o << "  " << f.output << "\n";
     o << "  n_q = " << t.blocked.rows() << ", n_k = " << nk << ", d_k = " << t.dk << ", d_v = " << t.dv

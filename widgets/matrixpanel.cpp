@@ -127,10 +127,8 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     dvLabel->setBuddy(m_dv);
     m_dModelLabel = new QLabel(tr("d_&model"), this);
     m_dModelLabel->setBuddy(m_dModel);
-    m_wo = new QCheckBox(tr("W_&O"), this);
-    m_wo->setToolTip(tr("Project the concatenated heads with W_O"));
-    m_dOutLabel = new QLabel(tr("d_out"), this);
-    m_dOutLabel->setBuddy(m_dOut);
+    m_wo = new QCheckBox(tr("W_&O, d_out"), this);
+    m_wo->setToolTip(tr("Project the concatenated heads with W_O; d_out is its width"));
     dims->addWidget(dkLabel, 0, 0);
     dims->addWidget(m_dk, 0, 1);
     dims->addWidget(dvLabel, 0, 2);
@@ -207,7 +205,7 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
         if (on == !sharesTokens(s))
             return;
         if (!on && s.mode == InputMode::Direct && queryCount(s) != keyCount(s)) {
-            showMessage(tr("Self-attention needs as many keys as queries (now %1 queries, %2 keys); add or remove tokens first")
+            showMessage(tr("Self-attention needs as many keys as queries (now n_q = %1, n_k = %2); add or remove tokens first")
                             .arg(queryCount(s))
                             .arg(keyCount(s)));
             syncControls();
@@ -296,7 +294,6 @@ void MatrixPanel::syncControls()
     m_wo->setVisible(projected);
     m_wo->setChecked(s.Wo.has_value());
     m_dOut->setVisible(projected);
-    m_dOutLabel->setVisible(projected);
     m_dOut->setEnabled(s.Wo.has_value());
     m_dOut->setValue(s.Wo ? int(s.Wo->cols()) : valueWidth(s));
     m_separate->setChecked(!sharesTokens(s));

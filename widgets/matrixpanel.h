@@ -62,7 +62,7 @@ private:
     QTabWidget *m_tabs;
     QToolButton *m_add, *m_remove, *m_up, *m_down;
     QSpinBox *m_dk, *m_dv, *m_dModel, *m_dOut;
-    QLabel *m_dModelLabel, *m_dOutLabel;
+    QLabel *m_dModelLabel;
     QCheckBox *m_wo, *m_separate;
     QLabel *m_message;
 };

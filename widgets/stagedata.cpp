@@ -234,6 +234,27 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
     return d;
 }
 
+namespace {
+
+QString reasonText(const BlockReasons &r, int row, int col)
+{
+    QStringList parts;
+    if (r.causal)
+        parts << StageText::tr("causal: key %1 comes after query %2").arg(col + 1).arg(row + 1);
+    if (r.padding)
+        parts << StageText::tr("key %1 is padding").arg(col + 1);
+    if (r.hand)
+        parts << StageText::tr("blocked by a click");
+    return parts.join(QStringLiteral("; "));
+}
+
+QString q4(double v)
+{
+    return QString::fromStdString(fixed4(v));
+}
+
+} // namespace
+
 QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, int row, int col)
 {
     if (head < 0 || head >= int(t.heads.size()) || row < 0 || col < 0)
@@ -242,15 +263,70 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
     const Eigen::Index cols = stage == Stage::Output ? h.output.cols() : h.scores.cols();
     if (row >= h.scores.rows() || col >= cols)
         return {};
-    QString tip = QString::fromStdString(explainCell(s, t, stage, head, row, col));
+
+    const auto ql = queryLabels(s), kl = keyLabels(s);
+    const QString who = QStringLiteral("“%1” → %2").arg(QString::fromStdString(ql[std::size_t(row)]),
+                                                       stage == Stage::Output ? QStringLiteral("d%1").arg(col + 1)
+                                                                              : QStringLiteral("“%1”").arg(QString::fromStdString(kl[std::size_t(col)])));
+    const QString sim = s.similarity == Similarity::Dot      ? QStringLiteral("q·k")
+                      : s.similarity == Similarity::Cosine ? QStringLiteral("cos(q, k)")
+                                                           : QStringLiteral("−‖q − k‖²");
+    const bool blocked = stage != Stage::Output && t.blocked(row, col);
+    const bool before = s.maskStage == MaskStage::BeforeSoftmax;
+    const QString reason = blocked ? reasonText(blockReasons(s, row, col), row, col) : QString();
+
+    QString line;
+    switch (stage) {
+    case Stage::Scores: {
+        QString terms = QString::fromStdString(scoreTerms(s.similarity, h.Q.row(row), h.K.row(col)));
+        line = StageText::tr("score = %1 = %2%3").arg(sim, terms.isEmpty() ? QString() : terms + QStringLiteral(" = "), q4(h.scores(row, col)));
+        break;
+    }
+    case Stage::Scaled:
+        line = StageText::tr("scaled = score / (c·τ) = %1 / %2 = %3")
+                   .arg(q4(h.scores(row, col)), QString::fromStdString(divisorTerms(s, t)), q4(h.scaled(row, col)));
+        break;
+    case Stage::Masked:
+        if (blocked && before)
+            line = StageText::tr("blocked (%1): −∞, so its weight will be 0").arg(reason);
+        else if (blocked)
+            line = StageText::tr("blocked (%1), but the mask acts after the softmax: the score stays %2").arg(reason, q4(h.scaled(row, col)));
+        else
+            line = StageText::tr("open: %1").arg(q4(h.scaled(row, col)));
+        break;
+    case Stage::Weights: {
+        if (h.rows[std::size_t(row)].fullyMasked) {
+            line = StageText::tr("every key of this row is blocked: all its weights are 0");
+            break;
+        }
+        if (blocked && before) {
+            line = StageText::tr("blocked (%1): e^(−∞) = 0").arg(reason);
+            break;
+        }
+        const SoftmaxTerms e = softmaxTerms(s, t, head, row, col);
+        line = StageText::tr("weight = e^(%1 − %2) / Σ = %3 / %4 = %5")
+                   .arg(q4(h.scaled(row, col)), q4(e.max), q4(e.exp), q4(e.sum), q4(e.exp / e.sum));
+        if (blocked)
+            line += QLatin1Char('\n') + StageText::tr("then blocked after the softmax (%1): set to 0, and the row is not renormalised").arg(reason);
+        break;
+    }
+    case Stage::Output: {
+        const QString terms = QString::fromStdString(outputTerms(h, row, col));
+        line = StageText::tr("output = Σ_j w_j·v_j = %1%2").arg(terms.isEmpty() ? QString() : terms + QStringLiteral(" = "), q4(h.output(row, col)));
+        break;
+    }
+    }
+
     const double exact = stage == Stage::Output ? h.output(row, col)
                        : stage == Stage::Scores ? h.scores(row, col)
                        : stage == Stage::Weights ? h.weights(row, col)
                                                  : h.scaled(row, col);
-    const bool minusInfinity = stage == Stage::Masked && t.blocked(row, col) && s.maskStage == MaskStage::BeforeSoftmax;
-    tip += QLatin1Char('\n') + StageText::tr("exact value: %1").arg(minusInfinity ? QStringLiteral("−∞") : QString::fromStdString(shortest(exact)));
+    const bool minusInfinity = stage == Stage::Masked && blocked && before;
+    QString tip = who + QLatin1Char('\n') + line + QLatin1Char('\n')
+                + StageText::tr("exact value: %1").arg(minusInfinity ? QStringLiteral("−∞") : QString::fromStdString(shortest(exact)));
     if (stage != Stage::Output)
-        tip += QLatin1Char('\n') + StageText::tr("Click to block or open this cell.");
+        //: A click on a map cell masks it (or unmasks it).
+        tip += QLatin1Char('\n') + StageText::tr("Click to block or unblock this cell.");
     return tip;
 }
 
@@ -306,7 +382,8 @@ HeatmapData positionalData(const Scenario &s, const Trace &t)
     d.values = t.positionQuery;
     if (s.encoding == Encoding::Rope) {
         d.title = StageText::tr("RoPE angles  θ(p, i) = p·10000^(−2i/d_k)");
-        d.colLabels = dimensionLabels(int(t.positionQuery.cols()), QStringLiteral("pair "));
+        for (int i = 0; i < int(t.positionQuery.cols()); ++i)
+            d.colLabels << StageText::tr("pair %1").arg(i + 1);
         d.colAxisLabel = StageText::tr("dimension pairs (2i, 2i+1)");
         d.colorBarLabel = StageText::tr("angle (radians)");
         d.scale = HeatmapScale::SequentialAuto;

@@ -30,7 +30,7 @@ std::optional<Stage> stageFromKey(const QString &key);
 // for titles; empty when all are the defaults. head -1 leaves the head out.
 QString settingsSummary(const Scenario &s, int head);
 
-// The tooltip of a cell: the hand calculation of explainCell().
+// The tooltip of a cell: its hand calculation with its own numbers.
 QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, int row, int col);
 
 // The weights of every head as small multiples, and the concatenation.

@@ -63,7 +63,8 @@ void StageView::onCellClicked(int row, int col, Qt::MouseButton button)
     const auto q = queryLabels(s), k = keyLabels(s);
     const QString cell = QStringLiteral("%1 → %2").arg(QString::fromStdString(q[std::size_t(row)]),
                                                        QString::fromStdString(k[std::size_t(col)]));
-    m_doc->edit(toggleBlocked(s, row, col), blocked ? tr("Open %1").arg(cell) : tr("Block %1").arg(cell));
+    //: An undo step: a map cell clicked open again (unmasked) or blocked (masked).
+    m_doc->edit(toggleBlocked(s, row, col), blocked ? tr("Unblock %1").arg(cell) : tr("Block %1").arg(cell));
 }
 
 AllHeadsView::AllHeadsView(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
@@ -185,9 +186,15 @@ void FormulaBar::refresh()
     QString html = QStringLiteral("<span style='font-size:%1pt; font-family:serif;'>%2</span>")
                        .arg(int(std::lround(base * 1.6)))
                        .arg(QString::fromStdString(f.attention).toHtmlEscaped());
+    if (f.notRenormalised)
+        html += QStringLiteral(" <span style='font-size:%1pt; color:#b00020;'>%2</span>")
+                    .arg(int(std::lround(base * 1.2)))
+                    .arg(tr("✗ not renormalised").toHtmlEscaped());
     QStringList small;
     if (!f.inputs.empty())
         small << QString::fromStdString(f.inputs).toHtmlEscaped();
+    if (f.rope)
+        small << tr("R rotates each pair of dimensions by its position").toHtmlEscaped();
     if (!f.output.empty())
         small << QString::fromStdString(f.output).toHtmlEscaped();
     if (!small.isEmpty())

@@ -1,5 +1,7 @@
 #include "togglepanel.h"
 
+#include "uitext.h"
+
 #include "edit.h"
 #include "formula.h"
 #include "stagedata.h"
@@ -210,7 +212,7 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     connect(m_encoding, &QButtonGroup::idClicked, this, [this](int id) {
         Scenario s = m_doc->scenario();
         s.encoding = Encoding(id);
-        m_doc->edit(s, tr("Positional encoding: %1").arg(m_encoding->button(id)->text().remove(QLatin1Char('&'))));
+        m_doc->edit(s, tr("Positional encoding: %1").arg(withoutMnemonic(m_encoding->button(id)->text())));
         sync();
     });
     connect(m_seed, &QSpinBox::valueChanged, this, [this](int v) {
@@ -221,12 +223,12 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     connect(m_scale, &QButtonGroup::idClicked, this, [this](int id) {
         Scenario s = m_doc->scenario();
         s.scale = Scale(id);
-        m_doc->edit(s, tr("Scaling: %1").arg(m_scale->button(id)->text().remove(QLatin1Char('&'))));
+        m_doc->edit(s, tr("Scaling: %1").arg(withoutMnemonic(m_scale->button(id)->text())));
     });
     connect(m_similarity, &QButtonGroup::idClicked, this, [this](int id) {
         Scenario s = m_doc->scenario();
         s.similarity = Similarity(id);
-        m_doc->edit(s, tr("Similarity: %1").arg(m_similarity->button(id)->text().remove(QLatin1Char('&'))));
+        m_doc->edit(s, tr("Similarity: %1").arg(withoutMnemonic(m_similarity->button(id)->text())));
     });
     // The slider is a gesture: live while dragged, one undo step on release.
     // Keyboard and wheel steps on it are single edits.

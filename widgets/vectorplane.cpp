@@ -1363,7 +1363,6 @@ void VectorPlane::paintEvent(QPaintEvent *event)
 QString VectorPlane::toolTipAt(const QPointF &pixel) const
 {
     const Target t = vectorAt(pixel, true, true);
-    const QString where = isProjection() ? tr("projected ") : QString();
     if (!t.isValid()) {
         if (!axisRect()->rect().contains(pixel.toPoint()))
             return QString();
@@ -1374,9 +1373,11 @@ QString VectorPlane::toolTipAt(const QPointF &pixel) const
     }
     const Eigen::Vector2d p = pointOf(t);
     if (t.role == Role::Query)
-        return tr("%1 at %2%3\nDrag it to move it; the arrow keys nudge it.").arg(nameOf(t), where, pointText(p));
+        return (isProjection() ? tr("%1 at %2 (projected)\nDrag it to move it; the arrow keys nudge it.")
+                               : tr("%1 at %2\nDrag it to move it; the arrow keys nudge it."))
+            .arg(nameOf(t), pointText(p));
     const double w = m_scene.weights.size() > t.index ? m_scene.weights(t.index) : 0.0;
-    QString text = tr("%1 at %2%3").arg(nameOf(t), where, pointText(p));
+    QString text = (isProjection() ? tr("%1 at %2 (projected)") : tr("%1 at %2")).arg(nameOf(t), pointText(p));
     text += QLatin1Char('\n');
     text += m_scene.blocked[std::size_t(t.index)]
                 ? tr("blocked for query %1").arg(m_scene.queryLabels.value(m_scene.query))
@@ -1639,6 +1640,7 @@ VectorPlanePanel::VectorPlanePanel(Document *doc, QWidget *parent) : QWidget(par
     m_snap->setObjectName(QStringLiteral("planeSnap"));
     m_snap->setToolTip(tr("Dragged and nudged vectors land on this grid, for numbers you can check by hand"));
     for (double step : snapSteps())
+        //: Snapping to a grid is off.
         m_snap->addItem(step == 0 ? tr("off") : QString::number(step), step);
     snapLabel->setBuddy(m_snap);
     m_dragKeys = new QToolButton(this);
@@ -1648,11 +1650,13 @@ VectorPlanePanel::VectorPlanePanel(Document *doc, QWidget *parent) : QWidget(par
     m_dragKeys->setToolTip(tr("Let the keys be dragged too (Shift picks a key over a query on the same spot)"));
     m_fit = new QToolButton(this);
     m_fit->setObjectName(QStringLiteral("planeFit"));
+    //: A button: zoom the plane so that every vector is in view.
     m_fit->setText(tr("Fit"));
     m_fit->setToolTip(tr("Frame every vector (F)"));
 
     m_window = new QToolButton(this);
     m_window->setObjectName(QStringLiteral("planeWindow"));
+    //: A button: open the plane in a window of its own.
     m_window->setText(tr("Window"));
     m_window->setToolTip(tr("Open the plane in a window of its own, to make it large on the projector"));
 

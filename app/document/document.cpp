@@ -128,6 +128,7 @@ void Document::cancelLive()
 void Document::finishLive()
 {
     if (m_liveStart)
+        //: An undo step: a drag with the mouse.
         commitLive(QCoreApplication::translate("attn::Document", "Drag"));
 }
 

@@ -77,6 +77,7 @@ ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem
     sizeRow->addWidget(new QLabel(QStringLiteral("×"), this));
     sizeRow->addWidget(m_height);
     sizeRow->addSpacing(12);
+    //: Pixels per point of a PNG (1×, 2×, ...).
     sizeRow->addWidget(new QLabel(tr("scale"), this));
     sizeRow->addWidget(m_scale);
     form->addRow(tr("&Size:"), sizeRow);

@@ -24,6 +24,7 @@ namespace {
 void installTranslations(QApplication &app, const QString &language)
 {
     const QLocale locale = language.isEmpty() ? QLocale() : QLocale(language);
+    QLocale::setDefault(locale); // the lessons' titles follow the interface's language
     auto *ours = new QTranslator(&app);
     if (ours->load(locale, QStringLiteral("attention-lab"), QStringLiteral("_"), QStringLiteral(":/i18n")))
         app.installTranslator(ours);

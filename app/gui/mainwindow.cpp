@@ -9,6 +9,7 @@
 #include "stagedata.h"
 #include "stageviews.h"
 #include "togglepanel.h"
+#include "uitext.h"
 #include "trace_json.h"
 #include "vectorplane.h"
 
@@ -23,6 +24,7 @@
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
@@ -175,10 +177,26 @@ void MainWindow::createMenus()
 
     // Edit
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
-    QAction *undo = m_doc.undoStack()->createUndoAction(this, tr("&Undo"));
+    // Our own undo and redo actions (not QUndoStack's) so that the whole
+    // text, step name included, is one translatable sentence.
+    QUndoStack *stack = m_doc.undoStack();
+    auto *undo = new QAction(tr("&Undo"), this);
     undo->setShortcuts(QKeySequence::Undo);
-    QAction *redo = m_doc.undoStack()->createRedoAction(this, tr("&Redo"));
+    auto *redo = new QAction(tr("&Redo"), this);
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    connect(undo, &QAction::triggered, stack, &QUndoStack::undo);
+    connect(redo, &QAction::triggered, stack, &QUndoStack::redo);
+    auto sync = [this, stack, undo, redo] {
+        undo->setEnabled(stack->canUndo());
+        redo->setEnabled(stack->canRedo());
+        //: %1 names the step, e.g. "Undo Add token t5".
+        undo->setText(stack->canUndo() ? tr("&Undo %1").arg(stack->undoText()) : tr("&Undo"));
+        //: %1 names the step, e.g. "Redo Add token t5".
+        redo->setText(stack->canRedo() ? tr("&Redo %1").arg(stack->redoText()) : tr("&Redo"));
+    };
+    connect(stack, &QUndoStack::indexChanged, this, sync);
+    connect(stack, &QUndoStack::cleanChanged, this, sync);
+    sync();
     edit->addAction(undo);
     edit->addAction(redo);
     edit->addSeparator();
@@ -225,7 +243,7 @@ void MainWindow::createMenus()
         heads->addAction(a);
     }
     connect(m_headsGroup, &QActionGroup::triggered, this, [this](QAction *a) {
-        m_doc.edit(setHeads(m_doc.scenario(), a->data().toInt()), a->text().remove(QLatin1Char('&')));
+        m_doc.edit(setHeads(m_doc.scenario(), a->data().toInt()), withoutMnemonic(a->text()));
         syncActions();
     });
     heads->addSeparator();
@@ -247,7 +265,7 @@ void MainWindow::createMenus()
     connect(m_encodingGroup, &QActionGroup::triggered, this, [this](QAction *a) {
         Scenario s = m_doc.scenario();
         s.encoding = Encoding(a->data().toInt());
-        m_doc.edit(s, tr("Positional encoding: %1").arg(a->text().remove(QLatin1Char('&'))));
+        m_doc.edit(s, tr("Positional encoding: %1").arg(withoutMnemonic(a->text())));
         syncActions();
         if (m_doc.scenario().encoding != Encoding::None)
             m_sideTabs->setCurrentIndex(m_sideTabs->count() - 1);
@@ -261,7 +279,7 @@ void MainWindow::createMenus()
     connect(m_scaleGroup, &QActionGroup::triggered, this, [this](QAction *a) {
         Scenario s = m_doc.scenario();
         s.scale = Scale(a->data().toInt());
-        m_doc.edit(s, tr("Scaling: %1").arg(a->text().remove(QLatin1Char('&'))));
+        m_doc.edit(s, tr("Scaling: %1").arg(withoutMnemonic(a->text())));
     });
 
     QMenu *similarity = attention->addMenu(tr("S&imilarity"));
@@ -272,7 +290,7 @@ void MainWindow::createMenus()
     connect(m_similarityGroup, &QActionGroup::triggered, this, [this](QAction *a) {
         Scenario s = m_doc.scenario();
         s.similarity = Similarity(a->data().toInt());
-        m_doc.edit(s, tr("Similarity: %1").arg(a->text().remove(QLatin1Char('&'))));
+        m_doc.edit(s, tr("Similarity: %1").arg(withoutMnemonic(a->text())));
     });
 
     QMenu *temperature = attention->addMenu(tr("&Temperature"));
@@ -367,7 +385,7 @@ void MainWindow::createMenus()
     // Lessons
     m_lessonsMenu = menuBar()->addMenu(tr("&Lessons"));
     m_lessonsMenu->setToolTipsVisible(true);
-    for (const LessonInfo &l : builtInLessons()) {
+    for (const LessonInfo &l : builtInLessons(QLocale().name())) {
         QAction *a = m_lessonsMenu->addAction(l.title);
         a->setToolTip(l.description);
         a->setStatusTip(l.description);
@@ -605,6 +623,7 @@ void MainWindow::showExportDialog(ExportDialog::What what)
     QString folder = prefs::lastFolder.get();
     if (folder.isEmpty())
         folder = QDir::homePath();
+    //: The start of an exported file's name; use letters a file name may hold.
     ExportDialog dialog(what, folder, stem.isEmpty() ? tr("figure") : stem, this);
     while (dialog.exec() == QDialog::Accepted) {
         const QString why = exportFigure(dialog.what(), dialog.format(), dialog.size(), dialog.path());
@@ -676,7 +695,11 @@ QString MainWindow::openLesson(const QString &name)
         showProblem(message);
         return message;
     }
-    m_doc.replace(std::get<Scenario>(loaded), QString(), name);
+    Scenario s = std::get<Scenario>(loaded);
+    const LessonInfo local = lessonInfo(name, QLocale().name()); // the title in the window's language
+    s.title = local.title.toStdString();
+    s.description = local.description.toStdString();
+    m_doc.replace(s, QString(), name);
     prefs::lastLesson.set(name);
     return QString();
 }
@@ -708,6 +731,7 @@ bool MainWindow::saveAs()
     QString suggestion = m_doc.filePath();
     if (suggestion.isEmpty())
         suggestion = QDir(prefs::lastFolder.get()).filePath(
+            //: A file name for a new scenario.
             (m_doc.lessonName().isEmpty() ? tr("untitled") : m_doc.lessonName()) + QStringLiteral(".json"));
     QString path = QFileDialog::getSaveFileName(this, tr("Save the scenario"), suggestion,
                                                 tr("Attention Lab scenarios (*.json)"));

@@ -24,14 +24,25 @@ QStringList lessonIndex()
     return names;
 }
 
-QList<LessonInfo> builtInLessons()
+LessonInfo lessonInfo(const QString &name, const QString &language)
+{
+    QFile file(lessonResourcePath(name));
+    if (!file.open(QIODevice::ReadOnly))
+        return {name, QString(), QString()};
+    const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
+    auto text = [&](const QString &key) {
+        const QString local = o.value(key + QLatin1Char('_') + language).toString();
+        return language.isEmpty() || local.isEmpty() ? o.value(key).toString() : local;
+    };
+    return {name, text(QStringLiteral("title")), text(QStringLiteral("description"))};
+}
+
+QList<LessonInfo> builtInLessons(const QString &language)
 {
     QList<LessonInfo> out;
-    for (const QString &name : lessonIndex()) {
-        const ScenarioOrProblem loaded = loadScenarioFile(lessonResourcePath(name));
-        if (const auto *s = std::get_if<Scenario>(&loaded))
-            out.append({name, QString::fromStdString(s->title), QString::fromStdString(s->description)});
-    }
+    for (const QString &name : lessonIndex())
+        if (std::holds_alternative<Scenario>(loadScenarioFile(lessonResourcePath(name))))
+            out.append(lessonInfo(name, language));
     return out;
 }
 

@@ -16,8 +16,13 @@ struct LessonInfo {
 };
 
 // In the order of index.json. A lesson that fails to load is left out (the
-// tests make sure none does).
-QList<LessonInfo> builtInLessons();
+// tests make sure none does). With a language ("zh_CN"), the title and
+// description are the lesson's "title_zh_CN" and "description_zh_CN" where
+// it has them.
+QList<LessonInfo> builtInLessons(const QString &language = QString());
+
+// The lesson's title and description in `language`, or its own.
+LessonInfo lessonInfo(const QString &name, const QString &language = QString());
 
 // The lesson's scenario, or a problem that lists the names there are.
 ScenarioOrProblem loadLesson(const QString &name);

@@ -4,7 +4,7 @@
 <context>
     <name>attn::AllHeadsView</name>
     <message>
-        <location filename="../../widgets/stageviews.cpp" line="+100"/>
+        <location filename="../../widgets/stageviews.cpp" line="+101"/>
         <source>Head %1: click to show it in every map</source>
         <translation>头 %1：点击后所有热图都显示这个头</translation>
     </message>
@@ -17,8 +17,9 @@
 <context>
     <name>attn::Document</name>
     <message>
-        <location filename="../../app/document/document.cpp" line="+131"/>
+        <location filename="../../app/document/document.cpp" line="+132"/>
         <source>Drag</source>
+        <extracomment>An undo step: a drag with the mouse.</extracomment>
         <translation>拖动</translation>
     </message>
     <message>
@@ -86,8 +87,9 @@
         <translation>仅用于 PNG：像素倍率，让大屏幕上的幻灯片更清晰</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>scale</source>
+        <extracomment>Pixels per point of a PNG (1×, 2×, ...).</extracomment>
         <translation>倍率</translation>
     </message>
     <message>
@@ -130,6 +132,19 @@
     </message>
 </context>
 <context>
+    <name>attn::FormulaBar</name>
+    <message>
+        <location filename="../../widgets/stageviews.cpp" line="+84"/>
+        <source>✗ not renormalised</source>
+        <translation>✗ 未重新归一化</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>R rotates each pair of dimensions by its position</source>
+        <translation>R 按位置旋转每一对维度</translation>
+    </message>
+</context>
+<context>
     <name>attn::Gradients</name>
     <message>
         <location filename="../../widgets/gradients.cpp" line="+139"/>
@@ -168,7 +183,7 @@
 <context>
     <name>attn::MainWindow</name>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="+47"/>
+        <location filename="../../app/gui/mainwindow.cpp" line="+49"/>
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
@@ -188,12 +203,12 @@
         <translation>拼接 → 输出(&amp;C)</translation>
     </message>
     <message>
-        <location line="+123"/>
+        <location line="+139"/>
         <source>&amp;Positional encoding</source>
         <translation>位置编码(&amp;P)</translation>
     </message>
     <message>
-        <location line="-112"/>
+        <location line="-128"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
@@ -273,17 +288,31 @@
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+4"/>
+        <location line="+10"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-8"/>
+        <location line="+10"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-2"/>
+        <source>&amp;Undo %1</source>
+        <extracomment>%1 names the step, e.g. &quot;Undo Add token t5&quot;.</extracomment>
+        <translation>撤销 %1(&amp;U)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Redo %1</source>
+        <extracomment>%1 names the step, e.g. &quot;Redo Add token t5&quot;.</extracomment>
+        <translation>重做 %1(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>&amp;Copy figure</source>
         <translation>复制图片(&amp;C)</translation>
     </message>
@@ -629,12 +658,12 @@
     </message>
     <message>
         <location line="+11"/>
-        <location line="+87"/>
+        <location line="+88"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location line="-66"/>
+        <location line="-67"/>
         <source>The figure is on the clipboard</source>
         <translation>图片已复制到剪贴板</translation>
     </message>
@@ -654,8 +683,9 @@
         <translation>导出总览图(&amp;D)…</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>figure</source>
+        <extracomment>The start of an exported file&apos;s name; use letters a file name may hold.</extracomment>
         <translation>图片</translation>
     </message>
     <message>
@@ -715,7 +745,7 @@
         <translation>已打开 %1</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+30"/>
         <source>Open a scenario</source>
         <translation>打开场景</translation>
     </message>
@@ -725,8 +755,9 @@
         <translation>Attention Lab 场景 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>untitled</source>
+        <extracomment>A file name for a new scenario.</extracomment>
         <translation>未命名</translation>
     </message>
     <message>
@@ -967,21 +998,21 @@
     </message>
     <message>
         <location line="+2"/>
-        <source>W_&amp;O</source>
-        <translation>W_&amp;O</translation>
+        <source>W_&amp;O, d_out</source>
+        <translation>W_O，d_out(&amp;O)</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>Project the concatenated heads with W_O</source>
-        <translation>用 W_O 对拼接后的各头输出做投影</translation>
+        <source>Project the concatenated heads with W_O; d_out is its width</source>
+        <translation>用 W_O 投影拼接后的各头；d_out 是它的宽度</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>d_out</source>
-        <translation>d_out</translation>
+        <location line="+77"/>
+        <source>Self-attention needs as many keys as queries (now n_q = %1, n_k = %2); add or remove tokens first</source>
+        <translation>自注意力要求键与查询一样多（现在 n_q = %1，n_k = %2）；请先添加或删除词元</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="-65"/>
         <source>Separate key sequence (cross-&amp;attention)</source>
         <translation>独立的键序列（交叉注意力）(&amp;A)</translation>
     </message>
@@ -1021,12 +1052,7 @@
         <translation>移除 W_O</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>Self-attention needs as many keys as queries (now %1 queries, %2 keys); add or remove tokens first</source>
-        <translation>自注意力要求键与查询数量相同（现有 %1 个查询、%2 个键）；请先添加或删除词元</translation>
-    </message>
-    <message>
-        <location line="+6"/>
+        <location line="+13"/>
         <source>Separate key sequence</source>
         <translation>独立的键序列</translation>
     </message>
@@ -1036,7 +1062,7 @@
         <translation>自注意力</translation>
     </message>
     <message>
-        <location line="+93"/>
+        <location line="+92"/>
         <source>Pick Q, K, V, X or S to edit tokens</source>
         <translation>选中 Q、K、V、X 或 S 页才能编辑词元</translation>
     </message>
@@ -1104,7 +1130,7 @@
 <context>
     <name>attn::PositionalView</name>
     <message>
-        <location filename="../../widgets/stageviews.cpp" line="+33"/>
+        <location filename="../../widgets/stageviews.cpp" line="-56"/>
         <source>The positional encoding is off.
 
 Without it, attention cannot see word order: reorder the tokens and the maps only reorder.
@@ -1210,13 +1236,13 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+14"/>
-        <location line="+103"/>
+        <location line="+179"/>
         <location line="+15"/>
         <source>queries</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-117"/>
+        <location line="-193"/>
         <source>keys</source>
         <translation>键</translation>
     </message>
@@ -1242,7 +1268,13 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>缩放后分数</translation>
     </message>
     <message>
-        <location line="-72"/>
+        <location line="+132"/>
+        <source>Click to block or unblock this cell.</source>
+        <extracomment>A click on a map cell masks it (or unmasks it).</extracomment>
+        <translation>单击可屏蔽或取消屏蔽此单元格。</translation>
+    </message>
+    <message>
+        <location line="-204"/>
         <source>after softmax ✗</source>
         <translation>softmax 后掩码 ✗</translation>
     </message>
@@ -1278,23 +1310,83 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+1"/>
-        <location line="+52"/>
+        <location line="+128"/>
         <location line="+16"/>
         <source>output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location line="-43"/>
+        <location line="-127"/>
+        <source>causal: key %1 comes after query %2</source>
+        <translation>因果：键 %1 在查询 %2 之后</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>key %1 is padding</source>
+        <translation>键 %1 是填充</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>blocked by a click</source>
+        <translation>已单击屏蔽</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>score = %1 = %2%3</source>
+        <translation>分数 = %1 = %2%3</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>scaled = score / (c·τ) = %1 / %2 = %3</source>
+        <translation>缩放后 = 分数 / (c·τ) = %1 / %2 = %3</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>blocked (%1): −∞, so its weight will be 0</source>
+        <translation>已屏蔽（%1）：−∞，所以它的权重将为 0</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>blocked (%1), but the mask acts after the softmax: the score stays %2</source>
+        <translation>已屏蔽（%1），但掩码在 softmax 之后才起作用：分数仍为 %2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>open: %1</source>
+        <translation>未屏蔽：%1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>every key of this row is blocked: all its weights are 0</source>
+        <translation>这一行的每把键都被屏蔽：权重全为 0</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>blocked (%1): e^(−∞) = 0</source>
+        <translation>已屏蔽（%1）：e^(−∞) = 0</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>weight = e^(%1 − %2) / Σ = %3 / %4 = %5</source>
+        <translation>权重 = e^(%1 − %2) / Σ = %3 / %4 = %5</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>then blocked after the softmax (%1): set to 0, and the row is not renormalised</source>
+        <translation>随后在 softmax 之后被屏蔽（%1）：置为 0，且该行没有重新归一化</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>output = Σ_j w_j·v_j = %1%2</source>
+        <translation>输出 = Σ_j w_j·v_j = %1%2</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>exact value: %1</source>
         <translation>精确值：%1</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>Click to block or open this cell.</source>
-        <translation>点击可屏蔽或取消屏蔽此单元格。</translation>
-    </message>
-    <message>
-        <location line="+9"/>
+        <location line="+12"/>
         <source>head %1</source>
         <translation>头 %1</translation>
     </message>
@@ -1335,6 +1427,11 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+2"/>
+        <source>pair %1</source>
+        <translation>第 %1 对</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>dimension pairs (2i, 2i+1)</source>
         <translation>维度对 (2i, 2i+1)</translation>
     </message>
@@ -1373,19 +1470,20 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     <name>attn::StageView</name>
     <message>
         <location filename="../../widgets/stageviews.cpp" line="-74"/>
-        <source>Open %1</source>
-        <translation>取消屏蔽 %1</translation>
+        <source>Block %1</source>
+        <translation>屏蔽 %1</translation>
     </message>
     <message>
         <location line="+0"/>
-        <source>Block %1</source>
-        <translation>屏蔽 %1</translation>
+        <source>Unblock %1</source>
+        <extracomment>An undo step: a map cell clicked open again (unmasked) or blocked (masked).</extracomment>
+        <translation>取消屏蔽 %1</translation>
     </message>
 </context>
 <context>
     <name>attn::TogglePanel</name>
     <message>
-        <location filename="../../widgets/togglepanel.cpp" line="+59"/>
+        <location filename="../../widgets/togglepanel.cpp" line="+61"/>
         <source>Mask</source>
         <translation>掩码</translation>
     </message>
@@ -1879,12 +1977,12 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="-1"/>
-        <location line="+597"/>
+        <location line="+598"/>
         <source>query %1</source>
         <translation>查询 %1</translation>
     </message>
     <message>
-        <location line="-596"/>
+        <location line="-597"/>
         <source>source %1</source>
         <translation>源 %1</translation>
     </message>
@@ -1904,29 +2002,36 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>微调 %1</translation>
     </message>
     <message>
-        <location line="+262"/>
-        <source>projected </source>
-        <translation>投影坐标 </translation>
+        <location line="+272"/>
+        <source>%1 at %2 (projected)
+Drag it to move it; the arrow keys nudge it.</source>
+        <translation>%1 位于 %2（投影）
+拖动可移动它；方向键可微调。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+1"/>
+        <source>%1 at %2
+Drag it to move it; the arrow keys nudge it.</source>
+        <translation>%1 位于 %2
+拖动可移动它；方向键可微调。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 at %2 (projected)</source>
+        <translation>%1 位于 %2（投影）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1 at %2</source>
+        <translation>%1 位于 %2</translation>
+    </message>
+    <message>
+        <location line="-11"/>
         <source>Drag a query; right-drag to pan, the wheel to zoom, F to fit.</source>
         <translation>拖动查询；右键拖动可平移，滚轮可缩放视图，按 F 适配视图。</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>%1 at %2%3
-Drag it to move it; the arrow keys nudge it.</source>
-        <translation>%1 位于 %2%3
-拖动可移动它；方向键可微调。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>%1 at %2%3</source>
-        <translation>%1 位于 %2%3</translation>
-    </message>
-    <message>
-        <location line="+3"/>
+        <location line="+14"/>
         <source>blocked for query %1</source>
         <translation>对查询 %1 已屏蔽</translation>
     </message>
@@ -1999,8 +2104,9 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>拖动或微调后的向量落在此网格上，数值便于手算核对</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>off</source>
+        <extracomment>Snapping to a grid is off.</extracomment>
         <translation>关</translation>
     </message>
     <message>
@@ -2014,8 +2120,9 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>键也可以拖动（与查询重叠时，按住 Shift 选中的是键）</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Fit</source>
+        <extracomment>A button: zoom the plane so that every vector is in view.</extracomment>
         <translation>适配</translation>
     </message>
     <message>
@@ -2024,8 +2131,9 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>缩放视图以显示所有向量（F）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Window</source>
+        <extracomment>A button: open the plane in a window of its own.</extracomment>
         <translation>新窗口</translation>
     </message>
     <message>
