@@ -282,10 +282,15 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
         line = StageText::tr("score = %1 = %2%3").arg(sim, terms.isEmpty() ? QString() : terms + QStringLiteral(" = "), q4(h.scores(row, col)));
         break;
     }
-    case Stage::Scaled:
-        line = StageText::tr("scaled = score / (c·τ) = %1 / %2 = %3")
-                   .arg(q4(h.scores(row, col)), QString::fromStdString(divisorTerms(s, t)), q4(h.scaled(row, col)));
+    case Stage::Scaled: {
+        // "(2·2 + 0·0) / √2 = 4.0000 / 1.4142 = 2.8284"
+        const QString terms = QString::fromStdString(scoreTerms(s.similarity, h.Q.row(row), h.K.row(col)));
+        const QString c = QString::fromStdString(divisorTerms(s, t)).section(QStringLiteral(" = "), 0, 0);
+        line = StageText::tr("scaled = score / (c·τ) = %1 / %2 = %3 / %4 = %5")
+                   .arg(terms.isEmpty() ? sim : QStringLiteral("(%1)").arg(terms), c, q4(h.scores(row, col)),
+                        q4(t.divisor), q4(h.scaled(row, col)));
         break;
+    }
     case Stage::Masked:
         if (blocked && before)
             line = StageText::tr("blocked (%1): −∞, so its weight will be 0").arg(reason);
@@ -308,6 +313,9 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
                    .arg(q4(h.scaled(row, col)), q4(e.max), q4(e.exp), q4(e.sum), q4(e.exp / e.sum));
         if (blocked)
             line += QLatin1Char('\n') + StageText::tr("then blocked after the softmax (%1): set to 0, and the row is not renormalised").arg(reason);
+        const RowStats &r = h.rows[std::size_t(row)];
+        line += QLatin1Char('\n') + StageText::tr("row: max %1 at “%2”, entropy %3, sum %4")
+                                        .arg(q4(r.maxWeight), QString::fromStdString(kl[std::size_t(r.argmax)]), q4(r.entropy), q4(r.sum));
         break;
     }
     case Stage::Output: {

@@ -1236,13 +1236,13 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+14"/>
-        <location line="+179"/>
+        <location line="+187"/>
         <location line="+15"/>
         <source>queries</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-193"/>
+        <location line="-201"/>
         <source>keys</source>
         <translation>键</translation>
     </message>
@@ -1268,13 +1268,23 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>缩放后分数</translation>
     </message>
     <message>
-        <location line="+132"/>
+        <location line="+92"/>
+        <source>scaled = score / (c·τ) = %1 / %2 = %3 / %4 = %5</source>
+        <translation>缩放后 = 分数 / (c·τ) = %1 / %2 = %3 / %4 = %5</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>row: max %1 at “%2”, entropy %3, sum %4</source>
+        <translation>本行：最大 %1（“%2”），熵 %3，和 %4</translation>
+    </message>
+    <message>
+        <location line="+20"/>
         <source>Click to block or unblock this cell.</source>
         <extracomment>A click on a map cell masks it (or unmasks it).</extracomment>
         <translation>单击可屏蔽或取消屏蔽此单元格。</translation>
     </message>
     <message>
-        <location line="-204"/>
+        <location line="-212"/>
         <source>after softmax ✗</source>
         <translation>softmax 后掩码 ✗</translation>
     </message>
@@ -1310,13 +1320,13 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+1"/>
-        <location line="+128"/>
+        <location line="+136"/>
         <location line="+16"/>
         <source>output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location line="-127"/>
+        <location line="-135"/>
         <source>causal: key %1 comes after query %2</source>
         <translation>因果：键 %1 在查询 %2 之后</translation>
     </message>
@@ -1336,12 +1346,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>分数 = %1 = %2%3</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>scaled = score / (c·τ) = %1 / %2 = %3</source>
-        <translation>缩放后 = 分数 / (c·τ) = %1 / %2 = %3</translation>
-    </message>
-    <message>
-        <location line="+5"/>
+        <location line="+14"/>
         <source>blocked (%1): −∞, so its weight will be 0</source>
         <translation>已屏蔽（%1）：−∞，所以它的权重将为 0</translation>
     </message>
@@ -1376,7 +1381,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>随后在 softmax 之后被屏蔽（%1）：置为 0，且该行没有重新归一化</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+8"/>
         <source>output = Σ_j w_j·v_j = %1%2</source>
         <translation>输出 = Σ_j w_j·v_j = %1%2</translation>
     </message>

@@ -10,6 +10,7 @@
 #include "matrixmodel.h"
 #include "matrixpanel.h"
 #include "stageviews.h"
+#include "stagedata.h"
 #include "togglepanel.h"
 
 #include <QAction>
@@ -73,6 +74,7 @@ private slots:
     void saveAndOpenRoundTrip();
     void positionalEncodingIsShown();
     void mapsAreLive();
+    void tooltipsWriteTheHandCalculation();
     void windowExportMatchesCommandLine();
     void exportFailureLeavesNothing();
     void copyFigurePutsAnImageOnTheClipboard();
@@ -437,6 +439,32 @@ void TestMainWindow::mapsAreLive()
     QCOMPARE(w.stageView(Stage::Weights)->data().values, t.heads[0].weights);
     QCOMPARE(w.stageView(Stage::Output)->data().values, t.heads[0].output);
     QVERIFY(w.stageView(Stage::Scaled)->data().title.contains(QStringLiteral("unscaled")));
+}
+
+void TestMainWindow::tooltipsWriteTheHandCalculation()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    const Scenario &s = w.document()->scenario();
+    const Trace &t = w.document()->trace();
+    auto tip = [&](Stage stage, int row, int col) { return cellToolTip(s, t, stage, 0, row, col); };
+    const QString scores = tip(Stage::Scores, 0, 0);
+    ATTN_CHECK(scores.contains(QStringLiteral("2·2 + 0·0 = 4.0000")), scores);
+    const QString scaled = tip(Stage::Scaled, 0, 0);
+    ATTN_CHECK(scaled.contains(QStringLiteral("(2·2 + 0·0) / √2 = 4.0000 / 1.4142 = 2.8284")), scaled);
+    ATTN_CHECK(scaled.contains(QStringLiteral("exact value: 2.82842712474619")), scaled);
+    // e^(2.8284 − 2.8284) / (1 + e^-2.8284 + e^-1.4142) = 1 / 1.3022 = 0.7679
+    const QString weights = tip(Stage::Weights, 0, 0);
+    ATTN_CHECK(weights.contains(QStringLiteral("= 1.0000 / 1.3022 = 0.7679")), weights);
+    ATTN_CHECK(weights.contains(QStringLiteral("max 0.7679 at “k1”, entropy 0.6565")), weights);
+    const QString output = tip(Stage::Output, 0, 2);
+    ATTN_CHECK(output.contains(QStringLiteral("0.7679·0 + 0.0454·0 + 0.1867·1 = 0.1867")), output);
+    QVERIFY(tip(Stage::Scores, 0, 3).isEmpty()); // off the map
+
+    // A blocked cell says why.
+    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    const QString blocked = cellToolTip(w.document()->scenario(), w.document()->trace(), Stage::Masked, 0, 1, 3);
+    ATTN_CHECK(blocked.contains(QStringLiteral("causal: key 4 comes after query 2")) && blocked.contains(QStringLiteral("−∞")), blocked);
 }
 
 void TestMainWindow::windowExportMatchesCommandLine()
