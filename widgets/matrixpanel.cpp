@@ -3,6 +3,7 @@
 #include "matrixmodel.h"
 
 #include <QButtonGroup>
+#include <QEvent>
 #include <QCheckBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -156,8 +157,8 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
         auto *view = new QTableView(this);
         view->setModel(model);
         view->setToolTip(tabToolTip(id));
-        view->horizontalHeader()->setDefaultSectionSize(64);
-        view->horizontalHeader()->setMinimumSectionSize(40);
+        view->setWordWrap(false);
+        view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
         view->verticalHeader()->setSectionsClickable(true);
         view->setSelectionMode(QAbstractItemView::SingleSelection);
         view->setEditTriggers(QAbstractItemView::AllEditTriggers);
@@ -165,7 +166,7 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
                 [this, view](const QModelIndex &at, const QString &why) { showMessage(why, at, view); });
         connect(view->verticalHeader(), &QHeaderView::sectionDoubleClicked, this,
                 [this, view](int section) { editHeader(view, section); });
-        connect(model, &QAbstractItemModel::modelReset, view, [view] { view->resizeColumnsToContents(); });
+        connect(model, &QAbstractItemModel::modelReset, this, [this, view] { sizeColumns(view); });
         m_pages.push_back({id, model, view});
     }
 
@@ -263,7 +264,7 @@ void MatrixPanel::rebuildTabs()
         if (matrixPresent(m_doc->scenario(), p.id)) {
             const int at = m_tabs->addTab(p.view, tabTitle(p.id));
             m_tabs->setTabToolTip(at, tabToolTip(p.id));
-            p.view->resizeColumnsToContents();
+            sizeColumns(p.view);
         }
     }
     showMatrix(current);
@@ -336,6 +337,25 @@ void MatrixPanel::editHeader(QTableView *view, int section)
             editor->deleteLater();
         }
     });
+}
+
+void MatrixPanel::sizeColumns(QTableView *view)
+{
+    // Wide enough for any value the table writes ("−0.0000"), in the font of
+    // the moment, so a drag never wraps or elides a cell.
+    const int width = view->fontMetrics().horizontalAdvance(QStringLiteral("−00.0000")) + 12;
+    view->horizontalHeader()->setMinimumSectionSize(width / 2);
+    view->horizontalHeader()->setDefaultSectionSize(width);
+    for (int c = 0; c < view->model()->columnCount(); ++c)
+        view->setColumnWidth(c, width);
+}
+
+void MatrixPanel::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        for (const Page &p : m_pages)
+            sizeColumns(p.view);
 }
 
 void MatrixPanel::setMode(InputMode mode)

@@ -42,6 +42,9 @@ public:
     // The last refusal shown, for tests.
     QString message() const;
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     struct Page {
         MatrixId id;
@@ -50,6 +53,7 @@ private:
     };
 
     void rebuildTabs();
+    void sizeColumns(QTableView *view);
     void syncControls();
     void showMessage(const QString &text, const QModelIndex &at = QModelIndex(), QTableView *view = nullptr);
     void editHeader(QTableView *view, int section);
