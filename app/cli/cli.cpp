@@ -33,7 +33,7 @@ const char *const kUsage = R"(Usage:
   attention-lab-cli experiment scaling [--dk N] [--seed S] [--trials T]
       Why divide by sqrt(d_k): raw against scaled scores of random q, k.
   attention-lab-cli export FILE.json|--preset NAME --out DIR [--format png,svg,pdf]
-                    [--size WxH] [--scale S] [--stages scores,scaled,masked,weights,output,plane]
+                    [--size WxH] [--scale S] [--stages scores,scaled,masked,weights,output,plane,dashboard]
                     [--head H|all] [--values auto|always|never] [--gradient viridis|cividis|magma]
                     [--diverging blue-red|purple-orange] [--numbers csv,json]
       Figures for slides, one file per stage and format, without a display.
@@ -268,9 +268,9 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
     const QStringList stageNames = splitList(o.take(QStringLiteral("--stages"))
                                                  .value_or(QStringLiteral("scores,scaled,masked,weights,output,plane")));
     for (const QString &name : stageNames)
-        if (name != QLatin1String("plane") && !stageFromKey(name))
+        if (name != QLatin1String("plane") && name != QLatin1String("dashboard") && !stageFromKey(name))
             throw UsageError{QStringLiteral("--stages: unknown stage \"%1\"; expected scores, scaled, masked, weights, "
-                                            "output or plane").arg(name)};
+                                            "output, plane or dashboard").arg(name)};
 
     FigureStyle style;
     const QString values = o.take(QStringLiteral("--values")).value_or(QStringLiteral("auto"));
@@ -342,16 +342,17 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
         for (const QString &name : stageNames) {
             for (FigureFormat format : formats) {
                 QByteArray bytes;
-                if (name == QLatin1String("plane")) {
+                if (name == QLatin1String("plane") || name == QLatin1String("dashboard")) {
                     Document doc;
                     doc.replace(s, QString());
                     doc.setCurrentHead(head);
                     VectorPlane plane(&doc);
                     plane.setAttribute(Qt::WA_DontShowOnScreen);
                     plane.setFont(figureFont());
-                    plane.resize(size.width, size.height);
+                    const bool dashboard = name == QLatin1String("dashboard");
+                    plane.resize(dashboard ? size.width / 3 : size.width, dashboard ? size.height / 2 : size.height);
                     plane.fit();
-                    bytes = renderFigure(&plane, format, size);
+                    bytes = dashboard ? renderDashboard(s, t, style, &plane, format, size) : renderFigure(&plane, format, size);
                 } else {
                     bytes = renderStageFigure(s, t, *stageFromKey(name), style, format, size);
                 }

@@ -15,6 +15,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QObject>
+#include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -495,6 +496,79 @@ private slots:
         const Run presets = runInProcess({QStringLiteral("presets")});
         QCOMPARE(presets.code, 0);
         QVERIFY(presets.out.contains(QLatin1String("cross-attention")));
+    }
+
+    // export: one file per stage, head and format, named for what it is,
+    // listed on stdout; each loads back. No display is needed.
+    void exportWritesEveryStageAndFormat()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("figures")); // made if missing
+        const Run r = runBinary({QStringLiteral("export"), QStringLiteral("--preset"), QStringLiteral("multihead"),
+                                 QStringLiteral("--out"), out, QStringLiteral("--format"), QStringLiteral("png,svg,pdf"),
+                                 QStringLiteral("--stages"), QStringLiteral("weights,plane,dashboard"),
+                                 QStringLiteral("--head"), QStringLiteral("all"), QStringLiteral("--size"),
+                                 QStringLiteral("600x400"), QStringLiteral("--scale"), QStringLiteral("2"),
+                                 QStringLiteral("--numbers"), QStringLiteral("json")});
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit && r.code == 0, qPrintable(r.describe()));
+        const QStringList files = r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(files.size(), 2 * 3 * 3 + 1); // heads x stages x formats, and the trace
+        QVERIFY(files.contains(QDir(out).filePath(QStringLiteral("multihead_weights_head2.svg"))));
+        QVERIFY(files.contains(QDir(out).filePath(QStringLiteral("multihead_trace.json"))));
+        for (const QString &f : files) {
+            QFile file(f);
+            QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(f));
+            const QByteArray bytes = file.readAll();
+            if (f.endsWith(QLatin1String(".png")))
+                QCOMPARE(QImage::fromData(bytes, "PNG").size(), QSize(1200, 800));
+            else if (f.endsWith(QLatin1String(".pdf")))
+                QVERIFY2(bytes.startsWith("%PDF"), qPrintable(f));
+            else if (f.endsWith(QLatin1String(".svg")))
+                QVERIFY2(bytes.contains("<svg") && !bytes.contains("<text"), qPrintable(f));
+            else
+                QVERIFY2(QJsonDocument::fromJson(bytes).isObject(), qPrintable(f));
+        }
+    }
+
+    void exportRefusesBadOptions_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("reason");
+        const QStringList base{QStringLiteral("export"), QStringLiteral("--preset"), QStringLiteral("causal")};
+        QTest::newRow("no --out") << base << QStringLiteral("--out DIR is needed");
+        QTest::newRow("format") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--format"), QStringLiteral("jpg")})
+                                << QStringLiteral("unknown format \"jpg\"");
+        QTest::newRow("size") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--size"), QStringLiteral("12")})
+                              << QStringLiteral("is not WIDTHxHEIGHT");
+        QTest::newRow("scale") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--scale"), QStringLiteral("9")})
+                               << QStringLiteral("from 1 to 4");
+        QTest::newRow("stage") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--stages"), QStringLiteral("softmax")})
+                               << QStringLiteral("unknown stage \"softmax\"");
+        QTest::newRow("head") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--head"), QStringLiteral("2")})
+                              << QStringLiteral("a head from 1 to 1");
+        QTest::newRow("preset") << QStringList{QStringLiteral("export"), QStringLiteral("--preset"), QStringLiteral("nosuch"), QStringLiteral("--out"), QStringLiteral("x")}
+                                << QStringLiteral("no built-in lesson");
+    }
+
+    void exportRefusesBadOptions()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, reason);
+        QTemporaryDir dir;
+        for (QString &a : args)
+            if (a == QLatin1String("x"))
+                a = dir.filePath(QStringLiteral("x"));
+        const Run r = runBinary(args);
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit && r.code == 2, qPrintable(r.describe()));
+        const QStringList lines = r.err.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QStringList ours;
+        for (const QString &l : lines)
+            if (l.startsWith(QLatin1String("attention-lab-cli:")))
+                ours << l;
+        QCOMPARE(ours.size(), 1);
+        QVERIFY2(ours.first().contains(reason), qPrintable(ours.first()));
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("x"))) || QDir(dir.filePath(QStringLiteral("x"))).isEmpty());
     }
 };
 
