@@ -1,9 +1,17 @@
 #include "attention.h"
 
+#include "fastexp.h"
 #include "positional.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <limits>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 namespace attn {
 
@@ -11,105 +19,427 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// The row softmax below walks the n_q by n_k matrices column by column.
-// Eigen stores a column contiguously, so each step updates every row at once
-// (vectorised) and keeps one running value per row: its maximum, its sum.
+// ---------------------------------------------------------------------------
+// The masked softmax.
+//
+// The n_q by n_k matrices are column-major, so the passes walk them column by
+// column: each step reads a contiguous run of a column (a block of rows) and
+// updates one running value per row (its maximum, its sum, ...), kept in
+// small arrays (8 KB each for 1024 rows) that stay in the cache. (Walking a row instead
+// would stride through memory n_q doubles at a time, which at n_q = 1024 is
+// 8 KB: every access a new cache line, all competing for the same few cache
+// sets.) Blocks of rows are independent: compute() spreads them, and the
+// heads, over threads.
+//
+// Three passes, the fewest the softmax allows (the shift needs the row's
+// maximum before the first exponential, and the division needs the sum of
+// every exponential):
+//   1. scaled = scores / (c tau), written; each row's maximum over the
+//      entries that take part, and the first column that has it.
+//   2. e = exp(x - max), written into the weights; the row sums z, and the
+//      sums of e (x - max) for the entropy.
+//   3. w = e / z (as e * (1 / z)), and the row sums of w.
+// The largest weight needs no search: it is where x is largest, where
+// x - max = 0 and e = exp(0) = 1 exactly, while every other e = fastExp(x -
+// max) <= 1, so the largest weight is 1 / z, at the first column of the
+// largest x. (In after_softmax with a blocked entry the largest x may be a
+// blocked one; those rows' largest weight is searched in pass 3.)
+//
+// A row's arithmetic is the same sequence of IEEE operations whether it is
+// done two rows at a time (SSE2) or alone, and whichever block holds it.
 
-// exp(x) below this is under the smallest normal double, 2.2e-308. Eigen's
-// vectorised exp stops at about 5e-309 there instead of going on down to 0,
-// so such entries are set to 0 by hand (std::exp gives 0 or a subnormal).
-const double kExpFloor = std::log(std::numeric_limits<double>::min());
+// The most rows in one block: a bound on the running values' memory for
+// maskedSoftmax of a very tall matrix (the experiment's). compute() has
+// at most kMaxTokens rows, and cuts them only to make tasks for threads.
+constexpr Eigen::Index kMaxBlockRows = 4096;
 
-// maskedSoftmax, with `anyBlocked` (does `blocked` block anything?) given so
-// that compute() checks the mask once rather than once per head.
-Matrix softmaxRows(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &blocked, bool anyBlocked,
-                   MaskStage stage, std::vector<RowStats> *rows)
+// One row (a plain double) or two (an SSE2 register), with the operations
+// the passes need; `Mask` says in which lanes a condition holds.
+struct Lane1 {
+    static constexpr int kSize = 1;
+    using Mask = bool;
+    double v;
+
+    static Lane1 load(const double *p) { return {*p}; }
+    void store(double *p) const { *p = v; }
+    static Lane1 all(double x) { return {x}; }
+    static Mask blockedAt(const bool *b) { return *b; }
+    friend Lane1 operator+(Lane1 a, Lane1 b) { return {a.v + b.v}; }
+    friend Lane1 operator-(Lane1 a, Lane1 b) { return {a.v - b.v}; }
+    friend Lane1 operator*(Lane1 a, Lane1 b) { return {a.v * b.v}; }
+    friend Lane1 operator/(Lane1 a, Lane1 b) { return {a.v / b.v}; }
+    static Lane1 max(Lane1 a, Lane1 b) { return {a.v > b.v ? a.v : b.v}; } // as SSE2's maxpd
+    static Mask greater(Lane1 a, Lane1 b) { return a.v > b.v; }
+    static bool any(Mask m) { return m; }
+    static Lane1 select(Mask m, Lane1 a, Lane1 b) { return m ? a : b; }
+    static Lane1 min(Lane1 a, Lane1 b) { return {a.v < b.v ? a.v : b.v}; } // as SSE2's minpd
+    static double lowest(Lane1 a) { return a.v; }
+    static Lane1 exp(Lane1 a) { return {fastExp(a.v)}; }
+    static Lane1 expInRange(Lane1 a) { return {fastExpInRange(a.v)}; }
+};
+
+#if defined(__SSE2__)
+struct Lane2 {
+    static constexpr int kSize = 2;
+    using Mask = __m128d;
+    __m128d v;
+
+    static Lane2 load(const double *p) { return {_mm_loadu_pd(p)}; }
+    void store(double *p) const { _mm_storeu_pd(p, v); }
+    static Lane2 all(double x) { return {_mm_set1_pd(x)}; }
+    static Mask blockedAt(const bool *b)
+    {
+        return _mm_castsi128_pd(_mm_set_epi64x(-static_cast<long long>(b[1]), -static_cast<long long>(b[0])));
+    }
+    friend Lane2 operator+(Lane2 a, Lane2 b) { return {_mm_add_pd(a.v, b.v)}; }
+    friend Lane2 operator-(Lane2 a, Lane2 b) { return {_mm_sub_pd(a.v, b.v)}; }
+    friend Lane2 operator*(Lane2 a, Lane2 b) { return {_mm_mul_pd(a.v, b.v)}; }
+    friend Lane2 operator/(Lane2 a, Lane2 b) { return {_mm_div_pd(a.v, b.v)}; }
+    static Lane2 max(Lane2 a, Lane2 b) { return {_mm_max_pd(a.v, b.v)}; }
+    static Mask greater(Lane2 a, Lane2 b) { return _mm_cmpgt_pd(a.v, b.v); }
+    static bool any(Mask m) { return _mm_movemask_pd(m) != 0; }
+    static Lane2 select(Mask m, Lane2 a, Lane2 b)
+    {
+        return {_mm_or_pd(_mm_and_pd(m, a.v), _mm_andnot_pd(m, b.v))};
+    }
+    static Lane2 min(Lane2 a, Lane2 b) { return {_mm_min_pd(a.v, b.v)}; }
+    static double lowest(Lane2 a) { return std::min(_mm_cvtsd_f64(a.v), _mm_cvtsd_f64(_mm_unpackhi_pd(a.v, a.v))); }
+    static Lane2 exp(Lane2 a) { return {fastExp(a.v)}; }
+    static Lane2 expInRange(Lane2 a) { return {fastExpInRange(a.v)}; }
+};
+#endif
+
+// f.operator()<C>(j) for groups of C columns from column j, then single
+// columns for the rest: a pass may handle a few columns per visit to a row's
+// running values.
+template <int C, class F>
+inline void forColumns(Eigen::Index cols, F &&f)
 {
-    const Eigen::Index n = scaled.rows(), m = scaled.cols();
-    // Before the softmax, blocked entries are -inf and drop out of the row;
-    // after it (the misconception), they take part and are zeroed later.
-    const bool excludeBlocked = anyBlocked && stage == MaskStage::BeforeSoftmax;
-    const bool zeroAfter = anyBlocked && stage == MaskStage::AfterSoftmax;
+    Eigen::Index j = 0;
+    for (; j + C <= cols; j += C)
+        f.template operator()<C>(j);
+    for (; j < cols; ++j)
+        f.template operator()<1>(j);
+}
 
-    // Pass 1: each row's maximum over the entries that take part, and
-    // whether the row has an open entry at all.
-    Eigen::ArrayXd rowMax = Eigen::ArrayXd::Constant(n, -kInf);
-    BoolVector open = BoolVector::Constant(n, !anyBlocked);
-    for (Eigen::Index j = 0; j < m; ++j) {
-        if (excludeBlocked)
-            rowMax = rowMax.max(blocked.col(j).select(-kInf, scaled.col(j).array()));
-        else
-            rowMax = rowMax.max(scaled.col(j).array());
-        if (anyBlocked)
-            open = open || !blocked.col(j);
-    }
-    if (excludeBlocked)
-        rowMax = open.select(rowMax, 0.0); // any finite shift: the row is zeroed below
+// f.operator()<Lane>(i) for the rows i of [0, m): two at a time, then the
+// last one alone.
+template <class F>
+inline void forRows(Eigen::Index m, F &&f)
+{
+    Eigen::Index i = 0;
+#if defined(__SSE2__)
+    for (; i + 2 <= m; i += 2)
+        f.template operator()<Lane2>(i);
+#endif
+    for (; i < m; ++i)
+        f.template operator()<Lane1>(i);
+}
 
-    // Pass 2: e = exp(x - max), blocked entries zeroed, and the row sums z.
-    // For the entropy it also sums e (x - max), to which a blocked entry
-    // (e = 0) adds nothing: with w = e / z,
-    //   -sum w log w = log z * sum w - sum e (x - max) / z,
-    // one multiply-add per entry instead of one logarithm.
-    const bool mayUnderflow = scaled.size() != 0 && scaled.minCoeff() - rowMax.maxCoeff() < kExpFloor;
-    Matrix weights(n, m);
-    Eigen::ArrayXd z = Eigen::ArrayXd::Zero(n), eShift = Eigen::ArrayXd::Zero(n);
-    for (Eigen::Index j = 0; j < m; ++j) {
-        const auto x = scaled.col(j).array() - rowMax; // an expression, evaluated where used
-        auto e = weights.col(j).array();
-        e = x.exp();
-        if (mayUnderflow)
-            e = (x < kExpFloor).select(0.0, e);
-        if (excludeBlocked)
-            e = blocked.col(j).select(0.0, e);
-        z += e;
-        if (zeroAfter)
-            e = blocked.col(j).select(0.0, e);
-        if (rows)
-            eShift += e * x;
-    }
+// How pass 1 turns scores into scaled (see SoftmaxBlock::scaled).
+enum class Scaling {
+    None,     // the input is scaled already: nothing is written
+    Copy,     // scaled = scores (c * tau = 1)
+    Divide,   // scaled = scores / (c * tau)
+    Multiply, // scaled = scores * (1 / (c * tau)), c * tau a power of two: the same bits as dividing
+};
 
-    // Pass 3: w = e / z, and the row statistics. A fully masked row has
-    // every entry blocked, so it is all zero already.
-    z = (open && z > 0).select(z, 1.0);
-    const Eigen::ArrayXd zInverse = z.inverse();
-    Eigen::ArrayXd sums = Eigen::ArrayXd::Zero(n), maxWeight = Eigen::ArrayXd::Constant(n, -kInf);
-    Eigen::ArrayXi argmax = Eigen::ArrayXi::Zero(n);
-    for (Eigen::Index j = 0; j < m; ++j) {
-        auto w = weights.col(j).array();
-        w *= zInverse;
-        if (rows) {
-            sums += w;
-            for (Eigen::Index i = 0; i < n; ++i)
-                if (w(i) > maxWeight(i)) { // strictly: the first column wins a tie, as in maxCoeff
-                    maxWeight(i) = w(i);
-                    argmax(i) = int(j);
-                }
+// A block of m rows by n_k columns. Column j of a matrix starts at p + j * ld
+// (p pointing at the block's first row).
+struct SoftmaxBlock {
+    Eigen::Index m = 0, cols = 0;
+    const double *in = nullptr;   // scores, or scaled with Scaling::None
+    Eigen::Index ldIn = 0;
+    double *scaled = nullptr;     // where scaled goes; unused with Scaling::None
+    Eigen::Index ldScaled = 0;
+    Scaling scaling = Scaling::None;
+    double divisor = 1, inverse = 1;
+    const bool *blocked = nullptr; // null when nothing is blocked anywhere
+    Eigen::Index ldBlocked = 0;
+    MaskStage stage = MaskStage::BeforeSoftmax;
+    double *weights = nullptr;
+    Eigen::Index ldWeights = 0;
+    RowStats *rows = nullptr;      // the block's first row; null: no statistics
+};
+
+// The running values of a block's rows, m of each, in one allocation.
+struct RowRun {
+    explicit RowRun(Eigen::Index m) : values(7 * std::size_t(m)), open(std::size_t(m), 1)
+    {
+        const std::size_t n = std::size_t(m);
+        double *p = values.data();
+        for (double **array : {&max, &z, &eShift, &zInverse, &sums, &maxWeight, &argmax}) {
+            *array = p;
+            p += n;
         }
+        std::fill_n(max, n, -kInf);
+        std::fill_n(maxWeight, n, -kInf);
     }
+    std::vector<double> values; // zeros, but for the two set to -inf
+    double *max, *z, *eShift, *zInverse, *sums, *maxWeight, *argmax; // argmax: a column, as a double
+    std::vector<char> open;
+    double lowest = -kInf; // no entry that takes part is below this (pass 1; -inf: not known)
+};
 
-    if (rows) {
-        rows->assign(std::size_t(n), RowStats{});
-        for (Eigen::Index i = 0; i < n; ++i) {
-            RowStats &r = (*rows)[std::size_t(i)];
-            if (!open(i)) {
+// Pass 1: scaled (unless the input is scaled already), each row's maximum
+// over the entries that take part, and (kArgmax) the first column with it.
+template <bool kExclude, Scaling kScaling, bool kArgmax>
+void maxPass(const SoftmaxBlock &b, RowRun &run)
+{
+    // Locals, so that the compiler need not reload them after every store.
+    const Eigen::Index m = b.m, ldIn = b.ldIn, ldScaled = b.ldScaled, ldBlocked = b.ldBlocked;
+    const double *scores = b.in;
+    double *scaledAll = b.scaled;
+    const bool *blockedAll = b.blocked;
+    const double divisor = b.divisor, inverse = b.inverse;
+    double *rowMax = run.max, *argmax = run.argmax;
+    // The lowest entry, where every entry takes part (see expPass).
+    struct Lowest {
+#if defined(__SSE2__)
+        Lane2 two = Lane2::all(kInf);
+#endif
+        Lane1 one = Lane1::all(kInf);
+    } lowest;
+    for (Eigen::Index j = 0; j < b.cols; ++j) {
+        const double *in = scores + j * ldIn;
+        double *scaled = kScaling == Scaling::None ? nullptr : scaledAll + j * ldScaled;
+        const bool *blocked = kExclude ? blockedAll + j * ldBlocked : nullptr;
+        const double column = double(j);
+        forRows(m, [=, &lowest]<class L>(Eigen::Index i) {
+            L x = L::load(in + i);
+            if constexpr (kScaling == Scaling::Divide)
+                x = x / L::all(divisor);
+            else if constexpr (kScaling == Scaling::Multiply)
+                x = x * L::all(inverse);
+            if constexpr (kScaling != Scaling::None)
+                x.store(scaled + i);
+            if constexpr (kExclude) {
+                x = L::select(L::blockedAt(blocked + i), L::all(-kInf), x);
+            } else {
+#if defined(__SSE2__)
+                if constexpr (L::kSize == 2)
+                    lowest.two = L::min(lowest.two, x);
+                else
+#endif
+                    lowest.one = L::min(lowest.one, x);
+            }
+            const L best = L::load(rowMax + i);
+            if constexpr (kArgmax) {
+                // A row's maximum rises rarely (about ln n times in n random
+                // entries), so this branch is seldom taken.
+                const typename L::Mask better = L::greater(x, best);
+                if (L::any(better))
+                    L::select(better, L::all(column), L::load(argmax + i)).store(argmax + i);
+            }
+            L::max(best, x).store(rowMax + i);
+        });
+    }
+    if constexpr (!kExclude) {
+#if defined(__SSE2__)
+        run.lowest = std::min(Lane2::lowest(lowest.two), lowest.one.v);
+#else
+        run.lowest = lowest.one.v;
+#endif
+    }
+}
+
+// Which rows have an entry open, when anything is blocked.
+void findOpenRows(const SoftmaxBlock &b, RowRun &run)
+{
+    std::fill(run.open.begin(), run.open.end(), 0);
+    for (Eigen::Index j = 0; j < b.cols; ++j) {
+        const bool *blocked = b.blocked + j * b.ldBlocked;
+        for (Eigen::Index i = 0; i < b.m; ++i)
+            run.open[std::size_t(i)] |= char(!blocked[i]);
+    }
+}
+
+// Pass 2: e = exp(x - max), blocked entries zeroed, and the row sums z.
+// For the entropy it also sums e (x - max), to which a blocked entry
+// (e = 0) adds nothing: with w = e / z,
+//   -sum w log w = log z * sum w - sum e (x - max) / z,
+// one multiply-add per entry instead of one logarithm.
+template <bool kMasked, bool kExclude, bool kStats, bool kInRange>
+void expPass(const SoftmaxBlock &b, const double *scaledAll, Eigen::Index ldScaled, RowRun &run)
+{
+    const Eigen::Index m = b.m, ldWeights = b.ldWeights, ldBlocked = b.ldBlocked;
+    double *weights = b.weights;
+    const bool *blockedAll = b.blocked;
+    const double *rowMax = run.max;
+    double *z = run.z, *eShift = run.eShift;
+    forColumns<2>(b.cols, [=]<int C>(Eigen::Index j) {
+        forRows(m, [=]<class L>(Eigen::Index i) {
+            const L shift = L::load(rowMax + i);
+            L sum = L::load(z + i), sumShifted = L::load(eShift + i);
+            for (int c = 0; c < C; ++c) {
+                const L d = L::load(scaledAll + (j + c) * ldScaled + i) - shift;
+                double *w = weights + (j + c) * ldWeights + i;
+                L e;
+                if constexpr (kExclude) {
+                    // Blocked entries drop out of the row. Their x may lie far
+                    // above the row's maximum, which leaves them out, so they
+                    // are not even exponentiated.
+                    const typename L::Mask blockedHere = L::blockedAt(blockedAll + (j + c) * ldBlocked + i);
+                    e = L::select(blockedHere, L::all(0.0), L::exp(L::select(blockedHere, L::all(0.0), d)));
+                    sum = sum + e;
+                } else if constexpr (kMasked) {
+                    // After the softmax (the misconception): blocked entries
+                    // count in z, and only then become 0.
+                    e = kInRange ? L::expInRange(d) : L::exp(d);
+                    sum = sum + e;
+                    e = L::select(L::blockedAt(blockedAll + (j + c) * ldBlocked + i), L::all(0.0), e);
+                } else {
+                    e = kInRange ? L::expInRange(d) : L::exp(d);
+                    sum = sum + e;
+                }
+                if constexpr (kStats)
+                    sumShifted = sumShifted + e * d;
+                e.store(w);
+            }
+            sum.store(z + i);
+            if constexpr (kStats)
+                sumShifted.store(eShift + i);
+        });
+    });
+}
+
+// Pass 3: w = e / z (as e * (1 / z)); with kSums the row sums of w, and with
+// kSearch also their maxima and first argmax (strictly greater: the first
+// column wins a tie, as in maxCoeff).
+template <bool kSums, bool kSearch>
+void normalisePass(const SoftmaxBlock &b, RowRun &run)
+{
+    const Eigen::Index m = b.m, ldWeights = b.ldWeights;
+    double *weights = b.weights;
+    const double *zInverse = run.zInverse;
+    double *sums = run.sums, *maxWeight = run.maxWeight, *argmax = run.argmax;
+    forColumns<4>(b.cols, [=]<int C>(Eigen::Index j) {
+        forRows(m, [=]<class L>(Eigen::Index i) {
+            const L scale = L::load(zInverse + i);
+            L sum = kSums ? L::load(sums + i) : L::all(0.0);
+            L best = kSearch ? L::load(maxWeight + i) : L::all(0.0);
+            L where = kSearch ? L::load(argmax + i) : L::all(0.0);
+            for (int c = 0; c < C; ++c) {
+                double *w = weights + (j + c) * ldWeights + i;
+                const L v = L::load(w) * scale;
+                v.store(w);
+                if constexpr (kSums)
+                    sum = sum + v;
+                if constexpr (kSearch) {
+                    const typename L::Mask better = L::greater(v, best);
+                    best = L::select(better, v, best);
+                    where = L::select(better, L::all(double(j + c)), where);
+                }
+            }
+            if constexpr (kSums)
+                sum.store(sums + i);
+            if constexpr (kSearch) {
+                best.store(maxWeight + i);
+                where.store(argmax + i);
+            }
+        });
+    });
+}
+
+template <bool kMasked, bool kExclude, bool kStats>
+void softmaxBlock(const SoftmaxBlock &b)
+{
+    // after_softmax with a blocked entry: the largest x may be blocked, so
+    // the largest weight is searched for among the weights themselves.
+    constexpr bool kSearch = kStats && kMasked && !kExclude;
+    const Eigen::Index m = b.m;
+    RowRun run(m);
+
+    switch (b.scaling) {
+    case Scaling::None:
+        maxPass<kExclude, Scaling::None, kStats && !kSearch>(b, run);
+        break;
+    case Scaling::Copy:
+        maxPass<kExclude, Scaling::Copy, kStats && !kSearch>(b, run);
+        break;
+    case Scaling::Divide:
+        maxPass<kExclude, Scaling::Divide, kStats && !kSearch>(b, run);
+        break;
+    case Scaling::Multiply:
+        maxPass<kExclude, Scaling::Multiply, kStats && !kSearch>(b, run);
+        break;
+    }
+    if constexpr (kMasked)
+        findOpenRows(b, run);
+    if constexpr (kExclude)
+        for (Eigen::Index i = 0; i < m; ++i)
+            if (!run.open[std::size_t(i)])
+                run.max[std::size_t(i)] = 0.0; // any finite shift: the row is zeroed below
+
+    // Every x - max is within fastExp's main range when the block's lowest
+    // entry is within it of the highest maximum: then no lane needs the check.
+    const double highest = m ? *std::max_element(run.max, run.max + m) : 0.0;
+    const bool inRange = !kExclude && run.lowest - highest >= -kFastExpRange;
+    const double *x = b.scaling == Scaling::None ? b.in : b.scaled;
+    const Eigen::Index ldX = b.scaling == Scaling::None ? b.ldIn : b.ldScaled;
+    if (inRange)
+        expPass<kMasked, kExclude, kStats, true>(b, x, ldX, run);
+    else
+        expPass<kMasked, kExclude, kStats, false>(b, x, ldX, run);
+
+    // A fully masked row has every entry blocked, so it is all zero already.
+    for (std::size_t i = 0; i < std::size_t(m); ++i) {
+        if (!(run.open[i] && run.z[i] > 0))
+            run.z[i] = 1.0;
+        run.zInverse[i] = 1.0 / run.z[i];
+    }
+    if constexpr (kSearch)
+        std::fill_n(run.argmax, m, 0.0);
+    normalisePass<kStats, kSearch>(b, run);
+
+    if constexpr (kStats) {
+        for (std::size_t i = 0; i < std::size_t(m); ++i) {
+            RowStats &r = b.rows[i];
+            r = RowStats{};
+            if (!run.open[i]) {
                 r.fullyMasked = true;
                 continue;
             }
-            r.sum = sums(i);
-            r.entropy = std::max(0.0, std::log(z(i)) * sums(i) - eShift(i) * zInverse(i));
-            r.maxWeight = maxWeight(i);
-            r.argmax = argmax(i);
+            r.sum = run.sums[i];
+            r.entropy = std::max(0.0, std::log(run.z[i]) * run.sums[i] - run.eShift[i] * run.zInverse[i]);
+            r.maxWeight = kSearch ? run.maxWeight[i] : run.zInverse[i]; // 1 * (1 / z): see the top
+            r.argmax = int(run.argmax[i]);
         }
     }
-    return weights;
 }
 
-} // namespace
+// The block's softmax, with the variant of the passes that its mask needs.
+void runSoftmaxBlock(const SoftmaxBlock &b)
+{
+    const bool stats = b.rows != nullptr;
+    if (!b.blocked)
+        return stats ? softmaxBlock<false, false, true>(b) : softmaxBlock<false, false, false>(b);
+    if (b.stage == MaskStage::BeforeSoftmax)
+        return stats ? softmaxBlock<true, true, true>(b) : softmaxBlock<true, true, false>(b);
+    return stats ? softmaxBlock<true, false, true>(b) : softmaxBlock<true, false, false>(b);
+}
+
+// How scores become scaled = scores / divisor, bit for bit.
+void setScaling(SoftmaxBlock &b, double divisor)
+{
+    b.divisor = divisor;
+    int exponent = 0;
+    const double inverse = 1.0 / divisor;
+    if (divisor == 1.0) {
+        b.scaling = Scaling::Copy;
+    } else if (std::frexp(divisor, &exponent) == 0.5 && std::isfinite(inverse) && inverse * divisor == 1.0) {
+        // A power of two: 1 / divisor is exact, and x * (1 / divisor) is the
+        // same real number as x / divisor, so it rounds to the same double.
+        b.scaling = Scaling::Multiply;
+        b.inverse = inverse;
+    } else {
+        b.scaling = Scaling::Divide;
+    }
+}
 
 // Each row divided by its norm (a zero row stays zero). Divides by the
 // largest entry first so that tiny or huge rows neither underflow nor overflow.
-static Matrix unitRows(const Eigen::Ref<const Matrix> &m)
+Matrix unitRows(const Eigen::Ref<const Matrix> &m)
 {
     Matrix u(m.rows(), m.cols());
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
@@ -123,6 +453,131 @@ static Matrix unitRows(const Eigen::Ref<const Matrix> &m)
     }
     return u;
 }
+
+// dst = s(q_i, k_j) for the rows of Q and K as compared: unit rows for the
+// cosine (unitRows), the rows themselves otherwise.
+// Inputs: Q, n_q by d; K, n_k by d. Output: dst, n_q by n_k.
+void similarityOfCompared(Similarity kind, const Eigen::Ref<const Matrix> &Q, const Eigen::Ref<const Matrix> &K,
+                          Eigen::Ref<Matrix> dst)
+{
+    switch (kind) {
+    case Similarity::Dot:
+        dst.noalias() = Q * K.transpose();
+        break;
+    case Similarity::Cosine:
+        // The dot product of unit rows, clamped against rounding past +-1.
+        dst.noalias() = Q * K.transpose();
+        dst = dst.cwiseMax(-1.0).cwiseMin(1.0);
+        break;
+    case Similarity::NegSqDistance:
+        // Directly, not as 2q.k - |q|^2 - |k|^2: a query on a key must give exactly 0.
+        for (Eigen::Index i = 0; i < Q.rows(); ++i)
+            dst.row(i) = -(K.rowwise() - Q.row(i)).rowwise().squaredNorm().transpose();
+        break;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Threads.
+//
+// A large forward runs in one OpenMP parallel region: the projections, the
+// heads and the blocks of query rows are independent, so each stage is a
+// loop of tasks that the threads share (forTasks). Every task writes only its
+// own rows of its own head's matrices and statistics, and how the work is
+// cut into tasks depends on the sizes alone, so the results are the same bits
+// for any number of threads.
+//
+// Eigen can also spread one product over threads by itself, but then it
+// blocks the product differently, which changes the last bits with the
+// thread count. Inside the region each thread sets its own thread count to
+// 1, so Eigen keeps every product of compute() on the thread that asked.
+//
+// Below kParallelWork multiply-adds (n = 128, h = 8, d_model = 64 is 3.7
+// million; n = 256 is 11.5 million) the region has one thread: threads would
+// save little there, and an interactive view recomputing on every edit would
+// keep a second core busy (an OpenMP thread waits for the next region by
+// spinning for a while before it sleeps).
+
+constexpr double kParallelWork = 8.0 * 1024 * 1024;
+
+// Eigen gives a product a second thread from 2 * 50000 multiply-adds on
+// (Parallelizer.h: one thread per 50000).
+constexpr double kEigenSplitWork = 100000;
+
+// The first exception a task throws (std::bad_alloc, say), kept to be
+// rethrown after the region, which no exception may leave; once there is one,
+// the remaining tasks are skipped.
+class TaskError {
+public:
+    bool failed() const { return m_failed.load(std::memory_order_relaxed); }
+    void keep(std::exception_ptr e)
+    {
+#if defined(_OPENMP)
+#pragma omp critical(attn_task_error)
+#endif
+        if (!m_error)
+            m_error = std::move(e);
+        m_failed.store(true, std::memory_order_relaxed);
+    }
+    void rethrow() const
+    {
+        if (m_error)
+            std::rethrow_exception(m_error);
+    }
+
+private:
+    std::atomic<bool> m_failed{false};
+    std::exception_ptr m_error;
+};
+
+// Runs task(k) for k in [0, count): shared among the threads of compute()'s
+// parallel region when `shared`, all on the calling thread otherwise (never
+// a work-sharing loop outside compute()'s own region, which would bind to a
+// caller's).
+template <class Task>
+void forTasks(bool shared, Eigen::Index count, TaskError &error, Task &&task)
+{
+    auto run = [&](Eigen::Index k) {
+        if (error.failed())
+            return;
+        try {
+            task(k);
+        } catch (...) {
+            error.keep(std::current_exception());
+        }
+    };
+    if (shared) {
+#if defined(_OPENMP)
+#pragma omp for schedule(dynamic)
+#endif
+        for (Eigen::Index k = 0; k < count; ++k)
+            run(k);
+    } else {
+        for (Eigen::Index k = 0; k < count; ++k)
+            run(k);
+    }
+}
+
+// The rows of a block in compute(). Whole columns run fastest (each pass
+// streams them), so every head is one block, except that fewer heads than
+// kTasks are cut into more blocks, so that threads have work to share. The
+// cut depends on the sizes alone, never on the thread count.
+//
+// A block's rows are a multiple of 24 (but the last block's): Eigen's product
+// kernel takes rows in panels of 6 (SSE2; 12 with AVX, 24 with AVX-512) and
+// handles the rows left over after the last whole panel in a different way,
+// which rounds differently. Blocks of whole panels put every row through the
+// same kernel as a product of the whole matrix would, to the bit.
+Eigen::Index blockRows(Eigen::Index rows, int heads)
+{
+    constexpr int kTasks = 4;
+    constexpr Eigen::Index kPanel = 24, kMinRows = 96;
+    const Eigen::Index parts = heads >= kTasks ? 1 : (kTasks + heads - 1) / heads;
+    const Eigen::Index cut = (rows + parts - 1) / parts;
+    return std::max((cut + kPanel - 1) / kPanel * kPanel, kMinRows);
+}
+
+} // namespace
 
 double scaleConstant(Scale scale, int dk)
 {
@@ -140,30 +595,36 @@ double scaleConstant(Scale scale, int dk)
 Matrix similarity(Similarity kind, const Eigen::Ref<const Matrix> &Q, const Eigen::Ref<const Matrix> &K)
 {
     Matrix s(Q.rows(), K.rows());
-    switch (kind) {
-    case Similarity::Dot:
-        s.noalias() = Q * K.transpose();
-        break;
-    case Similarity::Cosine: {
-        // q.k / (|q| |k|), and 0 where either norm is 0: the dot product of
-        // unit rows, clamped against rounding past +-1.
-        s.noalias() = unitRows(Q) * unitRows(K).transpose();
-        s = s.cwiseMax(-1.0).cwiseMin(1.0);
-        break;
-    }
-    case Similarity::NegSqDistance:
-        // Directly, not as 2q.k - |q|^2 - |k|^2: a query on a key must give exactly 0.
-        for (Eigen::Index i = 0; i < Q.rows(); ++i)
-            s.row(i) = -(K.rowwise() - Q.row(i)).rowwise().squaredNorm().transpose();
-        break;
-    }
+    if (kind == Similarity::Cosine)
+        similarityOfCompared(kind, unitRows(Q), unitRows(K), s);
+    else
+        similarityOfCompared(kind, Q, K, s);
     return s;
 }
 
 Matrix maskedSoftmax(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &blocked, MaskStage stage,
                      std::vector<RowStats> *rows)
 {
-    return softmaxRows(scaled, blocked, blocked.size() != 0 && blocked.any(), stage, rows);
+    const Eigen::Index n = scaled.rows(), m = scaled.cols();
+    const bool anyBlocked = blocked.size() != 0 && blocked.any();
+    Matrix weights(n, m);
+    if (rows)
+        rows->assign(std::size_t(n), RowStats{});
+    for (Eigen::Index r0 = 0; r0 < n; r0 += kMaxBlockRows) {
+        SoftmaxBlock b;
+        b.m = std::min(kMaxBlockRows, n - r0);
+        b.cols = m;
+        b.in = scaled.data() + r0;
+        b.ldIn = scaled.outerStride();
+        b.blocked = anyBlocked ? blocked.data() + r0 : nullptr;
+        b.ldBlocked = n;
+        b.stage = stage;
+        b.weights = weights.data() + r0;
+        b.ldWeights = n;
+        b.rows = rows ? rows->data() + r0 : nullptr;
+        runSoftmaxBlock(b);
+    }
+    return weights;
 }
 
 Trace compute(const Scenario &s)
@@ -178,16 +639,19 @@ Trace compute(const Scenario &s)
     t.divisor = scaleConstant(s.scale, t.dk) * s.temperature;
     t.blocked = blockedMatrix(s);
     const bool anyBlocked = t.blocked.any();
+    const bool projected = s.mode == InputMode::Projected;
+    const bool rope = s.encoding == Encoding::Rope;
+    const bool cosine = s.similarity == Similarity::Cosine;
+    const Matrix &source = projected && s.source ? *s.source : s.X;
 
-    if (s.mode == InputMode::Projected) {
-        const Matrix &source = s.source ? *s.source : s.X;
+    if (projected) {
         t.positionQuery = additiveTable(s.encoding, nq, int(s.X.cols()), s.seed);
         t.positionKey = additiveTable(s.encoding, nk, int(s.X.cols()), s.seed);
         t.encodedX = t.positionQuery.size() ? Matrix(s.X + t.positionQuery) : s.X;
         t.encodedSource = t.positionKey.size() ? Matrix(source + t.positionKey) : source;
-        t.Q.noalias() = t.encodedX * s.Wq;
-        t.K.noalias() = t.encodedSource * s.Wk;
-        t.V.noalias() = t.encodedSource * s.Wv;
+        t.Q.resize(nq, s.Wq.cols());
+        t.K.resize(nk, s.Wk.cols());
+        t.V.resize(nk, s.Wv.cols());
     } else {
         // As if Q, K and V were embeddings under an identity projection.
         t.positionQuery = additiveTable(s.encoding, nq, int(s.Q.cols()), s.seed);
@@ -197,32 +661,125 @@ Trace compute(const Scenario &s)
         t.K = t.positionKey.size() ? Matrix(s.K + t.positionKey) : s.K;
         t.V = t.positionValue.size() ? Matrix(s.V + t.positionValue) : s.V;
     }
-    if (s.encoding == Encoding::Rope) {
+    if (rope) {
         t.positionQuery = ropeAngles(nq, t.dk);
         t.positionKey = ropeAngles(nk, t.dk);
     }
 
+    // Every matrix is allocated here, on the calling thread; the tasks fill them.
     t.heads.resize(std::size_t(h));
-    t.concat.resize(nq, Eigen::Index(h) * t.dv);
-    for (int i = 0; i < h; ++i) {
-        HeadTrace &head = t.heads[std::size_t(i)];
-        if (s.encoding == Encoding::Rope) {
-            head.Q = applyRope(t.Q.middleCols(Eigen::Index(i) * t.dk, t.dk), t.positionQuery);
-            head.K = applyRope(t.K.middleCols(Eigen::Index(i) * t.dk, t.dk), t.positionKey);
-        } else {
-            head.Q = t.Q.middleCols(Eigen::Index(i) * t.dk, t.dk);
-            head.K = t.K.middleCols(Eigen::Index(i) * t.dk, t.dk);
-        }
-        head.V = t.V.middleCols(Eigen::Index(i) * t.dv, t.dv);
-        head.scores = similarity(s.similarity, head.Q, head.K);
-        head.scaled = t.divisor == 1.0 ? head.scores : Matrix(head.scores / t.divisor);
-        head.weights = softmaxRows(head.scaled, t.blocked, anyBlocked, s.maskStage, &head.rows);
-        head.output.noalias() = head.weights * head.V;
-        t.concat.middleCols(Eigen::Index(i) * t.dv, t.dv) = head.output;
+    for (HeadTrace &head : t.heads) {
+        head.scores.resize(nq, nk);
+        head.scaled.resize(nq, nk);
+        head.weights.resize(nq, nk);
+        head.output.resize(nq, t.dv);
+        head.rows.assign(std::size_t(nq), RowStats{});
     }
-    if (s.mode == InputMode::Projected && s.Wo)
-        t.output.noalias() = t.concat * *s.Wo;
-    else
+    t.concat.resize(nq, Eigen::Index(h) * t.dv);
+    const bool withWo = projected && s.Wo.has_value();
+    if (withWo)
+        t.output.resize(nq, s.Wo->cols());
+    // Cosine compares unit rows: one copy of each head's Q and K, normalised.
+    std::vector<Matrix> unitQ(cosine ? std::size_t(h) : 0), unitK(cosine ? std::size_t(h) : 0);
+
+    SoftmaxBlock model; // what every block of every head shares
+    model.cols = nk;
+    setScaling(model, t.divisor);
+    model.blocked = anyBlocked ? t.blocked.data() : nullptr;
+    model.ldBlocked = nq;
+    model.stage = s.maskStage;
+    model.ldIn = model.ldScaled = model.ldWeights = nq;
+
+    // The tasks of each stage.
+    const Eigen::Index rowsPerBlock = blockRows(nq, h), qBlocks = (nq + rowsPerBlock - 1) / rowsPerBlock;
+    // The projections whole, one task each: the same products, to the bit, as on one thread.
+    const Eigen::Index projectionTasks = projected ? 3 : 0;
+    auto project = [&](Eigen::Index k) {
+        if (k == 0)
+            t.Q.noalias() = t.encodedX * s.Wq;
+        else if (k == 1)
+            t.K.noalias() = t.encodedSource * s.Wk;
+        else
+            t.V.noalias() = t.encodedSource * s.Wv;
+    };
+    auto prepareHead = [&](Eigen::Index i) {
+        HeadTrace &head = t.heads[std::size_t(i)];
+        if (rope) {
+            head.Q = applyRope(t.Q.middleCols(i * t.dk, t.dk), t.positionQuery);
+            head.K = applyRope(t.K.middleCols(i * t.dk, t.dk), t.positionKey);
+        } else {
+            head.Q = t.Q.middleCols(i * t.dk, t.dk);
+            head.K = t.K.middleCols(i * t.dk, t.dk);
+        }
+        head.V = t.V.middleCols(i * t.dv, t.dv);
+        if (cosine) {
+            unitQ[std::size_t(i)] = unitRows(head.Q);
+            unitK[std::size_t(i)] = unitRows(head.K);
+        }
+    };
+    // One block of query rows of one head, from scores to its columns of concat.
+    auto attendBlock = [&](Eigen::Index k) {
+        const Eigen::Index i = k / qBlocks, r0 = (k % qBlocks) * rowsPerBlock;
+        const Eigen::Index rows = std::min(rowsPerBlock, Eigen::Index(nq) - r0);
+        HeadTrace &head = t.heads[std::size_t(i)];
+        const Matrix &Q = cosine ? unitQ[std::size_t(i)] : head.Q;
+        const Matrix &K = cosine ? unitK[std::size_t(i)] : head.K;
+        similarityOfCompared(s.similarity, Q.middleRows(r0, rows), K, head.scores.middleRows(r0, rows));
+
+        SoftmaxBlock b = model;
+        b.m = rows;
+        b.in = head.scores.data() + r0;
+        b.scaled = head.scaled.data() + r0;
+        if (b.blocked)
+            b.blocked += r0;
+        b.weights = head.weights.data() + r0;
+        b.rows = head.rows.data() + r0;
+        runSoftmaxBlock(b);
+
+        head.output.middleRows(r0, rows).noalias() = head.weights.middleRows(r0, rows) * head.V;
+        t.concat.block(r0, i * t.dv, rows, t.dv) = head.output.middleRows(r0, rows);
+    };
+
+    TaskError error;
+    auto stages = [&](bool shared) {
+        forTasks(shared, projectionTasks, error, project);
+        forTasks(shared, h, error, prepareHead);
+        forTasks(shared, Eigen::Index(h) * qBlocks, error, attendBlock);
+        if (withWo) // whole, on one thread, as before: it is small
+            forTasks(shared, 1, error, [&](Eigen::Index) { t.output.noalias() = t.concat * *s.Wo; });
+    };
+
+    // The multiply-adds of each product: the projections, each head's
+    // scores and output, Wo. `work` is their sum, `largest` the largest.
+    const double width = projected ? double(s.X.cols()) : 0.0;
+    const double products[] = {width * double(nq) * double(t.Q.cols()), width * double(nk) * double(t.K.cols()),
+                               width * double(nk) * double(t.V.cols()), double(nq) * double(nk) * double(t.dk),
+                               double(nq) * double(nk) * double(t.dv),
+                               withWo ? double(nq) * double(t.concat.cols()) * double(s.Wo->cols()) : 0.0};
+    const double work = products[0] + products[1] + products[2] + double(h) * (products[3] + products[4]) + products[5];
+    const double largest = *std::max_element(std::begin(products), std::end(products));
+#if defined(_OPENMP)
+    // Inside a region (of one thread below kParallelWork), so that each
+    // thread's own setting of one thread keeps Eigen from splitting the
+    // products. When no product is large enough for Eigen to split, and no
+    // threads are wanted, the region is left out.
+    if (work >= kParallelWork || largest >= kEigenSplitWork) {
+#pragma omp parallel num_threads(work >= kParallelWork ? omp_get_max_threads() : 1)
+        {
+            omp_set_num_threads(1); // this thread's setting only: Eigen splits no product in here
+            stages(true);
+        }
+    } else {
+        stages(false);
+    }
+#else
+    (void)work;
+    (void)largest;
+    stages(false);
+#endif
+    error.rethrow();
+
+    if (!withWo)
         t.output = t.concat;
     return t;
 }
