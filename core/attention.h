@@ -34,6 +34,13 @@ struct RowStats {
     bool fullyMasked = false;// no key was open: weights and output are all zero
 };
 
+// An open row whose weights sum to less than 1: the mark of masking after
+// the softmax (a tolerance for rounding, far below what four decimals show).
+inline bool shortOfOne(const RowStats &r)
+{
+    return !r.fullyMasked && r.sum < 1 - 1e-9;
+}
+
 struct HeadTrace {
     Matrix Q;       // n_q by d_k: the queries compared (after projection, split and encoding)
     Matrix K;       // n_k by d_k: the keys compared

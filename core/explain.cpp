@@ -55,7 +55,7 @@ std::string divisorTerms(const Scenario &s, const Trace &t)
     }
     if (s.temperature != 1.0)
         c += "·" + compact(s.temperature);
-    return c + " = " + fixed4(t.divisor);
+    return c + " = " + compact(t.divisor);
 }
 
 BlockReasons blockReasons(const Scenario &s, int i, int j)

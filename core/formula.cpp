@@ -15,7 +15,8 @@ bool hasMask(const Scenario &s)
 std::string fixed4(double v)
 {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4f", v);
+    // Past a billion, fixed point would print dozens of digits.
+    std::snprintf(buf, sizeof buf, std::abs(v) >= 1e9 ? "%.4e" : "%.4f", v);
     std::string s = buf;
     if (s == "-0.0000")
         s = "0.0000";
@@ -31,6 +32,12 @@ std::string shortest(double v)
 
 std::string compact(double v)
 {
+    if (v != 0 && (std::abs(v) < 5e-5 || std::abs(v) >= 1e9)) {
+        // An input this small or large is not 0 and not a wall of digits.
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.4g", v);
+        return buf;
+    }
     std::string s = fixed4(v);
     if (s.find('.') != std::string::npos) {
         while (s.back() == '0')
@@ -39,6 +46,19 @@ std::string compact(double v)
             s.pop_back();
     }
     return s == "-0" ? "0" : s;
+}
+
+const char *similaritySymbol(Similarity kind)
+{
+    switch (kind) {
+    case Similarity::Dot:
+        return "q·k";
+    case Similarity::Cosine:
+        return "cos(q, k)";
+    case Similarity::NegSqDistance:
+        return "−‖q − k‖²";
+    }
+    return "";
 }
 
 Formula formula(const Scenario &s)

@@ -47,8 +47,8 @@ QString rowNote(const RowStats &r)
     if (r.fullyMasked)
         return StageText::tr("all blocked");
     QString note = QStringLiteral("%1 · %2").arg(fixed2(r.maxWeight), fixed2(r.entropy));
-    if (r.sum < 1 - 5e-3) // the after-softmax mistake: the row no longer sums to 1
-        note += StageText::tr(" · Σ %1 ✗").arg(fixed2(r.sum));
+    if (shortOfOne(r)) // the after-softmax mistake: the row no longer sums to 1
+        note += StageText::tr(" · Σ %1 ✗").arg(QString::fromStdString(fixed4(r.sum)));
     return note;
 }
 
@@ -177,9 +177,7 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
     switch (stage) {
     case Stage::Scores:
         d.values = h.scores;
-        d.title = StageText::tr("Scores  s = %1").arg(s.similarity == Similarity::Dot      ? QStringLiteral("q·k")
-                                           : s.similarity == Similarity::Cosine ? QStringLiteral("cos(q, k)")
-                                                                                : QStringLiteral("−‖q − k‖²"));
+        d.title = StageText::tr("Scores  s = %1").arg(QString::fromUtf8(similaritySymbol(s.similarity)));
         d.colorBarLabel = StageText::tr("score");
         d.scale = HeatmapScale::Diverging;
         d.range = scoreRange(t, head, options.sharedScoreRange, stage);
@@ -214,7 +212,7 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
         d.rowNotesLabel = StageText::tr("max weight · entropy");
         for (const RowStats &r : h.rows) {
             d.rowNotes << rowNote(r);
-            d.rowFlagged << (r.fullyMasked || r.sum < 1 - 1e-9);
+            d.rowFlagged << (r.fullyMasked || shortOfOne(r));
         }
         break;
     }
@@ -268,9 +266,7 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
     const QString who = QStringLiteral("“%1” → %2").arg(QString::fromStdString(ql[std::size_t(row)]),
                                                        stage == Stage::Output ? QStringLiteral("d%1").arg(col + 1)
                                                                               : QStringLiteral("“%1”").arg(QString::fromStdString(kl[std::size_t(col)])));
-    const QString sim = s.similarity == Similarity::Dot      ? QStringLiteral("q·k")
-                      : s.similarity == Similarity::Cosine ? QStringLiteral("cos(q, k)")
-                                                           : QStringLiteral("−‖q − k‖²");
+    const QString sim = QString::fromUtf8(similaritySymbol(s.similarity));
     const bool blocked = stage != Stage::Output && t.blocked(row, col);
     const bool before = s.maskStage == MaskStage::BeforeSoftmax;
     const QString reason = blocked ? reasonText(blockReasons(s, row, col), row, col) : QString();
@@ -288,7 +284,7 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
         const QString c = QString::fromStdString(divisorTerms(s, t)).section(QStringLiteral(" = "), 0, 0);
         line = StageText::tr("scaled = score / (c·τ) = %1 / %2 = %3 / %4 = %5")
                    .arg(terms.isEmpty() ? sim : QStringLiteral("(%1)").arg(terms), c, q4(h.scores(row, col)),
-                        q4(t.divisor), q4(h.scaled(row, col)));
+                        QString::fromStdString(compact(t.divisor)), q4(h.scaled(row, col)));
         break;
     }
     case Stage::Masked:

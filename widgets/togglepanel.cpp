@@ -288,7 +288,7 @@ void TogglePanel::sync()
     const HeadTrace &head = t.heads[std::size_t(std::clamp(m_doc->currentHead(), 0, int(t.heads.size()) - 1))];
     for (const RowStats &r : head.rows) {
         sums << fixed2(r.sum);
-        short_ = short_ || (!r.fullyMasked && r.sum < 1 - 1e-9);
+        short_ = short_ || shortOfOne(r);
     }
     if (sums.size() > 12)
         sums = sums.mid(0, 12) << QStringLiteral("…");

@@ -5,6 +5,7 @@
 #include "attention.h"
 #include "attn_test.h"
 #include "experiment.h"
+#include "formula.h"
 #include "positional.h"
 #include "random.h"
 #include "random_scenario.h"
@@ -994,6 +995,33 @@ private slots:
                 QCOMPARE(text.count(QStringLiteral("\n  query ")), s.heads * queryCount(s));
                 QCOMPARE(text.count(QStringLiteral("\nHead ")), s.heads);
             }
+    }
+
+    // Numbers as the screen writes them: four decimals for results; inputs keep
+    // their significant digits, so a tiny τ never reads as 0 and a huge one is
+    // not a wall of digits.
+    void numberText_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("fixed");
+        QTest::addColumn<QString>("compactText");
+        QTest::newRow("sqrt 8") << std::sqrt(8.0) << "2.8284" << "2.8284";
+        QTest::newRow("integer") << 2.0 << "2.0000" << "2";
+        QTest::newRow("half") << -0.5 << "-0.5000" << "-0.5";
+        QTest::newRow("negative zero") << -0.0 << "0.0000" << "0";
+        QTest::newRow("rounding noise") << -1e-17 << "0.0000" << "-1e-17";
+        QTest::newRow("tiny tau") << 1e-6 << "0.0000" << "1e-06";
+        QTest::newRow("just above 5e-5") << 0.0001 << "0.0001" << "0.0001";
+        QTest::newRow("huge") << 8e33 << "8.0000e+33" << "8e+33";
+        QTest::newRow("a million") << 1e6 << "1000000.0000" << "1000000";
+    }
+    void numberText()
+    {
+        QFETCH(double, value);
+        QFETCH(QString, fixed);
+        QFETCH(QString, compactText);
+        QCOMPARE(QString::fromStdString(fixed4(value)), fixed);
+        QCOMPARE(QString::fromStdString(compact(value)), compactText);
     }
 
     // ---- the scaling experiment ----
