@@ -14,9 +14,11 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QRegularExpressionValidator>
 #include <QSlider>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -35,22 +37,64 @@ QRadioButton *radio(QButtonGroup *group, int id, const QString &text, const QStr
     return b;
 }
 
+// τ in significant digits ("1e-06", "0.25", "1000"), not a fixed number of
+// decimals that would show a tiny τ as 0; typed values in the same form.
+// The arrows step along the slider's log scale.
+class TemperatureBox : public QDoubleSpinBox {
+public:
+    explicit TemperatureBox(QWidget *parent) : QDoubleSpinBox(parent)
+    {
+        setDecimals(12); // the stored value keeps what was typed
+        setRange(kMinTemperature, kMaxTemperature);
+        setKeyboardTracking(false);
+    }
+
+    QString textFromValue(double v) const override { return locale().toString(v, 'g', 6); }
+
+    double valueFromText(const QString &text) const override { return locale().toDouble(text.trimmed()); }
+
+    QValidator::State validate(QString &text, int &) const override
+    {
+        const QString t = text.trimmed();
+        if (t.isEmpty())
+            return QValidator::Intermediate;
+        bool ok = false;
+        const double v = locale().toDouble(t, &ok);
+        if (ok)
+            return v >= minimum() && v <= maximum() ? QValidator::Acceptable : QValidator::Intermediate;
+        // A number being typed: "1e", "1e-", "0." still lead somewhere.
+        static const QRegularExpression partial(QStringLiteral("^[0-9]*[.,]?[0-9]*([eE][-+]?[0-9]*)?$"));
+        return partial.match(t).hasMatch() ? QValidator::Intermediate : QValidator::Invalid;
+    }
+
+    void stepBy(int steps) override
+    {
+        const double next = TogglePanel::roundTemperature(value() * std::pow(10.0, steps / 20.0));
+        setValue(next != value() ? next : value() * std::pow(10.0, steps / 20.0));
+    }
+};
+
 } // namespace
+
+double TogglePanel::roundTemperature(double tau)
+{
+    if (!(tau > 0))
+        return kMinTemperature;
+    const double scale = std::pow(10.0, 1 - std::floor(std::log10(tau)));
+    return std::clamp(std::round(tau * scale) / scale, kMinTemperature, kMaxTemperature);
+}
 
 int TogglePanel::sliderPosition(double temperature)
 {
-    const double t = std::clamp(temperature, kMinTemperature, kMaxTemperature);
-    const double f = std::log(t / kMinTemperature) / std::log(kMaxTemperature / kMinTemperature);
+    const double t = std::clamp(temperature, kSliderMinTemperature, kSliderMaxTemperature);
+    const double f = std::log(t / kSliderMinTemperature) / std::log(kSliderMaxTemperature / kSliderMinTemperature);
     return int(std::lround(f * kSliderSteps));
 }
 
 double TogglePanel::temperatureAt(int position)
 {
     const double f = double(std::clamp(position, 0, kSliderSteps)) / kSliderSteps;
-    const double t = kMinTemperature * std::pow(kMaxTemperature / kMinTemperature, f);
-    // Two significant digits: numbers a class can read and check, and 1 exactly.
-    const double scale = std::pow(10.0, 1 - std::floor(std::log10(t)));
-    return std::round(t * scale) / scale;
+    return roundTemperature(kSliderMinTemperature * std::pow(kSliderMaxTemperature / kSliderMinTemperature, f));
 }
 
 TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
@@ -132,10 +176,10 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
                               tr("Rotate each head's queries and keys by position (needs an even d_k)"), pe),
                         1, 1);
     auto *seedLabel = new QLabel(tr("S&eed"), pe);
-    m_seed = new QSpinBox(pe);
-    m_seed->setRange(0, 1000000);
-    m_seed->setKeyboardTracking(false);
-    m_seed->setToolTip(tr("Draws the learned table"));
+    // A line edit, not a spin box: a seed runs to 2^63 - 1, past any int.
+    m_seed = new QLineEdit(pe);
+    m_seed->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,19}")), m_seed));
+    m_seed->setToolTip(tr("Draws the learned table (0 to %1)").arg(kMaxSeed));
     seedLabel->setBuddy(m_seed);
     peLayout->addWidget(seedLabel, 2, 0);
     peLayout->addWidget(m_seed, 2, 1);
@@ -160,11 +204,9 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     m_tau->setPageStep(kSliderSteps / 20);
     m_tau->setToolTip(tr("Low τ: nearly argmax; high τ: nearly uniform (log scale, 0.05 to 10)"));
     tauLabel->setBuddy(m_tau);
-    m_tauBox = new QDoubleSpinBox(scaling);
-    m_tauBox->setRange(kMinTemperature, kMaxTemperature);
-    m_tauBox->setDecimals(3);
-    m_tauBox->setSingleStep(0.05);
-    m_tauBox->setKeyboardTracking(false);
+    m_tauBox = new TemperatureBox(scaling);
+    m_tauBox->setToolTip(tr("Any τ from %1 to %2").arg(QString::fromStdString(compact(kMinTemperature)),
+                                                          QString::fromStdString(compact(kMaxTemperature))));
     scalingLayout->addWidget(tauLabel, 1, 0);
     scalingLayout->addWidget(m_tau, 1, 1);
     scalingLayout->addWidget(m_tauBox, 1, 2);
@@ -215,11 +257,7 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
         m_doc->edit(s, tr("Positional encoding: %1").arg(withoutMnemonic(m_encoding->button(id)->text())));
         sync();
     });
-    connect(m_seed, &QSpinBox::valueChanged, this, [this](int v) {
-        Scenario s = m_doc->scenario();
-        s.seed = std::uint64_t(v);
-        m_doc->edit(s, tr("Seed %1").arg(v));
-    });
+    connect(m_seed, &QLineEdit::editingFinished, this, &TogglePanel::commitSeed);
     connect(m_scale, &QButtonGroup::idClicked, this, [this](int id) {
         Scenario s = m_doc->scenario();
         s.scale = Scale(id);
@@ -232,10 +270,23 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     });
     // The slider is a gesture: live while dragged, one undo step on release.
     // Keyboard and wheel steps on it are single edits.
-    connect(m_tau, &QSlider::valueChanged, this,
-            [this](int pos) { setTemperature(temperatureAt(pos), m_tau->isSliderDown()); });
-    connect(m_tau, &QSlider::sliderReleased, this,
-            [this] { m_doc->commitLive(tr("Temperature %1").arg(m_doc->scenario().temperature)); });
+    // Undo in mid-drag cancels the gesture (Document::undo); the slider then
+    // stays out of the document until it is released.
+    connect(m_tau, &QSlider::sliderPressed, this, [this] { m_tauGesture = false; });
+    connect(m_tau, &QSlider::valueChanged, this, [this](int pos) {
+        if (!m_tau->isSliderDown()) {
+            setTemperature(temperatureAt(pos), false);
+        } else if (!m_tauGesture || m_doc->isLive()) {
+            setTemperature(temperatureAt(pos), true);
+            m_tauGesture = m_doc->isLive();
+        }
+    });
+    connect(m_tau, &QSlider::sliderReleased, this, [this] {
+        if (m_tauGesture)
+            m_doc->commitLive(tr("Temperature %1").arg(m_doc->scenario().temperature));
+        m_tauGesture = false;
+        sync();
+    });
     connect(m_tauBox, &QDoubleSpinBox::valueChanged, this, [this](double v) { setTemperature(v, false); });
 
     connect(doc, &Document::changed, this, &TogglePanel::sync);
@@ -253,6 +304,25 @@ void TogglePanel::setTemperature(double tau, bool live)
         m_doc->editLive(s);
     else
         m_doc->edit(s, tr("Temperature %1").arg(tau));
+}
+
+void TogglePanel::commitSeed()
+{
+    bool ok = false;
+    const qulonglong seed = m_seed->text().toULongLong(&ok);
+    if (!ok || seed > kMaxSeed) {
+        m_doc->report(tr("Seed: %1 is not a whole number from 0 to %2; the seed stays %3")
+                          .arg(m_seed->text())
+                          .arg(kMaxSeed)
+                          .arg(m_doc->scenario().seed));
+        sync();
+        return;
+    }
+    Scenario s = m_doc->scenario();
+    if (s.seed == seed)
+        return;
+    s.seed = seed;
+    m_doc->edit(s, tr("Seed %1").arg(seed));
 }
 
 void TogglePanel::sync()
@@ -321,13 +391,15 @@ void TogglePanel::sync()
     rope->setEnabled(headDim(s) % 2 == 0 || s.encoding == Encoding::Rope);
     rope->setToolTip(headDim(s) % 2 == 0 ? tr("Rotate each head's queries and keys by position")
                                          : tr("RoPE rotates pairs of dimensions and needs an even d_k (now %1)").arg(headDim(s)));
-    m_seed->setValue(int(std::min<std::uint64_t>(s.seed, 1000000)));
+    if (!m_seed->hasFocus() || m_seed->text() != QString::number(s.seed))
+        m_seed->setText(QString::number(s.seed));
     m_seed->setEnabled(s.encoding == Encoding::Learned);
 
     m_scale->button(int(s.scale))->setChecked(true);
     if (!m_tau->isSliderDown())
         m_tau->setValue(sliderPosition(s.temperature));
-    m_tauBox->setValue(s.temperature);
+    if (m_tauBox->value() != s.temperature)
+        m_tauBox->setValue(s.temperature);
     m_similarity->button(int(s.similarity))->setChecked(true);
 }
 

@@ -12,6 +12,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QPushButton;
 class QSlider;
@@ -25,18 +26,27 @@ class TogglePanel : public QWidget {
 public:
     explicit TogglePanel(Document *doc, QWidget *parent = nullptr);
 
-    // Slider position (0..kSliderSteps) for a temperature, and back; log scale.
+    // Slider position (0..kSliderSteps) for a temperature, and back; log
+    // scale over the range a lesson needs. The spin box beside it takes any
+    // τ the core accepts (kMinTemperature to kMaxTemperature in validate.h).
     static int sliderPosition(double temperature);
     static double temperatureAt(int position);
-    static constexpr double kMinTemperature = 0.05;
-    static constexpr double kMaxTemperature = 10.0;
+    static constexpr double kSliderMinTemperature = 0.05;
+    static constexpr double kSliderMaxTemperature = 10.0;
     static constexpr int kSliderSteps = 1000;
 
+    // τ rounded to two significant digits (numbers a class can read and
+    // check, and 1 exactly), within what the core accepts.
+    static double roundTemperature(double tau);
+
     QSlider *temperatureSlider() const { return m_tau; }
+    QDoubleSpinBox *temperatureBox() const { return m_tauBox; }
+    QLineEdit *seedEdit() const { return m_seed; }
 
 private:
     void sync();
     void setTemperature(double tau, bool live);
+    void commitSeed();
 
     Document *m_doc;
     QCheckBox *m_causal;
@@ -47,10 +57,11 @@ private:
     QButtonGroup *m_heads;
     QComboBox *m_head;
     QButtonGroup *m_encoding;
-    QSpinBox *m_seed;
+    QLineEdit *m_seed;
     QButtonGroup *m_scale;
     QSlider *m_tau;
     QDoubleSpinBox *m_tauBox;
+    bool m_tauGesture = false; // the slider started a live edit that is still ours
     QButtonGroup *m_similarity;
 };
 

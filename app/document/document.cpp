@@ -125,6 +125,20 @@ void Document::cancelLive()
     setScenario(before);
 }
 
+void Document::undo()
+{
+    if (m_liveStart)
+        cancelLive();
+    else
+        m_undo.undo();
+}
+
+void Document::redo()
+{
+    if (!m_liveStart)
+        m_undo.redo();
+}
+
 void Document::finishLive()
 {
     if (m_liveStart)

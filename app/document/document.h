@@ -51,6 +51,13 @@ public:
     void cancelLive();
     bool isLive() const { return m_liveStart.has_value(); }
 
+    // Undo and redo as the window offers them. Undo in the middle of a
+    // gesture cancels the gesture (the document returns to where it began);
+    // redo then does nothing. Going to the stack directly would leave the
+    // gesture's start stale and its commit would undo the wrong step.
+    void undo();
+    void redo();
+
     // A new scenario from a file or a lesson; clears the undo history. The
     // loaders validate; an invalid scenario throws ScenarioError and changes nothing.
     // `filePath` is empty for a lesson or a new document.
@@ -69,6 +76,10 @@ public:
     int hoveredRow() const { return m_hoverRow; }
     int hoveredColumn() const { return m_hoverCol; }
     void setHovered(int row, int col);
+
+    // A refusal found outside an edit (a field that does not parse, a cell
+    // that cannot be clicked): shown where problems are shown.
+    void report(const QString &message) { emit problemReported(message); }
 
     // Used by ScenarioCommand only.
     void setScenario(const Scenario &s);

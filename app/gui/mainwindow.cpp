@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "edit.h"
+#include "formula.h"
 #include "gradients.h"
 #include "lessons.h"
 #include "matrixpanel.h"
@@ -184,8 +185,8 @@ void MainWindow::createMenus()
     undo->setShortcuts(QKeySequence::Undo);
     auto *redo = new QAction(tr("&Redo"), this);
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
-    connect(undo, &QAction::triggered, stack, &QUndoStack::undo);
-    connect(redo, &QAction::triggered, stack, &QUndoStack::redo);
+    connect(undo, &QAction::triggered, &m_doc, &Document::undo);
+    connect(redo, &QAction::triggered, &m_doc, &Document::redo);
     auto sync = [this, stack, undo, redo] {
         undo->setEnabled(stack->canUndo());
         redo->setEnabled(stack->canRedo());
@@ -536,12 +537,11 @@ void MainWindow::showProblem(const QString &message)
 void MainWindow::changeTemperature(double factor)
 {
     Scenario s = m_doc.scenario();
-    const double tau = factor == 0 ? 1.0
-                                   : TogglePanel::temperatureAt(TogglePanel::sliderPosition(s.temperature * factor));
+    const double tau = factor == 0 ? 1.0 : TogglePanel::roundTemperature(s.temperature * factor);
     if (tau == s.temperature && factor != 0) {
         showProblem(tr("The temperature is at the end of its range (%1 to %2)")
-                        .arg(TogglePanel::kMinTemperature)
-                        .arg(TogglePanel::kMaxTemperature));
+                        .arg(QString::fromStdString(compact(kMinTemperature)),
+                             QString::fromStdString(compact(kMaxTemperature))));
         return;
     }
     s.temperature = tau;

@@ -39,6 +39,7 @@ private slots:
     void invalidEditIsRefused();
     void liveGestureIsOneUndoStep();
     void cancelledGestureRestores();
+    void undoInMidGesture();
     void tokenEditsUndoExactly();
     void renameThroughHeader();
     void modeSwitchKeepsWeights_data();
@@ -220,6 +221,38 @@ void TestDocument::cancelledGestureRestores()
     doc.undoStack()->undo();
     doc.undoStack()->undo();
     QVERIFY(doc.scenario() == before);
+}
+
+// Undo in the middle of a gesture cancels it and leaves the history alone;
+// redo does nothing until the gesture is over.
+void TestDocument::undoInMidGesture()
+{
+    Document doc;
+    doc.replace(lesson("seed001-soft-knn"), QString());
+    const Scenario start = doc.scenario();
+    Scenario scaled = start;
+    scaled.scale = Scale::None;
+    QVERIFY(!doc.edit(scaled, "scale"));
+    doc.undo();
+    QVERIFY(doc.scenario() == start);
+    QVERIFY(doc.undoStack()->canRedo());
+
+    Scenario dragged = start;
+    dragged.Q(0, 0) = -1.0;
+    QVERIFY(!doc.editLive(dragged));
+    doc.redo(); // live: the redo would land on top of the gesture's frame
+    QCOMPARE(doc.scenario().Q(0, 0), -1.0);
+    QVERIFY(doc.isLive());
+    doc.undo();
+    QVERIFY(!doc.isLive());
+    QVERIFY(doc.scenario() == start);
+    doc.commitLive("drag"); // a release after the cancel: nothing to commit
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(doc.undoStack()->index(), 0);
+    doc.redo();
+    QVERIFY(doc.scenario() == scaled);
+    doc.undo();
+    QVERIFY(doc.scenario() == start);
 }
 
 void TestDocument::tokenEditsUndoExactly()

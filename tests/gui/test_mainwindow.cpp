@@ -16,6 +16,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QClipboard>
 #include <QProcess>
 #include <QLineEdit>
@@ -70,6 +71,8 @@ private slots:
     void hoverHighlightsEveryMap();
     void clickBlocksACell();
     void temperatureDragIsOneUndoStep();
+    void undoInMidDragCancelsTheGesture();
+    void temperatureAndSeedTakeTheirWholeRange();
     void modeSwitchKeepsWeightsOnScreen();
     void saveAndOpenRoundTrip();
     void positionalEncodingIsShown();
@@ -360,6 +363,86 @@ void TestMainWindow::temperatureDragIsOneUndoStep()
         ATTN_VERIFY_NO_MISMATCH(test::nonFinite(w.stageView(Stage::Weights)->data().values), QStringLiteral("τ end"));
     }
     QCOMPARE(w.document()->scenario().temperature, 10.0);
+}
+
+// Ctrl+Z while the slider is held: the gesture is cancelled (τ back to where
+// it began), the step before it stays done, and the release adds nothing.
+void TestMainWindow::undoInMidDragCancelsTheGesture()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    Scenario causal = w.document()->scenario();
+    causal.similarity = Similarity::Cosine;
+    QVERIFY(!w.document()->edit(causal, QStringLiteral("cosine")));
+    QCOMPARE(w.document()->undoStack()->count(), 1);
+
+    QSlider *slider = w.togglePanel()->temperatureSlider();
+    slider->setSliderDown(true);
+    slider->setValue(0);
+    QCOMPARE(w.document()->scenario().temperature, 0.05);
+    QVERIFY(w.document()->isLive());
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
+    QVERIFY(!w.document()->isLive());
+    QCOMPARE(w.document()->scenario().temperature, 1.0);
+    QCOMPARE(w.document()->scenario().similarity, Similarity::Cosine);
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier); // redo: nothing to redo
+    QCOMPARE(w.document()->scenario().temperature, 1.0);
+    // The slider keeps moving under the hand; the cancelled gesture stays cancelled.
+    slider->setValue(100);
+    QCOMPARE(w.document()->scenario().temperature, 1.0);
+    slider->setSliderDown(false);
+    QCOMPARE(w.document()->undoStack()->count(), 1);
+    QCOMPARE(slider->value(), TogglePanel::sliderPosition(1.0));
+    // The next Ctrl+Z undoes the step before the drag, exactly.
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(w.document()->scenario().similarity, Similarity::Dot);
+    QVERIFY(w.document()->scenario() == std::get<Scenario>(loadLesson(QStringLiteral("seed000-basic"))));
+}
+
+// The spin box beside the slider takes any τ the core does and shows it in
+// significant digits; the menu steps round to two digits and say where the
+// range ends; the seed field holds seeds past any int and refuses the rest.
+void TestMainWindow::temperatureAndSeedTakeTheirWholeRange()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    QDoubleSpinBox *box = w.togglePanel()->temperatureBox();
+    box->setValue(1e-6);
+    QCOMPARE(w.document()->scenario().temperature, 1e-6);
+    QCOMPARE(box->text(), QLocale().toString(1e-6, 'g', 6));
+    ATTN_VERIFY_NO_MISMATCH(test::nonFinite(w.stageView(Stage::Weights)->data().values), QStringLiteral("τ = 1e-6"));
+    // τ → 0 is argmax: key 1 (score 4) takes everything.
+    ATTN_COMPARE_NEAR(w.stageView(Stage::Weights)->data().values(0, 0), 1.0, 1e-12);
+    QSignalSpy problems(w.document(), &Document::problemReported);
+    QTest::keyClick(&w, Qt::Key_Down, Qt::ControlModifier | Qt::ShiftModifier); // τ × 0.8: already at the end
+    QCOMPARE(w.document()->scenario().temperature, 1e-6);
+    QCOMPARE(problems.count(), 0); // the window's own message, not a refused edit
+    box->setValue(1e6);
+    QCOMPARE(w.document()->scenario().temperature, 1e6);
+    box->setValue(1.0);
+    QTest::keyClick(&w, Qt::Key_Down, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(w.document()->scenario().temperature, 0.8);
+    QTest::keyClick(&w, Qt::Key_Down, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(w.document()->scenario().temperature, 0.64);
+    QTest::keyClick(&w, Qt::Key_Up, Qt::ControlModifier | Qt::ShiftModifier); // 0.8 exactly, not 0.80000000001
+    QCOMPARE(w.document()->scenario().temperature, 0.8);
+    QCOMPARE(TogglePanel::roundTemperature(1e-9), kMinTemperature);
+    QCOMPARE(TogglePanel::roundTemperature(1e9), kMaxTemperature);
+    QCOMPARE(TogglePanel::roundTemperature(0.0123456), 0.012);
+
+    QLineEdit *seed = w.togglePanel()->seedEdit();
+    seed->setText(QStringLiteral("9223372036854775807"));
+    emit seed->editingFinished();
+    QCOMPARE(w.document()->scenario().seed, kMaxSeed);
+    const int steps = w.document()->undoStack()->count();
+    seed->setText(QStringLiteral("9999999999999999999"));
+    emit seed->editingFinished();
+    QCOMPARE(w.document()->scenario().seed, kMaxSeed);
+    QCOMPARE(w.document()->undoStack()->count(), steps);
+    QCOMPARE(problems.count(), 1);
+    QVERIFY2(problems.first().first().toString().contains(QStringLiteral("9999999999999999999")),
+             qPrintable(problems.first().first().toString()));
+    QCOMPARE(seed->text(), QStringLiteral("9223372036854775807"));
 }
 
 void TestMainWindow::modeSwitchKeepsWeightsOnScreen()
