@@ -22,8 +22,6 @@ namespace attn {
 
 namespace {
 
-constexpr int kMaxDim = 256;
-
 QString tabTitle(MatrixId id)
 {
     switch (id) {
@@ -118,10 +116,10 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
         s->setKeyboardTracking(false); // one edit per value, not per keystroke
         return s;
     };
-    m_dk = spin(1, kMaxDim, tr("d_k: the width of one head's queries and keys"));
-    m_dv = spin(1, kMaxDim, tr("d_v: the width of one head's values"));
-    m_dModel = spin(1, kMaxDim, tr("d_model: the width of the embeddings X"));
-    m_dOut = spin(1, kMaxDim, tr("d_out: the width of the output after W_O"));
+    m_dk = spin(1, kMaxWidth, tr("d_k: the width of one head's queries and keys"));
+    m_dv = spin(1, kMaxWidth, tr("d_v: the width of one head's values"));
+    m_dModel = spin(1, kMaxWidth, tr("d_model: the width of the embeddings X"));
+    m_dOut = spin(1, kMaxWidth, tr("d_out: the width of the output after W_O"));
     auto *dkLabel = new QLabel(tr("d_&k"), this);
     dkLabel->setBuddy(m_dk);
     auto *dvLabel = new QLabel(tr("d_&v"), this);
@@ -177,29 +175,29 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     connect(m_down, &QToolButton::clicked, this, [this] { moveToken(+1); });
     connect(m_dk, &QSpinBox::valueChanged, this, [this](int v) {
         if (v != headDim(m_doc->scenario()))
-            m_doc->edit(setHeadDim(m_doc->scenario(), v), tr("Set d_k to %1").arg(v));
+            apply(setHeadDim(m_doc->scenario(), v), tr("Set d_k to %1").arg(v));
     });
     connect(m_dv, &QSpinBox::valueChanged, this, [this](int v) {
         if (v != headValueDim(m_doc->scenario()))
-            m_doc->edit(setHeadValueDim(m_doc->scenario(), v), tr("Set d_v to %1").arg(v));
+            apply(setHeadValueDim(m_doc->scenario(), v), tr("Set d_v to %1").arg(v));
     });
     connect(m_dModel, &QSpinBox::valueChanged, this, [this](int v) {
         if (v != modelWidth(m_doc->scenario()))
-            m_doc->edit(setModelDim(m_doc->scenario(), v), tr("Set d_model to %1").arg(v));
+            apply(setModelDim(m_doc->scenario(), v), tr("Set d_model to %1").arg(v));
     });
     connect(m_dOut, &QSpinBox::valueChanged, this, [this](int v) {
         const Scenario &s = m_doc->scenario();
         if (s.Wo && v != s.Wo->cols())
-            m_doc->edit(setOutputDim(s, v), tr("Set d_out to %1").arg(v));
+            apply(setOutputDim(s, v), tr("Set d_out to %1").arg(v));
     });
     connect(m_wo, &QCheckBox::toggled, this, [this](bool on) {
         const Scenario &s = m_doc->scenario();
         if (on == s.Wo.has_value())
             return;
         if (on)
-            m_doc->edit(setOutputDim(s, valueWidth(s)), tr("Add W_O"));
+            apply(setOutputDim(s, valueWidth(s)), tr("Add W_O"));
         else
-            m_doc->edit(removeOutputProjection(s), tr("Remove W_O"));
+            apply(removeOutputProjection(s), tr("Remove W_O"));
     });
     connect(m_separate, &QCheckBox::toggled, this, [this](bool on) {
         const Scenario &s = m_doc->scenario();
@@ -212,7 +210,7 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
             syncControls();
             return;
         }
-        m_doc->edit(setSeparateKeys(s, on), on ? tr("Separate key sequence") : tr("Self-attention"));
+        apply(setSeparateKeys(s, on), on ? tr("Separate key sequence") : tr("Self-attention"));
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { syncControls(); });
     connect(doc, &Document::changed, this, [this](Document::Changes what) {
@@ -279,6 +277,15 @@ const MatrixPanel::Page *MatrixPanel::currentPage() const
         if (p.view == m_tabs->currentWidget())
             return &p;
     return nullptr;
+}
+
+bool MatrixPanel::apply(const Scenario &next, const QString &description)
+{
+    if (m_doc->edit(next, description)) {
+        syncControls(); // refused: the spin box or switch goes back to what the document holds
+        return false;
+    }
+    return true;
 }
 
 void MatrixPanel::syncControls()
@@ -365,13 +372,15 @@ void MatrixPanel::setMode(InputMode mode)
         return;
     if (mode == InputMode::Projected) {
         const bool additive = s.encoding == Encoding::Sinusoidal || s.encoding == Encoding::Learned;
-        m_doc->edit(toProjected(s), tr("Switch to projected mode"));
+        if (!apply(toProjected(s), tr("Switch to projected mode")))
+            return;
         showMessage(additive ? tr("Projected mode: X is one-hot and W_Q, W_K, W_V hold the old Q, K, V. The positional "
                                   "encoding is now added to X, so the numbers change.")
                              : tr("Projected mode: X is one-hot and W_Q, W_K, W_V hold the old Q, K, V, so every "
                                   "number stays the same."));
     } else {
-        m_doc->edit(toDirect(s), tr("Switch to direct mode"));
+        if (!apply(toDirect(s), tr("Switch to direct mode")))
+            return;
         showMessage(s.Wo ? tr("Direct mode keeps the computed Q, K and V; W_O is dropped.")
                          : tr("Direct mode keeps the computed Q, K and V."));
     }

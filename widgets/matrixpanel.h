@@ -55,6 +55,8 @@ private:
     void rebuildTabs();
     void sizeColumns(QTableView *view);
     void syncControls();
+    // One edit from a control; false (and the control reset) when refused.
+    bool apply(const Scenario &next, const QString &description);
     void showMessage(const QString &text, const QModelIndex &at = QModelIndex(), QTableView *view = nullptr);
     void editHeader(QTableView *view, int section);
     const Page *currentPage() const;

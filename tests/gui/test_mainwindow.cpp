@@ -24,6 +24,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
@@ -72,6 +73,7 @@ private slots:
     void clickBlocksACell();
     void temperatureDragIsOneUndoStep();
     void undoInMidDragCancelsTheGesture();
+    void refusedWidthPutsTheSpinBoxBack();
     void temperatureAndSeedTakeTheirWholeRange();
     void modeSwitchKeepsWeightsOnScreen();
     void saveAndOpenRoundTrip();
@@ -397,6 +399,31 @@ void TestMainWindow::undoInMidDragCancelsTheGesture()
     QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(w.document()->scenario().similarity, Similarity::Dot);
     QVERIFY(w.document()->scenario() == std::get<Scenario>(loadLesson(QStringLiteral("seed000-basic"))));
+}
+
+// RoPE needs an even d_k: typing 3 is refused with the reason, and the spin
+// box shows the d_k the document still has.
+void TestMainWindow::refusedWidthPutsTheSpinBoxBack()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    Scenario rope = w.document()->scenario();
+    rope.encoding = Encoding::Rope;
+    QVERIFY(!w.document()->edit(rope, QStringLiteral("rope")));
+    QSpinBox *dk = nullptr;
+    for (QSpinBox *b : w.matrixPanel()->findChildren<QSpinBox *>())
+        if (b->toolTip().startsWith(QStringLiteral("d_k")))
+            dk = b;
+    QVERIFY(dk);
+    QCOMPARE(dk->value(), 2);
+    QCOMPARE(dk->maximum(), kMaxWidth);
+    dk->setValue(3);
+    QCOMPARE(headDim(w.document()->scenario()), 2);
+    QCOMPARE(dk->value(), 2);
+    QCOMPARE(w.document()->undoStack()->count(), 1);
+    QVERIFY2(w.matrixPanel()->message().contains(QStringLiteral("RoPE")), qPrintable(w.matrixPanel()->message()));
+    dk->setValue(4); // even: taken
+    QCOMPARE(headDim(w.document()->scenario()), 4);
 }
 
 // The spin box beside the slider takes any τ the core does and shows it in
