@@ -2,6 +2,7 @@
 
 #include "formula.h"
 #include "outlinedevice.h"
+#include "vectorplane.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -156,10 +157,42 @@ QByteArray renderFigure(QCustomPlot *plot, FigureFormat format, const FigureSize
     return bytes;
 }
 
-QByteArray renderDashboard(const Scenario &s, const Trace &t, const FigureStyle &style, QCustomPlot *plane,
+namespace {
+
+// A plane of its own on a copy of the scenario, so nothing on screen (pan,
+// zoom, font, hover) reaches the figure.
+struct OffscreenPlane {
+    Document doc;
+    std::unique_ptr<VectorPlane> plane;
+
+    OffscreenPlane(const Scenario &s, const PlaneView &view, int width, int height)
+    {
+        doc.replace(s, QString());
+        doc.setCurrentHead(view.head);
+        doc.setCurrentQuery(view.query);
+        plane = std::make_unique<VectorPlane>(&doc);
+        plane->setAttribute(Qt::WA_DontShowOnScreen);
+        plane->setFont(figureFont());
+        plane->setDimensions(view.horizontal, view.vertical);
+        plane->setPrincipalProjection(view.pca);
+        plane->resize(width, height);
+        plane->fit();
+    }
+};
+
+} // namespace
+
+QByteArray renderPlaneFigure(const Scenario &s, const PlaneView &view, FigureFormat format, const FigureSize &size)
+{
+    const int w = std::max(1, size.width), h = std::max(1, size.height);
+    OffscreenPlane p(s, view, w, h);
+    return renderFigure(p.plane.get(), format, size);
+}
+
+QByteArray renderDashboard(const Scenario &s, const Trace &t, const FigureStyle &style, const PlaneView *planeView,
                            FigureFormat format, const FigureSize &size)
 {
-    const int w = std::max(300, size.width), h = std::max(200, size.height);
+    const int w = std::max(kMinDashboardWidth, size.width), h = std::max(kMinDashboardHeight, size.height);
     const Stage stages[] = {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output};
     std::vector<std::unique_ptr<HeatmapPlot>> plots;
     for (Stage stage : stages)
@@ -170,6 +203,10 @@ QByteArray renderDashboard(const Scenario &s, const Trace &t, const FigureStyle 
     const int header = QFontMetrics(title).height() * 2;
     const int cols = 3, rows = 2;
     const int cellW = w / cols, cellH = (h - header) / rows;
+    std::optional<OffscreenPlane> planeFigure;
+    if (planeView)
+        planeFigure.emplace(s, *planeView, cellW, cellH);
+    QCustomPlot *plane = planeFigure ? planeFigure->plane.get() : nullptr;
     const Formula f = formula(s);
     QString heading = QString::fromStdString(s.title);
     heading += (heading.isEmpty() ? QString() : QStringLiteral("   ")) + QString::fromStdString(f.attention);
@@ -194,8 +231,6 @@ QByteArray renderDashboard(const Scenario &s, const Trace &t, const FigureStyle 
             painter->restore();
         }
     });
-    if (plane)
-        plane->replot();
     return bytes;
 }
 

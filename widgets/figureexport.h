@@ -2,8 +2,9 @@
 // Pictures for slides and handouts: any plot (a heatmap, the vector plane)
 // as PNG, SVG or PDF, written so that a failed write leaves nothing
 // half-written in place. The window's Export menu and
-// `attention-lab-cli export` both go through renderStageFigure(), so the
-// same scenario and settings give the same file.
+// `attention-lab-cli export` both go through renderStageFigure(),
+// renderPlaneFigure() and renderDashboard(), so the same scenario and
+// settings give the same file.
 
 #include "atomicwrite.h"
 #include "explain.h"
@@ -48,9 +49,27 @@ QFont figureFont();
 // labels need no font where the file is opened; PDF embeds what it uses.
 QByteArray renderFigure(QCustomPlot *plot, FigureFormat format, const FigureSize &size);
 
+// What the exported vector plane shows: the head, the selected query and
+// the axes (two dimensions, or the PCA plane). The figure is fitted to the
+// vectors, whatever the window's plane is panned or zoomed to.
+struct PlaneView {
+    int head = 0;
+    int query = 0;
+    int horizontal = 0; // 0-based dimensions when d > 2 and not PCA
+    int vertical = 1;
+    bool pca = false;
+};
+
+// The vector plane of `s` drawn off screen in the figure font, fitted.
+QByteArray renderPlaneFigure(const Scenario &s, const PlaneView &view, FigureFormat format, const FigureSize &size);
+
+// The smallest dashboard that keeps six plots readable.
+inline constexpr int kMinDashboardWidth = 600;
+inline constexpr int kMinDashboardHeight = 400;
+
 // The whole dashboard: the formula, the five stages and (when given) the
-// vector plane, in a 3 by 2 grid.
-QByteArray renderDashboard(const Scenario &s, const Trace &t, const FigureStyle &style, QCustomPlot *plane,
+// vector plane, in a 3 by 2 grid. A size below the minimum is drawn at it.
+QByteArray renderDashboard(const Scenario &s, const Trace &t, const FigureStyle &style, const PlaneView *plane,
                            FigureFormat format, const FigureSize &size);
 
 // A heatmap of one stage, off screen, styled as the window would draw it.

@@ -1,14 +1,12 @@
 #include "cli.h"
 
 #include "attention.h"
-#include "document.h"
 #include "experiment.h"
 #include "figureexport.h"
 #include "lessons.h"
 #include "scenario_json.h"
 #include "trace_json.h"
 #include "trace_text.h"
-#include "vectorplane.h"
 
 #include <QApplication>
 #include <QDir>
@@ -36,6 +34,7 @@ const char *const kUsage = R"(Usage:
                     [--size WxH] [--scale S] [--stages scores,scaled,masked,weights,output,plane,dashboard]
                     [--head H|all] [--values auto|always|never] [--gradient viridis|cividis|magma]
                     [--diverging blue-red|purple-orange] [--numbers csv,json]
+                    [--query N] [--plane-axes I,J|pca]
       Figures for slides, one file per stage and format, without a display.
   attention-lab-cli --help | --version
 )";
@@ -227,7 +226,8 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
     Options o = parseOptions(args, {QStringLiteral("--preset"), QStringLiteral("--out"), QStringLiteral("--format"),
                                     QStringLiteral("--size"), QStringLiteral("--scale"), QStringLiteral("--stages"),
                                     QStringLiteral("--head"), QStringLiteral("--values"), QStringLiteral("--gradient"),
-                                    QStringLiteral("--diverging"), QStringLiteral("--numbers")});
+                                    QStringLiteral("--diverging"), QStringLiteral("--numbers"), QStringLiteral("--query"),
+                                    QStringLiteral("--plane-axes")});
     if (!qobject_cast<QApplication *>(QCoreApplication::instance()))
         throw UsageError{QStringLiteral("drawing figures needs a QApplication")};
 
@@ -299,6 +299,15 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
         if (n != QLatin1String("csv") && n != QLatin1String("json"))
             throw UsageError{QStringLiteral("--numbers: unknown kind \"%1\"; expected csv or json").arg(n)};
     const QString headText = o.take(QStringLiteral("--head")).value_or(QStringLiteral("1"));
+    const std::optional<QString> queryText = o.take(QStringLiteral("--query"));
+    const std::optional<QString> axesText = o.take(QStringLiteral("--plane-axes"));
+    if (stageNames.contains(QLatin1String("dashboard"))
+        && (size.width < kMinDashboardWidth || size.height < kMinDashboardHeight))
+        throw UsageError{QStringLiteral("--size: the dashboard needs at least %1x%2 pixels (got %3x%4)")
+                             .arg(kMinDashboardWidth)
+                             .arg(kMinDashboardHeight)
+                             .arg(size.width)
+                             .arg(size.height)};
 
     const Source src = loadSource(o);
     const bool preset = src.origin.startsWith(QLatin1String("--preset "));
@@ -308,6 +317,31 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const Scenario &s = std::get<Scenario>(src.loaded);
     const Trace t = compute(s);
+
+    // The plane's query and axes, as the window's plane panel chooses them.
+    PlaneView planeView;
+    if (queryText) {
+        bool ok = false;
+        const int q = queryText->toInt(&ok);
+        if (!ok || q < 1 || q > queryCount(s))
+            throw UsageError{QStringLiteral("--query: must be a query from 1 to %1 (got %2)").arg(queryCount(s)).arg(*queryText)};
+        planeView.query = q - 1;
+    }
+    if (axesText) {
+        const int d = s.mode == InputMode::Direct ? headDim(s) : modelWidth(s);
+        const QStringList pair = axesText->split(QLatin1Char(','));
+        bool okX = false, okY = false;
+        const int x = pair.value(0).toInt(&okX), y = pair.value(1).toInt(&okY);
+        if (*axesText == QLatin1String("pca")) {
+            planeView.pca = true;
+        } else if (pair.size() != 2 || !okX || !okY || x < 1 || y < 1 || x > d || y > d || x == y) {
+            throw UsageError{QStringLiteral("--plane-axes: must be pca or two different dimensions from 1 to %1, "
+                                            "e.g. 1,2 (got %2)").arg(d).arg(*axesText)};
+        } else {
+            planeView.horizontal = x - 1;
+            planeView.vertical = y - 1;
+        }
+    }
 
     QList<int> heads;
     if (headText == QLatin1String("all")) {
@@ -342,17 +376,11 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
         for (const QString &name : stageNames) {
             for (FigureFormat format : formats) {
                 QByteArray bytes;
-                if (name == QLatin1String("plane") || name == QLatin1String("dashboard")) {
-                    Document doc;
-                    doc.replace(s, QString());
-                    doc.setCurrentHead(head);
-                    VectorPlane plane(&doc);
-                    plane.setAttribute(Qt::WA_DontShowOnScreen);
-                    plane.setFont(figureFont());
-                    const bool dashboard = name == QLatin1String("dashboard");
-                    plane.resize(dashboard ? size.width / 3 : size.width, dashboard ? size.height / 2 : size.height);
-                    plane.fit();
-                    bytes = dashboard ? renderDashboard(s, t, style, &plane, format, size) : renderFigure(&plane, format, size);
+                planeView.head = head;
+                if (name == QLatin1String("plane")) {
+                    bytes = renderPlaneFigure(s, planeView, format, size);
+                } else if (name == QLatin1String("dashboard")) {
+                    bytes = renderDashboard(s, t, style, &planeView, format, size);
                 } else {
                     bytes = renderStageFigure(s, t, *stageFromKey(name), style, format, size);
                 }

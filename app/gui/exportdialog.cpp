@@ -9,6 +9,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
 
@@ -40,8 +41,8 @@ ExportDialog::What ExportDialog::whatOf(Stage stage)
     return What(int(stage));
 }
 
-ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem, QWidget *parent)
-    : QDialog(parent), m_folder(folder), m_stem(stem)
+ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem, int head, int heads, QWidget *parent)
+    : QDialog(parent), m_folder(folder), m_stem(stem), m_head(head), m_heads(heads)
 {
     setWindowTitle(tr("Export a figure"));
     auto *form = new QFormLayout(this);
@@ -101,12 +102,35 @@ ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
-    connect(m_what, &QComboBox::currentIndexChanged, this, &ExportDialog::updatePath);
+    connect(m_what, &QComboBox::currentIndexChanged, this, [this] {
+        updateLimits();
+        updatePath();
+    });
     connect(m_format, &QComboBox::currentIndexChanged, this, [this] {
         m_scale->setEnabled(format() == FigureFormat::Png);
         updatePath();
     });
+    updateLimits();
     updatePath();
+}
+
+void ExportDialog::updateLimits()
+{
+    // Six plots on one page need room to stay readable.
+    const bool dashboard = what() == What::Dashboard;
+    m_width->setMinimum(dashboard ? kMinDashboardWidth : 200);
+    m_height->setMinimum(dashboard ? kMinDashboardHeight : 200);
+}
+
+void ExportDialog::accept()
+{
+    const QString file = path();
+    if (!file.isEmpty() && file != m_confirmed && QFileInfo::exists(file)
+        && QMessageBox::question(this, tr("Replace the file?"),
+                                 tr("%1 already exists. Replace it?").arg(QDir::toNativeSeparators(file)))
+               != QMessageBox::Yes)
+        return;
+    QDialog::accept();
 }
 
 ExportDialog::What ExportDialog::what() const
@@ -139,8 +163,8 @@ void ExportDialog::updatePath()
 {
     // Keep a folder the user chose; rename the file after what and format.
     const QString folder = m_path->text().isEmpty() ? m_folder : QFileInfo(m_path->text()).absolutePath();
-    const QString name = m_stem + QLatin1Char('_') + QLatin1String(kKeys[m_what->currentIndex()]) + QLatin1Char('.')
-                       + figureSuffix(format());
+    const QString name = m_stem + QLatin1Char('_')
+                       + figureFileName(QLatin1String(kKeys[m_what->currentIndex()]), m_head, m_heads, format());
     m_path->setText(QDir(folder).filePath(name));
 }
 
@@ -149,8 +173,11 @@ void ExportDialog::browse()
     const QString suffix = figureSuffix(format());
     const QString chosen = QFileDialog::getSaveFileName(this, tr("Export to"), path(),
                                                         tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix));
-    if (!chosen.isEmpty())
-        m_path->setText(QFileInfo(chosen).suffix().isEmpty() ? chosen + QLatin1Char('.') + suffix : chosen);
+    if (chosen.isEmpty())
+        return;
+    m_path->setText(QFileInfo(chosen).suffix().isEmpty() ? chosen + QLatin1Char('.') + suffix : chosen);
+    m_confirmed = chosen; // the file dialog has asked already
+
 }
 
 } // namespace attn

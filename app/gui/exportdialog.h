@@ -20,7 +20,10 @@ public:
     // What can be exported, in the order of the "Figure" list.
     enum class What { Scores, Scaled, Masked, Weights, Output, Plane, Dashboard };
 
-    ExportDialog(What what, const QString &folder, const QString &stem, QWidget *parent = nullptr);
+    // `head` of `heads` goes into the file name ("lesson_weights_head2.png"),
+    // as the command line names it.
+    ExportDialog(What what, const QString &folder, const QString &stem, int head = 0, int heads = 1,
+                 QWidget *parent = nullptr);
 
     What what() const;
     FigureFormat format() const;
@@ -33,8 +36,12 @@ public:
     static std::optional<Stage> stageOf(What what);
     static What whatOf(Stage stage);
 
+    // Asks before a file that exists is replaced.
+    void accept() override;
+
 private:
     void updatePath();
+    void updateLimits();
     void browse();
 
     QComboBox *m_what;
@@ -46,6 +53,9 @@ private:
     QLabel *m_error;
     QString m_folder;
     QString m_stem;
+    int m_head;
+    int m_heads;
+    QString m_confirmed; // a path the file dialog already asked to replace
 };
 
 } // namespace attn

@@ -565,17 +565,30 @@ FigureStyle MainWindow::figureStyle() const
     return style;
 }
 
+PlaneView MainWindow::planeView() const
+{
+    const VectorPlane *plane = m_planePanel->plane();
+    PlaneView view;
+    view.head = m_doc.currentHead();
+    view.query = m_doc.currentQuery();
+    view.horizontal = plane->horizontalDimension();
+    view.vertical = plane->verticalDimension();
+    view.pca = plane->principalProjection();
+    return view;
+}
+
 QString MainWindow::exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size, const QString &path)
 {
     if (path.isEmpty())
         return tr("no file name was given");
+    const PlaneView view = planeView();
     QByteArray bytes;
     if (const auto stage = ExportDialog::stageOf(what))
         bytes = renderStageFigure(m_doc.scenario(), m_doc.trace(), *stage, figureStyle(), format, size);
     else if (what == ExportDialog::What::Plane)
-        bytes = renderFigure(m_planePanel->plane(), format, size);
+        bytes = renderPlaneFigure(m_doc.scenario(), planeView(), format, size);
     else
-        bytes = renderDashboard(m_doc.scenario(), m_doc.trace(), figureStyle(), m_planePanel->plane(), format, size);
+        bytes = renderDashboard(m_doc.scenario(), m_doc.trace(), figureStyle(), &view, format, size);
     const QString why = writeFileAtomically(path, bytes);
     if (why.isEmpty()) {
         prefs::lastFolder.set(QFileInfo(path).absolutePath());
@@ -587,13 +600,14 @@ QString MainWindow::exportFigure(ExportDialog::What what, FigureFormat format, c
 QImage MainWindow::figureImage(ExportDialog::What what) const
 {
     const FigureSize size{what == ExportDialog::What::Dashboard ? 2400 : 1200, what == ExportDialog::What::Dashboard ? 1500 : 900, 1.0};
+    const PlaneView view = planeView();
     QByteArray png;
     if (const auto stage = ExportDialog::stageOf(what))
         png = renderStageFigure(m_doc.scenario(), m_doc.trace(), *stage, figureStyle(), FigureFormat::Png, size);
     else if (what == ExportDialog::What::Plane)
-        png = renderFigure(m_planePanel->plane(), FigureFormat::Png, size);
+        png = renderPlaneFigure(m_doc.scenario(), planeView(), FigureFormat::Png, size);
     else
-        png = renderDashboard(m_doc.scenario(), m_doc.trace(), figureStyle(), m_planePanel->plane(), FigureFormat::Png, size);
+        png = renderDashboard(m_doc.scenario(), m_doc.trace(), figureStyle(), &view, FigureFormat::Png, size);
     return QImage::fromData(png, "PNG");
 }
 
@@ -619,12 +633,11 @@ void MainWindow::addFigureMenu(QCustomPlot *plot, ExportDialog::What what)
 
 void MainWindow::showExportDialog(ExportDialog::What what)
 {
-    const QString stem = m_doc.lessonName().isEmpty() ? QFileInfo(m_doc.displayName()).completeBaseName() : m_doc.lessonName();
+    const QString stem = exportStem();
     QString folder = prefs::lastFolder.get();
     if (folder.isEmpty())
         folder = QDir::homePath();
-    //: The start of an exported file's name; use letters a file name may hold.
-    ExportDialog dialog(what, folder, stem.isEmpty() ? tr("figure") : stem, this);
+    ExportDialog dialog(what, folder, stem, m_doc.currentHead(), m_doc.scenario().heads, this);
     while (dialog.exec() == QDialog::Accepted) {
         const QString why = exportFigure(dialog.what(), dialog.format(), dialog.size(), dialog.path());
         if (why.isEmpty())
@@ -633,18 +646,30 @@ void MainWindow::showExportDialog(ExportDialog::What what)
     }
 }
 
+QString MainWindow::exportStem() const
+{
+    const QString stem = m_doc.lessonName().isEmpty() ? QFileInfo(m_doc.displayName()).completeBaseName() : m_doc.lessonName();
+    //: The start of an exported file's name; use letters a file name may hold.
+    return stem.isEmpty() ? tr("figure") : stem;
+}
+
+void MainWindow::exportFailed(const QString &message)
+{
+    showProblem(message);
+    if (m_interactive)
+        QMessageBox::warning(this, tr("Cannot export"), message);
+}
+
 void MainWindow::exportNumbersCsv()
 {
     const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder for the CSV files"), prefs::lastFolder.get());
     if (folder.isEmpty())
         return;
-    const QString stem = m_doc.lessonName().isEmpty() ? QFileInfo(m_doc.displayName()).completeBaseName() : m_doc.lessonName();
+    const QString stem = exportStem();
     QString why;
     const QStringList files = writeTraceCsv(m_doc.scenario(), m_doc.trace(), folder, stem, &why);
     if (!why.isEmpty()) {
-        showProblem(tr("The numbers were not all written: %1").arg(why));
-        if (m_interactive)
-            QMessageBox::warning(this, tr("Cannot export"), tr("The numbers were not all written: %1").arg(why));
+        exportFailed(tr("The numbers were not all written: %1").arg(why));
         return;
     }
     prefs::lastFolder.set(folder);
@@ -653,7 +678,7 @@ void MainWindow::exportNumbersCsv()
 
 void MainWindow::exportNumbersJson()
 {
-    const QString stem = m_doc.lessonName().isEmpty() ? QFileInfo(m_doc.displayName()).completeBaseName() : m_doc.lessonName();
+    const QString stem = exportStem();
     const QString path = QFileDialog::getSaveFileName(this, tr("Export the trace"),
                                                       QDir(prefs::lastFolder.get()).filePath(stem + QStringLiteral("_trace.json")),
                                                       tr("JSON files (*.json)"));
@@ -661,9 +686,7 @@ void MainWindow::exportNumbersJson()
         return;
     const QString why = writeFileAtomically(path, QJsonDocument(traceToJson(m_doc.scenario(), m_doc.trace())).toJson(QJsonDocument::Indented));
     if (!why.isEmpty()) {
-        showProblem(tr("%1 was not written: %2").arg(QDir::toNativeSeparators(path), why));
-        if (m_interactive)
-            QMessageBox::warning(this, tr("Cannot export"), tr("%1 was not written: %2").arg(QDir::toNativeSeparators(path), why));
+        exportFailed(tr("%1 was not written: %2").arg(QDir::toNativeSeparators(path), why));
         return;
     }
     prefs::lastFolder.set(QFileInfo(path).absolutePath());

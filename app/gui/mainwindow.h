@@ -39,6 +39,7 @@ public:
     Document *document() { return &m_doc; }
     MatrixPanel *matrixPanel() const { return m_matrices; }
     TogglePanel *togglePanel() const { return m_toggles; }
+    VectorPlanePanel *planePanel() const { return m_planePanel; }
     StageView *stageView(Stage stage) const;
     QTabWidget *sideTabs() const { return m_sideTabs; }
     VectorPlane *vectorPlane() const;
@@ -58,6 +59,10 @@ public:
     QString exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size, const QString &path);
     // The View menu's look, and the head shown: what exports draw with.
     FigureStyle figureStyle() const;
+    // What the exported plane shows: the head, query and axes of the one on screen.
+    PlaneView planeView() const;
+    // The start of exported files' names: the lesson or file name.
+    QString exportStem() const;
     QImage figureImage(ExportDialog::What what) const;
 
     // Whether a message box may be shown (off for scripted screenshots and tests).
@@ -67,6 +72,7 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    void exportFailed(const QString &message); // status bar, and a message box when interactive
     void createViews();
     void createMenus();
     void readSettings();

@@ -546,6 +546,14 @@ private slots:
                                << QStringLiteral("unknown stage \"softmax\"");
         QTest::newRow("head") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--head"), QStringLiteral("2")})
                               << QStringLiteral("a head from 1 to 1");
+        QTest::newRow("query") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--query"), QStringLiteral("7")})
+                               << QStringLiteral("a query from 1 to 5");
+        QTest::newRow("axes equal") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--plane-axes"), QStringLiteral("1,1")})
+                                    << QStringLiteral("two different dimensions from 1 to");
+        QTest::newRow("axes word") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--plane-axes"), QStringLiteral("pc")})
+                                   << QStringLiteral("must be pca or");
+        QTest::newRow("small dashboard") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--stages"), QStringLiteral("dashboard"), QStringLiteral("--size"), QStringLiteral("400x300")})
+                                         << QStringLiteral("the dashboard needs at least 600x400 pixels");
         QTest::newRow("preset") << QStringList{QStringLiteral("export"), QStringLiteral("--preset"), QStringLiteral("nosuch"), QStringLiteral("--out"), QStringLiteral("x")}
                                 << QStringLiteral("no built-in lesson");
     }

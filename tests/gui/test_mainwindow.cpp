@@ -9,6 +9,7 @@
 #include "mainwindow.h"
 #include "matrixmodel.h"
 #include "matrixpanel.h"
+#include "vectorplane.h"
 #include "stageviews.h"
 #include "stagedata.h"
 #include "togglepanel.h"
@@ -584,9 +585,14 @@ void TestMainWindow::windowExportMatchesCommandLine()
     MainWindow &w = *m_window;
     QVERIFY(w.openLesson(QStringLiteral("multihead")).isEmpty());
     w.document()->setCurrentHead(1);
+    w.document()->setCurrentQuery(2);
+    w.planePanel()->plane()->setDimensions(1, 2);
+    w.planePanel()->plane()->zoomBy(0.5); // the screen's zoom does not reach the figure
     QTemporaryDir dir;
     for (const auto &[what, key] : {std::pair{ExportDialog::What::Weights, QStringLiteral("weights")},
-                                    std::pair{ExportDialog::What::Masked, QStringLiteral("masked")}}) {
+                                    std::pair{ExportDialog::What::Masked, QStringLiteral("masked")},
+                                    std::pair{ExportDialog::What::Plane, QStringLiteral("plane")},
+                                    std::pair{ExportDialog::What::Dashboard, QStringLiteral("dashboard")}}) {
         for (FigureFormat format : {FigureFormat::Png, FigureFormat::Svg}) {
             const QString path = dir.filePath(QStringLiteral("window_%1.%2").arg(key, figureSuffix(format)));
             const QString why = w.exportFigure(what, format, FigureSize{1000, 800, 1.0}, path);
@@ -597,13 +603,15 @@ void TestMainWindow::windowExportMatchesCommandLine()
     cli.start(test::binaryDir() + QStringLiteral("/bin/attention-lab-cli"),
               {QStringLiteral("export"), QStringLiteral("--preset"), QStringLiteral("multihead"), QStringLiteral("--out"),
                dir.path(), QStringLiteral("--format"), QStringLiteral("png,svg"), QStringLiteral("--size"),
-               QStringLiteral("1000x800"), QStringLiteral("--stages"), QStringLiteral("weights,masked"),
-               QStringLiteral("--head"), QStringLiteral("2")});
+               QStringLiteral("1000x800"), QStringLiteral("--stages"), QStringLiteral("weights,masked,plane,dashboard"),
+               QStringLiteral("--head"), QStringLiteral("2"), QStringLiteral("--query"), QStringLiteral("3"),
+               QStringLiteral("--plane-axes"), QStringLiteral("2,3")});
     QVERIFY(cli.waitForFinished(60000));
     QCOMPARE(cli.exitCode(), 0);
     const QStringList written = QString::fromUtf8(cli.readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    QCOMPARE(written.size(), 4);
-    for (const QString &key : {QStringLiteral("weights"), QStringLiteral("masked")})
+    QCOMPARE(written.size(), 8);
+    for (const QString &key : {QStringLiteral("weights"), QStringLiteral("masked"), QStringLiteral("plane"),
+                               QStringLiteral("dashboard")})
         for (const QString &suffix : {QStringLiteral("png"), QStringLiteral("svg")}) {
             QFile a(dir.filePath(QStringLiteral("window_%1.%2").arg(key, suffix)));
             QFile b(dir.filePath(QStringLiteral("multihead_%1_head2.%2").arg(key, suffix)));
