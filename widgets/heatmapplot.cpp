@@ -258,11 +258,13 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
     const auto fit = hp.textFit(cw, ch);
     if (fit.decimals < 0 && !fit.blockedText)
         return;
-    painter->setFont(hp.font());
+    const QFont textFont = hp.cellTextFont(fit.font);
+    const QFontMetricsF tfm(textFont);
+    painter->setFont(textFont);
     QCPColorGradient gradient = hp.activeGradient();
     const QCPRange range = hp.m_range;
-    const double boxPad = fm.horizontalAdvance(QLatin1Char(' ')) * 0.5;
-    const double blockedW = fm.horizontalAdvance(hp.m_data.blockedText) + 2 * boxPad;
+    const double boxPad = tfm.horizontalAdvance(QLatin1Char(' ')) * 0.5;
+    const double blockedW = tfm.horizontalAdvance(hp.m_data.blockedText) + 2 * boxPad;
     for (int i = 0; i < rows; ++i) {
         for (int j = 0; j < cols; ++j) {
             const QRectF cell = g.cell(i, j);
@@ -270,8 +272,8 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
                 if (!fit.blockedText || hp.m_data.blockedText.isEmpty())
                     continue;
                 // A plain box behind the text keeps the hatching off the glyphs.
-                const QRectF box(cell.center().x() - blockedW / 2, cell.center().y() - fm.height() / 2,
-                                 blockedW, fm.height());
+                const QRectF box(cell.center().x() - blockedW / 2, cell.center().y() - tfm.height() / 2,
+                                 blockedW, tfm.height());
                 painter->fillRect(box, kBlockedFill);
                 painter->setPen(kBlockedText);
                 painter->drawText(cell, Qt::AlignCenter, hp.m_data.blockedText);
@@ -655,17 +657,25 @@ void HeatmapPlot::ensureTextWidths() const
                 maxAbs = std::max(maxAbs, std::abs(v));
                 minV = std::min(minV, v);
             }
-    const QFontMetricsF fm(font());
-    for (int k = 0; k < 3; ++k) {
-        const int d = kDecimals[k];
-        QString t = formatValue(minV < -0.5 * std::pow(10.0, -d) ? -maxAbs : maxAbs, d);
-        for (QChar &c : t)
-            if (c.isDigit())
-                c = QLatin1Char('0');
-        m_valueWidth[k] = fm.horizontalAdvance(t);
+    for (int f = 0; f < 2; ++f) {
+        const QFontMetricsF fm(cellTextFont(f));
+        for (int k = 0; k < 3; ++k) {
+            const int d = kDecimals[k];
+            QString t = formatValue(minV < -0.5 * std::pow(10.0, -d) ? -maxAbs : maxAbs, d);
+            for (QChar &c : t)
+                if (c.isDigit())
+                    c = QLatin1Char('0');
+            m_valueWidth[f][k] = fm.horizontalAdvance(t);
+        }
+        m_blockedWidth[f] = fm.horizontalAdvance(m_data.blockedText);
+        m_textHeight[f] = fm.height();
     }
-    m_blockedWidth = fm.horizontalAdvance(m_data.blockedText);
     m_widthsValid = true;
+}
+
+QFont HeatmapPlot::cellTextFont(int index) const
+{
+    return index == 0 ? font() : scaledFont(font(), kSmallTextScale);
 }
 
 HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight) const
@@ -674,13 +684,21 @@ HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight) c
     if (m_compact || m_cellText == CellTextMode::Never || rowCount() == 0 || columnCount() == 0)
         return fit;
     ensureTextWidths();
-    const QFontMetricsF fm(font());
-    const double pad = std::max(4.0, fm.height() * 0.3);
-    const bool tall = cellHeight >= fm.height() + 2;
-    for (int k = 0; k < 3 && fit.decimals < 0; ++k)
-        if (tall && m_valueWidth[k] + pad <= cellWidth)
-            fit.decimals = kDecimals[k];
-    fit.blockedText = tall && m_blockedWidth + pad <= cellWidth;
+    // The figure's own size first; a little smaller rather than no numbers.
+    for (int f = 0; f < 2; ++f) {
+        TextFit at;
+        at.font = f;
+        const double pad = std::max(4.0, m_textHeight[f] * 0.3);
+        const bool tall = cellHeight >= m_textHeight[f] + 2;
+        for (int k = 0; k < 3 && at.decimals < 0; ++k)
+            if (tall && m_valueWidth[f][k] + pad <= cellWidth)
+                at.decimals = kDecimals[k];
+        at.blockedText = tall && m_blockedWidth[f] + pad <= cellWidth;
+        if (f == 0 || at.decimals >= 0)
+            fit = at;
+        if (fit.decimals >= 0)
+            break;
+    }
     // Always, but not in cells too small to hold a glyph: there the text
     // would be a smear, and a 256x256 map would draw 65536 of them.
     if (m_cellText == CellTextMode::Always && cellWidth >= 4 && cellHeight >= 4) {
@@ -745,19 +763,17 @@ HeatmapPlot::Plan HeatmapPlot::plan() const
     return p;
 }
 
-// Chooses which token labels to write (every step-th) and whether the key
-// labels stand upright, so that none overlap. True when anything changed.
-bool HeatmapPlot::updateTicks(const QSizeF &cell)
+// How many rows or columns apart the written token labels must be at a cell
+// size so that none overlap: rows, key columns lying flat, key columns upright.
+HeatmapPlot::TickSteps HeatmapPlot::tickSteps(const QSizeF &cell) const
 {
-    const int rows = rowCount(), cols = columnCount();
-    if (cell.isEmpty())
-        return false;
+    TickSteps t;
+    const int cols = columnCount();
     const QFontMetricsF fm(xAxis2->tickLabelFont());
     const double lineH = fm.height() * 1.1;
-
-    const int rowStep = std::max(1, int(std::ceil(lineH / cell.height() - 1e-9)));
-    // Upright labels need room between neighbouring centres for half of
-    // each and a gap; with thinning, neighbours are step columns apart.
+    t.rows = std::max(1, int(std::ceil(lineH / cell.height() - 1e-9)));
+    // Flat labels need room between neighbouring centres for half of each
+    // and a gap; with thinning, neighbours are step columns apart.
     QVector<double> widths(cols);
     for (int j = 0; j < cols; ++j)
         widths[j] = fm.horizontalAdvance(colLabel(j));
@@ -768,13 +784,17 @@ bool HeatmapPlot::updateTicks(const QSizeF &cell)
                 return false;
         return cols > 1 || widths.value(0) <= cell.width() + 2 * gap;
     };
-    int flatStep = 1;
-    while (flatStep < cols && !flatFits(flatStep))
-        ++flatStep;
-    const int upStep = std::max(1, int(std::ceil(lineH / cell.width() - 1e-9)));
-    const bool rotated = flatStep > 1 && upStep < flatStep;
-    const int colStep = rotated ? upStep : flatStep;
+    t.flat = 1;
+    while (t.flat < cols && !flatFits(t.flat))
+        ++t.flat;
+    t.upright = std::max(1, int(std::ceil(lineH / cell.width() - 1e-9)));
+    return t;
+}
 
+// Writes every step-th token label, the key labels upright or flat. True
+// when anything changed.
+bool HeatmapPlot::setTicks(int rowStep, int colStep, bool rotated)
+{
     if (rowStep == m_rowStep && colStep == m_colStep && rotated == m_colRotated)
         return false;
     m_rowStep = rowStep;
@@ -782,18 +802,49 @@ bool HeatmapPlot::updateTicks(const QSizeF &cell)
     m_colRotated = rotated;
 
     QMap<double, QString> rowTicks, colTicks, noteTicks;
-    for (int i = 0; i < rows; i += rowStep) {
+    for (int i = 0; i < rowCount(); i += rowStep) {
         rowTicks.insert(i, rowLabel(i));
         if (i < m_data.rowNotes.size())
             noteTicks.insert(i, m_data.rowNotes[i]);
     }
-    for (int j = 0; j < cols; j += colStep)
+    for (int j = 0; j < columnCount(); j += colStep)
         colTicks.insert(j, colLabel(j));
     m_rowTicker->setTicks(rowTicks);
     m_colTicker->setTicks(colTicks);
     m_noteTicker->setTicks(noteTicks);
     xAxis2->setTickLabelRotation(rotated ? -90 : 0);
     return true;
+}
+
+// Label density depends on the cell size and the cell size on the labels'
+// margins (upright labels take more height). Decided in a fixed order, so
+// that maps of the same size and labels always come out alike: every key
+// label flat if they fit at the cell size that flat labels leave; else every
+// label upright if that fits; else the one that drops fewer labels (flat on
+// a tie).
+void HeatmapPlot::chooseTicks()
+{
+    if (rowCount() == 0 || columnCount() == 0)
+        return;
+    auto layoutWith = [this](int rowStep, int colStep, bool rotated) {
+        if (setTicks(rowStep, colStep, rotated))
+            QCustomPlot::updateLayout();
+        return plan().cell;
+    };
+    const QSizeF flatCell = layoutWith(std::max(1, m_rowStep), 1, false);
+    if (flatCell.isEmpty())
+        return;
+    const TickSteps flat = tickSteps(flatCell);
+    if (flat.flat == 1) {
+        layoutWith(flat.rows, 1, false);
+        return;
+    }
+    const QSizeF upCell = layoutWith(flat.rows, 1, true);
+    const TickSteps up = upCell.isEmpty() ? TickSteps{} : tickSteps(upCell);
+    if (!upCell.isEmpty() && up.upright < flat.flat)
+        layoutWith(up.rows, up.upright, true);
+    else
+        layoutWith(flat.rows, flat.flat, false);
 }
 
 void HeatmapPlot::updateLayout()
@@ -817,13 +868,7 @@ void HeatmapPlot::updateLayout()
     }
 
     QCustomPlot::updateLayout();
-    // Label density depends on the cell size and the cell size on the labels'
-    // margins: two rounds settle it.
-    for (int round = 0; round < 2; ++round) {
-        if (!updateTicks(plan().cell))
-            break;
-        QCustomPlot::updateLayout();
-    }
+    chooseTicks();
     const Plan p = plan();
     if (!p.axis.isEmpty()) {
         m_title->setOuterRect(p.title);

@@ -134,6 +134,7 @@ private:
     struct TextFit {
         int decimals = -1; // -1: values not drawn
         bool blockedText = false;
+        int font = 0;      // index into kTextScales: the cell text's size
     };
 
     void requestReplot();
@@ -144,7 +145,15 @@ private:
     void invalidateTextWidths();
     void ensureTextWidths() const;
     TextFit textFit(double cellWidth, double cellHeight) const;
-    bool updateTicks(const QSizeF &cellSize);
+    // The cell text's font: the plot's own (0) or the smaller one (1).
+    QFont cellTextFont(int index) const;
+    static constexpr double kSmallTextScale = 0.8;
+    struct TickSteps {
+        int rows = 1, flat = 1, upright = 1;
+    };
+    TickSteps tickSteps(const QSizeF &cell) const;
+    bool setTicks(int rowStep, int colStep, bool rotated);
+    void chooseTicks();
     struct Plan {
         QRect title, axis, scale; // outer rects; axis is empty when there is no room
         QSizeF cell;              // pixels per cell
@@ -169,11 +178,13 @@ private:
     int m_pressCol = -1;
     std::function<QString(int, int)> m_toolTip;
 
-    // Widest cell text for 4, 3 and 2 decimals, and of blockedText, in the
-    // current font (cached; recomputed after data or font changes).
+    // Widest cell text for 4, 3 and 2 decimals, and of blockedText, and the
+    // line height, in the current font and the smaller one (cached;
+    // recomputed after data or font changes).
     mutable bool m_widthsValid = false;
-    mutable double m_valueWidth[3] = {0, 0, 0};
-    mutable double m_blockedWidth = 0;
+    mutable double m_valueWidth[2][3] = {};
+    mutable double m_blockedWidth[2] = {};
+    mutable double m_textHeight[2] = {};
 
     // Tick label thinning and rotation chosen by the last layout.
     int m_rowStep = 0;

@@ -75,12 +75,23 @@ int main(int argc, char *argv[])
         problem = window.openFile(parser.positionalArguments().first());
     else
         problem = window.openLesson(parser.isSet(lesson) ? parser.value(lesson) : attn::prefs::lastLesson.get());
-    if (!problem.isEmpty() && parser.isSet(lesson))
+    if (!problem.isEmpty()) {
+        // Said on the terminal too: the window may not be looked at (a script).
         std::fprintf(stderr, "attention-lab: %s\n", qPrintable(problem));
-    if (!problem.isEmpty() && window.document()->filePath().isEmpty() && !parser.positionalArguments().isEmpty())
-        window.openLesson(QStringLiteral("seed000-basic"));
-    if (parser.isSet(zoom))
-        window.setZoom(parser.value(zoom).toDouble());
+        if (scripted)
+            return 2; // a screenshot of something else would pass for the one asked
+        if (window.document()->filePath().isEmpty() && !parser.positionalArguments().isEmpty())
+            window.openLesson(QStringLiteral("seed000-basic"));
+    }
+    if (parser.isSet(zoom)) {
+        bool ok = false;
+        const double z = parser.value(zoom).toDouble(&ok);
+        if (!ok || !(z >= 0.6 && z <= 3.0)) {
+            std::fprintf(stderr, "attention-lab: --zoom: must be a number from 0.6 to 3 (got %s)\n", qPrintable(parser.value(zoom)));
+            return 2;
+        }
+        window.setZoom(z, false);
+    }
     if (parser.isSet(tab))
         window.sideTabs()->setCurrentIndex(parser.value(tab).toInt());
 

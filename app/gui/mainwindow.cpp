@@ -149,7 +149,8 @@ void MainWindow::createViews()
 
     m_statusProblem = new QLabel(this);
     m_statusProblem->setStyleSheet(QStringLiteral("color: #b00020;"));
-    statusBar()->addWidget(m_statusProblem, 1);
+    // Permanent: a passing message ("Saved …") must not hide why an edit was refused.
+    statusBar()->addPermanentWidget(m_statusProblem, 1);
 }
 
 void MainWindow::createMenus()
@@ -345,7 +346,9 @@ void MainWindow::createMenus()
             v->setSharedScoreRange(on);
     });
     view->addSeparator();
-    view->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, this, [this] { setZoom(m_zoom * 1.25); });
+    QAction *zoomIn = view->addAction(tr("Zoom &in"), this, [this] { setZoom(m_zoom * 1.25); });
+    // Ctrl+= as well: Ctrl++ needs Shift on most keyboards.
+    zoomIn->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
     view->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, this, [this] { setZoom(m_zoom / 1.25); });
     view->addAction(tr("&Actual size"), QKeySequence(Qt::CTRL | Qt::Key_0), this, [this] { setZoom(1.0); });
     QAction *fullScreen = view->addAction(tr("&Full screen"));
@@ -452,7 +455,7 @@ void MainWindow::readSettings()
         v->setSharedScoreRange(m_sharedRange->isChecked());
     applyGradients();
     applyCellText();
-    setZoom(prefs::zoom.get());
+    setZoom(prefs::zoom.get(), false);
 }
 
 void MainWindow::writeSettings()
@@ -482,13 +485,14 @@ void MainWindow::applyCellText()
             p->setCellText(mode);
 }
 
-void MainWindow::setZoom(double zoom)
+void MainWindow::setZoom(double zoom, bool announce)
 {
     m_zoom = std::clamp(zoom, 0.6, 3.0);
     QFont f = QApplication::font();
     f.setPointSizeF(m_baseFontSize * m_zoom);
     QApplication::setFont(f);
-    statusBar()->showMessage(tr("Zoom %1%").arg(std::lround(m_zoom * 100)), 2000);
+    if (announce)
+        statusBar()->showMessage(tr("Zoom %1%").arg(std::lround(m_zoom * 100)), 2000);
     // The panels' text grows with the zoom; so does their column, within reason.
     // After the fonts have settled and the window has its size.
     QTimer::singleShot(0, this, [this] {

@@ -51,7 +51,7 @@ public:
     bool saveTo(const QString &path);
 
     // 1.0 is the system font size; the projector wants 1.5 or more.
-    void setZoom(double zoom);
+    void setZoom(double zoom, bool announce = true); // announce: "Zoom 150%" in the status bar
     double zoom() const { return m_zoom; }
 
     // Writes a figure; returns an empty string or the reason it was not
