@@ -6,7 +6,6 @@
 #include "heatmapplot.h"
 
 #include <QApplication>
-#include <QElapsedTimer>
 #include <QHelpEvent>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -135,7 +134,7 @@ private slots:
     void columnGroupSeparator();
     void gradientChangeRecolours();
     void compactHidesColourScale();
-    void largeBlockedMapRendersQuickly();
+    void largeBlockedMapDrawsEveryCell();
     void zeroSizeWidget();
     void robustForDegenerateSizes();
 
@@ -692,7 +691,7 @@ void TestHeatmap::compactHidesColourScale()
     QCOMPARE(plot.plotLayout()->element(1, 1), static_cast<QCPLayoutElement *>(plot.colorScale()));
 }
 
-void TestHeatmap::largeBlockedMapRendersQuickly()
+void TestHeatmap::largeBlockedMapDrawsEveryCell()
 {
     HeatmapPlot plot;
     showPlot(plot);
@@ -707,12 +706,9 @@ void TestHeatmap::largeBlockedMapRendersQuickly()
         d.rowLabels << QStringLiteral("token%1").arg(i);
         d.colLabels << QStringLiteral("token%1").arg(i);
     }
-    QElapsedTimer timer;
-    timer.start();
+    // Its speed is measured in bench_drag, not asserted here.
     plot.setData(d);
     const QImage image = render(plot);
-    qInfo("128x128 with blocked cells: setData + replot %lld ms, replotTime %.2f ms", timer.elapsed(), plot.replotTime());
-    QVERIFY2(plot.replotTime() < 250, qPrintable(QString::number(plot.replotTime())));
     QCPColorGradient g = plot.activeGradient();
     const QColor open = pixelAt(image, plot.cellCenter(100, 3));
     COMPARE_COLOR(open, QColor(g.color(d.values(100, 3), QCPRange(0, 1))));
@@ -737,7 +733,7 @@ void TestHeatmap::zeroSizeWidget()
     collapsed->setData(weights3x3());
     collapsed->setHighlight(1, 1);
     collapsed->setCellText(CellTextMode::Always);
-    QTest::qWait(20); // the queued replot runs
+    collapsed->replot(QCustomPlot::rpImmediateRefresh); // what the queued replot would do
     QCOMPARE(collapsed->cellAt(QPointF(0, 0)), std::make_pair(-1, -1));
     QVERIFY(!collapsed->cellTextVisible());
     QVERIFY(collapsed->cellRect(0, 0).isEmpty());

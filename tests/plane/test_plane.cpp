@@ -3,8 +3,8 @@
 // the plane and in every map; the whole drag is one undo step; snapping lands
 // on the grid; projections keep the hidden coordinates; the axes stay 1:1.
 //
-// ATTN_PLANE_SHOTS=DIR also saves screenshots of the plane to DIR (the
-// `screenshots` test; skipped otherwise).
+// ATTN_PLANE_SHOTS=DIR keeps the pictures of `everySceneIsDrawn` in DIR,
+// to look at.
 
 #include "attn_test.h"
 
@@ -112,7 +112,7 @@ private slots:
     void hoverLinksTheMaps();
     void toolTipGivesTheWeight();
     void windowOfItsOwnEditsTheSameDocument();
-    void screenshots();
+    void everySceneIsDrawn();
 
 private:
     VectorPlane *plane() const { return m_window->vectorPlane(); }
@@ -824,15 +824,31 @@ void TestPlane::windowOfItsOwnEditsTheSameDocument()
     QTRY_VERIFY(guard.isNull()); // deleted on close
 }
 
-void TestPlane::screenshots()
+// Every kind of scene draws a picture: vectors in their colours, not an
+// empty frame (and, with ATTN_PLANE_SHOTS, the pictures to look at).
+void TestPlane::everySceneIsDrawn()
 {
-    const QString dir = qEnvironmentVariable("ATTN_PLANE_SHOTS");
-    if (dir.isEmpty())
-        QSKIP("set ATTN_PLANE_SHOTS=DIR to save screenshots of the plane");
+    QTemporaryDir temporary;
+    const QString dir = qEnvironmentVariableIsSet("ATTN_PLANE_SHOTS") ? qEnvironmentVariable("ATTN_PLANE_SHOTS")
+                                                                       : temporary.path();
     QVERIFY(QDir().mkpath(dir));
+    // The query's orange and the keys' blue, each in a few pixels at least.
+    auto drawn = [](const QImage &image, const QString &name) {
+        QVERIFY2(!image.isNull(), qPrintable(name));
+        int orange = 0, blue = 0;
+        for (int y = 0; y < image.height(); y += 2)
+            for (int x = 0; x < image.width(); x += 2) {
+                const QColor c = image.pixelColor(x, y);
+                orange += c.red() > 180 && c.green() > 60 && c.green() < 140 && c.blue() < 60;
+                blue += c.blue() > 120 && c.red() < 80 && c.green() > 80 && c.green() < 170;
+            }
+        QVERIFY2(orange >= 5 && blue >= 5, qPrintable(QStringLiteral("%1: %2 orange and %3 blue pixels").arg(name).arg(orange).arg(blue)));
+    };
     auto shoot = [&](const QString &name) {
         settle();
-        QVERIFY(panel()->grab().save(QDir(dir).filePath(name + QStringLiteral("-panel.png"))));
+        const QImage image = panel()->grab().toImage();
+        drawn(image, name);
+        QVERIFY(image.save(QDir(dir).filePath(name + QStringLiteral("-panel.png"))));
     };
     // The plane alone, larger, and the window.
     open(QStringLiteral("seed001-soft-knn"));
@@ -887,7 +903,9 @@ void TestPlane::screenshots()
     for (int i = 0; i < 4; ++i)
         QCoreApplication::processEvents();
     own->plane()->replot();
-    QVERIFY(own->grab().save(QDir(dir).filePath(QStringLiteral("seed001-zoom15-own-window.png"))));
+    const QImage ownImage = own->grab().toImage();
+    drawn(ownImage, QStringLiteral("own window"));
+    QVERIFY(ownImage.save(QDir(dir).filePath(QStringLiteral("seed001-zoom15-own-window.png"))));
     own->close();
     QVERIFY(m_window->grab().save(QDir(dir).filePath(QStringLiteral("seed001-zoom15-window.png"))));
     m_window->setZoom(1.0);
