@@ -4,6 +4,7 @@
 
 #include "attention.h"
 #include "attn_test.h"
+#include "json_test.h"
 #include "cli.h"
 #include "lessons.h"
 #include "random_scenario.h"
@@ -25,6 +26,8 @@
 
 using namespace attn;
 using attn::test::num;
+using attn::test::matrixFromJson;
+using attn::test::nonFiniteIn;
 
 namespace {
 
@@ -94,37 +97,6 @@ std::optional<QString> badInputProblem(const Run &r)
     if (!r.out.isEmpty())
         return QStringLiteral("stdout is not empty: \"%1\"").arg(r.out.left(500));
     return std::nullopt;
-}
-
-std::optional<QString> nonFiniteIn(const QJsonValue &v, const QString &place)
-{
-    if (v.isDouble() && !std::isfinite(v.toDouble()))
-        return place + QStringLiteral(" is ") + num(v.toDouble());
-    if (v.isNull() && !place.endsWith(QLatin1String(".argmax")))
-        return place + QStringLiteral(" is null"); // Qt writes NaN and ±Inf as null
-    if (v.isArray()) {
-        const QJsonArray a = v.toArray();
-        for (qsizetype i = 0; i < a.size(); ++i)
-            if (auto bad = nonFiniteIn(a[i], place + QStringLiteral("[%1]").arg(i)))
-                return bad;
-    }
-    if (v.isObject()) {
-        const QJsonObject o = v.toObject();
-        for (auto it = o.begin(); it != o.end(); ++it)
-            if (auto bad = nonFiniteIn(it.value(), place + QLatin1Char('.') + it.key()))
-                return bad;
-    }
-    return std::nullopt;
-}
-
-Matrix matrixFromJson(const QJsonValue &v)
-{
-    const QJsonArray rows = v.toArray();
-    Matrix m(rows.size(), rows.isEmpty() ? 0 : rows[0].toArray().size());
-    for (qsizetype i = 0; i < rows.size(); ++i)
-        for (qsizetype j = 0; j < rows[i].toArray().size(); ++j)
-            m(i, j) = rows[i].toArray()[j].toDouble();
-    return m;
 }
 
 // The lesson names as index.json in the source tree gives them.

@@ -2,6 +2,7 @@
 // step, undo restores the exact previous scenario, bad input changes nothing.
 
 #include "attn_test.h"
+#include "lesson_test.h"
 #include "random_scenario.h"
 
 #include "document.h"
@@ -14,18 +15,7 @@
 #include <QTest>
 
 using namespace attn;
-
-namespace {
-
-Scenario lesson(const QString &name)
-{
-    auto loaded = loadLesson(name);
-    if (auto *p = std::get_if<Problem>(&loaded))
-        qFatal("lesson %s: %s", qPrintable(name), p->toString().c_str());
-    return std::get<Scenario>(loaded);
-}
-
-} // namespace
+using attn::test::lesson;
 
 class TestDocument : public QObject {
     Q_OBJECT

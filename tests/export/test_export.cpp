@@ -3,6 +3,7 @@
 // write leaves nothing half-written.
 
 #include "attn_test.h"
+#include "lesson_test.h"
 
 #include "figureexport.h"
 #include "lessons.h"
@@ -16,13 +17,9 @@
 #include <QTest>
 
 using namespace attn;
+using attn::test::lesson;
 
 namespace {
-
-Scenario lesson(const QString &name)
-{
-    return std::get<Scenario>(loadLesson(name));
-}
 
 // Set ATTN_EXPORT_DUMP=/some/folder to keep the files for a look.
 void dump(const QString &name, const QByteArray &bytes)

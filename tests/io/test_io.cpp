@@ -4,6 +4,7 @@
 
 #include "attention.h"
 #include "attn_test.h"
+#include "json_test.h"
 #include "lessons.h"
 #include "random_scenario.h"
 #include "scenario_json.h"
@@ -23,6 +24,8 @@
 
 using namespace attn;
 using attn::test::num;
+using attn::test::matrixFromJson;
+using attn::test::nonFiniteIn;
 
 namespace {
 
@@ -67,39 +70,6 @@ std::optional<QString> roundTripProblem(const Scenario &s)
         return QStringLiteral("saved again, the bytes differ:\n%1\n---\n%2")
             .arg(QString::fromUtf8(first), QString::fromUtf8(second));
     return std::nullopt;
-}
-
-// Every number anywhere in a JSON value is finite (Qt writes NaN and ±Inf as null);
-// the first place that is not, or a null outside `nullAllowed` keys.
-std::optional<QString> nonFiniteIn(const QJsonValue &v, const QString &place)
-{
-    if (v.isDouble() && !std::isfinite(v.toDouble()))
-        return place + QStringLiteral(" is ") + num(v.toDouble());
-    if (v.isNull() && !place.endsWith(QLatin1String(".argmax")))
-        return place + QStringLiteral(" is null");
-    if (v.isArray()) {
-        const QJsonArray a = v.toArray();
-        for (qsizetype i = 0; i < a.size(); ++i)
-            if (auto bad = nonFiniteIn(a[i], place + QStringLiteral("[%1]").arg(i)))
-                return bad;
-    }
-    if (v.isObject()) {
-        const QJsonObject o = v.toObject();
-        for (auto it = o.begin(); it != o.end(); ++it)
-            if (auto bad = nonFiniteIn(it.value(), place + QLatin1Char('.') + it.key()))
-                return bad;
-    }
-    return std::nullopt;
-}
-
-Matrix matrixFromJson(const QJsonValue &v)
-{
-    const QJsonArray rows = v.toArray();
-    Matrix m(rows.size(), rows.isEmpty() ? 0 : rows[0].toArray().size());
-    for (qsizetype i = 0; i < rows.size(); ++i)
-        for (qsizetype j = 0; j < rows[i].toArray().size(); ++j)
-            m(i, j) = rows[i].toArray()[j].toDouble();
-    return m;
 }
 
 } // namespace

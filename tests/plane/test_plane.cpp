@@ -7,6 +7,7 @@
 // to look at.
 
 #include "attn_test.h"
+#include "lesson_test.h"
 
 #include "edit.h"
 #include "lessons.h"
@@ -29,16 +30,9 @@
 #include <QWheelEvent>
 
 using namespace attn;
+using attn::test::lesson;
 
 namespace {
-
-Scenario lesson(const QString &name)
-{
-    auto loaded = loadLesson(name);
-    if (auto *p = std::get_if<Problem>(&loaded))
-        qFatal("lesson %s: %s", qPrintable(name), p->toString().c_str());
-    return std::get<Scenario>(loaded);
-}
 
 // One query and three keys in d_k = 4; V in two dimensions.
 Scenario fourDimensional()
