@@ -1,6 +1,6 @@
 #include "togglepanel.h"
 
-#include "uitext.h"
+#include "settingedits.h"
 
 #include "edit.h"
 #include "formula.h"
@@ -226,9 +226,7 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
 
     // Edits
     connect(m_causal, &QCheckBox::toggled, this, [this](bool on) {
-        Scenario s = m_doc->scenario();
-        s.mask.causal = on;
-        m_doc->edit(s, on ? tr("Causal mask on") : tr("Causal mask off"));
+        SettingEdits::setCausal(*m_doc, on);
         sync(); // a refusal (n_q ≠ n_k) puts the box back
     });
     connect(m_padding, &QListWidget::itemChanged, this, [this](QListWidgetItem *item) {
@@ -241,33 +239,20 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     });
     connect(m_clearMask, &QPushButton::clicked, this,
             [this] { m_doc->edit(clearHandMask(m_doc->scenario()), tr("Clear the hand-made mask")); });
-    connect(m_stage, &QButtonGroup::idClicked, this, [this](int id) {
-        Scenario s = m_doc->scenario();
-        s.maskStage = MaskStage(id);
-        m_doc->edit(s, id == int(MaskStage::BeforeSoftmax) ? tr("Mask before softmax") : tr("Mask after softmax"));
-    });
+    connect(m_stage, &QButtonGroup::idClicked, this, [this](int id) { SettingEdits::setMaskStage(*m_doc, MaskStage(id)); });
     connect(m_heads, &QButtonGroup::idClicked, this, [this](int h) {
-        m_doc->edit(setHeads(m_doc->scenario(), h), h == 1 ? tr("1 head") : tr("%1 heads").arg(h));
+        SettingEdits::setHeadCount(*m_doc, h);
         sync();
     });
     connect(m_head, &QComboBox::activated, this, [this](int i) { m_doc->setCurrentHead(i); });
     connect(m_encoding, &QButtonGroup::idClicked, this, [this](int id) {
-        Scenario s = m_doc->scenario();
-        s.encoding = Encoding(id);
-        m_doc->edit(s, tr("Positional encoding: %1").arg(withoutMnemonic(m_encoding->button(id)->text())));
+        SettingEdits::setEncoding(*m_doc, Encoding(id));
         sync();
     });
     connect(m_seed, &QLineEdit::editingFinished, this, &TogglePanel::commitSeed);
-    connect(m_scale, &QButtonGroup::idClicked, this, [this](int id) {
-        Scenario s = m_doc->scenario();
-        s.scale = Scale(id);
-        m_doc->edit(s, tr("Scaling: %1").arg(withoutMnemonic(m_scale->button(id)->text())));
-    });
-    connect(m_similarity, &QButtonGroup::idClicked, this, [this](int id) {
-        Scenario s = m_doc->scenario();
-        s.similarity = Similarity(id);
-        m_doc->edit(s, tr("Similarity: %1").arg(withoutMnemonic(m_similarity->button(id)->text())));
-    });
+    connect(m_scale, &QButtonGroup::idClicked, this, [this](int id) { SettingEdits::setScale(*m_doc, Scale(id)); });
+    connect(m_similarity, &QButtonGroup::idClicked, this,
+            [this](int id) { SettingEdits::setSimilarity(*m_doc, Similarity(id)); });
     // The slider is a gesture: live while dragged, one undo step on release.
     // Keyboard and wheel steps on it are single edits.
     // Undo in mid-drag cancels the gesture (Document::undo); the slider then
@@ -283,7 +268,7 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     });
     connect(m_tau, &QSlider::sliderReleased, this, [this] {
         if (m_tauGesture)
-            m_doc->commitLive(tr("Temperature %1").arg(m_doc->scenario().temperature));
+            SettingEdits::commitTemperature(*m_doc);
         m_tauGesture = false;
         sync();
     });
@@ -296,14 +281,7 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
 
 void TogglePanel::setTemperature(double tau, bool live)
 {
-    Scenario s = m_doc->scenario();
-    if (s.temperature == tau)
-        return;
-    s.temperature = tau;
-    if (live)
-        m_doc->editLive(s);
-    else
-        m_doc->edit(s, tr("Temperature %1").arg(tau));
+    SettingEdits::setTemperature(*m_doc, tau, live);
 }
 
 void TogglePanel::commitSeed()

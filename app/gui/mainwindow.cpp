@@ -7,10 +7,10 @@
 #include "matrixpanel.h"
 #include "preferences.h"
 #include "scenario_json.h"
+#include "settingedits.h"
 #include "stagedata.h"
 #include "stageviews.h"
 #include "togglepanel.h"
-#include "uitext.h"
 #include "trace_json.h"
 #include "vectorplane.h"
 
@@ -218,18 +218,15 @@ void MainWindow::createMenus()
     m_causal->setCheckable(true);
     m_causal->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
     connect(m_causal, &QAction::triggered, this, [this](bool on) {
-        Scenario s = m_doc.scenario();
-        s.mask.causal = on;
-        m_doc.edit(s, on ? tr("Causal mask on") : tr("Causal mask off"));
+        SettingEdits::setCausal(m_doc, on);
         syncActions();
     });
     m_afterSoftmax = attention->addAction(tr("Mask &after softmax (the mistake)"));
     m_afterSoftmax->setCheckable(true);
     m_afterSoftmax->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
     connect(m_afterSoftmax, &QAction::triggered, this, [this](bool on) {
-        Scenario s = m_doc.scenario();
-        s.maskStage = on ? MaskStage::AfterSoftmax : MaskStage::BeforeSoftmax;
-        m_doc.edit(s, on ? tr("Mask after softmax") : tr("Mask before softmax"));
+        SettingEdits::setMaskStage(m_doc, on ? MaskStage::AfterSoftmax : MaskStage::BeforeSoftmax);
+        syncActions();
     });
     attention->addAction(tr("C&lear clicked cells"), this,
                          [this] { m_doc.edit(clearHandMask(m_doc.scenario()), tr("Clear the hand-made mask")); });
@@ -245,7 +242,7 @@ void MainWindow::createMenus()
         heads->addAction(a);
     }
     connect(m_headsGroup, &QActionGroup::triggered, this, [this](QAction *a) {
-        m_doc.edit(setHeads(m_doc.scenario(), a->data().toInt()), withoutMnemonic(a->text()));
+        SettingEdits::setHeadCount(m_doc, a->data().toInt());
         syncActions();
     });
     heads->addSeparator();
@@ -265,9 +262,7 @@ void MainWindow::createMenus()
         encoding->addAction(a);
     }
     connect(m_encodingGroup, &QActionGroup::triggered, this, [this](QAction *a) {
-        Scenario s = m_doc.scenario();
-        s.encoding = Encoding(a->data().toInt());
-        m_doc.edit(s, tr("Positional encoding: %1").arg(withoutMnemonic(a->text())));
+        SettingEdits::setEncoding(m_doc, Encoding(a->data().toInt()));
         syncActions();
         if (m_doc.scenario().encoding != Encoding::None)
             m_sideTabs->setCurrentIndex(m_sideTabs->count() - 1);
@@ -278,22 +273,16 @@ void MainWindow::createMenus()
     scaling->addAction(checkable(m_scaleGroup, tr("÷ √d_&k"), int(Scale::SqrtDk)));
     scaling->addAction(checkable(m_scaleGroup, tr("÷ 1 (&none)"), int(Scale::None)));
     scaling->addAction(checkable(m_scaleGroup, tr("÷ &d_k (the mistake)"), int(Scale::Dk)));
-    connect(m_scaleGroup, &QActionGroup::triggered, this, [this](QAction *a) {
-        Scenario s = m_doc.scenario();
-        s.scale = Scale(a->data().toInt());
-        m_doc.edit(s, tr("Scaling: %1").arg(withoutMnemonic(a->text())));
-    });
+    connect(m_scaleGroup, &QActionGroup::triggered, this,
+            [this](QAction *a) { SettingEdits::setScale(m_doc, Scale(a->data().toInt())); });
 
     QMenu *similarity = attention->addMenu(tr("S&imilarity"));
     m_similarityGroup = new QActionGroup(this);
     similarity->addAction(checkable(m_similarityGroup, tr("&Dot product q·k"), int(Similarity::Dot)));
     similarity->addAction(checkable(m_similarityGroup, tr("&Cosine"), int(Similarity::Cosine)));
     similarity->addAction(checkable(m_similarityGroup, tr("&Negative squared distance"), int(Similarity::NegSqDistance)));
-    connect(m_similarityGroup, &QActionGroup::triggered, this, [this](QAction *a) {
-        Scenario s = m_doc.scenario();
-        s.similarity = Similarity(a->data().toInt());
-        m_doc.edit(s, tr("Similarity: %1").arg(withoutMnemonic(a->text())));
-    });
+    connect(m_similarityGroup, &QActionGroup::triggered, this,
+            [this](QAction *a) { SettingEdits::setSimilarity(m_doc, Similarity(a->data().toInt())); });
 
     QMenu *temperature = attention->addMenu(tr("&Temperature"));
     temperature->addAction(tr("&Sharper (τ × 0.8)"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Down), this,
@@ -540,16 +529,15 @@ void MainWindow::showProblem(const QString &message)
 
 void MainWindow::changeTemperature(double factor)
 {
-    Scenario s = m_doc.scenario();
-    const double tau = factor == 0 ? 1.0 : TogglePanel::roundTemperature(s.temperature * factor);
-    if (tau == s.temperature && factor != 0) {
+    const double now = m_doc.scenario().temperature;
+    const double tau = factor == 0 ? 1.0 : TogglePanel::roundTemperature(now * factor);
+    if (tau == now && factor != 0) {
         showProblem(tr("The temperature is at the end of its range (%1 to %2)")
                         .arg(QString::fromStdString(compact(kMinTemperature)),
                              QString::fromStdString(compact(kMaxTemperature))));
         return;
     }
-    s.temperature = tau;
-    m_doc.edit(s, tr("Temperature %1").arg(tau));
+    SettingEdits::setTemperature(m_doc, tau);
 }
 
 void MainWindow::nudgeHead(int delta)

@@ -17,7 +17,7 @@
 <context>
     <name>attn::Document</name>
     <message>
-        <location filename="../../app/document/document.cpp" line="+132"/>
+        <location filename="../../app/document/document.cpp" line="+146"/>
         <source>Drag</source>
         <extracomment>An undo step: a drag with the mouse.</extracomment>
         <translation>拖动</translation>
@@ -36,7 +36,7 @@
 <context>
     <name>attn::ExportDialog</name>
     <message>
-        <location filename="../../app/gui/exportdialog.cpp" line="+46"/>
+        <location filename="../../app/gui/exportdialog.cpp" line="+47"/>
         <source>Export a figure</source>
         <translation>导出图片</translation>
     </message>
@@ -108,7 +108,17 @@
         <translation>文件(&amp;F)：</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+38"/>
+        <source>Replace the file?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 already exists. Replace it?</source>
+        <translation>%1 已存在。要替换它吗？</translation>
+    </message>
+    <message>
+        <location line="+44"/>
         <source>Export to</source>
         <translation>导出到</translation>
     </message>
@@ -175,7 +185,7 @@
 <context>
     <name>attn::HeatmapPlot</name>
     <message>
-        <location filename="../../widgets/heatmapplot.cpp" line="+598"/>
+        <location filename="../../widgets/heatmapplot.cpp" line="+600"/>
         <source>NaN</source>
         <translation>NaN</translation>
     </message>
@@ -183,7 +193,7 @@
 <context>
     <name>attn::MainWindow</name>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="+49"/>
+        <location filename="../../app/gui/mainwindow.cpp" line="+50"/>
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
@@ -203,12 +213,12 @@
         <translation>拼接 → 输出(&amp;C)</translation>
     </message>
     <message>
-        <location line="+139"/>
+        <location line="+137"/>
         <source>&amp;Positional encoding</source>
         <translation>位置编码(&amp;P)</translation>
     </message>
     <message>
-        <location line="-128"/>
+        <location line="-126"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
@@ -223,7 +233,7 @@
         <translation>设置</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -347,32 +357,12 @@
         <translation>因果掩码(&amp;C)</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <source>Causal mask on</source>
-        <translation>开启因果掩码</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>Causal mask off</source>
-        <translation>关闭因果掩码</translation>
-    </message>
-    <message>
-        <location line="+3"/>
+        <location line="+7"/>
         <source>Mask &amp;after softmax (the mistake)</source>
         <translation>softmax 之后再加掩码（错误做法）(&amp;A)</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <source>Mask after softmax</source>
-        <translation>softmax 之后加掩码</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>Mask before softmax</source>
-        <translation>softmax 之前加掩码</translation>
-    </message>
-    <message>
-        <location line="+2"/>
+        <location line="+7"/>
         <source>C&amp;lear clicked cells</source>
         <translation>清除点选的单元格(&amp;L)</translation>
     </message>
@@ -427,12 +417,7 @@
         <translation>&amp;RoPE</translation>
     </message>
     <message>
-        <location line="+10"/>
-        <source>Positional encoding: %1</source>
-        <translation>位置编码：%1</translation>
-    </message>
-    <message>
-        <location line="+6"/>
+        <location line="+14"/>
         <source>&amp;Scaling</source>
         <translation>缩放(&amp;S)</translation>
     </message>
@@ -453,11 +438,6 @@
     </message>
     <message>
         <location line="+4"/>
-        <source>Scaling: %1</source>
-        <translation>缩放：%1</translation>
-    </message>
-    <message>
-        <location line="+3"/>
         <source>S&amp;imilarity</source>
         <translation>相似度(&amp;I)</translation>
     </message>
@@ -478,11 +458,6 @@
     </message>
     <message>
         <location line="+4"/>
-        <source>Similarity: %1</source>
-        <translation>相似度：%1</translation>
-    </message>
-    <message>
-        <location line="+3"/>
         <source>&amp;Temperature</source>
         <translation>温度(&amp;T)</translation>
     </message>
@@ -557,7 +532,7 @@
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
         <source>Zoom &amp;out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
@@ -632,7 +607,7 @@
         <translation>关于 &amp;Qt</translation>
     </message>
     <message>
-        <location line="+83"/>
+        <location line="+84"/>
         <source>Zoom %1%</source>
         <translation>显示比例 %1%</translation>
     </message>
@@ -642,28 +617,23 @@
         <translation>%1[*] — Attention Lab</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+18"/>
         <source>The temperature is at the end of its range (%1 to %2)</source>
         <translation>温度已到取值范围的边界（%1 到 %2）</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <source>Temperature %1</source>
-        <translation>温度 %1</translation>
-    </message>
-    <message>
-        <location line="+23"/>
+        <location line="+40"/>
         <source>no file name was given</source>
         <translation>未指定文件名</translation>
     </message>
     <message>
-        <location line="+11"/>
-        <location line="+88"/>
+        <location line="+12"/>
+        <location line="+98"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location line="-67"/>
+        <location line="-76"/>
         <source>The figure is on the clipboard</source>
         <translation>图片已复制到剪贴板</translation>
     </message>
@@ -683,37 +653,34 @@
         <translation>导出总览图(&amp;D)…</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+24"/>
         <source>figure</source>
         <extracomment>The start of an exported file&apos;s name; use letters a file name may hold.</extracomment>
         <translation>图片</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <location line="+32"/>
-        <location line="+2"/>
+        <location line="-8"/>
+        <location line="+44"/>
         <source>%1 was not written: %2</source>
         <translation>未能写入 %1：%2</translation>
     </message>
     <message>
-        <location line="-28"/>
+        <location line="-24"/>
         <source>Folder for the CSV files</source>
         <translation>存放 CSV 文件的文件夹</translation>
     </message>
     <message>
         <location line="+7"/>
-        <location line="+2"/>
         <source>The numbers were not all written: %1</source>
         <translation>数值未能全部写入：%1</translation>
     </message>
     <message>
-        <location line="+0"/>
-        <location line="+19"/>
+        <location line="-12"/>
         <source>Cannot export</source>
         <translation>无法导出</translation>
     </message>
     <message numerus="yes">
-        <location line="-15"/>
+        <location line="+16"/>
         <source>Wrote %n CSV file(s) to %1</source>
         <translation>
             <numerusform>已将 %n 个 CSV 文件写入 %1</numerusform>
@@ -730,7 +697,7 @@
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+16"/>
         <source>%1 was not opened: %2</source>
         <translation>未能打开 %1：%2</translation>
     </message>
@@ -857,7 +824,7 @@
 <context>
     <name>attn::MatrixPanel</name>
     <message>
-        <location filename="../../widgets/matrixpanel.cpp" line="+30"/>
+        <location filename="../../widgets/matrixpanel.cpp" line="+29"/>
         <source>S (source)</source>
         <translation>S（源序列）</translation>
     </message>
@@ -1062,17 +1029,17 @@
         <translation>自注意力</translation>
     </message>
     <message>
-        <location line="+92"/>
+        <location line="+101"/>
         <source>Pick Q, K, V, X or S to edit tokens</source>
         <translation>选中 Q、K、V、X 或 S 页才能编辑词元</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+61"/>
         <source>Switch to projected mode</source>
         <translation>切换到投影模式</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Projected mode: X is one-hot and W_Q, W_K, W_V hold the old Q, K, V. The positional encoding is now added to X, so the numbers change.</source>
         <translation>投影模式：X 为 one-hot，W_Q、W_K、W_V 存放原来的 Q、K、V。位置编码现在加到 X 上，因此数值会变化。</translation>
     </message>
@@ -1087,7 +1054,7 @@
         <translation>切换到直接模式</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Direct mode keeps the computed Q, K and V; W_O is dropped.</source>
         <translation>直接模式保留已算出的 Q、K 和 V；W_O 被舍弃。</translation>
     </message>
@@ -1142,6 +1109,107 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
 </context>
 <context>
+    <name>attn::SettingEdits</name>
+    <message>
+        <location filename="../../app/document/settingedits.cpp" line="+11"/>
+        <source>Causal mask on</source>
+        <translation>开启因果掩码</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Causal mask off</source>
+        <translation>关闭因果掩码</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Mask before softmax</source>
+        <translation>softmax 之前加掩码</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Mask after softmax</source>
+        <translation>softmax 之后加掩码</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>%n head(s)</source>
+        <translation>
+            <numerusform>%n 个头</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Positional encoding: %1</source>
+        <translation>位置编码：%1</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Scaling: %1</source>
+        <translation>缩放：%1</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Similarity: %1</source>
+        <translation>相似度：%1</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+5"/>
+        <source>Temperature %1</source>
+        <translation>温度 %1</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>sinusoidal</source>
+        <translation>正弦</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>learned</source>
+        <translation>可学习</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>RoPE</source>
+        <translation>RoPE</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>÷ √d_k</source>
+        <translation>÷ √d_k</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>÷ 1</source>
+        <translation>÷ 1（不缩放）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>÷ d_k</source>
+        <translation>÷ d_k</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>dot product</source>
+        <translation>点积</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>cosine</source>
+        <translation>余弦</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>negative squared distance</source>
+        <translation>负平方距离</translation>
+    </message>
+</context>
+<context>
     <name>attn::StageText</name>
     <message>
         <location filename="../../widgets/stagedata.cpp" line="+48"/>
@@ -1170,12 +1238,12 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+2"/>
-        <location line="+128"/>
+        <location line="+126"/>
         <source>Softmax weights</source>
         <translation>softmax 权重</translation>
     </message>
     <message>
-        <location line="-126"/>
+        <location line="-124"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
@@ -1236,13 +1304,13 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+14"/>
-        <location line="+187"/>
+        <location line="+183"/>
         <location line="+15"/>
         <source>queries</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-201"/>
+        <location line="-197"/>
         <source>keys</source>
         <translation>键</translation>
     </message>
@@ -1252,7 +1320,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>分数  s = %1</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+1"/>
         <source>score</source>
         <translation>分数</translation>
     </message>
@@ -1268,7 +1336,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>缩放后分数</translation>
     </message>
     <message>
-        <location line="+92"/>
+        <location line="+90"/>
         <source>scaled = score / (c·τ) = %1 / %2 = %3 / %4 = %5</source>
         <translation>缩放后 = 分数 / (c·τ) = %1 / %2 = %3 / %4 = %5</translation>
     </message>
@@ -1284,12 +1352,12 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>单击可屏蔽或取消屏蔽此单元格。</translation>
     </message>
     <message>
-        <location line="-212"/>
+        <location line="-208"/>
         <source>after softmax ✗</source>
         <translation>softmax 后掩码 ✗</translation>
     </message>
     <message>
-        <location line="+71"/>
+        <location line="+69"/>
         <source>Masked  blocked → −∞</source>
         <translation>掩码  屏蔽 → −∞</translation>
     </message>
@@ -1320,13 +1388,13 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+1"/>
-        <location line="+136"/>
+        <location line="+134"/>
         <location line="+16"/>
         <source>output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location line="-135"/>
+        <location line="-133"/>
         <source>causal: key %1 comes after query %2</source>
         <translation>因果：键 %1 在查询 %2 之后</translation>
     </message>
@@ -1341,7 +1409,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>已单击屏蔽</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+33"/>
         <source>score = %1 = %2%3</source>
         <translation>分数 = %1 = %2%3</translation>
     </message>
@@ -1488,7 +1556,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::TogglePanel</name>
     <message>
-        <location filename="../../widgets/togglepanel.cpp" line="+61"/>
+        <location filename="../../widgets/togglepanel.cpp" line="+105"/>
         <source>Mask</source>
         <translation>掩码</translation>
     </message>
@@ -1499,12 +1567,12 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+1"/>
-        <location line="+203"/>
+        <location line="+207"/>
         <source>Block every key after the query&apos;s own position (Ctrl+Shift+M)</source>
         <translation>屏蔽查询自身位置之后的所有键（Ctrl+Shift+M）</translation>
     </message>
     <message>
-        <location line="-201"/>
+        <location line="-205"/>
         <source>Key padding (tick the padding tokens):</source>
         <translation>键填充掩码（勾选填充词元）：</translation>
     </message>
@@ -1620,11 +1688,16 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+4"/>
-        <source>Draws the learned table</source>
-        <translation>用来生成可学习位置编码表</translation>
+        <source>Draws the learned table (0 to %1)</source>
+        <translation>用于生成可学习位置编码表（0 到 %1）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+110"/>
+        <source>Seed: %1 is not a whole number from 0 to %2; the seed stays %3</source>
+        <translation>种子：%1 不是 0 到 %2 之间的整数；种子保持为 %3</translation>
+    </message>
+    <message>
+        <location line="-103"/>
         <source>Scaling</source>
         <translation>缩放</translation>
     </message>
@@ -1669,7 +1742,12 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>τ 小：接近 argmax；τ 大：接近均匀分布（对数刻度，0.05 到 10）</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+3"/>
+        <source>Any τ from %1 to %2</source>
+        <translation>τ 可取 %1 到 %2 之间的任意值</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Similarity:</source>
         <translation>相似度：</translation>
     </message>
@@ -1704,17 +1782,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>欧氏邻域：离得越近的键分数越高</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>Causal mask on</source>
-        <translation>开启因果掩码</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>Causal mask off</source>
-        <translation>关闭因果掩码</translation>
-    </message>
-    <message>
-        <location line="+9"/>
+        <location line="+16"/>
         <source>Pad %1</source>
         <translation>将 %1 设为填充</translation>
     </message>
@@ -1729,55 +1797,14 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>清除手动掩码</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>Mask before softmax</source>
-        <translation>softmax 之前加掩码</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>Mask after softmax</source>
-        <translation>softmax 之后加掩码</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>1 head</source>
-        <translation>1 个头</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>%1 heads</source>
-        <translation>%1 个头</translation>
-    </message>
-    <message>
-        <location line="+96"/>
+        <location line="+111"/>
         <source>%1 head(s): d_k = %2, d_v = %3</source>
         <translation>%1 个头：d_k = %2，d_v = %3</translation>
     </message>
     <message>
-        <location line="-89"/>
-        <source>Positional encoding: %1</source>
-        <translation>位置编码：%1</translation>
-    </message>
-    <message>
-        <location line="+6"/>
+        <location line="-49"/>
         <source>Seed %1</source>
         <translation>种子 %1</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Scaling: %1</source>
-        <translation>缩放：%1</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Similarity: %1</source>
-        <translation>相似度：%1</translation>
-    </message>
-    <message>
-        <location line="+7"/>
-        <location line="+17"/>
-        <source>Temperature %1</source>
-        <translation>温度 %1</translation>
     </message>
     <message>
         <location line="+13"/>

@@ -14,6 +14,7 @@
 #include "stagedata.h"
 #include "togglepanel.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -75,6 +76,7 @@ private slots:
     void temperatureDragIsOneUndoStep();
     void undoInMidDragCancelsTheGesture();
     void refusedWidthPutsTheSpinBoxBack();
+    void menuAndPanelNameStepsAlike();
     void temperatureAndSeedTakeTheirWholeRange();
     void modeSwitchKeepsWeightsOnScreen();
     void saveAndOpenRoundTrip();
@@ -400,6 +402,29 @@ void TestMainWindow::undoInMidDragCancelsTheGesture()
     QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(w.document()->scenario().similarity, Similarity::Dot);
     QVERIFY(w.document()->scenario() == std::get<Scenario>(loadLesson(QStringLiteral("seed000-basic"))));
+}
+
+// A setting changed from the Attention menu and from the panel is the same
+// step in the undo history, under the same name.
+void TestMainWindow::menuAndPanelNameStepsAlike()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    QAction *sinusoidal = findAction(&w, QStringLiteral("Sinusoidal"));
+    QVERIFY(sinusoidal);
+    sinusoidal->trigger();
+    QCOMPARE(w.document()->scenario().encoding, Encoding::Sinusoidal);
+    const QString fromMenu = w.document()->undoStack()->undoText();
+    w.document()->undo();
+    QAbstractButton *radio = nullptr;
+    for (QAbstractButton *b : w.togglePanel()->findChildren<QAbstractButton *>())
+        if (b->text().remove(QLatin1Char('&')) == QStringLiteral("Sinusoidal"))
+            radio = b;
+    QVERIFY(radio);
+    radio->click();
+    QCOMPARE(w.document()->scenario().encoding, Encoding::Sinusoidal);
+    QCOMPARE(w.document()->undoStack()->undoText(), fromMenu);
+    QCOMPARE(fromMenu, QStringLiteral("Positional encoding: sinusoidal"));
 }
 
 // RoPE needs an even d_k: typing 3 is refused with the reason, and the spin
