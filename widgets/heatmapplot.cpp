@@ -159,6 +159,17 @@ protected:
     }
 };
 
+// The title asks for no width in the layout grid: it sits above the map's
+// column only, and a long title ("head 1 of 8 · causal · cosine ·
+// sinusoidal PE") would otherwise squeeze the colour bar's column to a
+// sliver. plan() gives it the whole width and updateLayout() elides it.
+class HeatmapTitle : public QCPTextElement {
+public:
+    using QCPTextElement::QCPTextElement;
+
+    QSize minimumOuterSizeHint() const override { return QSize(0, QCPTextElement::minimumOuterSizeHint().height()); }
+};
+
 // The linked highlight, on a buffered layer of its own so that hovering
 // repaints only this layer.
 class HeatmapHighlightLayer : public QCPLayerable {
@@ -357,7 +368,7 @@ HeatmapPlot::HeatmapPlot(QWidget *parent)
     m_map->setTightBoundary(false);
     m_map->setAntialiased(false);
 
-    m_title = new QCPTextElement(this, QString());
+    m_title = new HeatmapTitle(this, QString());
     m_title->setTextColor(kInk);
     plotLayout()->insertRow(0);
     plotLayout()->addElement(0, 0, m_title);

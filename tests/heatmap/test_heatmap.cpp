@@ -129,6 +129,7 @@ private slots:
     void toolTipAsksProviderForCell();
     void shapeChangeResizesMap();
     void autoCellTextDependsOnSize();
+    void longTitleKeepsTheColourBar();
     void fontChangeGrowsFonts();
     void highlightDrawsOutline();
     void columnGroupSeparator();
@@ -533,6 +534,27 @@ void TestHeatmap::shapeChangeResizesMap()
     plot.setData(one);
     const QImage single = render(plot);
     COMPARE_COLOR(pixelAt(single, offCentre(plot, 0, 0)), QColor(g.color(0.5, QCPRange(0, 1))));
+}
+
+// A title wider than the map does not squeeze the colour bar: the bar keeps
+// its width and shows the gradient (it once shrank to a sliver).
+void TestHeatmap::longTitleKeepsTheColourBar()
+{
+    HeatmapPlot plot;
+    showPlot(plot);
+    HeatmapData d = weights3x3();
+    plot.setData(d);
+    render(plot);
+    const int normal = plot.colorScale()->outerRect().width();
+    QVERIFY(normal > 20);
+    d.title = QStringLiteral("Scores  s = cos(q, k)\n") + QStringLiteral("head 1 of 8 · causal · cosine · sinusoidal PE · ").repeated(4);
+    plot.setData(d);
+    const QImage image = render(plot);
+    QCOMPARE(plot.colorScale()->outerRect().width(), normal);
+    // The middle of the bar has the gradient's colour at 0.5.
+    const QRect bar = plot.colorScale()->axis()->axisRect()->rect();
+    const QColor mid = pixelAt(image, QPointF(bar.center()));
+    COMPARE_COLOR(mid, QColor(plot.activeGradient().color(0.5, QCPRange(0, 1))));
 }
 
 void TestHeatmap::autoCellTextDependsOnSize()
