@@ -283,8 +283,10 @@ QStringList writeTraceCsv(const Scenario &s, const Trace &t, const QString &fold
         const QString suffix = h > 1 ? QStringLiteral("_head%1.csv").arg(i + 1) : QStringLiteral(".csv");
         write(stem + QStringLiteral("_scores") + suffix, csv(ht.scores, rows, keys));
         write(stem + QStringLiteral("_scaled") + suffix, csv(ht.scaled, rows, keys));
-        if (s.maskStage == MaskStage::BeforeSoftmax)
-            write(stem + QStringLiteral("_masked") + suffix, csv(ht.scaled, rows, keys, &t.blocked));
+        // As the map shows it: blocked entries -inf, or, when the mask acts
+        // after the softmax, the scores untouched (the mistake's point).
+        const bool before = s.maskStage == MaskStage::BeforeSoftmax;
+        write(stem + QStringLiteral("_masked") + suffix, csv(ht.scaled, rows, keys, before ? &t.blocked : nullptr));
         write(stem + QStringLiteral("_weights") + suffix, csv(ht.weights, rows, keys));
         write(stem + QStringLiteral("_output") + suffix, csv(ht.output, rows, numbered(QStringLiteral("d"), ht.output.cols())));
     }

@@ -150,6 +150,7 @@ void Document::replace(const Scenario &s, const QString &filePath, const QString
 {
     if (auto p = validate(s))
         throw ScenarioError(*p);
+    Trace trace = compute(s); // first: should it throw, nothing has changed yet
     m_liveStart.reset();
     m_undo.clear();
     m_filePath = filePath;
@@ -157,7 +158,7 @@ void Document::replace(const Scenario &s, const QString &filePath, const QString
     m_head = 0;
     m_query = 0;
     m_hoverRow = m_hoverCol = -1;
-    m_trace = compute(s); // throws for an invalid scenario, before anything changed
+    m_trace = std::move(trace);
     m_scenario = s;
     emit changed(Change::Shape | Change::Values | Change::Labels | Change::Settings | Change::Text);
     emit currentChanged();

@@ -4,7 +4,7 @@
 <context>
     <name>attn::AllHeadsView</name>
     <message>
-        <location filename="../../widgets/stageviews.cpp" line="+101"/>
+        <location filename="../../widgets/stageviews.cpp" line="+111"/>
         <source>Head %1: click to show it in every map</source>
         <translation>头 %1：点击后所有热图都显示这个头</translation>
     </message>
@@ -23,7 +23,7 @@
         <translation>拖动</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+29"/>
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
@@ -185,7 +185,7 @@
 <context>
     <name>attn::HeatmapPlot</name>
     <message>
-        <location filename="../../widgets/heatmapplot.cpp" line="+600"/>
+        <location filename="../../widgets/heatmapplot.cpp" line="+611"/>
         <source>NaN</source>
         <translation>NaN</translation>
     </message>
@@ -1542,7 +1542,17 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::StageView</name>
     <message>
-        <location filename="../../widgets/stageviews.cpp" line="-74"/>
+        <location filename="../../widgets/stageviews.cpp" line="-80"/>
+        <source>%1 is blocked by the causal mask; turn the causal mask off to open it</source>
+        <translation>%1 被因果掩码屏蔽；关闭因果掩码才能打开它</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 is blocked because the key is padding; untick it under Key padding to open it</source>
+        <translation>%1 被屏蔽，因为这个键是填充；在“键填充掩码”中取消勾选才能打开它</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Block %1</source>
         <translation>屏蔽 %1</translation>
     </message>

@@ -6,6 +6,7 @@
 #include "lesson_test.h"
 
 #include "figureexport.h"
+#include "formula.h"
 #include "lessons.h"
 
 #include <QApplication>
@@ -208,6 +209,22 @@ void TestExport::csvHoldsEveryStage()
     const QStringList none = writeTraceCsv(s, t, dir.filePath(QStringLiteral("missing")), QStringLiteral("mh"), &error);
     QVERIFY(none.isEmpty());
     ATTN_CHECK(error.contains(QStringLiteral("mh_scores_head1.csv")), error);
+
+    // The masked scores as the map shows them: -inf where blocked before the
+    // softmax; the scores untouched when the mask acts after it.
+    for (MaskStage stage : {MaskStage::BeforeSoftmax, MaskStage::AfterSoftmax}) {
+        Scenario causal = lesson(QStringLiteral("causal"));
+        causal.maskStage = stage;
+        QTemporaryDir out;
+        const QStringList written = writeTraceCsv(causal, compute(causal), out.path(), QStringLiteral("c"), &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(written.size(), 5);
+        QFile masked(out.filePath(QStringLiteral("c_masked.csv")));
+        QVERIFY(masked.open(QIODevice::ReadOnly));
+        const QStringList first = QString::fromUtf8(masked.readAll()).split(QLatin1Char('\n')).value(1).split(QLatin1Char(','));
+        const bool before = stage == MaskStage::BeforeSoftmax;
+        QCOMPARE(first.value(2), before ? QStringLiteral("-inf") : QString::fromStdString(shortest(compute(causal).heads[0].scaled(0, 1))));
+    }
 }
 
 QTEST_MAIN(TestExport)

@@ -341,6 +341,17 @@ void TestMainWindow::clickBlocksACell()
     // Click again to open it.
     QTest::mouseClick(weights, Qt::LeftButton, {}, weights->cellCenter(0, 0).toPoint() + QPoint(2, 2));
     ATTN_COMPARE_NEAR(weights->data().values(0, 0), 0.575975345215362, 1e-12);
+
+    // A cell the causal mask holds: the click says so and adds no step.
+    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    weights->replot();
+    QSignalSpy problems(w.document(), &Document::problemReported);
+    QTest::mouseClick(weights, Qt::LeftButton, {}, weights->cellCenter(0, 2).toPoint() + QPoint(2, 2));
+    QCOMPARE(w.document()->undoStack()->count(), 0);
+    QVERIFY(!w.document()->scenario().mask.blocked.size() || !w.document()->scenario().mask.blocked.any());
+    QCOMPARE(problems.count(), 1);
+    QVERIFY2(problems.first().first().toString().contains(QStringLiteral("causal mask")),
+             qPrintable(problems.first().first().toString()));
 }
 
 void TestMainWindow::temperatureDragIsOneUndoStep()
