@@ -1,6 +1,6 @@
 // attention-lab: the window.
 //   attention-lab [FILE.json] [--lesson NAME] [--zoom F] [--language en|zh_CN]
-//                 [--screenshot PNG [--size WxH] [--tab N]]
+//                 [--maps-only] [--screenshot PNG [--size WxH] [--tab N]]
 // --screenshot renders the window (offscreen works) to a PNG and exits: how
 // the README's picture is made.
 
@@ -56,7 +56,8 @@ int main(int argc, char *argv[])
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot."), QStringLiteral("WxH"),
                                   QStringLiteral("1600x1000"));
     const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Side tab to show (0-based)."), QStringLiteral("N"));
-    parser.addOptions({lesson, zoom, language, screenshot, size, tab});
+    const QCommandLineOption mapsOnly(QStringLiteral("maps-only"), QStringLiteral("Start with the panels hidden (F9)."));
+    parser.addOptions({lesson, zoom, language, screenshot, size, tab, mapsOnly});
     parser.process(app);
 
     const bool scripted = parser.isSet(screenshot);
@@ -94,6 +95,8 @@ int main(int argc, char *argv[])
     }
     if (parser.isSet(tab))
         window.sideTabs()->setCurrentIndex(parser.value(tab).toInt());
+    if (parser.isSet(mapsOnly))
+        window.setPanelsShown(false);
 
     if (scripted) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));

@@ -352,9 +352,7 @@ void MainWindow::createMenus()
     mapsOnly->setToolTip(tr("Give the whole window to the maps, e.g. on a projector; F9 again brings the panels back"));
     connect(mapsOnly, &QAction::triggered, this, [this] {
         const QList<QDockWidget *> docks = findChildren<QDockWidget *>();
-        const bool anyShown = std::any_of(docks.begin(), docks.end(), [](QDockWidget *d) { return d->isVisible(); });
-        for (QDockWidget *d : docks)
-            d->setVisible(!anyShown);
+        setPanelsShown(std::none_of(docks.begin(), docks.end(), [](QDockWidget *d) { return d->isVisible(); }));
     });
     view->addSeparator();
     QMenu *language = view->addMenu(tr("&Language"));
@@ -472,6 +470,12 @@ void MainWindow::applyCellText()
     for (HeatmapPlot *p : allPlots())
         if (!p->isCompact() && !qobject_cast<StageView *>(p))
             p->setCellText(mode);
+}
+
+void MainWindow::setPanelsShown(bool shown)
+{
+    for (QDockWidget *d : findChildren<QDockWidget *>())
+        d->setVisible(shown);
 }
 
 void MainWindow::setZoom(double zoom, bool announce)

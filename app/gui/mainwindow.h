@@ -53,6 +53,8 @@ public:
     // 1.0 is the system font size; the projector wants 1.5 or more.
     void setZoom(double zoom, bool announce = true); // announce: "Zoom 150%" in the status bar
     double zoom() const { return m_zoom; }
+    // The inputs and settings panels; hidden, the maps get the window (F9).
+    void setPanelsShown(bool shown);
 
     // Writes a figure; returns an empty string or the reason it was not
     // written (nothing is left half-written).
