@@ -858,6 +858,17 @@ void HeatmapPlot::chooseTicks()
         layoutWith(flat.rows, flat.flat, false);
 }
 
+QString HeatmapPlot::tickKey() const
+{
+    const QChar sep(0x1f);
+    return QStringList{QString::number(viewport().width()), QString::number(viewport().height()), font().key(),
+                       QString::number(rowCount()), QString::number(columnCount()), m_data.rowLabels.join(sep),
+                       m_data.colLabels.join(sep), QString::number(m_data.rowFlagged.count(true)), m_title->text(),
+                       QString::number(yAxis2->visible()),
+                       QString::number(m_compact)}
+        .join(QChar(0x1e));
+}
+
 void HeatmapPlot::updateLayout()
 {
     // The title never runs off the figure.
@@ -879,7 +890,18 @@ void HeatmapPlot::updateLayout()
     }
 
     QCustomPlot::updateLayout();
-    chooseTicks();
+    // The label layout is decided once for a given room and set of labels and
+    // kept while only the numbers change (a drag): the probing costs layout
+    // passes, and labels that turned upright mid-drag would make the map jump.
+    const QString key = tickKey();
+    if (key == m_tickKey && m_tickDecision.colStep > 0) {
+        if (setTicks(m_tickDecision.rowStep, m_tickDecision.colStep, m_tickDecision.rotated))
+            QCustomPlot::updateLayout();
+    } else {
+        chooseTicks();
+        m_tickKey = key;
+        m_tickDecision = {m_rowStep, m_colStep, m_colRotated};
+    }
     const Plan p = plan();
     if (!p.axis.isEmpty()) {
         m_title->setOuterRect(p.title);

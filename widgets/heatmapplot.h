@@ -154,6 +154,8 @@ private:
     TickSteps tickSteps(const QSizeF &cell) const;
     bool setTicks(int rowStep, int colStep, bool rotated);
     void chooseTicks();
+    // What the label layout was decided for: the room, the font, the labels.
+    QString tickKey() const;
     struct Plan {
         QRect title, axis, scale; // outer rects; axis is empty when there is no room
         QSizeF cell;              // pixels per cell
@@ -190,6 +192,12 @@ private:
     int m_rowStep = 0;
     int m_colStep = 0;
     bool m_colRotated = false;
+    struct TickDecision {
+        int rowStep = 0, colStep = 0;
+        bool rotated = false;
+    };
+    QString m_tickKey;           // tickKey() when m_tickDecision was made
+    TickDecision m_tickDecision;
     QRect m_layoutViewport; // the viewport the current layout was made for
 
     QCPColorMap *m_map = nullptr;
