@@ -99,9 +99,12 @@ std::optional<Problem> Document::editLive(const Scenario &next)
         emit problemReported(problemText(*p));
         return p;
     }
-    if (!m_liveStart)
+    const bool starting = !m_liveStart;
+    if (starting)
         m_liveStart = m_scenario;
     setScenario(next);
+    if (starting)
+        emit liveChanged(true);
     return std::nullopt;
 }
 
@@ -111,6 +114,7 @@ void Document::commitLive(const QString &description)
         return;
     Scenario before = std::move(*m_liveStart);
     m_liveStart.reset();
+    emit liveChanged(false);
     if (before == m_scenario)
         return;
     m_undo.push(new ScenarioCommand(this, std::move(before), m_scenario, description, true));
@@ -123,6 +127,7 @@ void Document::cancelLive()
     Scenario before = std::move(*m_liveStart);
     m_liveStart.reset();
     setScenario(before);
+    emit liveChanged(false);
 }
 
 void Document::undo()
@@ -151,7 +156,10 @@ void Document::replace(const Scenario &s, const QString &filePath, const QString
     if (auto p = validate(s))
         throw ScenarioError(*p);
     Trace trace = compute(s); // first: should it throw, nothing has changed yet
+    const bool wasLive = m_liveStart.has_value();
     m_liveStart.reset();
+    if (wasLive)
+        emit liveChanged(false);
     m_undo.clear();
     m_filePath = filePath;
     m_lessonName = lessonName;

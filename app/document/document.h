@@ -89,6 +89,7 @@ signals:
     void currentChanged();                      // head or query selection
     void hoverChanged(int row, int col);
     void problemReported(const QString &message);
+    void liveChanged(bool live);                // a gesture began or ended
     void fileStateChanged();                    // path, name or modified flag
 
 private:

@@ -189,8 +189,9 @@ void MainWindow::createMenus()
     connect(undo, &QAction::triggered, &m_doc, &Document::undo);
     connect(redo, &QAction::triggered, &m_doc, &Document::redo);
     auto sync = [this, stack, undo, redo] {
-        undo->setEnabled(stack->canUndo());
-        redo->setEnabled(stack->canRedo());
+        // Mid-gesture, undo cancels the gesture (Document::undo) and redo waits.
+        undo->setEnabled(stack->canUndo() || m_doc.isLive());
+        redo->setEnabled(stack->canRedo() && !m_doc.isLive());
         //: %1 names the step, e.g. "Undo Add token t5".
         undo->setText(stack->canUndo() ? tr("&Undo %1").arg(stack->undoText()) : tr("&Undo"));
         //: %1 names the step, e.g. "Redo Add token t5".
@@ -198,6 +199,7 @@ void MainWindow::createMenus()
     };
     connect(stack, &QUndoStack::indexChanged, this, sync);
     connect(stack, &QUndoStack::cleanChanged, this, sync);
+    connect(&m_doc, &Document::liveChanged, this, sync);
     sync();
     edit->addAction(undo);
     edit->addAction(redo);

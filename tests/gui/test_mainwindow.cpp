@@ -413,6 +413,19 @@ void TestMainWindow::undoInMidDragCancelsTheGesture()
     QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(w.document()->scenario().similarity, Similarity::Dot);
     QVERIFY(w.document()->scenario() == std::get<Scenario>(loadLesson(QStringLiteral("seed000-basic"))));
+
+    // The first gesture of a fresh lesson: nothing to undo yet, but Ctrl+Z
+    // still cancels the drag.
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    QCOMPARE(w.document()->undoStack()->count(), 0);
+    slider->setSliderDown(true);
+    slider->setValue(0);
+    QVERIFY(w.document()->isLive());
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
+    QVERIFY(!w.document()->isLive());
+    QCOMPARE(w.document()->scenario().temperature, 1.0);
+    slider->setSliderDown(false);
+    QCOMPARE(w.document()->undoStack()->count(), 0);
 }
 
 // A setting changed from the Attention menu and from the panel is the same
