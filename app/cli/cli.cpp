@@ -66,19 +66,22 @@ Options parseOptions(const QStringList &args, const QStringList &known)
     for (qsizetype i = 0; i < args.size(); ++i) {
         const QString &a = args[i];
         if (a.startsWith(QLatin1String("--"))) {
-            QString name = a, value;
             const qsizetype eq = a.indexOf(QLatin1Char('='));
-            if (eq > 0) {
-                name = a.left(eq);
-                value = a.mid(eq + 1);
-            } else if (i + 1 < args.size()) {
-                value = args[++i];
-            } else {
-                throw UsageError{QStringLiteral("%1 needs a value").arg(a)};
-            }
+            const QString name = eq > 0 ? a.left(eq) : a;
+            // The name first: a misspelt option is unknown, not short of a value.
             if (!known.contains(name))
                 throw UsageError{QStringLiteral("unknown option %1; this command takes %2")
                                      .arg(name, known.isEmpty() ? QStringLiteral("none") : known.join(QStringLiteral(", ")))};
+            QString value;
+            if (eq > 0)
+                value = a.mid(eq + 1);
+            else if (i + 1 < args.size())
+                value = args[++i];
+            else
+                throw UsageError{QStringLiteral("%1 needs a value").arg(a)};
+            for (const auto &[given, _] : o.named)
+                if (given == name)
+                    throw UsageError{QStringLiteral("%1 is given twice").arg(name)};
             o.named.append({name, value});
         } else {
             o.positional << a;
@@ -419,6 +422,10 @@ int runCli(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const QString command = args.first();
     const QStringList rest = args.mid(1);
+    if (rest.contains(QLatin1String("--help")) || rest.contains(QLatin1String("-h"))) {
+        out << kUsage; // one page covers every command
+        return 0;
+    }
     try {
         if (command == QLatin1String("trace"))
             return trace(rest, out, err);

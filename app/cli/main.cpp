@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "runtimedir.h"
 
 #include <QApplication>
 
@@ -7,6 +8,7 @@
 
 int main(int argc, char *argv[])
 {
+    attn::prepareRuntimeDir();
     // Only export draws; it draws off screen, so it needs no display.
     const bool draws = argc > 1 && qstrcmp(argv[1], "export") == 0;
     if (draws && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))

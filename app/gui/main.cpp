@@ -7,6 +7,7 @@
 #include "lessons.h"
 #include "mainwindow.h"
 #include "preferences.h"
+#include "runtimedir.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -37,6 +38,7 @@ void installTranslations(QApplication &app, const QString &language)
 
 int main(int argc, char *argv[])
 {
+    attn::prepareRuntimeDir();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("AttentionLab"));
     QApplication::setApplicationName(QStringLiteral("Attention Lab"));
@@ -60,6 +62,36 @@ int main(int argc, char *argv[])
     parser.addOptions({lesson, zoom, language, screenshot, size, tab, mapsOnly});
     parser.process(app);
 
+    // Every option is checked before anything opens: a wrong one says so in
+    // one line and exits 2, never a window that silently ignored it.
+    auto refuse = [](const QString &message) {
+        std::fprintf(stderr, "attention-lab: %s\n", qPrintable(message));
+        return 2;
+    };
+    const QStringList files = parser.positionalArguments();
+    if (files.size() > 1)
+        return refuse(QStringLiteral("one scenario file at a time (got %1)").arg(files.size()));
+    if (!files.isEmpty() && parser.isSet(lesson))
+        return refuse(QStringLiteral("give a file or --lesson, not both"));
+    double zoomFactor = 0;
+    if (parser.isSet(zoom)) {
+        bool ok = false;
+        zoomFactor = parser.value(zoom).toDouble(&ok);
+        if (!ok || !(zoomFactor >= 0.6 && zoomFactor <= 3.0))
+            return refuse(QStringLiteral("--zoom: must be a number from 0.6 to 3 (got %1)").arg(parser.value(zoom)));
+    }
+    if (parser.isSet(language) && parser.value(language) != QLatin1String("en")
+        && parser.value(language) != QLatin1String("zh_CN"))
+        return refuse(QStringLiteral("--language: en or zh_CN (got %1)").arg(parser.value(language)));
+    QSize windowSize;
+    {
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        windowSize = QSize(wh.value(0).toInt(&okW), wh.value(1).toInt(&okH));
+        if (wh.size() != 2 || !okW || !okH || windowSize.width() > 8000 || windowSize.height() > 8000)
+            return refuse(QStringLiteral("--size: \"%1\" is not WIDTHxHEIGHT up to 8000x8000, e.g. 1600x1000").arg(parser.value(size)));
+    }
+
     const bool scripted = parser.isSet(screenshot);
     if (scripted) {
         // A screenshot must neither depend on nor change the user's settings.
@@ -71,9 +103,27 @@ int main(int argc, char *argv[])
 
     attn::MainWindow window;
     window.setInteractive(!scripted);
+    if (parser.isSet(tab)) {
+        bool ok = false;
+        const int index = parser.value(tab).toInt(&ok);
+        if (!ok || index < 0 || index >= window.sideTabs()->count())
+            return refuse(QStringLiteral("--tab: a side tab from 0 to %1 (got %2)")
+                              .arg(window.sideTabs()->count() - 1)
+                              .arg(parser.value(tab)));
+        window.sideTabs()->setCurrentIndex(index);
+    }
+    if (scripted) {
+        const QSize least = window.minimumSizeHint();
+        if (windowSize.width() < least.width() || windowSize.height() < least.height())
+            return refuse(QStringLiteral("--size: the window needs at least %1x%2 (got %3x%4)")
+                              .arg(least.width())
+                              .arg(least.height())
+                              .arg(windowSize.width())
+                              .arg(windowSize.height()));
+    }
     QString problem;
-    if (!parser.positionalArguments().isEmpty())
-        problem = window.openFile(parser.positionalArguments().first());
+    if (!files.isEmpty())
+        problem = window.openFile(files.first());
     else
         problem = window.openLesson(parser.isSet(lesson) ? parser.value(lesson) : attn::prefs::lastLesson.get());
     if (!problem.isEmpty()) {
@@ -81,31 +131,21 @@ int main(int argc, char *argv[])
         std::fprintf(stderr, "attention-lab: %s\n", qPrintable(problem));
         if (scripted)
             return 2; // a screenshot of something else would pass for the one asked
-        if (window.document()->filePath().isEmpty() && !parser.positionalArguments().isEmpty())
+        if (window.document()->filePath().isEmpty() && !files.isEmpty())
             window.openLesson(QStringLiteral("seed000-basic"));
     }
-    if (parser.isSet(zoom)) {
-        bool ok = false;
-        const double z = parser.value(zoom).toDouble(&ok);
-        if (!ok || !(z >= 0.6 && z <= 3.0)) {
-            std::fprintf(stderr, "attention-lab: --zoom: must be a number from 0.6 to 3 (got %s)\n", qPrintable(parser.value(zoom)));
-            return 2;
-        }
-        window.setZoom(z, false);
-    }
-    if (parser.isSet(tab))
-        window.sideTabs()->setCurrentIndex(parser.value(tab).toInt());
+    if (zoomFactor > 0)
+        window.setZoom(zoomFactor, false);
     if (parser.isSet(mapsOnly))
         window.setPanelsShown(false);
 
     if (scripted) {
-        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-        window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1600, wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 1000);
+        window.resize(windowSize);
         window.show();
         QTimer::singleShot(500, &window, [&window, path = parser.value(screenshot)] {
             const bool ok = window.grab().save(path);
             std::fprintf(ok ? stdout : stderr, ok ? "%s\n" : "attention-lab: cannot write %s\n", qPrintable(path));
-            QApplication::exit(ok ? 0 : 1);
+            QApplication::exit(ok ? 0 : 2);
         });
         return app.exec();
     }

@@ -86,6 +86,8 @@ private slots:
     void windowExportMatchesCommandLine();
     void exportFailureLeavesNothing();
     void copyFigurePutsAnImageOnTheClipboard();
+    void appRefusesBadOptions_data();
+    void appRefusesBadOptions();
 
 private:
     std::unique_ptr<MainWindow> m_window;
@@ -703,6 +705,46 @@ void TestMainWindow::copyFigurePutsAnImageOnTheClipboard()
     copy->trigger();
     const QImage clip = QApplication::clipboard()->image();
     QCOMPARE(clip.size(), QSize(1200, 900));
+}
+
+void TestMainWindow::appRefusesBadOptions_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("size") << QStringList{"--size", "abc"} << "--size";
+    QTest::newRow("tiny size") << QStringList{"--size", "10x10"} << "the window needs at least";
+    QTest::newRow("tab") << QStringList{"--tab", "9"} << "--tab";
+    QTest::newRow("language") << QStringList{"--language", "fr"} << "--language";
+    QTest::newRow("zoom") << QStringList{"--zoom", "abc"} << "--zoom";
+    QTest::newRow("lesson") << QStringList{"--lesson", "nosuch"} << "no built-in lesson";
+    QTest::newRow("file and lesson") << QStringList{"--lesson", "causal", "x.json"} << "not both";
+    QTest::newRow("missing file") << QStringList{"no-such-file.json"} << "no-such-file.json";
+}
+
+// The window's own command line: a wrong option exits 2 with one line that
+// names it, before any window opens (and no screenshot is written).
+void TestMainWindow::appRefusesBadOptions()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, reason);
+    QTemporaryDir dir;
+    const QString shot = dir.filePath(QStringLiteral("shot.png"));
+    QProcess app;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    app.setProcessEnvironment(env);
+    app.setWorkingDirectory(dir.path());
+    app.start(test::binaryDir() + QStringLiteral("/bin/attention-lab"), args + QStringList{QStringLiteral("--screenshot"), shot});
+    QVERIFY(app.waitForFinished(60000));
+    QCOMPARE(app.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(app.exitCode(), 2);
+    QStringList ours;
+    for (const QString &line : QString::fromUtf8(app.readAllStandardError()).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        if (line.startsWith(QLatin1String("attention-lab:")))
+            ours << line;
+    QCOMPARE(ours.size(), 1);
+    QVERIFY2(ours.first().contains(reason), qPrintable(ours.first()));
+    QVERIFY(!QFile::exists(shot));
 }
 
 QTEST_MAIN(TestMainWindow)
