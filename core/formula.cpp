@@ -6,6 +6,20 @@
 
 namespace attn {
 
+namespace {
+
+// "₁₂": the digits of n as subscripts, as in head₁₂.
+std::string subscript(int n)
+{
+    static const char *const digits[] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};
+    std::string out;
+    for (char c : std::to_string(n))
+        out += digits[c - '0'];
+    return out;
+}
+
+} // namespace
+
 bool hasMask(const Scenario &s)
 {
     return (s.mask.causal && queryCount(s) > 1) || (s.mask.keyPadding.size() && s.mask.keyPadding.any())
@@ -48,17 +62,22 @@ std::string compact(double v)
     return s == "-0" ? "0" : s;
 }
 
-const char *similaritySymbol(Similarity kind)
+const char *similaritySymbol(Similarity kind, bool rotated)
 {
     switch (kind) {
     case Similarity::Dot:
-        return "q·k";
+        return rotated ? "R(q)·R(k)" : "q·k";
     case Similarity::Cosine:
-        return "cos(q, k)";
+        return rotated ? "cos(R(q), R(k))" : "cos(q, k)";
     case Similarity::NegSqDistance:
-        return "−‖q − k‖²";
+        return rotated ? "−‖R(q) − R(k)‖²" : "−‖q − k‖²";
     }
     return "";
+}
+
+const char *similaritySymbol(const Scenario &s)
+{
+    return similaritySymbol(s.similarity, s.encoding == Encoding::Rope);
 }
 
 Formula formula(const Scenario &s)
@@ -120,7 +139,7 @@ Formula formula(const Scenario &s)
 
     const bool wo = s.mode == InputMode::Projected && s.Wo.has_value();
     if (multi)
-        f.output = "output = [head₁ … head_" + std::to_string(s.heads) + "]" + (wo ? "·W_O" : "");
+        f.output = "output = [head₁ … head" + subscript(s.heads) + "]" + (wo ? "·W_O" : "");
     else if (wo)
         f.output = "output = head·W_O";
     return f;

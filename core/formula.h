@@ -29,8 +29,11 @@ bool hasMask(const Scenario &s);
 // "8.0000e+33".
 std::string fixed4(double v);
 
-// "q·k", "cos(q, k)", "−‖q − k‖²": s(q, k) as written in formulas.
-const char *similaritySymbol(Similarity kind);
+// "q·k", "cos(q, k)", "−‖q − k‖²": s(q, k) as written in formulas; with
+// `rotated` (RoPE) of the rotated vectors, "R(q)·R(k)".
+const char *similaritySymbol(Similarity kind, bool rotated = false);
+// The scenario's own: rotated when its encoding is RoPE.
+const char *similaritySymbol(const Scenario &s);
 
 // "0.1", "2.8284271247461903": the shortest text that reads back as the
 // same double (what files and "exact value" show); never "-0".

@@ -19,8 +19,12 @@ namespace {
 
 constexpr int kExportDpi = 96; // font points to pixels as on a usual screen
 
-QString csvField(const QString &s)
+// A label as a CSV field: quoted when it must be, and a leading = + - @
+// made text with an apostrophe, so a spreadsheet never runs it as a formula.
+QString csvField(QString s)
 {
+    if (!s.isEmpty() && QStringLiteral("=+-@").contains(s.front()))
+        s.prepend(QLatin1Char('\''));
     if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')))
         return QLatin1Char('"') + QString(s).replace(QLatin1Char('"'), QLatin1String("\"\"")) + QLatin1Char('"');
     return s;
@@ -43,7 +47,8 @@ QByteArray csv(const Matrix &m, const QStringList &rows, const QStringList &cols
             out += QLatin1Char(',') + (blocked && (*blocked)(i, j) ? QStringLiteral("-inf") : exactNumber(m(i, j)));
         out += QLatin1Char('\n');
     }
-    return out.toUtf8();
+    // The byte order mark tells Excel the file is UTF-8 (Chinese labels).
+    return QByteArrayLiteral("\xEF\xBB\xBF") + out.toUtf8();
 }
 
 QStringList numbered(const QString &prefix, Eigen::Index n)
@@ -173,6 +178,7 @@ struct OffscreenPlane {
         plane = std::make_unique<VectorPlane>(&doc);
         plane->setAttribute(Qt::WA_DontShowOnScreen);
         plane->setFont(figureFont());
+        plane->setForFigure(true);
         plane->setDimensions(view.horizontal, view.vertical);
         plane->setPrincipalProjection(view.pca);
         plane->resize(width, height);

@@ -177,7 +177,7 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
     switch (stage) {
     case Stage::Scores:
         d.values = h.scores;
-        d.title = StageText::tr("Scores  s = %1").arg(QString::fromUtf8(similaritySymbol(s.similarity)));
+        d.title = StageText::tr("Scores  s = %1").arg(QString::fromUtf8(similaritySymbol(s)));
         d.colorBarLabel = StageText::tr("score");
         d.scale = HeatmapScale::Diverging;
         d.range = scoreRange(t, head, options.sharedScoreRange, stage);
@@ -266,7 +266,7 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
     const QString who = QStringLiteral("“%1” → %2").arg(QString::fromStdString(ql[std::size_t(row)]),
                                                        stage == Stage::Output ? QStringLiteral("d%1").arg(col + 1)
                                                                               : QStringLiteral("“%1”").arg(QString::fromStdString(kl[std::size_t(col)])));
-    const QString sim = QString::fromUtf8(similaritySymbol(s.similarity));
+    const QString sim = QString::fromUtf8(similaritySymbol(s));
     const bool blocked = stage != Stage::Output && t.blocked(row, col);
     const bool before = s.maskStage == MaskStage::BeforeSoftmax;
     const QString reason = blocked ? reasonText(blockReasons(s, row, col), row, col) : QString();
@@ -310,7 +310,7 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
         if (blocked)
             line += QLatin1Char('\n') + StageText::tr("then blocked after the softmax (%1): set to 0, and the row is not renormalised").arg(reason);
         const RowStats &r = h.rows[std::size_t(row)];
-        line += QLatin1Char('\n') + StageText::tr("row: max %1 at “%2”, entropy %3, sum %4")
+        line += QLatin1Char('\n') + StageText::tr("row: max %1 at “%2”, entropy %3 nats, sum %4")
                                         .arg(q4(r.maxWeight), QString::fromStdString(kl[std::size_t(r.argmax)]), q4(r.entropy), q4(r.sum));
         break;
     }
@@ -354,7 +354,7 @@ HeatmapData concatData(const Scenario &s, const Trace &t)
                                     : QStringLiteral("d%1").arg(c + 1));
     d.rowAxisLabel = StageText::tr("queries");
     d.colAxisLabel = StageText::tr("heads' value dimensions");
-    d.title = StageText::tr("Concatenated heads  [head₁ … head_h]") + settingsSummary(s, -1);
+    d.title = StageText::tr("Concatenated heads  [head₁ … headₕ]") + settingsSummary(s, -1);
     d.colorBarLabel = StageText::tr("output");
     d.scale = HeatmapScale::Diverging;
     d.columnGroup = s.heads > 1 ? t.dv : 0;
@@ -392,7 +392,7 @@ HeatmapData positionalData(const Scenario &s, const Trace &t)
         d.colorBarLabel = StageText::tr("angle (radians)");
         d.scale = HeatmapScale::SequentialAuto;
     } else {
-        d.title = s.encoding == Encoding::Sinusoidal ? StageText::tr("Sinusoidal encoding  P(p, 2i) = sin, P(p, 2i+1) = cos")
+        d.title = s.encoding == Encoding::Sinusoidal ? StageText::tr("Sinusoidal encoding\nP(p, 2i) = sin, P(p, 2i+1) = cos")
                                                      : StageText::tr("Learned encoding (drawn from seed %1)").arg(s.seed);
         d.colLabels = dimensionLabels(int(t.positionQuery.cols()), QStringLiteral("d"));
         d.colAxisLabel = s.mode == InputMode::Projected ? StageText::tr("embedding dimensions (added to X)")

@@ -332,7 +332,7 @@ std::vector<PlaneLegend::Entry> PlaneLegend::entries(bool brief) const
     if (sc.d == 0)
         return out;
     out.push_back({Glyph::Key, brief ? VectorPlane::tr("key (width: weight)") : VectorPlane::tr("key: width and disc grow with its weight")});
-    out.push_back({Glyph::Query, brief ? VectorPlane::tr("query") : VectorPlane::tr("query: drag it")});
+    out.push_back({Glyph::Query, brief || m_plane->m_forFigure ? VectorPlane::tr("query") : VectorPlane::tr("query: drag it")});
     if (sc.dv == 2) {
         out.push_back({Glyph::Value, sc.projected ? VectorPlane::tr("value v = x·W_V") : VectorPlane::tr("value")});
         out.push_back({Glyph::Output, brief ? VectorPlane::tr("output Σ w·v") : VectorPlane::tr("output = Σ weight · value")});
@@ -615,28 +615,33 @@ void VectorPlane::updateCaption()
     }
     const QString width = sc.projected ? tr("d_model") : tr("d_k");
     if (sc.d == 1) {
-        note << tr("%1 = 1: the vectors lie on a line (two dimensions are needed for a plane); drag along it.").arg(width);
+        note << (m_forFigure ? tr("%1 = 1: the vectors lie on a line (two dimensions are needed for a plane).")
+                             : tr("%1 = 1: the vectors lie on a line (two dimensions are needed for a plane); drag along it."))
+                    .arg(width);
     } else if (sc.d == 2) {
         if (!sc.projected)
             note << (s.heads > 1 ? tr("Head %1's columns of Q and K, drawn exactly.").arg(sc.head + 1)
                                  : tr("Q and K, drawn exactly."));
     } else if (isProjection()) {
-        note << tr("PCA projection of keys and queries (%1 = %2; the plane holds %3% of their length²); "
-                   "dragging keeps the hidden part.")
+        note << (m_forFigure ? tr("PCA projection of keys and queries (%1 = %2; the plane holds %3% of their length²).")
+                             : tr("PCA projection of keys and queries (%1 = %2; the plane holds %3% of their length²); "
+                                  "dragging keeps the hidden part."))
                     .arg(width)
                     .arg(sc.d)
                     .arg(std::lround(100.0 * (m_basis.explained(0) + m_basis.explained(1))));
     } else {
-        note << tr("Dimensions %1 and %2 of %3 = %4; dragging keeps the others.")
+        note << (m_forFigure ? tr("Dimensions %1 and %2 of %3 = %4.") : tr("Dimensions %1 and %2 of %3 = %4; dragging keeps the others."))
                     .arg(m_dimX + 1)
                     .arg(m_dimY + 1)
                     .arg(width)
                     .arg(sc.d);
     }
     if (s.encoding == Encoding::Rope)
-        note << tr("RoPE rotates q and k after this: the raw vectors are shown and dragged.");
+        note << (m_forFigure ? tr("RoPE rotates q and k after this: the raw vectors are shown.")
+                             : tr("RoPE rotates q and k after this: the raw vectors are shown and dragged."));
     else if (s.encoding != Encoding::None)
-        note << tr("The positional encoding is added after: the raw inputs are shown and dragged.");
+        note << (m_forFigure ? tr("The positional encoding is added after: the raw inputs are shown.")
+                             : tr("The positional encoding is added after: the raw inputs are shown and dragged."));
     if (sc.fullyMasked)
         note << tr("Every key is blocked for this query: its weights and output are 0.");
     m_noteSentences = note;
@@ -735,6 +740,12 @@ void VectorPlane::setKeysDraggable(bool on)
         m_selectedKey = -1;
     requestReplot();
     emit viewChanged();
+}
+
+void VectorPlane::setForFigure(bool on)
+{
+    m_forFigure = on;
+    refresh();
 }
 
 void VectorPlane::fit()

@@ -99,6 +99,9 @@ public:
     void setKeysDraggable(bool on);
     bool keysDraggable() const { return m_keysDraggable; }
 
+    // A picture for a slide, not a tool: no "drag it" in the legend or note.
+    void setForFigure(bool on);
+
     // Frames every vector drawn, with room for the labels.
     void fit();
     // Zooms around the centre of the plot (factor < 1 zooms in).
@@ -234,6 +237,7 @@ private:
     int m_dimX = 0;
     int m_dimY = 1;
     bool m_pca = false;
+    bool m_forFigure = false;
     double m_snap = 0.0;
     bool m_keysDraggable = false;
     int m_selectedKey = -1; // -1: the arrow keys move the selected query

@@ -336,6 +336,8 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
         bool okX = false, okY = false;
         const int x = pair.value(0).toInt(&okX), y = pair.value(1).toInt(&okY);
         if (*axesText == QLatin1String("pca")) {
+            if (d <= 2)
+                throw UsageError{QStringLiteral("--plane-axes: pca needs more than two dimensions (the vectors have %1)").arg(d)};
             planeView.pca = true;
         } else if (pair.size() != 2 || !okX || !okY || x < 1 || y < 1 || x > d || y > d || x == y) {
             throw UsageError{QStringLiteral("--plane-axes: must be pca or two different dimensions from 1 to %1, "

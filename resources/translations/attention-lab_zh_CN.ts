@@ -17,13 +17,13 @@
 <context>
     <name>attn::Document</name>
     <message>
-        <location filename="../../app/document/document.cpp" line="+146"/>
+        <location filename="../../app/document/document.cpp" line="+151"/>
         <source>Drag</source>
         <extracomment>An undo step: a drag with the mouse.</extracomment>
         <translation>拖动</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+32"/>
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
@@ -213,12 +213,12 @@
         <translation>拼接 → 输出(&amp;C)</translation>
     </message>
     <message>
-        <location line="+137"/>
+        <location line="+139"/>
         <source>&amp;Positional encoding</source>
         <translation>位置编码(&amp;P)</translation>
     </message>
     <message>
-        <location line="-126"/>
+        <location line="-128"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
@@ -299,13 +299,13 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location line="-8"/>
-        <location line="+10"/>
+        <location line="-9"/>
+        <location line="+11"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
@@ -322,7 +322,7 @@
         <translation>重做 %1(&amp;R)</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>&amp;Copy figure</source>
         <translation>复制图片(&amp;C)</translation>
     </message>
@@ -557,7 +557,7 @@
         <translation>整个窗口只显示热图，适合投影；再按 F9 恢复面板</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+6"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
@@ -607,7 +607,7 @@
         <translation>关于 &amp;Qt</translation>
     </message>
     <message>
-        <location line="+84"/>
+        <location line="+90"/>
         <source>Zoom %1%</source>
         <translation>显示比例 %1%</translation>
     </message>
@@ -1341,12 +1341,19 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>缩放后 = 分数 / (c·τ) = %1 / %2 = %3 / %4 = %5</translation>
     </message>
     <message>
-        <location line="+28"/>
-        <source>row: max %1 at “%2”, entropy %3, sum %4</source>
-        <translation>本行：最大 %1（“%2”），熵 %3，和 %4</translation>
+        <location line="+72"/>
+        <source>Concatenated heads  [head₁ … headₕ]</source>
+        <translation>拼接各头  [head₁ … headₕ]</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+38"/>
+        <source>Sinusoidal encoding
+P(p, 2i) = sin, P(p, 2i+1) = cos</source>
+        <translation>正弦位置编码
+P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
+    </message>
+    <message>
+        <location line="-62"/>
         <source>Click to block or unblock this cell.</source>
         <extracomment>A click on a map cell masks it (or unmasks it).</extracomment>
         <translation>单击可屏蔽或取消屏蔽此单元格。</translation>
@@ -1449,7 +1456,12 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>随后在 softmax 之后被屏蔽（%1）：置为 0，且该行没有重新归一化</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+2"/>
+        <source>row: max %1 at “%2”, entropy %3 nats, sum %4</source>
+        <translation>本行：最大 %1（“%2”），熵 %3 奈特，和 %4</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>output = Σ_j w_j·v_j = %1%2</source>
         <translation>输出 = Σ_j w_j·v_j = %1%2</translation>
     </message>
@@ -1469,12 +1481,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>各头的值维度</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>Concatenated heads  [head₁ … head_h]</source>
-        <translation>拼接各头  [head₁ … head_h]</translation>
-    </message>
-    <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>output dimensions</source>
         <translation>输出维度</translation>
     </message>
@@ -1514,12 +1521,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>角度（弧度）</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>Sinusoidal encoding  P(p, 2i) = sin, P(p, 2i+1) = cos</source>
-        <translation>正弦位置编码  P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+4"/>
         <source>Learned encoding (drawn from seed %1)</source>
         <translation>可学习位置编码（由种子 %1 生成）</translation>
     </message>
@@ -1946,11 +1948,16 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+2"/>
+        <source>%1 = 1: the vectors lie on a line (two dimensions are needed for a plane).</source>
+        <translation>%1 = 1：向量都在一条直线上（平面需要两个维度）。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>%1 = 1: the vectors lie on a line (two dimensions are needed for a plane); drag along it.</source>
         <translation>%1 = 1：向量都在一条直线上（平面需要两个维度）；请沿直线拖动。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Head %1&apos;s columns of Q and K, drawn exactly.</source>
         <translation>头 %1 对应的 Q、K 列，按原值绘制。</translation>
     </message>
@@ -1961,6 +1968,11 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+2"/>
+        <source>PCA projection of keys and queries (%1 = %2; the plane holds %3% of their length²).</source>
+        <translation>键和查询的 PCA 投影（%1 = %2；平面保留了它们长度平方的 %3%）。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>PCA projection of keys and queries (%1 = %2; the plane holds %3% of their length²); dragging keeps the hidden part.</source>
         <translation>键和查询的 PCA 投影（%1 = %2；平面保留了其长度² 的 %3%）；拖动时不改变隐藏的部分。</translation>
     </message>
@@ -1970,12 +1982,27 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>%3 = %4 中的第 %1、%2 维；拖动时其余维度不变。</translation>
     </message>
     <message>
+        <location line="+0"/>
+        <source>Dimensions %1 and %2 of %3 = %4.</source>
+        <translation>%3 = %4 中的第 %1 和第 %2 维。</translation>
+    </message>
+    <message>
         <location line="+7"/>
+        <source>RoPE rotates q and k after this: the raw vectors are shown.</source>
+        <translation>RoPE 在此之后才旋转 q 和 k：这里显示的是原始向量。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>RoPE rotates q and k after this: the raw vectors are shown and dragged.</source>
         <translation>RoPE 在这之后才旋转 q 和 k：这里显示和拖动的是旋转前的向量。</translation>
     </message>
     <message>
         <location line="+2"/>
+        <source>The positional encoding is added after: the raw inputs are shown.</source>
+        <translation>位置编码在此之后才加上：这里显示的是原始输入。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>The positional encoding is added after: the raw inputs are shown and dragged.</source>
         <translation>位置编码在这之后才加上：这里显示和拖动的是原始输入。</translation>
     </message>
@@ -2012,7 +2039,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>（无：只有一维）</translation>
     </message>
     <message>
-        <location line="+267"/>
+        <location line="+273"/>
         <location line="+1"/>
         <source>embedding %1</source>
         <translation>嵌入 %1</translation>

@@ -540,6 +540,8 @@ private slots:
                                     << QStringLiteral("two different dimensions from 1 to");
         QTest::newRow("axes word") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--plane-axes"), QStringLiteral("pc")})
                                    << QStringLiteral("must be pca or");
+        QTest::newRow("pca in two dimensions") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--plane-axes"), QStringLiteral("pca")})
+                                               << QStringLiteral("pca needs more than two dimensions");
         QTest::newRow("small dashboard") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--stages"), QStringLiteral("dashboard"), QStringLiteral("--size"), QStringLiteral("400x300")})
                                          << QStringLiteral("the dashboard needs at least 600x400 pixels");
         QTest::newRow("preset") << QStringList{QStringLiteral("export"), QStringLiteral("--preset"), QStringLiteral("nosuch"), QStringLiteral("--out"), QStringLiteral("x")}

@@ -199,7 +199,10 @@ void TestExport::csvHoldsEveryStage()
     QCOMPARE(files.size(), 2 * 5 + 2); // five stages a head, the concatenation, the final output
     QFile weights(dir.filePath(QStringLiteral("mh_weights_head2.csv")));
     QVERIFY(weights.open(QIODevice::ReadOnly));
-    const QStringList lines = QString::fromUtf8(weights.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QByteArray bytes = weights.readAll();
+    QVERIFY(bytes.startsWith("\xEF\xBB\xBF")); // UTF-8 as Excel recognises it
+    bytes.remove(0, 3);
+    const QStringList lines = QString::fromUtf8(bytes).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 5);
     QCOMPARE(lines[0], QStringLiteral("\"\",猫,追,小,老鼠"));
     const QStringList row = lines[2].split(QLatin1Char(','));
@@ -209,6 +212,21 @@ void TestExport::csvHoldsEveryStage()
     const QStringList none = writeTraceCsv(s, t, dir.filePath(QStringLiteral("missing")), QStringLiteral("mh"), &error);
     QVERIFY(none.isEmpty());
     ATTN_CHECK(error.contains(QStringLiteral("mh_scores_head1.csv")), error);
+
+    // A token that a spreadsheet would run as a formula is written as text.
+    {
+        Scenario risky = lesson(QStringLiteral("seed000-basic"));
+        risky.tokens = {"=1+1"};
+        risky.sourceTokens = {"@a", "-b", "c,d"};
+        QTemporaryDir out;
+        writeTraceCsv(risky, compute(risky), out.path(), QStringLiteral("r"), &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QFile scores(out.filePath(QStringLiteral("r_scores.csv")));
+        QVERIFY(scores.open(QIODevice::ReadOnly));
+        const QStringList rows = QString::fromUtf8(scores.readAll().mid(3)).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(rows.value(0), QStringLiteral("\"\",'@a,'-b,\"c,d\""));
+        QVERIFY2(rows.value(1).startsWith(QStringLiteral("'=1+1,4,")), qPrintable(rows.value(1)));
+    }
 
     // The masked scores as the map shows them: -inf where blocked before the
     // softmax; the scores untouched when the mask acts after it.
@@ -221,7 +239,7 @@ void TestExport::csvHoldsEveryStage()
         QCOMPARE(written.size(), 5);
         QFile masked(out.filePath(QStringLiteral("c_masked.csv")));
         QVERIFY(masked.open(QIODevice::ReadOnly));
-        const QStringList first = QString::fromUtf8(masked.readAll()).split(QLatin1Char('\n')).value(1).split(QLatin1Char(','));
+        const QStringList first = QString::fromUtf8(masked.readAll().mid(3)).split(QLatin1Char('\n')).value(1).split(QLatin1Char(','));
         const bool before = stage == MaskStage::BeforeSoftmax;
         QCOMPARE(first.value(2), before ? QStringLiteral("-inf") : QString::fromStdString(shortest(compute(causal).heads[0].scaled(0, 1))));
     }
