@@ -829,10 +829,12 @@ bool HeatmapPlot::setTicks(int rowStep, int colStep, bool rotated)
 
 // Label density depends on the cell size and the cell size on the labels'
 // margins (upright labels take more height). Decided in a fixed order, so
-// that maps of the same size and labels always come out alike: every key
-// label flat if they fit at the cell size that flat labels leave; else every
-// label upright if that fits; else the one that drops fewer labels (flat on
-// a tie).
+// that maps of the same size and labels always come out alike: in the
+// plot's font, every key label flat if they fit at the cell size that flat
+// labels leave, else every label upright if that fits; then the same in a
+// smaller font; else, of the four, the one that drops the fewest labels
+// (the plot's font, and flat, on a tie). A class needs every token's name
+// more than it needs them large.
 void HeatmapPlot::chooseTicks()
 {
     if (rowCount() == 0 || columnCount() == 0)
@@ -842,20 +844,43 @@ void HeatmapPlot::chooseTicks()
             QCustomPlot::updateLayout();
         return plan().cell;
     };
-    const QSizeF flatCell = layoutWith(std::max(1, m_rowStep), 1, false);
-    if (flatCell.isEmpty())
-        return;
-    const TickSteps flat = tickSteps(flatCell);
-    if (flat.flat == 1) {
-        layoutWith(flat.rows, 1, false);
-        return;
+    auto apply = [&](const TickDecision &d) {
+        setTickFont(d.smallFont);
+        setTicks(d.rowStep, d.colStep, d.rotated);
+        QCustomPlot::updateLayout();
+    };
+    std::optional<TickDecision> best;
+    for (bool small : {false, true}) {
+        setTickFont(small);
+        QCustomPlot::updateLayout(); // the margins follow the labels' font
+        const QSizeF flatCell = layoutWith(1, 1, false);
+        if (flatCell.isEmpty())
+            break;
+        const TickSteps flat = tickSteps(flatCell);
+        TickDecision choice{flat.rows, flat.flat, false, small};
+        if (flat.flat > 1) {
+            const QSizeF upCell = layoutWith(flat.rows, 1, true);
+            const TickSteps up = upCell.isEmpty() ? TickSteps{} : tickSteps(upCell);
+            if (!upCell.isEmpty() && up.upright < flat.flat)
+                choice = {up.rows, up.upright, true, small};
+        }
+        if (choice.rowStep == 1 && choice.colStep == 1) {
+            apply(choice);
+            return;
+        }
+        if (!best || choice.rowStep + choice.colStep < best->rowStep + best->colStep)
+            best = choice;
     }
-    const QSizeF upCell = layoutWith(flat.rows, 1, true);
-    const TickSteps up = upCell.isEmpty() ? TickSteps{} : tickSteps(upCell);
-    if (!upCell.isEmpty() && up.upright < flat.flat)
-        layoutWith(up.rows, up.upright, true);
-    else
-        layoutWith(flat.rows, flat.flat, false);
+    apply(best.value_or(TickDecision{1, 1, false, false}));
+}
+
+void HeatmapPlot::setTickFont(bool small)
+{
+    const QFont f = small ? scaledFont(font(), kSmallTextScale) : font();
+    if (xAxis2->tickLabelFont() == f)
+        return;
+    xAxis2->setTickLabelFont(f);
+    yAxis->setTickLabelFont(f);
 }
 
 QString HeatmapPlot::tickKey() const
@@ -895,12 +920,13 @@ void HeatmapPlot::updateLayout()
     // passes, and labels that turned upright mid-drag would make the map jump.
     const QString key = tickKey();
     if (key == m_tickKey && m_tickDecision.colStep > 0) {
+        setTickFont(m_tickDecision.smallFont);
         if (setTicks(m_tickDecision.rowStep, m_tickDecision.colStep, m_tickDecision.rotated))
             QCustomPlot::updateLayout();
     } else {
         chooseTicks();
         m_tickKey = key;
-        m_tickDecision = {m_rowStep, m_colStep, m_colRotated};
+        m_tickDecision = {m_rowStep, m_colStep, m_colRotated, xAxis2->tickLabelFont() != font()};
     }
     const Plan p = plan();
     if (!p.axis.isEmpty()) {

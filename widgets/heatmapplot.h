@@ -153,7 +153,13 @@ private:
     };
     TickSteps tickSteps(const QSizeF &cell) const;
     bool setTicks(int rowStep, int colStep, bool rotated);
+    struct TickDecision {
+        int rowStep = 0, colStep = 0;
+        bool rotated = false;
+        bool smallFont = false; // the token labels in kSmallTextScale of the font
+    };
     void chooseTicks();
+    void setTickFont(bool small);
     // What the label layout was decided for: the room, the font, the labels.
     QString tickKey() const;
     struct Plan {
@@ -192,10 +198,7 @@ private:
     int m_rowStep = 0;
     int m_colStep = 0;
     bool m_colRotated = false;
-    struct TickDecision {
-        int rowStep = 0, colStep = 0;
-        bool rotated = false;
-    };
+
     QString m_tickKey;           // tickKey() when m_tickDecision was made
     TickDecision m_tickDecision;
     QRect m_layoutViewport; // the viewport the current layout was made for

@@ -130,6 +130,7 @@ private slots:
     void shapeChangeResizesMap();
     void autoCellTextDependsOnSize();
     void longTitleKeepsTheColourBar();
+    void everyTokenLabelIsWritten();
     void fontChangeGrowsFonts();
     void highlightDrawsOutline();
     void columnGroupSeparator();
@@ -555,6 +556,40 @@ void TestHeatmap::longTitleKeepsTheColourBar()
     const QRect bar = plot.colorScale()->axis()->axisRect()->rect();
     const QColor mid = pixelAt(image, QPointF(bar.center()));
     COMPARE_COLOR(mid, QColor(plot.activeGradient().color(0.5, QCPRange(0, 1))));
+}
+
+// Token labels are turned upright, then made smaller, before any is left
+// out; at a comfortable size they stay flat in the plot's own font.
+void TestHeatmap::everyTokenLabelIsWritten()
+{
+    auto written = [](QCPAxis *axis) {
+        return qSharedPointerCast<QCPAxisTickerText>(axis->ticker())->ticks().size();
+    };
+    HeatmapPlot plot;
+    HeatmapData d;
+    d.values = randomMatrix(5, 5, 3);
+    d.rowLabels = d.colLabels = QStringList{"我", "喜欢", "学习", "注意力", "机制"};
+    plot.setData(d);
+    showPlot(plot, 700, 600);
+    render(plot);
+    QCOMPARE(written(plot.xAxis2), 5);
+    QCOMPARE(written(plot.yAxis), 5);
+    QCOMPARE(plot.xAxis2->tickLabelRotation(), 0.0);
+    QCOMPARE(plot.xAxis2->tickLabelFont(), plot.font());
+    // Small, at a projector's font: still every label.
+    QFont big = plot.font();
+    big.setPointSizeF(big.pointSizeF() * 1.5);
+    plot.setFont(big);
+    plot.resize(300, 330);
+    render(plot);
+    QCOMPARE(written(plot.xAxis2), 5);
+    QCOMPARE(written(plot.yAxis), 5);
+    QVERIFY(plot.xAxis2->tickLabelRotation() != 0.0 || plot.xAxis2->tickLabelFont() != plot.font());
+    // Back to room: back to the plot's font, flat.
+    plot.resize(900, 700);
+    render(plot);
+    QCOMPARE(plot.xAxis2->tickLabelFont(), plot.font());
+    QCOMPARE(plot.xAxis2->tickLabelRotation(), 0.0);
 }
 
 void TestHeatmap::autoCellTextDependsOnSize()
