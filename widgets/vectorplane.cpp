@@ -1572,19 +1572,39 @@ void VectorPlane::drawScene(QCPPainter *p)
             heaviest = j;
             break;
         }
+    // Keys drawn on the same spot (equal in the two dimensions shown) share
+    // one label, "小 0.00, 老鼠 0.05", instead of two printed over each other.
+    std::vector<bool> labelled(std::size_t(nk), false);
     int named = 0;
     for (int j : byWeight) {
-        if (sc.blocked[std::size_t(j)])
+        if (sc.blocked[std::size_t(j)] || labelled[std::size_t(j)])
             continue;
         if (nk > kAllKeyLabels && named >= kHeavyKeyLabels)
             break;
         ++named;
-        put(QStringLiteral("%1 %2").arg(sc.keyLabels.value(j), number(weight(j))), keyAt[std::size_t(j)],
-            discRadius(j) + 1.5 * u, kKeyText, j == heaviest, nk > kAllKeyLabels);
+        QStringList parts;
+        for (int k : byWeight)
+            if (!sc.blocked[std::size_t(k)] && !labelled[std::size_t(k)] && near(keyAt[std::size_t(k)], keyAt[std::size_t(j)])) {
+                labelled[std::size_t(k)] = true;
+                parts << QStringLiteral("%1 %2").arg(sc.keyLabels.value(k), number(weight(k)));
+            }
+        put(parts.join(QStringLiteral(", ")), keyAt[std::size_t(j)], discRadius(j) + 1.5 * u, kKeyText, j == heaviest,
+            nk > kAllKeyLabels);
     }
-    for (int j = 0; j < nk; ++j)
-        if (sc.blocked[std::size_t(j)] && (nk <= kAllKeyLabels))
-            put(tr("%1 blocked").arg(sc.keyLabels.value(j)), keyAt[std::size_t(j)], 5 * u, QColor(0x60, 0x60, 0x60), false, false);
+    // Blocked keys are named where there is room; the ✗ and the dashed arrow
+    // say "blocked" anyway, and the tooltip names them.
+    for (int j = 0; j < nk; ++j) {
+        if (!sc.blocked[std::size_t(j)] || labelled[std::size_t(j)] || nk > kAllKeyLabels)
+            continue;
+        QStringList names;
+        for (int k = j; k < nk; ++k)
+            if (sc.blocked[std::size_t(k)] && !labelled[std::size_t(k)] && near(keyAt[std::size_t(k)], keyAt[std::size_t(j)])) {
+                labelled[std::size_t(k)] = true;
+                names << sc.keyLabels.value(k);
+            }
+        put(tr("%1 blocked").arg(names.join(QStringLiteral(", "))), keyAt[std::size_t(j)], 5 * u, QColor(0x60, 0x60, 0x60),
+            false, true);
+    }
     // The other queries and the values, where there is room and they add a name.
     if (nq <= kAllQueryLabels) {
         for (int i = 0; i < nq; ++i) {

@@ -2120,12 +2120,12 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+39"/>
         <source>%1 blocked</source>
         <translation>%1 已屏蔽</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+18"/>
         <source>v %1</source>
         <translation>v %1</translation>
     </message>
