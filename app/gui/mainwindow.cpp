@@ -98,14 +98,24 @@ void MainWindow::createViews()
     m_formula = new FormulaBar(&m_doc, central);
     layout->addWidget(m_formula);
 
-    auto *grid = new QGridLayout;
-    grid->setSpacing(4);
+    // Two rows: the three score stages side by side; under them the weights,
+    // the output and the side tabs. The weights map, the one a class reads
+    // most and the one with a column of row notes, gets the widest share;
+    // the output (usually a few value dimensions) the narrowest.
+    auto *top = new QHBoxLayout;
+    auto *bottom = new QHBoxLayout;
+    top->setSpacing(4);
+    bottom->setSpacing(4);
     const Stage stages[] = {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output};
+    const int bottomStretch[] = {5, 3};
     for (int i = 0; i < 5; ++i) {
         auto *view = new StageView(&m_doc, stages[i], central);
         view->setMinimumSize(220, 180);
         m_stages.push_back(view);
-        grid->addWidget(view, i / 3, i % 3);
+        if (i < 3)
+            top->addWidget(view, 1);
+        else
+            bottom->addWidget(view, bottomStretch[i - 3]);
     }
     m_sideTabs = new QTabWidget(central);
     m_sideTabs->setObjectName(QStringLiteral("sideTabs"));
@@ -114,12 +124,9 @@ void MainWindow::createViews()
     m_sideTabs->addTab(new AllHeadsView(&m_doc, m_sideTabs), tr("All &heads"));
     m_sideTabs->addTab(new ConcatView(&m_doc, m_sideTabs), tr("&Concat → output"));
     m_sideTabs->addTab(new PositionalView(&m_doc, m_sideTabs), tr("Positional &encoding"));
-    grid->addWidget(m_sideTabs, 1, 2);
-    grid->setRowStretch(0, 1);
-    grid->setRowStretch(1, 1);
-    for (int c = 0; c < 3; ++c)
-        grid->setColumnStretch(c, 1);
-    layout->addLayout(grid, 1);
+    bottom->addWidget(m_sideTabs, 4);
+    layout->addLayout(top, 1);
+    layout->addLayout(bottom, 1);
     setCentralWidget(central);
 
     m_matrices = new MatrixPanel(&m_doc, this);
@@ -488,6 +495,9 @@ void MainWindow::setZoom(double zoom, bool announce)
     QApplication::setFont(f);
     if (announce)
         statusBar()->showMessage(tr("Zoom %1%").arg(std::lround(m_zoom * 100)), 2000);
+    // The output map has the smallest share of its row; it still needs room
+    // for its title, two columns and its colour bar in the zoomed font.
+    stageView(Stage::Output)->setMinimumWidth(std::max(220, 16 * QFontMetrics(f).height()));
     // The panels' text grows with the zoom; so does their column, within reason.
     // After the fonts have settled and the window has its size.
     QTimer::singleShot(0, this, [this] {
