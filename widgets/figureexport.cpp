@@ -23,9 +23,10 @@ constexpr int kExportDpi = 96; // font points to pixels as on a usual screen
 // made text with an apostrophe, so a spreadsheet never runs it as a formula.
 QString csvField(QString s)
 {
-    if (!s.isEmpty() && QStringLiteral("=+-@").contains(s.front()))
+    if (!s.isEmpty() && QStringLiteral("=+-@\t\r").contains(s.front()))
         s.prepend(QLatin1Char('\''));
-    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')))
+    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n'))
+        || s.contains(QLatin1Char('\r')))
         return QLatin1Char('"') + QString(s).replace(QLatin1Char('"'), QLatin1String("\"\"")) + QLatin1Char('"');
     return s;
 }

@@ -919,11 +919,21 @@ void HeatmapPlot::updateLayout()
     // kept while only the numbers change (a drag): the probing costs layout
     // passes, and labels that turned upright mid-drag would make the map jump.
     const QString key = tickKey();
-    if (key == m_tickKey && m_tickDecision.colStep > 0) {
+    bool keep = key == m_tickKey && m_tickDecision.colStep > 0;
+    if (keep) {
         setTickFont(m_tickDecision.smallFont);
         if (setTicks(m_tickDecision.rowStep, m_tickDecision.colStep, m_tickDecision.rotated))
             QCustomPlot::updateLayout();
-    } else {
+        // The cells can still shrink under it (a wider colour bar when the
+        // range grows): kept only while its labels still fit.
+        const QSizeF cell = plan().cell;
+        if (!cell.isEmpty()) {
+            const TickSteps now = tickSteps(cell);
+            keep = now.rows <= m_tickDecision.rowStep
+                && (m_tickDecision.rotated ? now.upright : now.flat) <= m_tickDecision.colStep;
+        }
+    }
+    if (!keep) {
         chooseTicks();
         m_tickKey = key;
         m_tickDecision = {m_rowStep, m_colStep, m_colRotated, xAxis2->tickLabelFont() != font()};

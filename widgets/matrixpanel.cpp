@@ -370,8 +370,10 @@ void MatrixPanel::setMode(InputMode mode)
     const Scenario &s = m_doc->scenario();
     if (mode == s.mode)
         return;
+    // Read before the switch: `s` refers to the document's scenario, which the switch replaces.
+    const bool additive = s.encoding == Encoding::Sinusoidal || s.encoding == Encoding::Learned;
+    const bool hadWo = s.Wo.has_value();
     if (mode == InputMode::Projected) {
-        const bool additive = s.encoding == Encoding::Sinusoidal || s.encoding == Encoding::Learned;
         if (!apply(toProjected(s), tr("Switch to projected mode")))
             return;
         showMessage(additive ? tr("Projected mode: X is one-hot and W_Q, W_K, W_V hold the old Q, K, V. The positional "
@@ -381,7 +383,7 @@ void MatrixPanel::setMode(InputMode mode)
     } else {
         if (!apply(toDirect(s), tr("Switch to direct mode")))
             return;
-        showMessage(s.Wo ? tr("Direct mode keeps the computed Q, K and V; W_O is dropped.")
+        showMessage(hadWo ? tr("Direct mode keeps the computed Q, K and V; W_O is dropped.")
                          : tr("Direct mode keeps the computed Q, K and V."));
     }
 }

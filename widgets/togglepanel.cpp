@@ -15,6 +15,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QListWidget>
 #include <QPushButton>
 #include <QRadioButton>
@@ -44,14 +45,18 @@ class TemperatureBox : public QDoubleSpinBox {
 public:
     explicit TemperatureBox(QWidget *parent) : QDoubleSpinBox(parent)
     {
-        setDecimals(12); // the stored value keeps what was typed
+        // As many decimals as Qt allows: the box rounds every value to them,
+        // and τ must come back from it exactly as the document has it.
+        setDecimals(323);
         setRange(kMinTemperature, kMaxTemperature);
         setKeyboardTracking(false);
     }
 
-    QString textFromValue(double v) const override { return locale().toString(v, 'g', 6); }
+    // The shortest text that reads back as the same double, so Enter on an
+    // unchanged box changes nothing.
+    QString textFromValue(double v) const override { return numberLocale().toString(v, 'g', QLocale::FloatingPointShortest); }
 
-    double valueFromText(const QString &text) const override { return locale().toDouble(text.trimmed()); }
+    double valueFromText(const QString &text) const override { return numberLocale().toDouble(text.trimmed()); }
 
     QValidator::State validate(QString &text, int &) const override
     {
@@ -59,7 +64,7 @@ public:
         if (t.isEmpty())
             return QValidator::Intermediate;
         bool ok = false;
-        const double v = locale().toDouble(t, &ok);
+        const double v = numberLocale().toDouble(t, &ok);
         if (ok)
             return v >= minimum() && v <= maximum() ? QValidator::Acceptable : QValidator::Intermediate;
         // A number being typed: "1e", "1e-", "0." still lead somewhere.
@@ -67,10 +72,20 @@ public:
         return partial.match(t).hasMatch() ? QValidator::Intermediate : QValidator::Invalid;
     }
 
+    // Along the slider's log scale, on a grid of twenty steps a decade, so
+    // that one step up and one down come back to where they started.
     void stepBy(int steps) override
     {
-        const double next = TogglePanel::roundTemperature(value() * std::pow(10.0, steps / 20.0));
-        setValue(next != value() ? next : value() * std::pow(10.0, steps / 20.0));
+        const double k = std::round(20 * std::log10(value()));
+        setValue(TogglePanel::roundTemperature(std::pow(10.0, (k + steps) / 20.0)));
+    }
+
+private:
+    QLocale numberLocale() const
+    {
+        QLocale l = locale();
+        l.setNumberOptions(QLocale::OmitGroupSeparator); // "123457", not "123,457"
+        return l;
     }
 };
 
@@ -178,7 +193,9 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     auto *seedLabel = new QLabel(tr("S&eed"), pe);
     // A line edit, not a spin box: a seed runs to 2^63 - 1, past any int.
     m_seed = new QLineEdit(pe);
-    m_seed->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,19}")), m_seed));
+    // Digits only; an empty field is let through to commitSeed, which puts
+    // the seed back and says why.
+    m_seed->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{0,19}")), m_seed));
     m_seed->setToolTip(tr("Draws the learned table (0 to %1)").arg(kMaxSeed));
     seedLabel->setBuddy(m_seed);
     peLayout->addWidget(seedLabel, 2, 0);
@@ -257,19 +274,19 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     // Keyboard and wheel steps on it are single edits.
     // Undo in mid-drag cancels the gesture (Document::undo); the slider then
     // stays out of the document until it is released.
-    connect(m_tau, &QSlider::sliderPressed, this, [this] { m_tauGesture = false; });
+    connect(m_tau, &QSlider::sliderPressed, this, [this] { m_tauCancelled = false; });
+    connect(doc, &Document::liveCancelled, this, [this] { m_tauCancelled = m_tau->isSliderDown(); });
     connect(m_tau, &QSlider::valueChanged, this, [this](int pos) {
-        if (!m_tau->isSliderDown()) {
-            setTemperature(temperatureAt(pos), false);
-        } else if (!m_tauGesture || m_doc->isLive()) {
-            setTemperature(temperatureAt(pos), true);
-            m_tauGesture = m_doc->isLive();
-        }
+        if (m_tau->isSliderDown() && m_tauCancelled)
+            return; // undone under the hand: nothing more until the release
+        // While held, a live edit; one ended by another edit (a shortcut)
+        // was committed under its name, and the next move starts a new one.
+        setTemperature(temperatureAt(pos), m_tau->isSliderDown());
     });
     connect(m_tau, &QSlider::sliderReleased, this, [this] {
-        if (m_tauGesture)
+        if (m_doc->isLive())
             SettingEdits::commitTemperature(*m_doc);
-        m_tauGesture = false;
+        m_tauCancelled = false;
         sync();
     });
     connect(m_tauBox, &QDoubleSpinBox::valueChanged, this, [this](double v) { setTemperature(v, false); });
@@ -286,14 +303,17 @@ void TogglePanel::setTemperature(double tau, bool live)
 
 void TogglePanel::commitSeed()
 {
+    if (!m_seed->isModified())
+        return; // focus left a field nobody typed in
+    m_seed->setModified(false);
     bool ok = false;
     const qulonglong seed = m_seed->text().toULongLong(&ok);
     if (!ok || seed > kMaxSeed) {
-        m_doc->report(tr("Seed: %1 is not a whole number from 0 to %2; the seed stays %3")
+        m_doc->report(tr("Seed: “%1” is not a whole number from 0 to %2; the seed stays %3")
                           .arg(m_seed->text())
                           .arg(kMaxSeed)
                           .arg(m_doc->scenario().seed));
-        sync();
+        m_seed->setText(QString::number(m_doc->scenario().seed));
         return;
     }
     Scenario s = m_doc->scenario();
@@ -369,7 +389,7 @@ void TogglePanel::sync()
     rope->setEnabled(headDim(s) % 2 == 0 || s.encoding == Encoding::Rope);
     rope->setToolTip(headDim(s) % 2 == 0 ? tr("Rotate each head's queries and keys by position")
                                          : tr("RoPE rotates pairs of dimensions and needs an even d_k (now %1)").arg(headDim(s)));
-    if (!m_seed->hasFocus() || m_seed->text() != QString::number(s.seed))
+    if (!m_seed->isModified()) // not while someone is typing a seed
         m_seed->setText(QString::number(s.seed));
     m_seed->setEnabled(s.encoding == Encoding::Learned);
 

@@ -61,7 +61,7 @@ private:
     QButtonGroup *m_scale;
     QSlider *m_tau;
     QDoubleSpinBox *m_tauBox;
-    bool m_tauGesture = false; // the slider started a live edit that is still ours
+    bool m_tauCancelled = false; // the slider's gesture was undone while still held
     QButtonGroup *m_similarity;
 };
 

@@ -1055,7 +1055,7 @@ void VectorPlane::continueDrag(const QPointF &pixel)
     if (next == m_doc->scenario())
         return;
     m_selfEdit = true;
-    const std::optional<Problem> refused = m_doc->editLive(next); // refused: nothing changed
+    const std::optional<Problem> refused = m_doc->editLive(next, tr("Drag %1").arg(nameOf(d.target))); // refused: nothing changed
     m_selfEdit = false;
     if (!refused)
         d.moved = true;

@@ -304,6 +304,9 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
     const QString headText = o.take(QStringLiteral("--head")).value_or(QStringLiteral("1"));
     const std::optional<QString> queryText = o.take(QStringLiteral("--query"));
     const std::optional<QString> axesText = o.take(QStringLiteral("--plane-axes"));
+    if ((queryText || axesText) && !stageNames.contains(QLatin1String("plane")) && !stageNames.contains(QLatin1String("dashboard")))
+        throw UsageError{QStringLiteral("%1 sets up the plane; add plane or dashboard to --stages")
+                             .arg(queryText ? QStringLiteral("--query") : QStringLiteral("--plane-axes"))};
     if (stageNames.contains(QLatin1String("dashboard"))
         && (size.width < kMinDashboardWidth || size.height < kMinDashboardHeight))
         throw UsageError{QStringLiteral("--size: the dashboard needs at least %1x%2 pixels (got %3x%4)")

@@ -93,12 +93,14 @@ std::optional<Problem> Document::edit(const Scenario &next, const QString &descr
     return std::nullopt;
 }
 
-std::optional<Problem> Document::editLive(const Scenario &next)
+std::optional<Problem> Document::editLive(const Scenario &next, const QString &description)
 {
     if (auto p = validate(next)) {
         emit problemReported(problemText(*p));
         return p;
     }
+    if (!description.isEmpty())
+        m_liveDescription = description;
     const bool starting = !m_liveStart;
     if (starting)
         m_liveStart = m_scenario;
@@ -114,6 +116,7 @@ void Document::commitLive(const QString &description)
         return;
     Scenario before = std::move(*m_liveStart);
     m_liveStart.reset();
+    m_liveDescription.clear();
     emit liveChanged(false);
     if (before == m_scenario)
         return;
@@ -126,8 +129,10 @@ void Document::cancelLive()
         return;
     Scenario before = std::move(*m_liveStart);
     m_liveStart.reset();
+    m_liveDescription.clear();
     setScenario(before);
     emit liveChanged(false);
+    emit liveCancelled();
 }
 
 void Document::undo()
@@ -146,9 +151,11 @@ void Document::redo()
 
 void Document::finishLive()
 {
-    if (m_liveStart)
-        //: An undo step: a drag with the mouse.
-        commitLive(QCoreApplication::translate("attn::Document", "Drag"));
+    if (!m_liveStart)
+        return;
+    // The gesture's own name if it gave one (the slider's "Temperature 0.5").
+    //: An undo step: a drag with the mouse.
+    commitLive(m_liveDescription.isEmpty() ? QCoreApplication::translate("attn::Document", "Drag") : m_liveDescription);
 }
 
 void Document::replace(const Scenario &s, const QString &filePath, const QString &lessonName)
@@ -158,6 +165,7 @@ void Document::replace(const Scenario &s, const QString &filePath, const QString
     Trace trace = compute(s); // first: should it throw, nothing has changed yet
     const bool wasLive = m_liveStart.has_value();
     m_liveStart.reset();
+    m_liveDescription.clear();
     if (wasLive)
         emit liveChanged(false);
     m_undo.clear();

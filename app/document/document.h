@@ -46,7 +46,9 @@ public:
 
     // A drag or a slider: each step is shown at once, and commitLive() makes
     // the whole gesture one undo step. edit() and replace() end a gesture first.
-    std::optional<Problem> editLive(const Scenario &next);
+    // `description` names the step should the gesture be ended by another
+    // edit rather than by commitLive() (the latest one given counts).
+    std::optional<Problem> editLive(const Scenario &next, const QString &description = QString());
     void commitLive(const QString &description);
     void cancelLive();
     bool isLive() const { return m_liveStart.has_value(); }
@@ -90,6 +92,7 @@ signals:
     void hoverChanged(int row, int col);
     void problemReported(const QString &message);
     void liveChanged(bool live);                // a gesture began or ended
+    void liveCancelled();                       // a gesture was undone (Escape, Ctrl+Z)
     void fileStateChanged();                    // path, name or modified flag
 
 private:
@@ -99,6 +102,7 @@ private:
     Trace m_trace;
     QUndoStack m_undo;
     std::optional<Scenario> m_liveStart;
+    QString m_liveDescription;
     QString m_filePath;
     QString m_lessonName;
     int m_head = 0;

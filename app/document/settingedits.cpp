@@ -20,7 +20,7 @@ std::optional<Problem> SettingEdits::setMaskStage(Document &doc, MaskStage stage
 
 std::optional<Problem> SettingEdits::setHeadCount(Document &doc, int heads)
 {
-    return doc.edit(setHeads(doc.scenario(), heads), tr("%n head(s)", nullptr, heads));
+    return doc.edit(setHeads(doc.scenario(), heads), heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads));
 }
 
 std::optional<Problem> SettingEdits::setEncoding(Document &doc, Encoding encoding)
@@ -50,7 +50,8 @@ std::optional<Problem> SettingEdits::setTemperature(Document &doc, double tau, b
     if (s.temperature == tau)
         return std::nullopt;
     s.temperature = tau;
-    return live ? doc.editLive(s) : doc.edit(s, tr("Temperature %1").arg(tau));
+    const QString description = tr("Temperature %1").arg(tau);
+    return live ? doc.editLive(s, description) : doc.edit(s, description);
 }
 
 void SettingEdits::commitTemperature(Document &doc)

@@ -12,6 +12,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QLayout>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QTabWidget>
@@ -63,7 +64,8 @@ int main(int argc, char *argv[])
     parser.process(app);
 
     // Every option is checked before anything opens: a wrong one says so in
-    // one line and exits 2, never a window that silently ignored it.
+    // one line and exits 2, never a window that silently ignored it. Like
+    // the CLI's, these lines stay English: they are for scripts and logs.
     auto refuse = [](const QString &message) {
         std::fprintf(stderr, "attention-lab: %s\n", qPrintable(message));
         return 2;
@@ -112,15 +114,6 @@ int main(int argc, char *argv[])
                               .arg(parser.value(tab)));
         window.sideTabs()->setCurrentIndex(index);
     }
-    if (scripted) {
-        const QSize least = window.minimumSizeHint();
-        if (windowSize.width() < least.width() || windowSize.height() < least.height())
-            return refuse(QStringLiteral("--size: the window needs at least %1x%2 (got %3x%4)")
-                              .arg(least.width())
-                              .arg(least.height())
-                              .arg(windowSize.width())
-                              .arg(windowSize.height()));
-    }
     QString problem;
     if (!files.isEmpty())
         problem = window.openFile(files.first());
@@ -140,9 +133,28 @@ int main(int argc, char *argv[])
         window.setPanelsShown(false);
 
     if (scripted) {
+        // The smallest window depends on the zoom and on the panels: let the
+        // fonts and layouts settle before asking.
+        for (int round = 0; round < 3; ++round) // the zoom resizes the docks from a queued call
+            QCoreApplication::processEvents();
+        if (window.layout())
+            window.layout()->activate();
+        const QSize least = window.minimumSizeHint().expandedTo(window.minimumSize());
+        if (windowSize.width() < least.width() || windowSize.height() < least.height())
+            return refuse(QStringLiteral("--size: the window needs at least %1x%2 here (got %3x%4)")
+                              .arg(least.width())
+                              .arg(least.height())
+                              .arg(windowSize.width())
+                              .arg(windowSize.height()));
         window.resize(windowSize);
         window.show();
-        QTimer::singleShot(500, &window, [&window, path = parser.value(screenshot)] {
+        QTimer::singleShot(500, &window, [&window, windowSize, path = parser.value(screenshot)] {
+            if (window.size() != windowSize) { // a backstop: never a picture of another size
+                std::fprintf(stderr, "attention-lab: --size: the window came out %dx%d, not %dx%d\n", window.width(),
+                             window.height(), windowSize.width(), windowSize.height());
+                QApplication::exit(2);
+                return;
+            }
             const bool ok = window.grab().save(path);
             std::fprintf(ok ? stdout : stderr, ok ? "%s\n" : "attention-lab: cannot write %s\n", qPrintable(path));
             QApplication::exit(ok ? 0 : 2);

@@ -157,7 +157,8 @@ void MainWindow::createViews()
     m_statusProblem = new QLabel(this);
     m_statusProblem->setStyleSheet(QStringLiteral("color: #b00020;"));
     // Permanent: a passing message ("Saved …") must not hide why an edit was refused.
-    statusBar()->addPermanentWidget(m_statusProblem, 1);
+    statusBar()->addPermanentWidget(m_statusProblem); // no stretch: passing messages keep the room left of it
+    m_statusProblem->hide();
 }
 
 void MainWindow::createMenus()
@@ -200,7 +201,9 @@ void MainWindow::createMenus()
         undo->setEnabled(stack->canUndo() || m_doc.isLive());
         redo->setEnabled(stack->canRedo() && !m_doc.isLive());
         //: %1 names the step, e.g. "Undo Add token t5".
-        undo->setText(stack->canUndo() ? tr("&Undo %1").arg(stack->undoText()) : tr("&Undo"));
+        undo->setText(m_doc.isLive()     ? tr("&Undo: cancel the drag")
+                      : stack->canUndo() ? tr("&Undo %1").arg(stack->undoText())
+                                         : tr("&Undo"));
         //: %1 names the step, e.g. "Redo Add token t5".
         redo->setText(stack->canRedo() ? tr("&Redo %1").arg(stack->redoText()) : tr("&Redo"));
     };
@@ -496,8 +499,11 @@ void MainWindow::setZoom(double zoom, bool announce)
     if (announce)
         statusBar()->showMessage(tr("Zoom %1%").arg(std::lround(m_zoom * 100)), 2000);
     // The output map has the smallest share of its row; it still needs room
-    // for its title, two columns and its colour bar in the zoomed font.
-    stageView(Stage::Output)->setMinimumWidth(std::max(220, 16 * QFontMetrics(f).height()));
+    // for its title, two columns and its colour bar in the zoomed font. The
+    // weights map, the one to read, keeps more than that.
+    const int line = QFontMetrics(f).height();
+    stageView(Stage::Output)->setMinimumWidth(std::max(220, 12 * line));
+    stageView(Stage::Weights)->setMinimumWidth(std::max(220, 15 * line));
     // The panels' text grows with the zoom; so does their column, within reason.
     // After the fonts have settled and the window has its size.
     QTimer::singleShot(0, this, [this] {
@@ -537,9 +543,12 @@ void MainWindow::updateTitle()
 void MainWindow::showProblem(const QString &message)
 {
     m_statusProblem->setText(message);
+    m_statusProblem->setVisible(!message.isEmpty());
     QTimer::singleShot(10000, m_statusProblem, [label = m_statusProblem, message] {
-        if (label->text() == message)
+        if (label->text() == message) {
             label->clear();
+            label->hide();
+        }
     });
 }
 

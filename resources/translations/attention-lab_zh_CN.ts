@@ -17,13 +17,13 @@
 <context>
     <name>attn::Document</name>
     <message>
-        <location filename="../../app/document/document.cpp" line="+151"/>
+        <location filename="../../app/document/document.cpp" line="+158"/>
         <source>Drag</source>
         <extracomment>An undo step: a drag with the mouse.</extracomment>
         <translation>拖动</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+33"/>
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
@@ -198,7 +198,7 @@
         <translation>未命名</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+73"/>
         <source>Vector &amp;plane</source>
         <translation>向量平面(&amp;P)</translation>
     </message>
@@ -218,22 +218,22 @@
         <translation>位置编码(&amp;P)</translation>
     </message>
     <message>
-        <location line="-128"/>
+        <location line="-131"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-10"/>
+        <location line="-7"/>
         <source>Positional &amp;encoding</source>
         <translation>位置编码(&amp;E)</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+19"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+22"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -299,24 +299,29 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+11"/>
+        <location line="+13"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location line="-9"/>
-        <location line="+11"/>
+        <location line="-11"/>
+        <location line="+13"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location line="-2"/>
-        <source>&amp;Undo %1</source>
+        <location line="-4"/>
+        <source>&amp;Undo: cancel the drag</source>
         <extracomment>%1 names the step, e.g. &quot;Undo Add token t5&quot;.</extracomment>
+        <translation>撤销：取消这次拖动(&amp;U)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Undo %1</source>
         <translation>撤销 %1(&amp;U)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>&amp;Redo %1</source>
         <extracomment>%1 names the step, e.g. &quot;Redo Add token t5&quot;.</extracomment>
         <translation>重做 %1(&amp;R)</translation>
@@ -612,12 +617,12 @@
         <translation>显示比例 %1%</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+39"/>
         <source>%1[*] — Attention Lab</source>
         <translation>%1[*] — Attention Lab</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+21"/>
         <source>The temperature is at the end of its range (%1 to %2)</source>
         <translation>温度已到取值范围的边界（%1 到 %2）</translation>
     </message>
@@ -1034,7 +1039,7 @@
         <translation>选中 Q、K、V、X 或 S 页才能编辑词元</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+63"/>
         <source>Switch to projected mode</source>
         <translation>切换到投影模式</translation>
     </message>
@@ -1130,12 +1135,15 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <source>Mask after softmax</source>
         <translation>softmax 之后加掩码</translation>
     </message>
-    <message numerus="yes">
+    <message>
         <location line="+5"/>
-        <source>%n head(s)</source>
-        <translation>
-            <numerusform>%n 个头</numerusform>
-        </translation>
+        <source>1 head</source>
+        <translation>1 个头</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1 heads</source>
+        <translation>%1 个头</translation>
     </message>
     <message>
         <location line="+7"/>
@@ -1154,7 +1162,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+9"/>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Temperature %1</source>
         <translation>温度 %1</translation>
     </message>
@@ -1568,7 +1576,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::TogglePanel</name>
     <message>
-        <location filename="../../widgets/togglepanel.cpp" line="+105"/>
+        <location filename="../../widgets/togglepanel.cpp" line="+120"/>
         <source>Mask</source>
         <translation>掩码</translation>
     </message>
@@ -1579,12 +1587,12 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+207"/>
+        <location line="+212"/>
         <source>Block every key after the query&apos;s own position (Ctrl+Shift+M)</source>
         <translation>屏蔽查询自身位置之后的所有键（Ctrl+Shift+M）</translation>
     </message>
     <message>
-        <location line="-205"/>
+        <location line="-210"/>
         <source>Key padding (tick the padding tokens):</source>
         <translation>键填充掩码（勾选填充词元）：</translation>
     </message>
@@ -1699,17 +1707,12 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>种子(&amp;E)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
         <source>Draws the learned table (0 to %1)</source>
         <translation>用于生成可学习位置编码表（0 到 %1）</translation>
     </message>
     <message>
-        <location line="+110"/>
-        <source>Seed: %1 is not a whole number from 0 to %2; the seed stays %3</source>
-        <translation>种子：%1 不是 0 到 %2 之间的整数；种子保持为 %3</translation>
-    </message>
-    <message>
-        <location line="-103"/>
+        <location line="+7"/>
         <source>Scaling</source>
         <translation>缩放</translation>
     </message>
@@ -1809,7 +1812,12 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>清除手动掩码</translation>
     </message>
     <message>
-        <location line="+111"/>
+        <location line="+54"/>
+        <source>Seed: “%1” is not a whole number from 0 to %2; the seed stays %3</source>
+        <translation>种子：“%1”不是 0 到 %2 之间的整数；种子保持为 %3</translation>
+    </message>
+    <message>
+        <location line="+60"/>
         <source>%1 head(s): d_k = %2, d_v = %3</source>
         <translation>%1 个头：d_k = %2，d_v = %3</translation>
     </message>
@@ -2061,7 +2069,8 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>键 %1</translation>
     </message>
     <message>
-        <location line="+103"/>
+        <location line="+91"/>
+        <location line="+12"/>
         <source>Drag %1</source>
         <translation>拖动 %1</translation>
     </message>

@@ -534,6 +534,8 @@ private slots:
                                << QStringLiteral("unknown stage \"softmax\"");
         QTest::newRow("head") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--head"), QStringLiteral("2")})
                               << QStringLiteral("a head from 1 to 1");
+        QTest::newRow("query without a plane") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--stages"), QStringLiteral("weights"), QStringLiteral("--query"), QStringLiteral("2")})
+                                               << QStringLiteral("add plane or dashboard to --stages");
         QTest::newRow("query") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--query"), QStringLiteral("7")})
                                << QStringLiteral("a query from 1 to 5");
         QTest::newRow("axes equal") << (base + QStringList{QStringLiteral("--out"), QStringLiteral("x"), QStringLiteral("--plane-axes"), QStringLiteral("1,1")})

@@ -416,6 +416,24 @@ void TestMainWindow::undoInMidDragCancelsTheGesture()
     QCOMPARE(w.document()->scenario().similarity, Similarity::Dot);
     QVERIFY(w.document()->scenario() == std::get<Scenario>(loadLesson(QStringLiteral("seed000-basic"))));
 
+    // Another edit in mid-drag (a menu shortcut) ends the gesture under the
+    // gesture's own name, and the slider goes on working.
+    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    slider->setSliderDown(true);
+    slider->setValue(0);
+    QCOMPARE(w.document()->scenario().temperature, 0.05);
+    QAction *causalAction = findAction(&w, QStringLiteral("Causal mask"));
+    QVERIFY(causalAction);
+    causalAction->trigger();
+    QCOMPARE(w.document()->undoStack()->count(), 2);
+    QCOMPARE(w.document()->undoStack()->text(0), QStringLiteral("Temperature 0.05"));
+    QVERIFY(!w.document()->scenario().mask.causal);
+    slider->setValue(TogglePanel::sliderPosition(2.0));
+    QCOMPARE(w.document()->scenario().temperature, 2.0);
+    slider->setSliderDown(false);
+    QCOMPARE(w.document()->undoStack()->count(), 3);
+    QCOMPARE(w.document()->undoStack()->text(2), QStringLiteral("Temperature 2"));
+
     // The first gesture of a fresh lesson: nothing to undo yet, but Ctrl+Z
     // still cancels the drag.
     QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
@@ -509,19 +527,62 @@ void TestMainWindow::temperatureAndSeedTakeTheirWholeRange()
     QCOMPARE(TogglePanel::roundTemperature(1e9), kMaxTemperature);
     QCOMPARE(TogglePanel::roundTemperature(0.0123456), 0.012);
 
+    // Typed as a teacher types: select all, the digits, Enter. The seed
+    // field is open with the learned encoding, which it draws.
+    Scenario learned = w.document()->scenario();
+    learned.encoding = Encoding::Learned;
+    QVERIFY(!w.document()->edit(learned, QStringLiteral("learned")));
     QLineEdit *seed = w.togglePanel()->seedEdit();
-    seed->setText(QStringLiteral("9223372036854775807"));
-    emit seed->editingFinished();
+    QVERIFY(seed->isEnabled());
+    auto type = [&](QWidget *field, const QString &text) {
+        field->setFocus();
+        QTest::keyClick(field, Qt::Key_A, Qt::ControlModifier);
+        if (text.isEmpty())
+            QTest::keyClick(field, Qt::Key_Delete);
+        else
+            QTest::keyClicks(field, text);
+        QTest::keyClick(field, Qt::Key_Return);
+    };
+    type(seed, QStringLiteral("9223372036854775807"));
     QCOMPARE(w.document()->scenario().seed, kMaxSeed);
     const int steps = w.document()->undoStack()->count();
-    seed->setText(QStringLiteral("9999999999999999999"));
-    emit seed->editingFinished();
+    type(seed, QStringLiteral("9999999999999999999"));
     QCOMPARE(w.document()->scenario().seed, kMaxSeed);
     QCOMPARE(w.document()->undoStack()->count(), steps);
     QCOMPARE(problems.count(), 1);
     QVERIFY2(problems.first().first().toString().contains(QStringLiteral("9999999999999999999")),
              qPrintable(problems.first().first().toString()));
     QCOMPARE(seed->text(), QStringLiteral("9223372036854775807"));
+    // An emptied field is put back, with a message, and changes nothing.
+    type(seed, QString());
+    QCOMPARE(w.document()->scenario().seed, kMaxSeed);
+    QCOMPARE(w.document()->undoStack()->count(), steps);
+    QCOMPARE(problems.count(), 2);
+    QCOMPARE(seed->text(), QStringLiteral("9223372036854775807"));
+    // Letters never get in.
+    type(seed, QStringLiteral("12ab"));
+    QCOMPARE(w.document()->scenario().seed, std::uint64_t(12));
+
+    // The τ box, typed: any τ in range, read back exactly, and Enter on an
+    // unchanged box is not an edit.
+    QDoubleSpinBox *tau = w.togglePanel()->temperatureBox();
+    type(tau, QStringLiteral("0.123456789"));
+    QCOMPARE(w.document()->scenario().temperature, 0.123456789);
+    const int tauSteps = w.document()->undoStack()->count();
+    tau->setFocus();
+    QTest::keyClick(tau, Qt::Key_Return);
+    QCOMPARE(w.document()->scenario().temperature, 0.123456789);
+    QCOMPARE(w.document()->undoStack()->count(), tauSteps);
+    type(tau, QStringLiteral("123456.7"));
+    QCOMPARE(w.document()->scenario().temperature, 123456.7);
+    type(tau, QStringLiteral("2e-6"));
+    QCOMPARE(w.document()->scenario().temperature, 2e-6);
+    // The arrows: one step up and one down come back.
+    type(tau, QStringLiteral("1"));
+    tau->stepBy(1);
+    QCOMPARE(w.document()->scenario().temperature, 1.1);
+    tau->stepBy(-1);
+    QCOMPARE(w.document()->scenario().temperature, 1.0);
 }
 
 void TestMainWindow::modeSwitchKeepsWeightsOnScreen()
@@ -713,6 +774,7 @@ void TestMainWindow::appRefusesBadOptions_data()
     QTest::addColumn<QString>("reason");
     QTest::newRow("size") << QStringList{"--size", "abc"} << "--size";
     QTest::newRow("tiny size") << QStringList{"--size", "10x10"} << "the window needs at least";
+    QTest::newRow("size too small for the zoom") << QStringList{"--zoom", "1.5", "--size", "1030x600"} << "--size";
     QTest::newRow("tab") << QStringList{"--tab", "9"} << "--tab";
     QTest::newRow("language") << QStringList{"--language", "fr"} << "--language";
     QTest::newRow("zoom") << QStringList{"--zoom", "abc"} << "--zoom";

@@ -131,6 +131,7 @@ private slots:
     void autoCellTextDependsOnSize();
     void longTitleKeepsTheColourBar();
     void everyTokenLabelIsWritten();
+    void keptLabelLayoutStillFits();
     void fontChangeGrowsFonts();
     void highlightDrawsOutline();
     void columnGroupSeparator();
@@ -590,6 +591,45 @@ void TestHeatmap::everyTokenLabelIsWritten()
     render(plot);
     QCOMPARE(plot.xAxis2->tickLabelFont(), plot.font());
     QCOMPARE(plot.xAxis2->tickLabelRotation(), 0.0);
+}
+
+// The label layout is kept while only the numbers change (a drag), but not
+// once it no longer fits: a range that grows widens the colour bar's labels
+// and narrows the cells. At every width, after such a change, the key labels
+// written do not overlap.
+void TestHeatmap::keptLabelLayoutStillFits()
+{
+    HeatmapData narrowRange;
+    narrowRange.values = Matrix(6, 6);
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j)
+            narrowRange.values(i, j) = (i - j) * 0.3;
+    narrowRange.scale = HeatmapScale::Diverging;
+    narrowRange.colLabels = narrowRange.rowLabels = QStringList{"alpha", "beta", "gamma", "delta", "epsil", "zeta"};
+    HeatmapData wideRange = narrowRange;
+    wideRange.values *= 100000.0; // colour bar labels like "−100000"
+    for (int width = 230; width <= 480; width += 6) {
+        HeatmapPlot plot;
+        plot.setData(narrowRange);
+        showPlot(plot, width, 360);
+        render(plot);
+        plot.setData(wideRange);
+        render(plot);
+        const auto ticks = qSharedPointerCast<QCPAxisTickerText>(plot.xAxis2->ticker())->ticks();
+        QVERIFY(!ticks.isEmpty());
+        const QFontMetricsF fm(plot.xAxis2->tickLabelFont());
+        const double cellWidth = plot.cellRect(0, 0).width();
+        const QList<double> at = ticks.keys();
+        for (int k = 0; k + 1 < at.size(); ++k) {
+            const double apart = (at[k + 1] - at[k]) * cellWidth;
+            const double needed = plot.xAxis2->tickLabelRotation() != 0.0
+                                      ? fm.height()
+                                      : (fm.horizontalAdvance(ticks[at[k]]) + fm.horizontalAdvance(ticks[at[k + 1]])) / 2
+                                            + fm.height() * 0.4; // the gap the plot keeps between flat labels
+            QVERIFY2(apart >= needed, qPrintable(QStringLiteral("width %1: labels %2 and %3 are %4 px apart, need %5")
+                                                     .arg(width).arg(ticks[at[k]], ticks[at[k + 1]]).arg(apart).arg(needed)));
+        }
+    }
 }
 
 void TestHeatmap::autoCellTextDependsOnSize()
