@@ -21,11 +21,13 @@
 #include <QDoubleSpinBox>
 #include <QClipboard>
 #include <QProcess>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QStatusBar>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -77,6 +79,7 @@ private slots:
     void undoInMidDragCancelsTheGesture();
     void refusedWidthPutsTheSpinBoxBack();
     void menuAndPanelNameStepsAlike();
+    void statusBarShowsMessagesAndRefusals();
     void temperatureAndSeedTakeTheirWholeRange();
     void modeSwitchKeepsWeightsOnScreen();
     void saveAndOpenRoundTrip();
@@ -469,6 +472,30 @@ void TestMainWindow::menuAndPanelNameStepsAlike()
     QCOMPARE(w.document()->scenario().encoding, Encoding::Sinusoidal);
     QCOMPARE(w.document()->undoStack()->undoText(), fromMenu);
     QCOMPARE(fromMenu, QStringLiteral("Positional encoding: sinusoidal"));
+}
+
+// A refusal stays in view on the right of the status bar without taking
+// the room that passing messages ("Saved …", "Zoom 125%") are written in.
+void TestMainWindow::statusBarShowsMessagesAndRefusals()
+{
+    MainWindow &w = *m_window;
+    QLabel *problem = nullptr;
+    for (QLabel *l : w.statusBar()->findChildren<QLabel *>())
+        if (l->styleSheet().contains(QStringLiteral("#b00020")))
+            problem = l;
+    QVERIFY(problem);
+    QVERIFY(!problem->isVisible());
+    w.setZoom(1.25);
+    QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Zoom 125%"));
+    w.document()->report(QStringLiteral("K row 3, column 2: not a number"));
+    QVERIFY(problem->isVisible());
+    QCOMPARE(problem->text(), QStringLiteral("K row 3, column 2: not a number"));
+    QCoreApplication::processEvents();
+    // The temporary message is drawn left of the first permanent widget:
+    // there must be room for it.
+    QVERIFY2(problem->geometry().left() > w.statusBar()->width() / 3,
+             qPrintable(QStringLiteral("the refusal starts at x = %1 of %2").arg(problem->geometry().left()).arg(w.statusBar()->width())));
+    w.setZoom(1.0, false);
 }
 
 // RoPE needs an even d_k: typing 3 is refused with the reason, and the spin
