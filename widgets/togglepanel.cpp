@@ -285,7 +285,7 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     });
     connect(m_tau, &QSlider::sliderReleased, this, [this] {
         if (m_doc->isLive())
-            SettingEdits::commitTemperature(*m_doc);
+            m_doc->commitLive(); // named by its last step, "Temperature 0.5"
         m_tauCancelled = false;
         sync();
     });

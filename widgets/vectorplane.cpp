@@ -1067,7 +1067,7 @@ void VectorPlane::endDrag()
     m_drag.reset();
     if (d.moved) {
         m_selfEdit = true;
-        m_doc->commitLive(tr("Drag %1").arg(nameOf(d.target)));
+        m_doc->commitLive(); // named at editLive: "Drag q1"
         m_selfEdit = false;
     }
     unsetCursor();

@@ -82,7 +82,7 @@ Document::~Document()
 
 std::optional<Problem> Document::edit(const Scenario &next, const QString &description)
 {
-    finishLive();
+    commitLive(); // a gesture in progress becomes its own step first
     if (auto p = validate(next)) {
         emit problemReported(problemText(*p));
         return p;
@@ -114,13 +114,17 @@ void Document::commitLive(const QString &description)
 {
     if (!m_liveStart)
         return;
+    //: An undo step: a drag with the mouse.
+    const QString name = !description.isEmpty()        ? description
+                         : !m_liveDescription.isEmpty() ? m_liveDescription
+                                                        : QCoreApplication::translate("attn::Document", "Drag");
     Scenario before = std::move(*m_liveStart);
     m_liveStart.reset();
     m_liveDescription.clear();
     emit liveChanged(false);
     if (before == m_scenario)
         return;
-    m_undo.push(new ScenarioCommand(this, std::move(before), m_scenario, description, true));
+    m_undo.push(new ScenarioCommand(this, std::move(before), m_scenario, name, true));
 }
 
 void Document::cancelLive()
@@ -149,14 +153,6 @@ void Document::redo()
         m_undo.redo();
 }
 
-void Document::finishLive()
-{
-    if (!m_liveStart)
-        return;
-    // The gesture's own name if it gave one (the slider's "Temperature 0.5").
-    //: An undo step: a drag with the mouse.
-    commitLive(m_liveDescription.isEmpty() ? QCoreApplication::translate("attn::Document", "Drag") : m_liveDescription);
-}
 
 void Document::replace(const Scenario &s, const QString &filePath, const QString &lessonName)
 {

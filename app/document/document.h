@@ -45,11 +45,11 @@ public:
     std::optional<Problem> edit(const Scenario &next, const QString &description);
 
     // A drag or a slider: each step is shown at once, and commitLive() makes
-    // the whole gesture one undo step. edit() and replace() end a gesture first.
-    // `description` names the step should the gesture be ended by another
-    // edit rather than by commitLive() (the latest one given counts).
+    // the whole gesture one undo step. edit() and replace() end a gesture
+    // first. The step is named by commitLive's `description`, else by the
+    // latest one editLive was given ("Temperature 0.5"), else "Drag".
     std::optional<Problem> editLive(const Scenario &next, const QString &description = QString());
-    void commitLive(const QString &description);
+    void commitLive(const QString &description = QString());
     void cancelLive();
     bool isLive() const { return m_liveStart.has_value(); }
 
@@ -96,7 +96,6 @@ signals:
     void fileStateChanged();                    // path, name or modified flag
 
 private:
-    void finishLive();
 
     Scenario m_scenario;
     Trace m_trace;

@@ -54,11 +54,6 @@ std::optional<Problem> SettingEdits::setTemperature(Document &doc, double tau, b
     return live ? doc.editLive(s, description) : doc.edit(s, description);
 }
 
-void SettingEdits::commitTemperature(Document &doc)
-{
-    doc.commitLive(tr("Temperature %1").arg(doc.scenario().temperature));
-}
-
 QString SettingEdits::name(Encoding encoding)
 {
     switch (encoding) {

@@ -19,9 +19,8 @@ public:
     static std::optional<Problem> setEncoding(Document &doc, Encoding encoding);
     static std::optional<Problem> setScale(Document &doc, Scale scale);
     static std::optional<Problem> setSimilarity(Document &doc, Similarity similarity);
-    // live: part of a gesture (the slider), committed by commitTemperature().
+    // live: part of a gesture (the slider), ended by Document::commitLive().
     static std::optional<Problem> setTemperature(Document &doc, double tau, bool live = false);
-    static void commitTemperature(Document &doc);
 
     // Names as the undo history writes them ("Sinusoidal", "÷ √d_k").
     static QString name(Encoding encoding);

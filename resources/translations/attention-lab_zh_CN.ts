@@ -17,13 +17,13 @@
 <context>
     <name>attn::Document</name>
     <message>
-        <location filename="../../app/document/document.cpp" line="+158"/>
+        <location filename="../../app/document/document.cpp" line="+120"/>
         <source>Drag</source>
         <extracomment>An undo step: a drag with the mouse.</extracomment>
         <translation>拖动</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+67"/>
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
@@ -1162,12 +1162,11 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+9"/>
-        <location line="+6"/>
         <source>Temperature %1</source>
         <translation>温度 %1</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>none</source>
         <translation>无</translation>
     </message>
@@ -2070,12 +2069,11 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
         <location line="+91"/>
-        <location line="+12"/>
         <source>Drag %1</source>
         <translation>拖动 %1</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+57"/>
         <source>Nudge %1</source>
         <translation>微调 %1</translation>
     </message>

@@ -98,6 +98,17 @@ std::vector<std::vector<bool>> causalBlocked(int n)
         QFAIL(qPrintable(QStringLiteral(name ": ") + QString::fromStdString(var##Problem_->toString())));   \
     const Scenario &var = std::get<Scenario>(var##Loaded_)
 
+// The causal lesson's q·k, worked by hand (mask-after-softmax shares its Q and K).
+// Q rows (.5,.5), (1,0), (0,1), (1,1), (-1,.5); K rows (1,0), (.5,1), (-.5,1), (1,1), (.2,-1).
+Rows causalLessonScores()
+{
+    return {{0.5, 0.75, 0.25, 1, -0.4},
+            {1, 0.5, -0.5, 1, 0.2},
+            {0, 1, 1, 1, -1},
+            {1, 1.5, 0.5, 2, -0.8},
+            {-1, 0, 1, -0.5, -0.7}};
+}
+
 } // namespace
 
 Q_DECLARE_METATYPE(attn::Encoding)
@@ -335,12 +346,7 @@ private slots:
         LOAD_LESSON(s, "causal");
         const Trace t = compute(s);
         const HeadTrace &h = t.heads[0];
-        // Q rows (.5,.5), (1,0), (0,1), (1,1), (-1,.5); K rows (1,0), (.5,1), (-.5,1), (1,1), (.2,-1).
-        const Rows scores{{0.5, 0.75, 0.25, 1, -0.4},
-                          {1, 0.5, -0.5, 1, 0.2},
-                          {0, 1, 1, 1, -1},
-                          {1, 1.5, 0.5, 2, -0.8},
-                          {-1, 0, 1, -0.5, -0.7}};
+        const Rows scores = causalLessonScores();
         ATTN_COMPARE_MATRIX(h.scores, scores, 1e-15);
         ATTN_COMPARE_MATRIX(h.scaled, divided(scores, kSqrt2), 1e-15);
         const Rows weights = softmaxRowsByHand(scores, kSqrt2, causalBlocked(5));
@@ -415,11 +421,7 @@ private slots:
         QVERIFY(s.maskStage == MaskStage::AfterSoftmax);
         const Trace t = compute(s);
         const HeadTrace &h = t.heads[0];
-        const Rows scores{{0.5, 0.75, 0.25, 1, -0.4},
-                          {1, 0.5, -0.5, 1, 0.2},
-                          {0, 1, 1, 1, -1},
-                          {1, 1.5, 0.5, 2, -0.8},
-                          {-1, 0, 1, -0.5, -0.7}};
+        const Rows scores = causalLessonScores();
         ATTN_COMPARE_MATRIX(h.scores, scores, 1e-15);
         ATTN_COMPARE_MATRIX(h.scaled, divided(scores, kSqrt2), 1e-15);
         Rows weights = softmaxRowsByHand(scores, kSqrt2); // over the whole row
