@@ -1,20 +1,14 @@
-#include "vectorplane.h"
+#include "planeplot.h"
 
-#include "edit.h"
 #include "heatmapplot.h"
 
-#include <QComboBox>
 #include <QElapsedTimer>
 #include <QFontMetricsF>
-#include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QKeyEvent>
-#include <QLabel>
 #include <QPainter>
 #include <QStaticText>
-#include <QToolButton>
 #include <QToolTip>
-#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -207,7 +201,7 @@ protected:
 // axis rect.
 class PlaneVectorLayer : public QCPLayerable {
 public:
-    explicit PlaneVectorLayer(VectorPlane *plane) : QCPLayerable(plane, QStringLiteral("vectors")), m_plane(plane) {}
+    explicit PlaneVectorLayer(PlanePlot *plane) : QCPLayerable(plane, QStringLiteral("vectors")), m_plane(plane) {}
 
 protected:
     void applyDefaultAntialiasingHint(QCPPainter *painter) const override { painter->setAntialiasing(true); }
@@ -215,7 +209,7 @@ protected:
     void draw(QCPPainter *painter) override { m_plane->drawScene(painter); }
 
 private:
-    VectorPlane *m_plane;
+    PlanePlot *m_plane;
 };
 
 // A text element whose height follows its wrapped text at the plot's width
@@ -259,7 +253,7 @@ private:
 // in a short form when the long one would take more than one line.
 class PlaneLegend : public QCPLayoutElement {
 public:
-    explicit PlaneLegend(VectorPlane *plane) : QCPLayoutElement(plane), m_plane(plane)
+    explicit PlaneLegend(PlanePlot *plane) : QCPLayoutElement(plane), m_plane(plane)
     {
         setMargins(QMargins(8, 2, 8, 4));
     }
@@ -319,7 +313,7 @@ private:
         return int(std::ceil(layoutFor(availableWidth()).height)) + mMargins.top() + mMargins.bottom();
     }
 
-    VectorPlane *m_plane;
+    PlanePlot *m_plane;
     bool m_shown = true;
     mutable QString m_cacheKey;
     mutable Layout m_cache;
@@ -331,14 +325,14 @@ std::vector<PlaneLegend::Entry> PlaneLegend::entries(bool brief) const
     std::vector<Entry> out;
     if (sc.d == 0)
         return out;
-    out.push_back({Glyph::Key, brief ? VectorPlane::tr("key (width: weight)") : VectorPlane::tr("key: width and disc grow with its weight")});
-    out.push_back({Glyph::Query, brief || m_plane->m_forFigure ? VectorPlane::tr("query") : VectorPlane::tr("query: drag it")});
+    out.push_back({Glyph::Key, brief ? PlanePlot::tr("key (width: weight)") : PlanePlot::tr("key: width and disc grow with its weight")});
+    out.push_back({Glyph::Query, brief || m_plane->m_scene.forFigure ? PlanePlot::tr("query") : PlanePlot::tr("query: drag it")});
     if (sc.dv == 2) {
-        out.push_back({Glyph::Value, sc.projected ? VectorPlane::tr("value v = x·W_V") : VectorPlane::tr("value")});
-        out.push_back({Glyph::Output, brief ? VectorPlane::tr("output Σ w·v") : VectorPlane::tr("output = Σ weight · value")});
+        out.push_back({Glyph::Value, sc.projected ? PlanePlot::tr("value v = x·W_V") : PlanePlot::tr("value")});
+        out.push_back({Glyph::Output, brief ? PlanePlot::tr("output Σ w·v") : PlanePlot::tr("output = Σ weight · value")});
     } else {
-        out.push_back({Glyph::None, brief ? VectorPlane::tr("(d_v = %1: output in the Output map)").arg(sc.dv)
-                                          : VectorPlane::tr("(values have d_v = %1: the output is in the Output map)").arg(sc.dv)});
+        out.push_back({Glyph::None, brief ? PlanePlot::tr("(d_v = %1: output in the Output map)").arg(sc.dv)
+                                          : PlanePlot::tr("(values have d_v = %1: the output is in the Output map)").arg(sc.dv)});
     }
     return out;
 }
@@ -427,8 +421,7 @@ void PlaneLegend::draw(QCPPainter *painter)
 }
 
 // ---------------------------------------------------------------------------
-
-VectorPlane::VectorPlane(Document *doc, QWidget *parent) : QCustomPlot(parent), m_doc(doc), m_docGuard(doc)
+PlanePlot::PlanePlot(QWidget *parent) : QCustomPlot(parent)
 {
     setObjectName(QStringLiteral("vectorPlane"));
     setFocusPolicy(Qt::StrongFocus);
@@ -477,286 +470,59 @@ VectorPlane::VectorPlane(Document *doc, QWidget *parent) : QCustomPlot(parent), 
     layer(QStringLiteral("vectors"))->setMode(QCPLayer::lmBuffered);
     m_layer = new PlaneVectorLayer(this);
 
-    connect(doc, &Document::changed, this, &VectorPlane::onDocumentChanged);
-    connect(doc, &Document::currentChanged, this, [this] {
-        // Another head mid-drag (a shortcut): the gesture ends where it is.
-        if (m_drag && m_doc->currentHead() != m_scene.head) {
-            endDrag();
-            m_ignoreUntilRelease = true;
-        }
-        refresh();
-    });
-    connect(doc, &Document::hoverChanged, this, [this] { requestReplot(); });
     applyFonts();
-    refresh();
 }
 
-VectorPlane::~VectorPlane()
-{
-    // A drag in flight when the plane goes: leave the document as it was.
-    if (m_drag && m_drag->moved && m_docGuard && m_doc->isLive())
-        m_doc->cancelLive();
-}
+PlanePlot::~PlanePlot() = default;
 
-void VectorPlane::onDocumentChanged(Document::Changes what)
+void PlanePlot::setScene(const PlaneScene &scene)
 {
-    if (!m_selfEdit) {
-        m_basisStale = true; // the vectors moved under a PCA plane: fit it again
-        if (m_drag) {
-            // Something else changed the scenario mid-gesture (undo, a lesson):
-            // the gesture is over; the document has closed or will close it.
-            m_drag.reset();
-            m_ignoreUntilRelease = true;
-        }
-    }
-    if (what & Document::Change::Shape) {
-        m_selectedKey = -1;
-        m_hover = {};
-        m_autoFit = true;
-        m_fitPending = true;
-    }
-    refresh();
-}
-
-void VectorPlane::refresh()
-{
-    const int oldD = m_scene.d;
-    rebuildScene();
+    m_scene = scene;
     updateCaption();
-    if (oldD != m_scene.d)
-        emit viewChanged();
     requestReplot();
 }
 
-int VectorPlane::columnOffset() const
+void PlanePlot::updateCaption()
 {
-    return m_scene.projected ? 0 : m_scene.head * m_scene.d;
+    m_title->setText(m_scene.title);
+    m_note->setText(m_scene.note.join(QLatin1Char(' ')));
+    xAxis->setLabel(m_scene.horizontalTitle);
+    yAxis->setLabel(m_scene.verticalTitle);
 }
 
-MatrixId VectorPlane::matrixOf(Role role) const
-{
-    const Scenario &s = m_doc->scenario();
-    if (s.mode == InputMode::Projected)
-        return role == Role::Query || !s.source ? MatrixId::X : MatrixId::Source;
-    return role == Role::Query ? MatrixId::Q : MatrixId::K;
-}
-
-void VectorPlane::rebuildScene()
-{
-    const Scenario &s = m_doc->scenario();
-    const Trace &t = m_doc->trace();
-    Scene sc;
-    sc.projected = s.mode == InputMode::Projected;
-    sc.selfAttention = sc.projected && !s.source;
-    sc.head = std::clamp(m_doc->currentHead(), 0, std::max(0, int(t.heads.size()) - 1));
-    sc.query = std::clamp(m_doc->currentQuery(), 0, std::max(0, queryCount(s) - 1));
-    sc.d = sc.projected ? modelWidth(s) : headDim(s);
-    sc.dv = t.dv;
-    const bool headChanged = sc.head != m_scene.head;
-    m_scene.projected = sc.projected;
-    m_scene.head = sc.head;
-    m_scene.d = sc.d;
-
-    if (sc.d > 0 && !t.heads.empty()) {
-        const int offset = columnOffset();
-        const Matrix &qm = matrix(s, matrixOf(Role::Query)), &km = matrix(s, matrixOf(Role::Key));
-        const auto q = qm.middleCols(offset, sc.d), k = km.middleCols(offset, sc.d);
-        // The plane.
-        if (sc.d <= 2) {
-            m_basis = axisPlane(sc.d, 0, 1);
-        } else if (!m_pca) {
-            if (m_dimX >= sc.d || m_dimY >= sc.d || m_dimX == m_dimY) {
-                m_dimX = 0;
-                m_dimY = 1;
-                emit viewChanged();
-            }
-            m_basis = axisPlane(sc.d, m_dimX, m_dimY);
-        } else if (m_basisStale || headChanged || m_basis.axisAligned() || m_basis.dimension() != sc.d) {
-            Matrix all(q.rows() + k.rows(), sc.d);
-            all << k, q;
-            m_basis = principalPlane(all);
-        }
-        m_basisStale = false;
-        sc.queries = projectRows(m_basis, q);
-        sc.keys = projectRows(m_basis, k);
-
-        const HeadTrace &ht = t.heads[std::size_t(sc.head)];
-        sc.weights = ht.weights.row(sc.query).transpose();
-        sc.blocked.assign(std::size_t(k.rows()), false);
-        if (t.blocked.rows() > sc.query)
-            for (Eigen::Index j = 0; j < k.rows() && j < t.blocked.cols(); ++j)
-                sc.blocked[std::size_t(j)] = t.blocked(sc.query, j);
-        sc.fullyMasked = std::size_t(sc.query) < ht.rows.size() && ht.rows[std::size_t(sc.query)].fullyMasked;
-        if (sc.dv == 2) {
-            sc.values = ht.V;
-            sc.output = ht.output.row(sc.query).transpose();
-        }
-    }
-    for (const std::string &l : queryLabels(s))
-        sc.queryLabels << QString::fromStdString(l);
-    for (const std::string &l : keyLabels(s))
-        sc.keyLabels << QString::fromStdString(l);
-    if (m_selectedKey >= int(sc.keys.rows()) || !m_keysDraggable)
-        m_selectedKey = -1;
-    m_scene = std::move(sc);
-}
-
-void VectorPlane::updateCaption()
-{
-    const Scenario &s = m_doc->scenario();
-    const Scene &sc = m_scene;
-    const QString query = sc.queryLabels.value(sc.query);
-    m_title->setText(s.heads > 1 ? tr("Weights of query %1 · head %2 of %3").arg(query).arg(sc.head + 1).arg(s.heads)
-                                 : tr("Weights of query %1").arg(query));
-    QStringList note;
-    if (sc.projected) {
-        note << (sc.selfAttention ? tr("Embeddings X; Q = X·W_Q, K = X·W_K: each row of X is a query and a key.")
-                                  : tr("Embeddings X (queries) and source S (keys); Q = X·W_Q, K = S·W_K."));
-    }
-    const QString width = sc.projected ? tr("d_model") : tr("d_k");
-    if (sc.d == 1) {
-        note << (m_forFigure ? tr("%1 = 1: the vectors lie on a line (two dimensions are needed for a plane).")
-                             : tr("%1 = 1: the vectors lie on a line (two dimensions are needed for a plane); drag along it."))
-                    .arg(width);
-    } else if (sc.d == 2) {
-        if (!sc.projected)
-            note << (s.heads > 1 ? tr("Head %1's columns of Q and K, drawn exactly.").arg(sc.head + 1)
-                                 : tr("Q and K, drawn exactly."));
-    } else if (isProjection()) {
-        note << (m_forFigure ? tr("PCA projection of keys and queries (%1 = %2; the plane holds %3% of their length²).")
-                             : tr("PCA projection of keys and queries (%1 = %2; the plane holds %3% of their length²); "
-                                  "dragging keeps the hidden part."))
-                    .arg(width)
-                    .arg(sc.d)
-                    .arg(std::lround(100.0 * (m_basis.explained(0) + m_basis.explained(1))));
-    } else {
-        note << (m_forFigure ? tr("Dimensions %1 and %2 of %3 = %4.") : tr("Dimensions %1 and %2 of %3 = %4; dragging keeps the others."))
-                    .arg(m_dimX + 1)
-                    .arg(m_dimY + 1)
-                    .arg(width)
-                    .arg(sc.d);
-    }
-    if (s.encoding == Encoding::Rope)
-        note << (m_forFigure ? tr("RoPE rotates q and k after this: the raw vectors are shown.")
-                             : tr("RoPE rotates q and k after this: the raw vectors are shown and dragged."));
-    else if (s.encoding != Encoding::None)
-        note << (m_forFigure ? tr("The positional encoding is added after: the raw inputs are shown.")
-                             : tr("The positional encoding is added after: the raw inputs are shown and dragged."));
-    if (sc.fullyMasked)
-        note << tr("Every key is blocked for this query: its weights and output are 0.");
-    m_noteSentences = note;
-    m_note->setText(note.join(QLatin1Char(' ')));
-    xAxis->setLabel(horizontalTitle());
-    yAxis->setLabel(verticalTitle());
-}
-
-QString VectorPlane::caption() const
-{
-    return m_title->text() + QLatin1Char('\n') + m_noteSentences.join(QLatin1Char(' '));
-}
-
-void VectorPlane::fitChrome()
+void PlanePlot::fitChrome()
 {
     // The title, the note and the legend take at most about a third of the
     // height; on a small plot (a projector's zoom in a side tab) the note
     // keeps its first sentence or goes (it stays in the tooltip), then the
     // legend goes.
     const int budget = int(0.34 * viewport().height());
-    m_note->setText(m_noteSentences.join(QLatin1Char(' ')));
+    m_note->setText(m_scene.note.join(QLatin1Char(' ')));
     m_legend->setShown(true);
     auto used = [&] { return m_title->heightNeeded() + m_note->heightNeeded() + m_legend->heightNeeded(); };
-    if (used() > budget && m_noteSentences.size() > 1)
-        m_note->setText(m_noteSentences.first());
+    if (used() > budget && m_scene.note.size() > 1)
+        m_note->setText(m_scene.note.first());
     if (used() > budget)
         m_note->setText(QString());
     if (used() > budget)
         m_legend->setShown(false);
 }
 
-QString VectorPlane::horizontalTitle() const
+void PlanePlot::fit()
 {
-    if (m_scene.d == 0)
-        return QString();
-    if (isProjection())
-        return tr("principal direction 1 (projection)");
-    const int dim = m_basis.axisAligned() ? m_basis.first + 1 : 1;
-    return m_scene.projected ? tr("x: dimension %1").arg(dim) : tr("q, k: dimension %1").arg(dim);
-}
-
-QString VectorPlane::verticalTitle() const
-{
-    if (m_scene.d == 0)
-        return QString();
-    if (isProjection())
-        return tr("principal direction 2 (projection)");
-    if (m_scene.d == 1)
-        return tr("(none: one dimension)");
-    const int dim = m_basis.axisAligned() ? m_basis.second + 1 : 2;
-    return m_scene.projected ? tr("x: dimension %1").arg(dim) : tr("q, k: dimension %1").arg(dim);
-}
-
-void VectorPlane::setDimensions(int horizontal, int vertical)
-{
-    const int d = std::max(m_scene.d, 2);
-    horizontal = std::clamp(horizontal, 0, d - 1);
-    vertical = std::clamp(vertical, 0, d - 1);
-    if (horizontal == vertical)
-        vertical = horizontal == 0 ? 1 : 0;
-    if (horizontal == m_dimX && vertical == m_dimY)
-        return;
-    m_dimX = horizontal;
-    m_dimY = vertical;
-    m_fitPending = true;
-    refresh();
-    emit viewChanged();
-}
-
-void VectorPlane::setPrincipalProjection(bool on)
-{
-    if (on == m_pca)
-        return;
-    m_pca = on;
-    m_basisStale = true;
-    m_fitPending = true;
-    refresh();
-    emit viewChanged();
-}
-
-void VectorPlane::setSnapStep(double step)
-{
-    step = step > 0 && std::isfinite(step) ? step : 0.0;
-    if (step == m_snap)
-        return;
-    m_snap = step;
-    emit viewChanged();
-}
-
-void VectorPlane::setKeysDraggable(bool on)
-{
-    if (on == m_keysDraggable)
-        return;
-    m_keysDraggable = on;
-    if (!on)
-        m_selectedKey = -1;
-    requestReplot();
-    emit viewChanged();
-}
-
-void VectorPlane::setForFigure(bool on)
-{
-    m_forFigure = on;
-    refresh();
-}
-
-void VectorPlane::fit()
-{
-    m_basisStale = true; // a PCA plane is fitted again to the vectors as they are now
     m_autoFit = true;
     m_fitPending = true;
-    refresh();
+    emit fitRequested(); // a PCA plane may be fitted again to the vectors as they are now
+    requestReplot();
 }
 
-void VectorPlane::zoomBy(double factor)
+void PlanePlot::fitOnce()
+{
+    m_fitPending = true;
+    requestReplot();
+}
+
+void PlanePlot::zoomBy(double factor)
 {
     if (!(factor > 0) || !std::isfinite(factor))
         return;
@@ -765,12 +531,12 @@ void VectorPlane::zoomBy(double factor)
     requestReplot();
 }
 
-double VectorPlane::unit() const
+double PlanePlot::unit() const
 {
     return std::max(0.8, QFontMetricsF(font()).height() / 17.0);
 }
 
-QString VectorPlane::chromeKey() const
+QString PlanePlot::chromeKey() const
 {
     // Everything drawn outside the vector layer depends on these.
     const QRect v = viewport();
@@ -782,14 +548,14 @@ QString VectorPlane::chromeKey() const
         .arg(m_center(0), 0, 'g', 17)
         .arg(m_center(1), 0, 'g', 17)
         .arg(m_unitsPerPixel, 0, 'g', 17)
-        .arg(m_title->text(), m_noteSentences.join(QLatin1Char(' ')), xAxis->label(), yAxis->label(), font().key())
+        .arg(m_title->text(), m_scene.note.join(QLatin1Char(' ')), xAxis->label(), yAxis->label(), font().key())
         .arg(m_scene.dv)
         .arg(m_scene.projected)
         .arg(m_scene.d == 0)
         .arg(m_fitPending);
 }
 
-void VectorPlane::requestReplot()
+void PlanePlot::requestReplot()
 {
     // Hidden (another tab in front): nothing to draw until it is shown.
     if (!isVisible()) {
@@ -805,11 +571,11 @@ void VectorPlane::requestReplot()
     }
     if (!m_vectorReplotQueued) {
         m_vectorReplotQueued = true;
-        QMetaObject::invokeMethod(this, &VectorPlane::replotVectors, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(this, &PlanePlot::replotVectors, Qt::QueuedConnection);
     }
 }
 
-void VectorPlane::replotVectors()
+void PlanePlot::replotVectors()
 {
     m_vectorReplotQueued = false;
     if (mReplotQueued) // a full replot is on its way and draws the vectors too
@@ -827,12 +593,12 @@ void VectorPlane::replotVectors()
     emit afterReplot();
 }
 
-double VectorPlane::lastReplotTime() const
+double PlanePlot::lastReplotTime() const
 {
     return m_lastWasVectors ? m_lastReplotTime : replotTime();
 }
 
-void VectorPlane::applyFonts()
+void PlanePlot::applyFonts()
 {
     const QFont f = font();
     for (QCPAxis *axis : {xAxis, yAxis}) {
@@ -859,7 +625,7 @@ void VectorPlane::applyFonts()
     requestReplot();
 }
 
-void VectorPlane::updateLayout()
+void PlanePlot::updateLayout()
 {
     fitChrome();
     QCustomPlot::updateLayout();
@@ -871,7 +637,7 @@ void VectorPlane::updateLayout()
     m_lastWasVectors = false;
 }
 
-void VectorPlane::applyView()
+void PlanePlot::applyView()
 {
     const QRect r = axisRect()->rect();
     const double w = r.width(), h = r.height();
@@ -879,7 +645,7 @@ void VectorPlane::applyView()
         return;
     // Until the view is panned or zoomed by hand, a new size (the window's
     // or an export's) frames the vectors again; never in the middle of a drag.
-    if (m_autoFit && !m_drag && r.size() != m_fittedSize)
+    if (m_autoFit && !toolBusy() && r.size() != m_fittedSize)
         m_fitPending = true;
     if (m_fitPending && m_scene.d > 0 && w >= 40 && h >= 40) {
         m_fitPending = false;
@@ -924,64 +690,40 @@ void VectorPlane::applyView()
     m_ticker->setTickStep(step);
 }
 
-QPointF VectorPlane::pixelAt(const Eigen::Vector2d &p) const
+QPointF PlanePlot::pixelAt(const Eigen::Vector2d &p) const
 {
     return QPointF(xAxis->coordToPixel(p(0)), yAxis->coordToPixel(p(1)));
 }
 
-QPointF VectorPlane::queryPixel(int i) const
+QPointF PlanePlot::queryPixel(int i) const
 {
     return pixelAt(m_scene.queries.row(i).transpose());
 }
 
-QPointF VectorPlane::keyPixel(int j) const
+QPointF PlanePlot::keyPixel(int j) const
 {
     return pixelAt(m_scene.keys.row(j).transpose());
 }
 
-double VectorPlane::pixelsPerUnit(Qt::Orientation orientation) const
+double PlanePlot::pixelsPerUnit(Qt::Orientation orientation) const
 {
     const QCPAxis *axis = orientation == Qt::Horizontal ? xAxis : yAxis;
     return std::abs(axis->coordToPixel(1.0) - axis->coordToPixel(0.0));
 }
-
-VectorPlane::Target VectorPlane::selectedVector() const
+Eigen::Vector2d PlanePlot::coordAt(const QPointF &pixel) const
 {
-    if (m_keysDraggable && m_selectedKey >= 0 && m_selectedKey < m_scene.keys.rows())
-        return {Role::Key, m_selectedKey};
-    if (m_scene.queries.rows() == 0)
-        return {};
-    return {Role::Query, m_scene.query};
+    return Eigen::Vector2d(xAxis->pixelToCoord(pixel.x()), yAxis->pixelToCoord(pixel.y()));
 }
 
-Eigen::Vector2d VectorPlane::pointOf(const Target &t) const
-{
-    const Matrix &m = t.role == Role::Query ? m_scene.queries : m_scene.keys;
-    return m.row(t.index).transpose();
-}
-
-QString VectorPlane::nameOf(const Target &t) const
-{
-    if (t.role == Role::Query)
-        return (m_scene.projected ? tr("embedding %1") : tr("query %1")).arg(m_scene.queryLabels.value(t.index));
-    return (m_scene.projected ? (m_scene.selfAttention ? tr("embedding %1") : tr("source %1")) : tr("key %1"))
-        .arg(m_scene.keyLabels.value(t.index));
-}
-
-VectorPlane::Target VectorPlane::handleAt(const QPointF &pixel, bool preferKeys) const
-{
-    return vectorAt(pixel, preferKeys, m_keysDraggable);
-}
-
-VectorPlane::Target VectorPlane::vectorAt(const QPointF &pixel, bool preferKeys, bool withKeys) const
+PlaneTarget PlanePlot::handleAt(const QPointF &pixel, bool preferKeys, bool withKeys) const
 {
     if (m_scene.d == 0 || !axisRect()->rect().contains(pixel.toPoint()))
         return {};
     const double u = unit();
     auto distance = [&](const QPointF &c) { return std::hypot(c.x() - pixel.x(), c.y() - pixel.y()); };
-    Target best;
+    PlaneTarget best;
     double bestDistance = std::numeric_limits<double>::infinity();
-    auto consider = [&](Target t, double d, double reach) {
+    auto consider = [&](PlaneTarget t, double d, double reach) {
         if (d <= reach && d < bestDistance) {
             best = t;
             bestDistance = d;
@@ -991,231 +733,64 @@ VectorPlane::Target VectorPlane::vectorAt(const QPointF &pixel, bool preferKeys,
     const int nq = int(m_scene.queries.rows()), nk = int(m_scene.keys.rows());
     if (withKeys && preferKeys)
         for (int j = 0; j < nk; ++j)
-            consider({Role::Key, j}, distance(keyPixel(j)), 10 * u + 4);
+            consider({PlaneRole::Key, j}, distance(keyPixel(j)), 10 * u + 4);
     if (best.isValid())
         return best;
     if (m_scene.query < nq)
-        consider({Role::Query, m_scene.query}, distance(queryPixel(m_scene.query)), 11 * u + 4);
+        consider({PlaneRole::Query, m_scene.query}, distance(queryPixel(m_scene.query)), 11 * u + 4);
     if (best.isValid())
         return best;
     for (int i = 0; i < nq; ++i)
-        consider({Role::Query, i}, distance(queryPixel(i)), 8 * u + 4);
+        consider({PlaneRole::Query, i}, distance(queryPixel(i)), 8 * u + 4);
     if (withKeys)
         for (int j = 0; j < nk; ++j)
-            consider({Role::Key, j}, distance(keyPixel(j)) + 0.5, 10 * u + 4); // a query on the same spot wins
+            consider({PlaneRole::Key, j}, distance(keyPixel(j)) + 0.5, 10 * u + 4); // a query on the same spot wins
     return best;
 }
-
-Eigen::Vector2d VectorPlane::snapped(Eigen::Vector2d p) const
-{
-    if (m_snap > 0) {
-        p(0) = snapToGrid(p(0), m_snap);
-        p(1) = snapToGrid(p(1), m_snap);
-    }
-    if (m_scene.d == 1)
-        p(1) = 0.0;
-    return p;
-}
-
-Scenario VectorPlane::moved(const Target &t, Eigen::Vector2d p, const PlaneBasis &b) const
-{
-    Scenario s = m_doc->scenario();
-    Matrix &m = matrix(s, matrixOf(t.role));
-    const int offset = columnOffset(), width = m_scene.d;
-    const Eigen::VectorXd row = m.row(t.index).segment(offset, width).transpose();
-    m.row(t.index).segment(offset, width) = placeInPlane(b, row, snapped(p)).transpose();
-    return s;
-}
-
-void VectorPlane::beginDrag(const Target &t, const QPointF &pixel)
-{
-    if (t.role == Role::Query) {
-        m_selectedKey = -1;
-        m_doc->setCurrentQuery(t.index); // redraws with this query's weights
-    } else {
-        m_selectedKey = t.index;
-    }
-    Drag d;
-    d.target = t;
-    d.start = pointOf(t);
-    d.press = Eigen::Vector2d(xAxis->pixelToCoord(pixel.x()), yAxis->pixelToCoord(pixel.y()));
-    d.basis = m_basis;
-    m_drag = d;
-    setCursor(Qt::ClosedHandCursor);
-    requestReplot();
-}
-
-void VectorPlane::continueDrag(const QPointF &pixel)
-{
-    Drag &d = *m_drag;
-    const Eigen::Vector2d now(xAxis->pixelToCoord(pixel.x()), yAxis->pixelToCoord(pixel.y()));
-    if (!now.allFinite())
-        return;
-    const Scenario next = moved(d.target, d.start + (now - d.press), d.basis);
-    if (next == m_doc->scenario())
-        return;
-    m_selfEdit = true;
-    const std::optional<Problem> refused = m_doc->editLive(next, tr("Drag %1").arg(nameOf(d.target))); // refused: nothing changed
-    m_selfEdit = false;
-    if (!refused)
-        d.moved = true;
-}
-
-void VectorPlane::endDrag()
-{
-    const Drag d = *m_drag;
-    m_drag.reset();
-    if (d.moved) {
-        m_selfEdit = true;
-        m_doc->commitLive(); // named at editLive: "Drag q1"
-        m_selfEdit = false;
-    }
-    unsetCursor();
-    requestReplot();
-}
-
-void VectorPlane::cancelDrag()
-{
-    const Drag d = *m_drag;
-    m_drag.reset();
-    m_ignoreUntilRelease = true;
-    if (d.moved) {
-        m_selfEdit = true;
-        m_doc->cancelLive();
-        m_selfEdit = false;
-    }
-    unsetCursor();
-    requestReplot();
-}
-
-void VectorPlane::nudge(int dx, int dy)
-{
-    const Target t = selectedVector();
-    if (!t.isValid() || m_drag || (m_scene.d == 1 && dy != 0))
-        return;
-    Eigen::Vector2d p = pointOf(t);
-    const double step = nudgeStep();
-    const int dir[2] = {dx, dy};
-    for (int c = 0; c < 2; ++c) {
-        if (dir[c] == 0)
-            continue;
-        if (m_snap > 0) {
-            // The next grid line in that direction (from a point off the grid,
-            // the nearest one beyond it).
-            const double k = p(c) / step, nearest = std::round(k);
-            const double onGrid = std::abs(k - nearest) < 1e-9;
-            const double next = onGrid ? nearest + dir[c] : (dir[c] > 0 ? std::ceil(k) : std::floor(k));
-            p(c) = snapToGrid(next * step, step);
-        } else {
-            p(c) += dir[c] * step;
-        }
-    }
-    const Scenario next = moved(t, p, m_basis);
-    m_selfEdit = true;
-    m_doc->edit(next, tr("Nudge %1").arg(nameOf(t)));
-    m_selfEdit = false;
-}
-
-void VectorPlane::selectQuery(int delta)
-{
-    const int n = int(m_scene.queries.rows());
-    if (n == 0)
-        return;
-    m_selectedKey = -1;
-    m_doc->setCurrentQuery(((m_scene.query + delta) % n + n) % n);
-    requestReplot();
-}
-
-void VectorPlane::selectKey(int delta)
-{
-    const int n = int(m_scene.keys.rows());
-    if (n == 0 || !m_keysDraggable)
-        return;
-    m_selectedKey = m_selectedKey < 0 ? (delta > 0 ? 0 : n - 1) : ((m_selectedKey + delta) % n + n) % n;
-    requestReplot();
-}
-
-void VectorPlane::setHoverTarget(const Target &t)
-{
-    if (t == m_hover)
-        return;
-    m_hover = t;
-    if (t.isValid()) {
-        m_setHover = true;
-        if (t.role == Role::Key)
-            m_doc->setHovered(m_scene.query, t.index); // the maps light this key's column
-        else
-            m_doc->setHovered(t.index, -1);
-    } else if (m_setHover) {
-        m_setHover = false;
-        m_doc->setHovered(-1, -1);
-    }
-    requestReplot();
-}
-
 // --- events ----------------------------------------------------------------
+// The left button and the keys go to the tool first; panning and zooming
+// are the plot's own.
 
-void VectorPlane::mousePressEvent(QMouseEvent *event)
+void PlanePlot::mousePressEvent(QMouseEvent *event)
 {
     event->accept();
-    const QPointF pos = event->position();
     if (event->button() == Qt::LeftButton) {
-        if (m_drag || m_pan)
-            return;
-        m_ignoreUntilRelease = false;
-        const Target t = handleAt(pos, event->modifiers() & Qt::ShiftModifier);
-        if (t.isValid())
-            beginDrag(t, pos);
+        if (!m_pan && m_tool)
+            m_tool->mousePressed(event);
         return;
     }
-    if ((event->button() == Qt::RightButton || event->button() == Qt::MiddleButton) && !m_drag) {
-        m_pan = Pan{pos, m_center};
+    if ((event->button() == Qt::RightButton || event->button() == Qt::MiddleButton) && !toolBusy()) {
+        m_pan = Pan{event->position(), m_center};
         m_autoFit = false;
         setCursor(Qt::SizeAllCursor);
     }
 }
 
-void VectorPlane::mouseDoubleClickEvent(QMouseEvent *event)
+void PlanePlot::mouseDoubleClickEvent(QMouseEvent *event)
 {
     // The second press of a double click starts a drag like any press.
     mousePressEvent(event);
 }
 
-void VectorPlane::mouseMoveEvent(QMouseEvent *event)
+void PlanePlot::mouseMoveEvent(QMouseEvent *event)
 {
     event->accept();
-    const QPointF pos = event->position();
     if (m_pan) {
-        const QPointF d = pos - m_pan->press;
+        const QPointF d = event->position() - m_pan->press;
         m_center = m_pan->center + Eigen::Vector2d(-d.x(), d.y()) * m_unitsPerPixel;
         requestReplot();
         return;
     }
-    if (m_ignoreUntilRelease)
-        return;
-    if (m_drag) {
-        continueDrag(pos);
-        return;
-    }
-    // Hovering any vector lights it in the maps; the hand only where a drag can start.
-    const bool shift = event->modifiers() & Qt::ShiftModifier;
-    setHoverTarget(vectorAt(pos, shift, true));
-    if (handleAt(pos, shift).isValid())
-        setCursor(Qt::OpenHandCursor);
-    else
-        unsetCursor();
+    if (m_tool)
+        m_tool->mouseMoved(event);
 }
 
-void VectorPlane::mouseReleaseEvent(QMouseEvent *event)
+void PlanePlot::mouseReleaseEvent(QMouseEvent *event)
 {
     event->accept();
     if (event->button() == Qt::LeftButton) {
-        if (m_ignoreUntilRelease) {
-            m_ignoreUntilRelease = false;
-            return;
-        }
-        if (m_drag)
-            endDrag();
+        if (m_tool)
+            m_tool->mouseReleased(event);
         return;
     }
     if ((event->button() == Qt::RightButton || event->button() == Qt::MiddleButton) && m_pan) {
@@ -1224,7 +799,7 @@ void VectorPlane::mouseReleaseEvent(QMouseEvent *event)
     }
 }
 
-void VectorPlane::wheelEvent(QWheelEvent *event)
+void PlanePlot::wheelEvent(QWheelEvent *event)
 {
     const double notches = event->angleDelta().y() / 120.0;
     if (notches == 0 || m_scene.d == 0) {
@@ -1243,46 +818,13 @@ void VectorPlane::wheelEvent(QWheelEvent *event)
     requestReplot();
 }
 
-void VectorPlane::keyPressEvent(QKeyEvent *event)
+void PlanePlot::keyPressEvent(QKeyEvent *event)
 {
     const Qt::KeyboardModifiers mods = event->modifiers() & ~Qt::KeypadModifier;
     const bool plain = mods == Qt::NoModifier;
+    if (m_tool && m_tool->keyPressed(event))
+        return;
     switch (event->key()) {
-    case Qt::Key_Escape:
-        if (m_drag) {
-            cancelDrag();
-            return;
-        }
-        if (m_selectedKey >= 0) {
-            m_selectedKey = -1;
-            requestReplot();
-            return;
-        }
-        break;
-    case Qt::Key_Left:
-    case Qt::Key_Right:
-    case Qt::Key_Up:
-    case Qt::Key_Down:
-        if (plain) {
-            const int dx = event->key() == Qt::Key_Left ? -1 : event->key() == Qt::Key_Right ? 1 : 0;
-            const int dy = event->key() == Qt::Key_Down ? -1 : event->key() == Qt::Key_Up ? 1 : 0;
-            nudge(dx, dy);
-            return;
-        }
-        break;
-    case Qt::Key_PageUp:
-    case Qt::Key_PageDown: {
-        const int delta = event->key() == Qt::Key_PageDown ? 1 : -1;
-        if (mods == Qt::ShiftModifier && m_keysDraggable) {
-            selectKey(delta);
-            return;
-        }
-        if (plain) {
-            selectQuery(delta);
-            return;
-        }
-        break;
-    }
     case Qt::Key_Plus:
     case Qt::Key_Equal:
         if (plain || mods == Qt::ShiftModifier) {
@@ -1309,7 +851,7 @@ void VectorPlane::keyPressEvent(QKeyEvent *event)
     QCustomPlot::keyPressEvent(event);
 }
 
-void VectorPlane::showEvent(QShowEvent *event)
+void PlanePlot::showEvent(QShowEvent *event)
 {
     QCustomPlot::showEvent(event);
     if (m_replotWhenShown) {
@@ -1318,33 +860,33 @@ void VectorPlane::showEvent(QShowEvent *event)
     }
 }
 
-void VectorPlane::leaveEvent(QEvent *event)
+void PlanePlot::leaveEvent(QEvent *event)
 {
-    if (!m_drag)
-        setHoverTarget({});
+    if (m_tool)
+        m_tool->pointerLeft();
     QCustomPlot::leaveEvent(event);
 }
 
-void VectorPlane::focusInEvent(QFocusEvent *event)
+void PlanePlot::focusInEvent(QFocusEvent *event)
 {
     QCustomPlot::focusInEvent(event);
     update();
 }
 
-void VectorPlane::focusOutEvent(QFocusEvent *event)
+void PlanePlot::focusOutEvent(QFocusEvent *event)
 {
     QCustomPlot::focusOutEvent(event);
     update();
 }
 
-void VectorPlane::changeEvent(QEvent *event)
+void PlanePlot::changeEvent(QEvent *event)
 {
     if (event->type() == QEvent::FontChange)
         applyFonts();
     QCustomPlot::changeEvent(event);
 }
 
-bool VectorPlane::event(QEvent *event)
+bool PlanePlot::event(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip) {
         auto *help = static_cast<QHelpEvent *>(event);
@@ -1358,7 +900,7 @@ bool VectorPlane::event(QEvent *event)
     return QCustomPlot::event(event);
 }
 
-void VectorPlane::paintEvent(QPaintEvent *event)
+void PlanePlot::paintEvent(QPaintEvent *event)
 {
     QCustomPlot::paintEvent(event);
     if (!hasFocus())
@@ -1371,38 +913,38 @@ void VectorPlane::paintEvent(QPaintEvent *event)
     p.drawRect(QRectF(rect()).adjusted(w / 2, w / 2, -w / 2, -w / 2));
 }
 
-QString VectorPlane::toolTipAt(const QPointF &pixel) const
+QString PlanePlot::toolTipAt(const QPointF &pixel) const
 {
-    const Target t = vectorAt(pixel, true, true);
+    const PlaneTarget t = handleAt(pixel, true, true);
     if (!t.isValid()) {
         if (!axisRect()->rect().contains(pixel.toPoint()))
             return QString();
         QString text = tr("Drag a query; right-drag to pan, the wheel to zoom, F to fit.");
-        if (m_note->text() != m_noteSentences.join(QLatin1Char(' ')))
-            text.prepend(m_noteSentences.join(QLatin1Char(' ')) + QStringLiteral("\n\n"));
+        if (m_note->text() != m_scene.note.join(QLatin1Char(' ')))
+            text.prepend(m_scene.note.join(QLatin1Char(' ')) + QStringLiteral("\n\n"));
         return text;
     }
-    const Eigen::Vector2d p = pointOf(t);
-    if (t.role == Role::Query)
+    const Eigen::Vector2d p = m_scene.pointOf(t);
+    if (t.role == PlaneRole::Query)
         return (isProjection() ? tr("%1 at %2 (projected)\nDrag it to move it; the arrow keys nudge it.")
                                : tr("%1 at %2\nDrag it to move it; the arrow keys nudge it."))
-            .arg(nameOf(t), pointText(p));
+            .arg(m_scene.nameOf(t), pointText(p));
     const double w = m_scene.weights.size() > t.index ? m_scene.weights(t.index) : 0.0;
-    QString text = (isProjection() ? tr("%1 at %2 (projected)") : tr("%1 at %2")).arg(nameOf(t), pointText(p));
+    QString text = (isProjection() ? tr("%1 at %2 (projected)") : tr("%1 at %2")).arg(m_scene.nameOf(t), pointText(p));
     text += QLatin1Char('\n');
     text += m_scene.blocked[std::size_t(t.index)]
                 ? tr("blocked for query %1").arg(m_scene.queryLabels.value(m_scene.query))
                 : tr("weight for query %1: %2").arg(m_scene.queryLabels.value(m_scene.query), HeatmapPlot::formatValue(w, 4));
-    if (m_keysDraggable)
+    if (m_scene.keysDraggable)
         text += QLatin1Char('\n') + tr("Drag it to move it (Shift picks the key over a query on the same spot).");
     return text;
 }
 
 // --- drawing ---------------------------------------------------------------
 
-void VectorPlane::drawScene(QCPPainter *p)
+void PlanePlot::drawScene(QCPPainter *p)
 {
-    const Scene &sc = m_scene;
+    const PlaneScene &sc = m_scene;
     if (sc.d == 0)
         return;
     const double u = unit();
@@ -1501,25 +1043,22 @@ void VectorPlane::drawScene(QCPPainter *p)
     }
 
     // Rings: the key the arrow keys move, and the hovered vector.
-    const Target selected = selectedVector();
-    if (selected.isValid() && selected.role == Role::Key) {
+    if (sc.selectedKey >= 0 && sc.selectedKey < nk) {
         p->setPen(QPen(kOutput, 1.5 * u, Qt::DashLine));
         p->setBrush(Qt::NoBrush);
-        p->drawEllipse(keyAt[std::size_t(selected.index)], discRadius(selected.index) + 4 * u, discRadius(selected.index) + 4 * u);
+        p->drawEllipse(keyAt[std::size_t(sc.selectedKey)], discRadius(sc.selectedKey) + 4 * u, discRadius(sc.selectedKey) + 4 * u);
     }
-    const int hoverKey = m_hover.isValid() && m_hover.role == Role::Key ? m_hover.index
-                       : m_doc->hoveredRow() == sc.query ? m_doc->hoveredColumn()
-                                                         : -1;
+    const int hoverKey = sc.hoveredKey;
     if (hoverKey >= 0 && hoverKey < nk) {
         p->setPen(QPen(kKeyText, 2.0 * u));
         p->setBrush(Qt::NoBrush);
         const double r = discRadius(hoverKey) + 2 * u;
         p->drawEllipse(keyAt[std::size_t(hoverKey)], r, r);
     }
-    if (m_hover.isValid() && m_hover.role == Role::Query && m_hover.index < nq) {
+    if (sc.hovered.isValid() && sc.hovered.role == PlaneRole::Query && sc.hovered.index < nq) {
         p->setPen(QPen(kQueryText, 2.0 * u));
         p->setBrush(Qt::NoBrush);
-        p->drawEllipse(queryAt[std::size_t(m_hover.index)], 10 * u, 10 * u);
+        p->drawEllipse(queryAt[std::size_t(sc.hovered.index)], 10 * u, 10 * u);
     }
 
     // Labels: the obstacles first (handles, the output's tip, shafts that
@@ -1642,172 +1181,6 @@ void VectorPlane::drawScene(QCPPainter *p)
         p->setPen(l.color);
         p->drawStaticText(at, text);
     }
-}
-
-// ---------------------------------------------------------------------------
-
-VectorPlanePanel::VectorPlanePanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
-{
-    setObjectName(QStringLiteral("vectorPlanePanel"));
-    m_plane = new VectorPlane(doc, this);
-
-    m_dimsLabel = new QLabel(tr("Axes:"), this);
-    m_dimsLabel->setToolTip(tr("The vectors have more than two dimensions: choose two to show, or PCA"));
-    m_dimX = new QComboBox(this);
-    m_dimX->setObjectName(QStringLiteral("planeHorizontal"));
-    m_dimX->setToolTip(tr("The dimension on the horizontal axis"));
-    m_dimY = new QComboBox(this);
-    m_dimY->setObjectName(QStringLiteral("planeVertical"));
-    m_dimY->setToolTip(tr("The dimension on the vertical axis"));
-    m_pca = new QToolButton(this);
-    m_pca->setObjectName(QStringLiteral("planePca"));
-    m_pca->setText(tr("PCA"));
-    m_pca->setCheckable(true);
-    m_pca->setToolTip(tr("Project every key and query onto their two principal directions "
-                         "(for more than two dimensions); dragging moves within that plane"));
-
-    auto *snapLabel = new QLabel(tr("Snap:"), this);
-    m_snap = new QComboBox(this);
-    m_snap->setObjectName(QStringLiteral("planeSnap"));
-    m_snap->setToolTip(tr("Dragged and nudged vectors land on this grid, for numbers you can check by hand"));
-    for (double step : snapSteps())
-        //: Snapping to a grid is off.
-        m_snap->addItem(step == 0 ? tr("off") : QString::number(step), step);
-    snapLabel->setBuddy(m_snap);
-    m_dragKeys = new QToolButton(this);
-    m_dragKeys->setObjectName(QStringLiteral("planeDragKeys"));
-    m_dragKeys->setText(tr("Drag keys"));
-    m_dragKeys->setCheckable(true);
-    m_dragKeys->setToolTip(tr("Let the keys be dragged too (Shift picks a key over a query on the same spot)"));
-    m_fit = new QToolButton(this);
-    m_fit->setObjectName(QStringLiteral("planeFit"));
-    //: A button: zoom the plane so that every vector is in view.
-    m_fit->setText(tr("Fit"));
-    m_fit->setToolTip(tr("Frame every vector (F)"));
-
-    m_window = new QToolButton(this);
-    m_window->setObjectName(QStringLiteral("planeWindow"));
-    //: A button: open the plane in a window of its own.
-    m_window->setText(tr("Window"));
-    m_window->setToolTip(tr("Open the plane in a window of its own, to make it large on the projector"));
-
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(2, 2, 2, 2);
-    layout->setSpacing(2);
-    auto *row1 = new QHBoxLayout;
-    row1->addWidget(snapLabel);
-    row1->addWidget(m_snap);
-    row1->addWidget(m_dragKeys);
-    row1->addStretch(1);
-    row1->addWidget(m_fit);
-    row1->addWidget(m_window);
-    // The dimension choice, shown only when there is one to make (d > 2).
-    m_dimsRow = new QWidget(this);
-    auto *row2 = new QHBoxLayout(m_dimsRow);
-    row2->setContentsMargins(0, 0, 0, 0);
-    row2->addWidget(m_dimsLabel);
-    row2->addWidget(m_dimX);
-    row2->addWidget(m_dimY);
-    row2->addWidget(m_pca);
-    row2->addStretch(1);
-    layout->addLayout(row1);
-    layout->addWidget(m_dimsRow);
-    layout->addWidget(m_plane, 1);
-    setFocusProxy(m_plane);
-
-    connect(m_dimX, &QComboBox::activated, this, [this](int i) {
-        const int oldX = m_plane->horizontalDimension(), oldY = m_plane->verticalDimension();
-        m_plane->setDimensions(i, i == oldY ? oldX : oldY); // picking the other axis swaps them
-    });
-    connect(m_dimY, &QComboBox::activated, this, [this](int i) {
-        const int oldX = m_plane->horizontalDimension(), oldY = m_plane->verticalDimension();
-        m_plane->setDimensions(i == oldX ? oldY : oldX, i);
-    });
-    connect(m_pca, &QToolButton::toggled, this, [this](bool on) {
-        if (!m_syncing)
-            m_plane->setPrincipalProjection(on);
-    });
-    connect(m_snap, &QComboBox::activated, this, [this](int i) { m_plane->setSnapStep(m_snap->itemData(i).toDouble()); });
-    connect(m_dragKeys, &QToolButton::toggled, this, [this](bool on) {
-        if (!m_syncing)
-            m_plane->setKeysDraggable(on);
-    });
-    connect(m_fit, &QToolButton::clicked, m_plane, &VectorPlane::fit);
-    connect(m_window, &QToolButton::clicked, this, &VectorPlanePanel::openWindow);
-    connect(m_plane, &VectorPlane::viewChanged, this, &VectorPlanePanel::sync);
-    sync();
-}
-
-QAbstractButton *VectorPlanePanel::pcaButton() const
-{
-    return m_pca;
-}
-
-QAbstractButton *VectorPlanePanel::dragKeysButton() const
-{
-    return m_dragKeys;
-}
-
-QAbstractButton *VectorPlanePanel::fitButton() const
-{
-    return m_fit;
-}
-
-std::vector<double> VectorPlanePanel::snapSteps()
-{
-    return {0.0, 0.1, 0.5, 1.0};
-}
-
-QAbstractButton *VectorPlanePanel::windowButton() const
-{
-    return m_window;
-}
-
-VectorPlanePanel *VectorPlanePanel::openWindow()
-{
-    // A second panel on the same document, with the same view settings; it
-    // belongs to this panel (and so to the main window) and goes when closed.
-    auto *panel = new VectorPlanePanel(m_doc, this);
-    panel->setWindowFlag(Qt::Window);
-    panel->setAttribute(Qt::WA_DeleteOnClose);
-    panel->setWindowTitle(tr("Vector plane — Attention Lab"));
-    panel->m_window->hide();
-    VectorPlane *p = panel->plane();
-    p->setDimensions(m_plane->horizontalDimension(), m_plane->verticalDimension());
-    p->setPrincipalProjection(m_plane->principalProjection());
-    p->setSnapStep(m_plane->snapStep());
-    p->setKeysDraggable(m_plane->keysDraggable());
-    panel->resize(900, 800);
-    panel->show();
-    return panel;
-}
-
-void VectorPlanePanel::sync()
-{
-    m_syncing = true;
-    const int d = m_plane->spaceDimension();
-    if (m_dimX->count() != d) {
-        m_dimX->clear();
-        m_dimY->clear();
-        for (int i = 0; i < d; ++i) {
-            m_dimX->addItem(tr("d%1").arg(i + 1));
-            m_dimY->addItem(tr("d%1").arg(i + 1));
-        }
-    }
-    const bool choose = d > 2;
-    m_dimX->setCurrentIndex(std::min(m_plane->horizontalDimension(), d - 1));
-    m_dimY->setCurrentIndex(d >= 2 ? std::min(m_plane->verticalDimension(), d - 1) : -1);
-    m_dimX->setEnabled(choose && !m_plane->principalProjection());
-    m_dimY->setEnabled(choose && !m_plane->principalProjection());
-    m_pca->setEnabled(choose);
-    m_dimsRow->setVisible(choose);
-    m_pca->setChecked(m_plane->principalProjection());
-    const std::vector<double> steps = snapSteps();
-    for (int i = 0; i < int(steps.size()); ++i)
-        if (steps[std::size_t(i)] == m_plane->snapStep())
-            m_snap->setCurrentIndex(i);
-    m_dragKeys->setChecked(m_plane->keysDraggable());
-    m_syncing = false;
 }
 
 } // namespace attn

@@ -1,0 +1,190 @@
+#include "planescene.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn {
+
+namespace {
+
+QStringList toLabels(const std::vector<std::string> &labels)
+{
+    QStringList out;
+    out.reserve(qsizetype(labels.size()));
+    for (const std::string &l : labels)
+        out << QString::fromStdString(l);
+    return out;
+}
+
+// The plane for vectors of width sc.d: exact for d <= 2, else the chosen
+// dimensions (corrected when out of range or equal) or the PCA plane of
+// every key and query (kept from `settings` when it still fits).
+void choosePlane(PlaneScene &sc, const PlaneSettings &settings, const Eigen::Ref<const Matrix> &q,
+                 const Eigen::Ref<const Matrix> &k)
+{
+    sc.horizontal = settings.horizontal;
+    sc.vertical = settings.vertical;
+    if (sc.d <= 2) {
+        sc.basis = axisPlane(sc.d, 0, 1);
+    } else if (!settings.pca) {
+        if (sc.horizontal < 0 || sc.vertical < 0 || sc.horizontal >= sc.d || sc.vertical >= sc.d
+            || sc.horizontal == sc.vertical) {
+            sc.horizontal = 0;
+            sc.vertical = 1;
+        }
+        sc.basis = axisPlane(sc.d, sc.horizontal, sc.vertical);
+    } else if (settings.basis && !settings.basis->axisAligned() && settings.basis->dimension() == sc.d) {
+        sc.basis = *settings.basis;
+    } else {
+        Matrix all(q.rows() + k.rows(), sc.d);
+        all << k, q;
+        sc.basis = principalPlane(all);
+    }
+    sc.pca = settings.pca && sc.d > 2;
+}
+
+QString noteOnPlane(const PlaneScene &sc)
+{
+    const QString width = sc.projected ? PlaneScene::tr("d_model") : PlaneScene::tr("d_k");
+    if (sc.d == 1) {
+        return (sc.forFigure ? PlaneScene::tr("%1 = 1: the vectors lie on a line (two dimensions are needed for a plane).")
+                             : PlaneScene::tr("%1 = 1: the vectors lie on a line (two dimensions are needed for a plane); "
+                                              "drag along it."))
+            .arg(width);
+    }
+    if (sc.d == 2) {
+        if (sc.projected)
+            return QString();
+        return sc.heads > 1 ? PlaneScene::tr("Head %1's columns of Q and K, drawn exactly.").arg(sc.head + 1)
+                            : PlaneScene::tr("Q and K, drawn exactly.");
+    }
+    if (sc.pca) {
+        return (sc.forFigure ? PlaneScene::tr("PCA projection of keys and queries (%1 = %2; the plane holds %3% of their "
+                                              "length²).")
+                             : PlaneScene::tr("PCA projection of keys and queries (%1 = %2; the plane holds %3% of their "
+                                              "length²); dragging keeps the hidden part."))
+            .arg(width)
+            .arg(sc.d)
+            .arg(std::lround(100.0 * (sc.basis.explained(0) + sc.basis.explained(1))));
+    }
+    return (sc.forFigure ? PlaneScene::tr("Dimensions %1 and %2 of %3 = %4.")
+                         : PlaneScene::tr("Dimensions %1 and %2 of %3 = %4; dragging keeps the others."))
+        .arg(sc.horizontal + 1)
+        .arg(sc.vertical + 1)
+        .arg(width)
+        .arg(sc.d);
+}
+
+void writeText(PlaneScene &sc, const Scenario &s)
+{
+    const QString query = sc.queryLabels.value(sc.query);
+    sc.title = sc.heads > 1 ? PlaneScene::tr("Weights of query %1 · head %2 of %3").arg(query).arg(sc.head + 1).arg(sc.heads)
+                            : PlaneScene::tr("Weights of query %1").arg(query);
+    QStringList note;
+    if (sc.projected) {
+        note << (sc.selfAttention ? PlaneScene::tr("Embeddings X; Q = X·W_Q, K = X·W_K: each row of X is a query and a key.")
+                                  : PlaneScene::tr("Embeddings X (queries) and source S (keys); Q = X·W_Q, K = S·W_K."));
+    }
+    const QString plane = noteOnPlane(sc);
+    if (!plane.isEmpty())
+        note << plane;
+    if (s.encoding == Encoding::Rope)
+        note << (sc.forFigure ? PlaneScene::tr("RoPE rotates q and k after this: the raw vectors are shown.")
+                              : PlaneScene::tr("RoPE rotates q and k after this: the raw vectors are shown and dragged."));
+    else if (s.encoding != Encoding::None)
+        note << (sc.forFigure ? PlaneScene::tr("The positional encoding is added after: the raw inputs are shown.")
+                              : PlaneScene::tr("The positional encoding is added after: the raw inputs are shown and dragged."));
+    if (sc.fullyMasked)
+        note << PlaneScene::tr("Every key is blocked for this query: its weights and output are 0.");
+    sc.note = note;
+
+    if (sc.d == 0)
+        return;
+    auto axisTitle = [&](int dim) {
+        return sc.projected ? PlaneScene::tr("x: dimension %1").arg(dim) : PlaneScene::tr("q, k: dimension %1").arg(dim);
+    };
+    if (sc.pca) {
+        sc.horizontalTitle = PlaneScene::tr("principal direction 1 (projection)");
+        sc.verticalTitle = PlaneScene::tr("principal direction 2 (projection)");
+        return;
+    }
+    sc.horizontalTitle = axisTitle(sc.basis.axisAligned() ? sc.basis.first + 1 : 1);
+    sc.verticalTitle = sc.d == 1 ? PlaneScene::tr("(none: one dimension)")
+                                 : axisTitle(sc.basis.axisAligned() ? sc.basis.second + 1 : 2);
+}
+
+} // namespace
+
+PlaneScene makePlaneScene(const Scenario &s, const Trace &t, const PlaneSettings &settings)
+{
+    PlaneScene sc;
+    sc.projected = s.mode == InputMode::Projected;
+    sc.selfAttention = sc.projected && !s.source;
+    sc.heads = s.heads;
+    sc.head = std::clamp(settings.head, 0, std::max(0, int(t.heads.size()) - 1));
+    sc.query = std::clamp(settings.query, 0, std::max(0, queryCount(s) - 1));
+    sc.d = sc.projected ? modelWidth(s) : headDim(s);
+    sc.dv = t.dv;
+    sc.queryMatrix = sc.projected ? MatrixId::X : MatrixId::Q;
+    sc.keyMatrix = sc.projected ? (s.source ? MatrixId::Source : MatrixId::X) : MatrixId::K;
+    sc.columnOffset = sc.projected ? 0 : sc.head * sc.d;
+    sc.forFigure = settings.forFigure;
+    sc.keysDraggable = settings.keysDraggable;
+    sc.horizontal = settings.horizontal;
+    sc.vertical = settings.vertical;
+
+    if (sc.d > 0 && !t.heads.empty()) {
+        const Matrix &qm = matrix(s, sc.queryMatrix), &km = matrix(s, sc.keyMatrix);
+        const auto q = qm.middleCols(sc.columnOffset, sc.d), k = km.middleCols(sc.columnOffset, sc.d);
+        choosePlane(sc, settings, q, k);
+        sc.queries = projectRows(sc.basis, q);
+        sc.keys = projectRows(sc.basis, k);
+
+        const HeadTrace &ht = t.heads[std::size_t(sc.head)];
+        sc.weights = ht.weights.row(sc.query).transpose();
+        sc.blocked.assign(std::size_t(k.rows()), false);
+        if (t.blocked.rows() > sc.query)
+            for (Eigen::Index j = 0; j < k.rows() && j < t.blocked.cols(); ++j)
+                sc.blocked[std::size_t(j)] = t.blocked(sc.query, j);
+        sc.fullyMasked = std::size_t(sc.query) < ht.rows.size() && ht.rows[std::size_t(sc.query)].fullyMasked;
+        if (sc.dv == 2) {
+            sc.values = ht.V;
+            sc.output = ht.output.row(sc.query).transpose();
+        }
+    }
+    sc.queryLabels = toLabels(queryLabels(s));
+    sc.keyLabels = toLabels(keyLabels(s));
+    writeText(sc, s);
+
+    const int nq = int(sc.queries.rows()), nk = int(sc.keys.rows());
+    auto inRange = [&](const PlaneTarget &target) {
+        return target.isValid() && target.index < (target.role == PlaneRole::Query ? nq : nk);
+    };
+    sc.hovered = inRange(settings.hovered) ? settings.hovered : PlaneTarget{};
+    sc.dragged = inRange(settings.dragged) ? settings.dragged : PlaneTarget{};
+    sc.hoveredKey = sc.hovered.isValid() && sc.hovered.role == PlaneRole::Key ? sc.hovered.index : settings.hoveredKey;
+    if (sc.hoveredKey >= nk)
+        sc.hoveredKey = -1;
+    sc.selectedKey = settings.keysDraggable && settings.selectedKey < nk ? settings.selectedKey : -1;
+    return sc;
+}
+
+QString PlaneScene::caption() const
+{
+    return title + QLatin1Char('\n') + note.join(QLatin1Char(' '));
+}
+
+Eigen::Vector2d PlaneScene::pointOf(const PlaneTarget &t) const
+{
+    const Matrix &m = t.role == PlaneRole::Query ? queries : keys;
+    return m.row(t.index).transpose();
+}
+
+QString PlaneScene::nameOf(const PlaneTarget &t) const
+{
+    if (t.role == PlaneRole::Query)
+        return (projected ? tr("embedding %1") : tr("query %1")).arg(queryLabels.value(t.index));
+    return (projected ? (selfAttention ? tr("embedding %1") : tr("source %1")) : tr("key %1")).arg(keyLabels.value(t.index));
+}
+
+} // namespace attn
