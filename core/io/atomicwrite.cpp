@@ -2,23 +2,312 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QRandomGenerator>
 #include <QSaveFile>
 
+#include <cerrno>
+#include <cstdlib>
+#include <ctime>
+
+#ifdef Q_OS_UNIX
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
 namespace attn {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("attn::Files", text);
+}
+
+// A temporary file's name: ".NAME.attnlab-PID-XXXXXX.tmp". A long NAME is
+// cut so that the whole stays within the 255 bytes a file name may have.
+constexpr qsizetype kMaxNamePart = 200;
+const QByteArray kTempTag = ".attnlab-";
+const QByteArray kTempSuffix = ".tmp";
+constexpr int kUniqueLength = 6;
+
+QByteArray tempPrefix(const QByteArray &fileName)
+{
+    return "." + fileName.left(kMaxNamePart) + kTempTag;
+}
+
+QByteArray tempName(const QByteArray &fileName, qint64 pid, const QByteArray &unique)
+{
+    return tempPrefix(fileName) + QByteArray::number(pid) + "-" + unique + kTempSuffix;
+}
+
+#ifdef Q_OS_UNIX
+
+// Leftovers older than this whose writer is gone are removed; any of ours
+// older than kAbandoned is (a writer on another machine sharing the folder
+// cannot be asked whether it is alive, but no write takes an hour).
+constexpr std::time_t kSettled = 60;
+constexpr std::time_t kAbandoned = 3600;
+
+bool isAlnum(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// The writer's pid when `entry` is exactly one of our temporary names for
+// `fileName`; otherwise 0.
+pid_t leftoverPid(const QByteArray &entry, const QByteArray &fileName)
+{
+    const QByteArray prefix = tempPrefix(fileName);
+    if (!entry.startsWith(prefix) || !entry.endsWith(kTempSuffix))
+        return 0;
+    const QByteArray middle = entry.mid(prefix.size(), entry.size() - prefix.size() - kTempSuffix.size());
+    const qsizetype dash = middle.indexOf('-');
+    if (dash <= 0 || middle.size() - dash - 1 != kUniqueLength || dash > 10)
+        return 0;
+    for (qsizetype i = 0; i < middle.size(); ++i)
+        if (i < dash ? !(middle[i] >= '0' && middle[i] <= '9') : i > dash && !isAlnum(middle[i]))
+            return 0;
+    bool ok = false;
+    const qlonglong pid = middle.left(dash).toLongLong(&ok);
+    return ok && pid > 0 && pid <= 0x7fffffff ? pid_t(pid) : 0;
+}
+
+// Removes our own temporary files for `fileName` in `dir` that a killed
+// writer left: regular files of this user, matching our pattern exactly.
+void removeLeftovers(const QByteArray &dir, const QByteArray &fileName)
+{
+    DIR *d = ::opendir(dir.constData());
+    if (!d)
+        return;
+    const std::time_t now = std::time(nullptr);
+    const int dfd = ::dirfd(d);
+    while (const dirent *e = ::readdir(d)) {
+        const QByteArray entry(e->d_name);
+        const pid_t pid = leftoverPid(entry, fileName);
+        if (pid == 0)
+            continue;
+        struct stat st;
+        if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid())
+            continue;
+        const std::time_t age = now - st.st_mtime;
+        const bool writerGone = pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH;
+        if ((writerGone && age >= kSettled) || age >= kAbandoned)
+            ::unlinkat(dfd, e->d_name, 0);
+    }
+    ::closedir(d);
+}
+
+QByteArray randomUnique()
+{
+    static const char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    QByteArray out(kUniqueLength, 'x');
+    for (char &c : out)
+        c = kChars[QRandomGenerator::global()->bounded(int(sizeof kChars - 1))];
+    return out;
+}
+
+// The file a write of `target` replaces: a symbolic link is followed, so
+// that the link stays and the file it names gets the new bytes.
+QByteArray resolveLinks(const QByteArray &target)
+{
+    struct stat st;
+    if (::lstat(target.constData(), &st) != 0 || !S_ISLNK(st.st_mode))
+        return target;
+    if (char *real = ::realpath(target.constData(), nullptr)) {
+        const QByteArray out(real);
+        std::free(real);
+        return out;
+    }
+    // A dangling link: write the file it names, as far as one step goes.
+    QByteArray link(4096, '\0');
+    const ssize_t n = ::readlink(target.constData(), link.data(), std::size_t(link.size()));
+    if (n <= 0 || n >= link.size())
+        return target;
+    link.truncate(n);
+    if (link.startsWith('/'))
+        return link;
+    const qsizetype slash = target.lastIndexOf('/');
+    return target.left(slash + 1) + link;
+}
+
+QString writePosix(const QString &path, const QByteArray &bytes)
+{
+    const QByteArray target = resolveLinks(QFile::encodeName(QFileInfo(path).absoluteFilePath()));
+    const qsizetype slash = target.lastIndexOf('/');
+    const QByteArray dir = slash <= 0 ? QByteArray("/") : target.left(slash);
+    const QByteArray name = target.mid(slash + 1);
+    if (name.isEmpty())
+        return tr("no file name was given");
+
+    struct stat old;
+    const bool exists = ::stat(target.constData(), &old) == 0;
+    if (exists) {
+        if (S_ISDIR(old.st_mode))
+            return tr("it is a folder");
+        if (!S_ISREG(old.st_mode))
+            return tr("it is not a regular file");
+        // As QSaveFile did: a file its owner made read-only is not replaced.
+        if (::access(target.constData(), W_OK) != 0)
+            return reasonFromErrno(errno);
+    } else if (errno != ENOENT) {
+        return reasonFromErrno(errno);
+    }
+
+    removeLeftovers(dir, name);
+
+    QByteArray temp;
+    int fd = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+        temp = dir + "/" + tempName(name, ::getpid(), randomUnique());
+        fd = ::open(temp.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST && errno != EINTR)
+            return reasonFromErrno(errno);
+    }
+    if (fd < 0)
+        return reasonFromErrno(EEXIST);
+
+    auto fail = [&](int errnum) {
+        if (fd >= 0)
+            ::close(fd);
+        ::unlink(temp.constData());
+        return reasonFromErrno(errnum);
+    };
+
+    if (exists) {
+        // Keep the old file's permissions (and, where allowed, its owner).
+        if ((old.st_uid != ::geteuid() || old.st_gid != ::getegid()) && ::fchown(fd, old.st_uid, old.st_gid) != 0) {
+            // not allowed to give it away: it stays ours, which is no failure
+        }
+        if (::fchmod(fd, old.st_mode & 07777) != 0 && errno != EPERM)
+            return fail(errno);
+    }
+
+    const char *p = bytes.constData();
+    std::size_t left = std::size_t(bytes.size());
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, std::min<std::size_t>(left, std::size_t(1) << 30));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return fail(errno);
+        }
+        if (n == 0) // a write that takes nothing and says nothing: treat as a full disk
+            return fail(ENOSPC);
+        p += n;
+        left -= std::size_t(n);
+    }
+    // Every byte on the disk before the name points at them; file systems
+    // without sync say EINVAL, which leaves nothing to wait for.
+    if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+        return fail(errno);
+    const int closed = ::close(fd);
+    fd = -1;
+    if (closed != 0 && errno != EINTR)
+        return fail(errno);
+    if (::rename(temp.constData(), target.constData()) != 0)
+        return fail(errno);
+    // The rename itself on the disk; a folder that cannot be synced is no failure.
+    const int dirFd = ::open(dir.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd >= 0) {
+        ::fsync(dirFd);
+        ::close(dirFd);
+    }
+    return QString();
+}
+
+#endif
+
+} // namespace
+
+QString reasonFromErrno(int errnum)
+{
+    switch (errnum) {
+    case 0:
+        return tr("the system gave no reason");
+#ifdef ENOSPC
+    case ENOSPC:
+        return tr("no space left on the device");
+#endif
+#ifdef EFBIG
+    case EFBIG:
+        return tr("the file is too large");
+#endif
+#ifdef EDQUOT
+    case EDQUOT:
+        return tr("the disk quota is used up");
+#endif
+    case EACCES:
+    case EPERM:
+        return tr("permission denied");
+#ifdef EROFS
+    case EROFS:
+        return tr("the file system is read-only");
+#endif
+    case EIO:
+        return tr("an input/output error (the disk or the connection to it failed)");
+    case ENOENT:
+        return tr("the file or folder does not exist");
+#ifdef ENOTDIR
+    case ENOTDIR:
+        return tr("a part of the path is not a folder");
+#endif
+    case EISDIR:
+        return tr("it is a folder");
+    case ENAMETOOLONG:
+        return tr("the name is too long");
+    case EMFILE:
+    case ENFILE:
+        return tr("too many files are open");
+    case EBADF:
+        return tr("it is closed");
+    case EPIPE:
+        return tr("the reader went away (broken pipe)");
+    case EEXIST:
+        return tr("a file of that name already exists");
+#ifdef ELOOP
+    case ELOOP:
+        return tr("too many symbolic links");
+#endif
+#ifdef ETXTBSY
+    case ETXTBSY:
+        return tr("the file is in use");
+#endif
+    case ENOMEM:
+        return tr("out of memory");
+    default:
+        break;
+    }
+    QString text = qt_error_string(errnum);
+    if (text.isEmpty() || text.startsWith(QLatin1String("Unknown error")))
+        return tr("error number %1").arg(errnum);
+    text[0] = text[0].toLower();
+    return text;
+}
+
+QString atomicTempName(const QString &fileName, qint64 pid, const QString &unique)
+{
+    return QFile::decodeName(tempName(QFile::encodeName(fileName), pid, unique.toLatin1()));
+}
 
 QString writeFileAtomically(const QString &path, const QByteArray &bytes)
 {
     if (bytes.isEmpty())
-        return QCoreApplication::translate("attn::Files", "there was nothing to write");
+        return tr("there was nothing to write");
     const QFileInfo info(path);
     if (!info.absoluteDir().exists())
-        return QCoreApplication::translate("attn::Files", "the folder %1 does not exist")
-            .arg(QDir::toNativeSeparators(info.absolutePath()));
+        return tr("the folder %1 does not exist").arg(QDir::toNativeSeparators(info.absolutePath()));
+#ifdef Q_OS_UNIX
+    return writePosix(path, bytes);
+#else
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return file.errorString();
-    if (file.write(bytes) != bytes.size()) {
+    if (file.write(bytes) != bytes.size() || !file.flush()) {
         const QString why = file.errorString();
         file.cancelWriting();
         return why;
@@ -26,6 +315,7 @@ QString writeFileAtomically(const QString &path, const QByteArray &bytes)
     if (!file.commit())
         return file.errorString();
     return QString();
+#endif
 }
 
 } // namespace attn

@@ -1,6 +1,9 @@
 #pragma once
 // Writing a file so that a failure leaves nothing half-written: the bytes go
-// to a temporary file that replaces the target only when complete.
+// to a temporary file in the same folder that replaces the target only when
+// every byte was written, flushed and synced. A full disk, a size limit, a
+// missing permission or a failed rename leaves the old file byte for byte as
+// it was and no temporary file behind, and is reported in words.
 
 #include <QByteArray>
 #include <QString>
@@ -8,7 +11,21 @@
 namespace attn {
 
 // An empty string, or the reason in words ("the folder /x does not exist",
-// "Permission denied"). Empty `bytes` are refused: nothing was made to write.
+// "no space left on the device", "permission denied"). Empty `bytes` are
+// refused: nothing was made to write. An existing target keeps its
+// permissions; a symbolic link stays a link and the file it points to is
+// replaced. Temporary files are named ".NAME.attnlab-PID-XXXXXX.tmp"; one
+// left behind by a writer that was killed (its process gone for a minute,
+// or any such file older than an hour) is removed by the next write of NAME.
 QString writeFileAtomically(const QString &path, const QByteArray &bytes);
+
+// The reason for a failed system call in words, from its errno value
+// (ENOSPC: "no space left on the device", EFBIG: "the file is too large").
+QString reasonFromErrno(int errnum);
+
+// The name of a temporary file writeFileAtomically would use for `fileName`
+// (a name, not a path) in process `pid` with the six-character `unique` part;
+// for tests that make a leftover by hand.
+QString atomicTempName(const QString &fileName, qint64 pid, const QString &unique);
 
 } // namespace attn
