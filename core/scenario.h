@@ -58,6 +58,14 @@ struct Scenario {
     Encoding encoding = Encoding::None;
     std::uint64_t seed = 7;  // draws the learned positional table
 
+    // Keys of the file this version does not read (a newer version's, or a
+    // teacher's own such as "title_zh_CN"), kept so that saving writes them
+    // back unchanged: the text of a JSON object, or empty. Its form is the
+    // scenario file's business (core/io/scenario_json.cpp); nothing computed
+    // depends on it, so operator== does not compare it.
+    std::string extra;
+
+    // Equal when everything the lesson computes and shows is equal.
     bool operator==(const Scenario &) const;
 };
 

@@ -12,8 +12,9 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <vector>
 #include <optional>
+#include <unordered_set>
+#include <vector>
 
 namespace attn {
 
@@ -107,6 +108,282 @@ QString lineColumn(const QByteArray &text, qsizetype offset)
         }
     }
     return QStringLiteral("line %1, column %2").arg(line).arg(column);
+}
+
+// ---- the pre-scan: what Qt's parser does not say ----
+//
+// QJsonDocument lets the last of two equal keys win and turns a lone
+// surrogate ("\ud800") into a replacement character. A scan of the text
+// (which Qt's parser accepted, apart from the non-finite numbers marked
+// above) refuses both with their place, and notes where each member of the
+// top-level object and of "inputs" and "mask" begins and ends, so that keys
+// this version does not read can be written back as they were. It keeps a
+// stack of open objects and arrays, not the call stack, so any depth is safe.
+
+struct RawMember {
+    std::string key;   // decoded, UTF-8
+    QByteArray rawKey; // as in the file, quotes and escapes included
+    qsizetype valueBegin = 0, valueEnd = 0;
+};
+
+struct RawObjects {
+    std::vector<RawMember> top, inputs, mask;
+    bool topIsObject = false, inputsIsObject = false, maskIsObject = false;
+};
+
+bool isJsonSpace(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+void appendUtf8(std::string &out, char32_t c)
+{
+    if (c < 0x80) {
+        out += char(c);
+    } else if (c < 0x800) {
+        out += char(0xC0 | (c >> 6));
+        out += char(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+        out += char(0xE0 | (c >> 12));
+        out += char(0x80 | ((c >> 6) & 0x3F));
+        out += char(0x80 | (c & 0x3F));
+    } else {
+        out += char(0xF0 | (c >> 18));
+        out += char(0x80 | ((c >> 12) & 0x3F));
+        out += char(0x80 | ((c >> 6) & 0x3F));
+        out += char(0x80 | (c & 0x3F));
+    }
+}
+
+struct ScanFailure {
+    Problem problem;
+};
+
+class Scanner {
+public:
+    explicit Scanner(const QByteArray &text) : m_text(text) {}
+
+    // Throws ScanFailure for a duplicate key or a lone surrogate.
+    RawObjects scan()
+    {
+        skipSpace();
+        value("");
+        return std::move(m_found);
+    }
+
+private:
+    struct Frame {
+        bool object = false;
+        std::string place;
+        qsizetype index = 0;                   // the next array element
+        std::unordered_set<std::string> keys; // an object's keys so far
+        std::vector<RawMember> *record = nullptr;
+    };
+
+    const QByteArray &m_text;
+    qsizetype m_pos = 0;
+    RawObjects m_found;
+
+    char peek() const { return m_pos < m_text.size() ? m_text[m_pos] : '\0'; }
+
+    void skipSpace()
+    {
+        while (m_pos < m_text.size() && isJsonSpace(m_text[m_pos]))
+            ++m_pos;
+    }
+
+    std::uint32_t hex4()
+    {
+        std::uint32_t v = 0;
+        for (int k = 0; k < 4; ++k) {
+            const int h = m_pos < m_text.size() ? hexValue(m_text[m_pos]) : -1;
+            if (h < 0)
+                return 0xFFFFFFFF;
+            v = v * 16 + std::uint32_t(h);
+            ++m_pos;
+        }
+        return v;
+    }
+
+    // A string at m_pos (its opening quote), decoded; a lone surrogate is
+    // refused at `place`, described by `what`.
+    std::string string(const std::string &place, const char *what)
+    {
+        std::string out;
+        ++m_pos; // "
+        while (m_pos < m_text.size()) {
+            const char c = m_text[m_pos];
+            if (c == '"') {
+                ++m_pos;
+                return out;
+            }
+            if (c != '\\') {
+                out += c;
+                ++m_pos;
+                continue;
+            }
+            ++m_pos;
+            const char e = peek();
+            ++m_pos;
+            switch (e) {
+            case 'b': out += '\b'; break;
+            case 'f': out += '\f'; break;
+            case 'n': out += '\n'; break;
+            case 'r': out += '\r'; break;
+            case 't': out += '\t'; break;
+            case 'u': {
+                const qsizetype escapeAt = m_pos - 2;
+                std::uint32_t u = hex4();
+                if (u >= 0xD800 && u <= 0xDBFF && peek() == '\\' && m_pos + 1 < m_text.size() && m_text[m_pos + 1] == 'u') {
+                    const qsizetype save = m_pos;
+                    m_pos += 2;
+                    const std::uint32_t low = hex4();
+                    if (low >= 0xDC00 && low <= 0xDFFF) {
+                        appendUtf8(out, 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00));
+                        break;
+                    }
+                    m_pos = save;
+                }
+                if (u >= 0xD800 && u <= 0xDFFF)
+                    throw ScanFailure{Problem{place, std::string(what) + " holds a lone surrogate, "
+                                                         + m_text.mid(escapeAt, 6).toStdString()
+                                                         + ", which is half of a character, not a character"}};
+                if (u > 0xFFFF) // not four hex digits: Qt's parser refused it already
+                    u = 0xFFFD;
+                appendUtf8(out, u);
+                break;
+            }
+            default: out += e; break; // \" \\ \/
+            }
+        }
+        return out;
+    }
+
+    // A number, true, false, null or a non-finite token.
+    void bare()
+    {
+        while (m_pos < m_text.size()) {
+            const char c = m_text[m_pos];
+            if (isJsonSpace(c) || c == ',' || c == ']' || c == '}' || c == ':' || c == '"' || c == '[' || c == '{')
+                break;
+            ++m_pos;
+        }
+    }
+
+    static std::string memberPlace(const std::string &place, const std::string &name)
+    {
+        return place.empty() ? name : place + "." + name;
+    }
+
+    // One value starting at m_pos, with everything inside it.
+    void value(const std::string &rootPlace)
+    {
+        std::vector<Frame> stack;
+        auto open = [&](const std::string &place) {
+            const char c = peek();
+            if (c == '{' || c == '[') {
+                Frame f;
+                f.object = c == '{';
+                f.place = place;
+                if (f.object) {
+                    if (stack.empty()) {
+                        f.record = &m_found.top;
+                        m_found.topIsObject = true;
+                    } else if (stack.size() == 1 && stack.front().object) {
+                        if (place == "inputs") {
+                            f.record = &m_found.inputs;
+                            m_found.inputsIsObject = true;
+                        } else if (place == "mask") {
+                            f.record = &m_found.mask;
+                            m_found.maskIsObject = true;
+                        }
+                    }
+                }
+                ++m_pos;
+                stack.push_back(std::move(f));
+                return false; // not finished: the frame is open
+            }
+            if (c == '"')
+                string(place, "the text");
+            else
+                bare();
+            return true;
+        };
+        // After a value inside the frame on top: note where it ended.
+        auto finished = [&]() {
+            if (stack.empty())
+                return;
+            Frame &f = stack.back();
+            if (f.object && f.record && !f.record->empty())
+                f.record->back().valueEnd = m_pos;
+        };
+
+        if (open(rootPlace))
+            return;
+        while (!stack.empty() && m_pos < m_text.size()) {
+            skipSpace();
+            Frame &f = stack.back();
+            const char c = peek();
+            if (c == ',') {
+                ++m_pos;
+                continue;
+            }
+            if (c == '}' || c == ']') {
+                ++m_pos;
+                stack.pop_back();
+                finished();
+                continue;
+            }
+            if (c == '\0' && m_pos >= m_text.size())
+                break;
+            std::string childPlace;
+            if (f.object) {
+                const qsizetype keyBegin = m_pos;
+                if (c != '"')
+                    return; // not JSON after all: Qt's parser says where
+                std::string name = string(f.place.empty() ? std::string() : f.place, "a key");
+                if (!f.keys.insert(name).second)
+                    throw ScanFailure{Problem{memberPlace(f.place, name),
+                                              "appears twice in the same object; give each key once"}};
+                const QByteArray rawKey = m_text.mid(keyBegin, m_pos - keyBegin);
+                skipSpace();
+                if (peek() != ':')
+                    return;
+                ++m_pos;
+                skipSpace();
+                childPlace = memberPlace(f.place, name);
+                if (f.record)
+                    f.record->push_back(RawMember{std::move(name), rawKey, m_pos, m_pos});
+            } else {
+                childPlace = f.place + "[" + std::to_string(f.index++) + "]";
+            }
+            if (open(childPlace))
+                finished();
+        }
+    }
+};
+
+std::optional<Problem> scanProblem(const QByteArray &text, RawObjects *found)
+{
+    try {
+        RawObjects r = Scanner(text).scan();
+        if (found)
+            *found = std::move(r);
+        return std::nullopt;
+    } catch (const ScanFailure &f) {
+        return f.problem;
+    }
 }
 
 std::variant<QJsonDocument, Problem> parseJson(const QByteArray &original)
@@ -379,6 +656,86 @@ Scenario readScenario(const QJsonDocument &doc)
     return s;
 }
 
+// ---- keys this version does not read ----
+//
+// Scenario::extra holds them as the text of one JSON object: the top
+// level's unread members as they were written, and the unread members of
+// "inputs" and of "mask" in objects under those two names (which are never
+// unread themselves). Values are kept byte for byte, as the file had them.
+
+const std::unordered_set<std::string> &topLevelKeys()
+{
+    static const std::unordered_set<std::string> keys{
+        "format", "version", "title", "description", "tokens", "source_tokens", "inputs", "heads", "similarity",
+        "scale", "temperature", "mask", "mask_stage", "positional_encoding", "seed"};
+    return keys;
+}
+
+std::unordered_set<std::string> inputKeysRead(InputMode mode)
+{
+    if (mode == InputMode::Direct)
+        return {"mode", "Q", "K", "V"};
+    return {"mode", "X", "source", "Wq", "Wk", "Wv", "Wo"};
+}
+
+const std::unordered_set<std::string> &maskKeys()
+{
+    static const std::unordered_set<std::string> keys{"causal", "key_padding", "blocked"};
+    return keys;
+}
+
+std::string unreadMembers(const QByteArray &text, const RawObjects &raw, InputMode mode)
+{
+    auto collect = [&text](const std::vector<RawMember> &members, const std::unordered_set<std::string> &read) {
+        QByteArray out;
+        for (const RawMember &m : members)
+            if (!read.count(m.key))
+                out += (out.isEmpty() ? "" : ", ") + m.rawKey + ": " + text.mid(m.valueBegin, m.valueEnd - m.valueBegin);
+        return out;
+    };
+    QByteArray out = collect(raw.top, topLevelKeys());
+    const QByteArray inputs = collect(raw.inputs, inputKeysRead(mode)), mask = collect(raw.mask, maskKeys());
+    if (!inputs.isEmpty())
+        out += (out.isEmpty() ? "" : ", ") + QByteArray("\"inputs\": {") + inputs + "}";
+    if (!mask.isEmpty())
+        out += (out.isEmpty() ? "" : ", ") + QByteArray("\"mask\": {") + mask + "}";
+    if (out.isEmpty())
+        return std::string();
+    out.prepend('{');
+    out.append('}');
+    return out.toStdString();
+}
+
+// The kept members of s.extra, ready to write: (decoded key, "rawKey: value").
+struct KeptMembers {
+    std::vector<std::pair<std::string, QByteArray>> top, inputs, mask;
+};
+
+KeptMembers keptMembers(const std::string &extra)
+{
+    KeptMembers kept;
+    if (extra.empty())
+        return kept;
+    const QByteArray text = QByteArray::fromStdString(extra);
+    RawObjects raw;
+    // Only what this file wrote is there; anything else is not written back.
+    if (scanProblem(text, &raw) || !raw.topIsObject)
+        return kept;
+    auto lines = [&text](const std::vector<RawMember> &members, std::vector<std::pair<std::string, QByteArray>> &into) {
+        for (const RawMember &m : members)
+            if (m.valueEnd > m.valueBegin)
+                into.emplace_back(m.key, m.rawKey + ": " + text.mid(m.valueBegin, m.valueEnd - m.valueBegin));
+    };
+    std::vector<RawMember> top;
+    for (const RawMember &m : raw.top)
+        if (!topLevelKeys().count(m.key))
+            top.push_back(m);
+    lines(top, kept.top);
+    lines(raw.inputs, kept.inputs);
+    lines(raw.mask, kept.mask);
+    return kept;
+}
+
 // ---- writing ----
 
 QByteArray number(double v)
@@ -430,8 +787,13 @@ ScenarioOrProblem scenarioFromJson(const QByteArray &json)
     auto parsed = parseJson(json);
     if (auto *p = std::get_if<Problem>(&parsed))
         return *p;
+    RawObjects raw;
+    if (auto p = scanProblem(json, &raw))
+        return *p;
     try {
-        return readScenario(std::get<QJsonDocument>(parsed));
+        Scenario s = readScenario(std::get<QJsonDocument>(parsed));
+        s.extra = unreadMembers(json, raw, s.mode);
+        return s;
     } catch (const Failure &f) {
         return f.problem;
     }
@@ -453,6 +815,25 @@ ScenarioOrProblem loadScenarioFile(const QString &path)
 QByteArray scenarioToJson(const Scenario &s)
 {
     const auto num = [](double v) { return number(v); };
+    const KeptMembers kept = keptMembers(s.extra);
+    // Kept members whose names this object does not write itself.
+    auto keptLines = [](const std::vector<std::pair<std::string, QByteArray>> &members,
+                        const std::unordered_set<std::string> &written) {
+        std::vector<QByteArray> out;
+        for (const auto &[name, line] : members)
+            if (!written.count(name))
+                out.push_back(line);
+        return out;
+    };
+    const std::vector<QByteArray> keptTop = keptLines(kept.top, topLevelKeys());
+    const std::vector<QByteArray> keptInputs = keptLines(kept.inputs, inputKeysRead(s.mode));
+    std::unordered_set<std::string> maskWritten{"causal"};
+    if (s.mask.keyPadding.size())
+        maskWritten.insert("key_padding");
+    if (s.mask.blocked.size())
+        maskWritten.insert("blocked");
+    const std::vector<QByteArray> keptMask = keptLines(kept.mask, maskWritten);
+
     QByteArray o = "{\n";
     auto field = [&o](const char *name, const QByteArray &value, bool last = false) {
         o += QByteArray("  \"") + name + "\": " + value + (last ? "\n" : ",\n");
@@ -471,20 +852,23 @@ QByteArray scenarioToJson(const Scenario &s)
         field("source_tokens", stringList(s.sourceTokens));
     o += "  \"inputs\": {\n";
     o += QByteArray("    \"mode\": ") + quoted(toString(s.mode)) + ",\n";
+    const bool inputsEnd = keptInputs.empty();
     if (s.mode == InputMode::Direct) {
         matrixField("Q", s.Q, false);
         matrixField("K", s.K, false);
-        matrixField("V", s.V, true);
+        matrixField("V", s.V, inputsEnd);
     } else {
         matrixField("X", s.X, false);
         if (s.source)
             matrixField("source", *s.source, false);
         matrixField("Wq", s.Wq, false);
         matrixField("Wk", s.Wk, false);
-        matrixField("Wv", s.Wv, !s.Wo.has_value());
+        matrixField("Wv", s.Wv, !s.Wo.has_value() && inputsEnd);
         if (s.Wo)
-            matrixField("Wo", *s.Wo, true);
+            matrixField("Wo", *s.Wo, inputsEnd);
     }
+    for (std::size_t i = 0; i < keptInputs.size(); ++i)
+        o += "    " + keptInputs[i] + (i + 1 < keptInputs.size() ? ",\n" : "\n");
     o += "  },\n";
     field("heads", QByteArray::number(s.heads));
     field("similarity", quoted(toString(s.similarity)));
@@ -495,10 +879,14 @@ QByteArray scenarioToJson(const Scenario &s)
         mask += ", \"key_padding\": " + row(s.mask.keyPadding.transpose(), 0, boolText);
     if (s.mask.blocked.size())
         mask += ",\n           \"blocked\": " + grid(s.mask.blocked, QByteArray(22, ' '), boolText);
+    for (const QByteArray &line : keptMask)
+        mask += ", " + line;
     field("mask", mask + "}");
     field("mask_stage", quoted(toString(s.maskStage)));
     field("positional_encoding", quoted(toString(s.encoding)));
-    field("seed", QByteArray::number(quint64(s.seed)), true);
+    field("seed", QByteArray::number(quint64(s.seed)), keptTop.empty());
+    for (std::size_t i = 0; i < keptTop.size(); ++i)
+        o += "  " + keptTop[i] + (i + 1 < keptTop.size() ? ",\n" : "\n");
     return o + "}\n";
 }
 

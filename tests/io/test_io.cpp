@@ -454,6 +454,166 @@ private slots:
         QVERIFY2(!text.contains(QLatin1String("not a finite number")), qPrintable(text));
     }
 
+    // ---- keys this version does not read, duplicate keys, lone surrogates (issue 12) ----
+
+    // A newer version's keys and a teacher's own come back from load and save
+    // with their values, at the top level and inside inputs and mask.
+    void unknownKeysAreWrittenBack()
+    {
+        const ScenarioOrProblem lesson = loadLesson(QStringLiteral("causal"));
+        QVERIFY(std::holds_alternative<Scenario>(lesson));
+        QJsonObject o = QJsonDocument::fromJson(scenarioToJson(std::get<Scenario>(lesson))).object();
+        QVERIFY(o.contains(QLatin1String("title_zh_CN"))); // the lesson's own unread key, kept already
+        o.insert(QStringLiteral("title_fr"), QStringLiteral("Masque causal"));
+        o.insert(QStringLiteral("future"),
+                 QJsonObject{{QStringLiteral("layers"), QJsonArray{1, 2, QJsonObject{{QStringLiteral("deep"), QJsonArray{QStringLiteral("x"), true, QJsonValue()}}}}},
+                             {QStringLiteral("note"), QStringLiteral("é\n\"q\"")}});
+        QJsonObject inputs = o.value(QLatin1String("inputs")).toObject();
+        inputs.insert(QStringLiteral("bias"), QJsonArray{QJsonArray{0.5, -1e-300}});
+        o.insert(QStringLiteral("inputs"), inputs);
+        QJsonObject mask = o.value(QLatin1String("mask")).toObject();
+        mask.insert(QStringLiteral("window"), 3);
+        o.insert(QStringLiteral("mask"), mask);
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("teacher.json"));
+        QVERIFY(writeFile(path, QJsonDocument(o).toJson(QJsonDocument::Indented)));
+        const ScenarioOrProblem r = loadScenarioFile(path);
+        QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(problemText(r)));
+        QVERIFY(std::get<Scenario>(r) == std::get<Scenario>(lesson)); // nothing computed changes
+        QCOMPARE(saveScenarioFile(path, std::get<Scenario>(r)), QString());
+        const QByteArray saved = readFile(path);
+        QJsonParseError error;
+        const QJsonDocument back = QJsonDocument::fromJson(saved, &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, saved.constData());
+        QCOMPARE(back.object(), o); // every key, read or not, with its value
+        const ScenarioOrProblem again = scenarioFromJson(saved);
+        QVERIFY(std::holds_alternative<Scenario>(again));
+        QCOMPARE(scenarioToJson(std::get<Scenario>(again)), saved); // save, load, save: the same bytes
+    }
+
+    // Kept as written: the order, the spelling of numbers and escapes, even a
+    // NaN under a key this version ignores.
+    void unknownKeysKeepTheirText()
+    {
+        const QByteArray file = R"({"zeta": 1.50, "inputs": {"Q": [[1, 0]], "bias": [[NaN]], "K": [[1, 0]], "V": [[1]]},
+            "alpha": {"b": 1e999 , "c": [ ]}, "mask": {"window": "3 \u00e9", "causal": false}, "title_zh_CN": "因果\u001b"})";
+        const ScenarioOrProblem r = scenarioFromJson(file);
+        QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(problemText(r)));
+        const QByteArray saved = scenarioToJson(std::get<Scenario>(r));
+        QVERIFY2(saved.endsWith("  \"seed\": 7,\n  \"zeta\": 1.50,\n  \"alpha\": {\"b\": 1e999 , \"c\": [ ]},\n"
+                                "  \"title_zh_CN\": \"因果\\u001b\"\n}\n"), saved.constData());
+        QVERIFY2(saved.contains("    \"V\": [[1]],\n    \"bias\": [[NaN]]\n  },\n"), saved.constData());
+        QVERIFY2(saved.contains("\"mask\": {\"causal\": false, \"window\": \"3 \\u00e9\"},\n"), saved.constData());
+        const ScenarioOrProblem again = scenarioFromJson(saved);
+        QVERIFY2(std::holds_alternative<Scenario>(again), qPrintable(problemText(again)));
+        QCOMPARE(scenarioToJson(std::get<Scenario>(again)), saved);
+        // A file with nothing unread keeps nothing, and writes as before.
+        const ScenarioOrProblem plain = scenarioFromJson(withSmallInputs(R"("heads": 1)"));
+        QVERIFY(std::holds_alternative<Scenario>(plain));
+        QVERIFY(std::get<Scenario>(plain).extra.empty());
+        QVERIFY(!std::get<Scenario>(r).extra.empty());
+    }
+
+    // A direct-mode file's unread "X" is kept, until the lesson turns
+    // projected and writes its own X: never two keys of one name.
+    void unreadInputsGiveWayToWrittenOnes()
+    {
+        const ScenarioOrProblem r =
+            scenarioFromJson(R"({"inputs": {"Q": [[1, 0]], "K": [[1, 0]], "V": [[1]], "X": [[7, 7]], "note": "kept"}})");
+        QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(problemText(r)));
+        Scenario s = std::get<Scenario>(r);
+        QVERIFY2(scenarioToJson(s).contains("\"X\": [[7, 7]]"), scenarioToJson(s).constData());
+        s.mode = InputMode::Projected;
+        s.Q = s.K = s.V = Matrix(); // a projected lesson has none of its own
+        s.X = Matrix{{1, 2}};
+        s.Wq = Matrix{{1}, {0}};
+        s.Wk = Matrix{{1}, {0}};
+        s.Wv = Matrix{{1}, {1}};
+        const QByteArray saved = scenarioToJson(s);
+        QCOMPARE(saved.count("\"X\""), 1);
+        QVERIFY2(saved.contains("\"X\": [[1, 2]]") && saved.contains("\"note\": \"kept\""), saved.constData());
+        const ScenarioOrProblem back = scenarioFromJson(saved);
+        QVERIFY2(std::holds_alternative<Scenario>(back), qPrintable(problemText(back)));
+        QVERIFY(std::get<Scenario>(back) == s);
+    }
+
+    // The last of two equal keys no longer wins silently: the file is refused
+    // with the key's place.
+    void duplicateKeysAreRefused_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("place");
+        const QByteArray in = R"("inputs": {"Q": [[1, 0]], "K": [[1, 0]], "V": [[1]]})";
+        QTest::newRow("top level") << "{\"heads\": 1, " + in + ", \"heads\": 2}" << "heads";
+        QTest::newRow("spelt with an escape") << "{\"heads\": 1, " + in + ", \"h\\u0065ads\": 1}" << "heads";
+        QTest::newRow("in mask") << "{\"mask\": {\"causal\": true, \"causal\": false}, " + in + "}" << "mask.causal";
+        QTest::newRow("in inputs") << QByteArray(R"({"inputs": {"Q": [[1, 0]], "K": [[1, 0]], "V": [[1]], "Q": [[2, 0]]}})")
+                                   << "inputs.Q";
+        QTest::newRow("inputs twice") << "{" + in + ", " + in + "}" << "inputs";
+        QTest::newRow("a teacher's key") << "{\"title_zh_CN\": \"a\", " + in + ", \"title_zh_CN\": \"b\"}" << "title_zh_CN";
+        QTest::newRow("deep in an unread key") << "{\"future\": [{\"a\": 1}, {\"a\": 1, \"b\": {}, \"a\": 2}], " + in + "}"
+                                               << "future[1].a";
+    }
+
+    void duplicateKeysAreRefused()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, place);
+        const ScenarioOrProblem r = scenarioFromJson(json);
+        const auto *p = std::get_if<Problem>(&r);
+        QVERIFY2(p, "a file with a duplicate key loaded");
+        QCOMPARE(QString::fromStdString(p->place), place);
+        QVERIFY2(QString::fromStdString(p->message).contains(QLatin1String("twice")), p->message.c_str());
+    }
+
+    // Equal names in different objects are no duplicates.
+    void sameKeyInDifferentObjectsLoads()
+    {
+        const ScenarioOrProblem r = scenarioFromJson(
+            R"({"a": {"a": 1, "b": [{"a": 2}, {"a": 3}]}, "b": 1, "mask": {"causal": false}, "inputs": {"Q": [[1, 0]], "K": [[1, 0]], "V": [[1]], "mask": 1}})");
+        QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(problemText(r)));
+    }
+
+    // "\ud800" alone is half a character: refused with its place, never "?".
+    void loneSurrogatesAreRefused_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("place");
+        QTest::addColumn<QString>("escape");
+        const QByteArray in = R"("inputs": {"Q": [[1, 0]], "K": [[1, 0]], "V": [[1]]})";
+        QTest::newRow("high alone in a label") << "{\"tokens\": [\"\\ud800\"], " + in + "}" << "tokens[0]" << "\\ud800";
+        QTest::newRow("low alone in the title") << "{\"title\": \"x\\udc00y\", " + in + "}" << "title" << "\\udc00";
+        QTest::newRow("high before a letter") << "{\"description\": \"\\ud83d\\u0041\", " + in + "}" << "description" << "\\ud83d";
+        QTest::newRow("two highs") << "{\"source_tokens\": [\"a\", \"\\ud83d\\ud83d\"], " + in + "}" << "source_tokens[1]" << "\\ud83d";
+        QTest::newRow("low before high") << "{\"title\": \"\\uDE00\\uD83D\", " + in + "}" << "title" << "\\uDE00";
+        QTest::newRow("in an unread key") << "{\"future\": {\"note\": \"\\ud800\"}, " + in + "}" << "future.note" << "\\ud800";
+        QTest::newRow("in a key") << "{\"mask\": {\"\\udfff\": 1}, " + in + "}" << "mask" << "\\udfff";
+    }
+
+    void loneSurrogatesAreRefused()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, place);
+        QFETCH(QString, escape);
+        const ScenarioOrProblem r = scenarioFromJson(json);
+        const auto *p = std::get_if<Problem>(&r);
+        QVERIFY2(p, "a lone surrogate loaded");
+        QCOMPARE(QString::fromStdString(p->place), place);
+        const QString message = QString::fromStdString(p->message);
+        QVERIFY2(message.contains(QLatin1String("lone surrogate")) && message.contains(escape), qPrintable(message));
+    }
+
+    // A pair is one character, written back as itself.
+    void surrogatePairsAreCharacters()
+    {
+        const ScenarioOrProblem r =
+            scenarioFromJson(R"({"tokens": ["\ud83d\ude00", "\u6ce8\u610f"], "inputs": {"Q": [[1], [2]], "K": [[1]], "V": [[1]]}})");
+        QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(problemText(r)));
+        QCOMPARE(QString::fromStdString(std::get<Scenario>(r).tokens[0]), QStringLiteral("\U0001F600"));
+        QCOMPARE(QString::fromStdString(std::get<Scenario>(r).tokens[1]), QStringLiteral("注意"));
+    }
+
     // ---- files ----
 
     void emptyFile()
