@@ -48,10 +48,81 @@ std::string maskText(const Scenario &s)
 
 std::string label(const std::vector<std::string> &labels, Eigen::Index i)
 {
-    return "\"" + labels[std::size_t(i)] + "\"";
+    std::string out(1, '"');
+    out += escapeControls(labels[std::size_t(i)]);
+    out += '"';
+    return out;
+}
+
+void appendHex(std::string &out, const char *prefix, unsigned value, int digits)
+{
+    static const char kHex[] = "0123456789abcdef";
+    out += prefix;
+    for (int k = digits - 1; k >= 0; --k)
+        out += kHex[(value >> (4 * k)) & 0xF];
 }
 
 } // namespace
+
+std::string escapeControls(const std::string &in)
+{
+    std::string out;
+    out.reserve(in.size());
+    const std::size_t n = in.size();
+    auto byte = [&in](std::size_t i) { return static_cast<unsigned char>(in[i]); };
+    auto continuation = [&](std::size_t i) { return i < n && (byte(i) & 0xC0) == 0x80; };
+    for (std::size_t i = 0; i < n;) {
+        const unsigned char c = byte(i);
+        if (c < 0x80) {
+            if (c == '\n')
+                out += "\\n";
+            else if (c == '\t')
+                out += "\\t";
+            else if (c == '\r')
+                out += "\\r";
+            else if (c < 0x20 || c == 0x7F)
+                appendHex(out, "\\x", c, 2);
+            else
+                out += char(c);
+            ++i;
+            continue;
+        }
+        // The length and value of one UTF-8 sequence; anything else is a byte escaped.
+        std::size_t len = 0;
+        char32_t cp = 0;
+        if (c >= 0xC2 && c <= 0xDF) {
+            len = 2;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            cp = c & 0x07;
+        }
+        bool valid = len > 0;
+        for (std::size_t k = 1; valid && k < len; ++k) {
+            valid = continuation(i + k);
+            if (valid)
+                cp = (cp << 6) | (byte(i + k) & 0x3F);
+        }
+        valid = valid && !(len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)))
+            && !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF));
+        if (!valid) {
+            appendHex(out, "\\x", c, 2);
+            ++i;
+            continue;
+        }
+        const bool control = (cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029
+            || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+        if (control)
+            appendHex(out, "\\u", unsigned(cp), 4);
+        else
+            out.append(in, i, len);
+        i += len;
+    }
+    return out;
+}
 
 std::string traceText(const Scenario &s, const Trace &t)
 {
@@ -61,7 +132,7 @@ std::string traceText(const Scenario &s, const Trace &t)
     const int h = int(t.heads.size());
     const Eigen::Index nk = t.blocked.cols();
 
-    o << (s.title.empty() ? std::string("Attention") : s.title) << "\n";
+    o << (s.title.empty() ? std::string("Attention") : escapeControls(s.title)) << "\n";
     o << "  " << f.attention << (f.notRenormalised ? "   (not renormalised)" : "") << "\n";
     if (!f.inputs.empty())
         o << "  " << f.inputs << "\n";

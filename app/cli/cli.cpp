@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "atomicwrite.h"
 #include "attention.h"
 #include "experiment.h"
 #include "figureexport.h"
@@ -21,6 +22,7 @@ namespace attn {
 namespace {
 
 constexpr int kBadInput = 2;
+constexpr int kCannotWrite = 2; // a file or stdout could not be written: also one line, also 2
 constexpr double kMaxExperimentDraws = 2e8; // q and k entries drawn by one experiment
 
 const char *const kUsage = R"(Usage:
@@ -121,12 +123,19 @@ Source loadSource(Options &o)
     return {file, loadScenarioFile(file)};
 }
 
+// Text from files and the command line reaches the terminal with its
+// control characters escaped ("\x1b", "\n"), never raw.
+QString safe(const QString &text)
+{
+    return QString::fromStdString(escapeControls(text.toStdString()));
+}
+
 QString problemLine(const QString &origin, const Problem &p)
 {
     QString line = origin + QStringLiteral(": ");
     if (!p.place.empty())
         line += QString::fromStdString(p.place) + QStringLiteral(": ");
-    return line + QString::fromStdString(p.message);
+    return safe(line + QString::fromStdString(p.message));
 }
 
 int trace(const QStringList &args, QTextStream &out, QTextStream &err)
@@ -364,7 +373,7 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
     }
 
     if (!QDir().mkpath(*outDir)) {
-        err << "attention-lab-cli: --out " << *outDir << ": the folder cannot be created\n";
+        err << "attention-lab-cli: --out " << safe(*outDir) << ": the folder cannot be created\n";
         return kBadInput;
     }
     const QString stem = preset ? src.origin.section(QLatin1Char(' '), 1) : QFileInfo(src.origin).completeBaseName();
@@ -372,10 +381,10 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
         const QString path = QDir(*outDir).filePath(name);
         const QString why = writeFileAtomically(path, bytes);
         if (!why.isEmpty()) {
-            err << "attention-lab-cli: " << QDir::toNativeSeparators(path) << ": " << why << "\n";
+            err << "attention-lab-cli: " << safe(QDir::toNativeSeparators(path)) << ": " << safe(why) << "\n";
             return false;
         }
-        out << QDir::toNativeSeparators(path) << "\n";
+        out << safe(QDir::toNativeSeparators(path)) << "\n";
         return true;
     };
 
@@ -403,18 +412,16 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
     if (numbers.contains(QLatin1String("csv"))) {
         QString why;
         for (const QString &path : writeTraceCsv(s, t, *outDir, stem, &why))
-            out << QDir::toNativeSeparators(path) << "\n";
+            out << safe(QDir::toNativeSeparators(path)) << "\n";
         if (!why.isEmpty()) {
-            err << "attention-lab-cli: " << why << "\n";
+            err << "attention-lab-cli: " << safe(why) << "\n";
             return kBadInput;
         }
     }
     return 0;
 }
 
-} // namespace
-
-int runCli(const QStringList &args, QTextStream &out, QTextStream &err)
+int runCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     if (args.isEmpty() || args.first() == QLatin1String("--help") || args.first() == QLatin1String("-h")
         || args.first() == QLatin1String("help")) {
@@ -443,12 +450,33 @@ int runCli(const QStringList &args, QTextStream &out, QTextStream &err)
         throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, presets, experiment, export (see --help)")
                              .arg(command)};
     } catch (const UsageError &e) {
-        err << "attention-lab-cli: " << command << ": " << e.message << "\n";
+        err << "attention-lab-cli: " << safe(command) << ": " << safe(e.message) << "\n";
         return kBadInput;
     } catch (const ScenarioError &e) {
-        err << "attention-lab-cli: " << QString::fromStdString(e.problem().toString()) << "\n";
+        err << "attention-lab-cli: " << safe(QString::fromStdString(e.problem().toString())) << "\n";
         return kBadInput;
     }
+}
+
+} // namespace
+
+int runCli(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    int status = runCommand(args, out, err);
+    // Output that did not arrive is a failure, said once: a full disk, a
+    // closed stdout, a file size limit. The device says why (main.cpp's does).
+    out.flush();
+    if (out.status() != QTextStream::Ok) {
+        if (status == 0) {
+            const QString why = out.device() && !out.device()->errorString().isEmpty()
+                ? out.device()->errorString()
+                : QStringLiteral("the output could not be written");
+            err << "attention-lab-cli: standard output: " << safe(why) << "\n";
+        }
+        status = status == 0 ? kCannotWrite : status;
+    }
+    err.flush();
+    return status;
 }
 
 } // namespace attn

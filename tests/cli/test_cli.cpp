@@ -7,6 +7,7 @@
 #include "json_test.h"
 #include "cli.h"
 #include "lessons.h"
+#include "trace_text.h"
 #include "random_scenario.h"
 
 #include <QDir>
@@ -23,6 +24,9 @@
 #include <QTest>
 
 #include <cmath>
+#include <csignal>
+
+#include <sys/resource.h>
 
 using namespace attn;
 using attn::test::num;
@@ -72,6 +76,64 @@ Run runBinary(const QStringList &args)
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
     return r;
+}
+
+// The binary run as a user runs it into a file or a shell redirection:
+// stdout into `stdoutFile` (unless empty), under a file size limit of
+// `fileLimit` bytes (unless negative; writes past it fail with EFBIG, as on
+// a full disk), or through /bin/sh with `shellSuffix` after the command.
+Run runBinaryWith(const QStringList &args, const QString &stdoutFile, long long fileLimit, const QString &shellSuffix = {})
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("XDG_RUNTIME_DIR"));
+    p.setProcessEnvironment(env);
+    if (!stdoutFile.isEmpty())
+        p.setStandardOutputFile(stdoutFile, QIODevice::Truncate);
+    if (fileLimit >= 0)
+        p.setChildProcessModifier([fileLimit] {
+            std::signal(SIGXFSZ, SIG_IGN);
+            const rlimit r{rlim_t(fileLimit), rlim_t(fileLimit)};
+            ::setrlimit(RLIMIT_FSIZE, &r);
+        });
+    if (shellSuffix.isEmpty())
+        p.start(cliBinary(), args);
+    else
+        p.start(QStringLiteral("/bin/sh"), QStringList{QStringLiteral("-c"), QStringLiteral("exec \"$0\" \"$@\" ") + shellSuffix, cliBinary()} + args);
+    Run r;
+    if (!p.waitForStarted(10000))
+        return r;
+    r.finished = p.waitForFinished(120000);
+    if (!r.finished) {
+        p.kill();
+        p.waitForFinished(5000);
+        return r;
+    }
+    r.status = p.exitStatus();
+    r.code = p.exitCode();
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+// A failed write: status 2 and exactly one line on stderr that says `reason`.
+std::optional<QString> writeFailureProblem(const Run &r, const QString &reason)
+{
+    if (!r.finished || r.status != QProcess::NormalExit)
+        return QStringLiteral("did not exit normally: ") + r.describe();
+    if (r.code != 2)
+        return QStringLiteral("exit status %1, expected 2: ").arg(r.code) + r.describe();
+    if (!r.err.endsWith(QLatin1Char('\n')) || r.err.count(QLatin1Char('\n')) != 1)
+        return QStringLiteral("stderr is not one line: \"%1\"").arg(r.err);
+    if (!r.err.startsWith(QLatin1String("attention-lab-cli: ")) || !r.err.contains(reason))
+        return QStringLiteral("stderr does not say \"%1\": \"%2\"").arg(reason, r.err);
+    return std::nullopt;
+}
+
+QByteArray readBytes(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("(cannot be read)");
 }
 
 Run runInProcess(const QStringList &args)
@@ -568,7 +630,170 @@ private slots:
         QVERIFY(r.out.isEmpty());
         QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("x"))) || QDir(dir.filePath(QStringLiteral("x"))).isEmpty());
     }
+
+
+    // ---- nothing lost (issue 12): output that does not arrive is a failure ----
+    void traceIntoDevFull();
+
+    void traceIntoClosedStdout();
+
+    // A closed stdout must not become the first file export opens.
+    void exportWithClosedStdoutWritesNoFileOntoIt();
+
+    // Onto a full disk (a file size limit): the trace is cut short, which is
+    // said in one line with status 2, not passed over with status 0.
+    void traceOntoFullDisk();
+
+    // export --numbers csv onto a full disk: exit 2 naming the file and the
+    // reason; no 0-byte file, no good file clobbered, no temporary file left.
+    void exportCsvOntoFullDisk();
+
+    // ---- text that reaches a terminal shows control characters escaped ----
+    void escapeControlsWritesEscapes_data();
+
+    void escapeControlsWritesEscapes();
+
+    void traceTextEscapesLabels();
+
+    void errorMessagesEscapeControls();
 };
+
+// Defined out of the class: moc need not read them.
+
+void TestCli::traceIntoDevFull()
+{
+    for (const QString &format : {QStringLiteral("text"), QStringLiteral("json")}) {
+        const Run r = runBinaryWith({QStringLiteral("trace"), QStringLiteral("--preset"), QStringLiteral("causal"),
+                                     QStringLiteral("--format"), format},
+                                    QStringLiteral("/dev/full"), -1);
+        ATTN_VERIFY_NO_MISMATCH(writeFailureProblem(r, QStringLiteral("standard output: no space left on the device")), format);
+    }
+}
+
+void TestCli::traceIntoClosedStdout()
+{
+    const Run r = runBinaryWith({QStringLiteral("trace"), QStringLiteral("--preset"), QStringLiteral("seed000-basic")},
+                                QString(), -1, QStringLiteral(">&-"));
+    ATTN_VERIFY_NO_MISMATCH(writeFailureProblem(r, QStringLiteral("standard output: it is closed")), r.describe());
+    // The same command with its stdout open succeeds: the shell is no part of the failure.
+    const Run open = runBinaryWith({QStringLiteral("trace"), QStringLiteral("--preset"), QStringLiteral("seed000-basic")},
+                                   QString(), -1, QStringLiteral("2>&2"));
+    QVERIFY2(open.code == 0 && open.out.startsWith(QLatin1String("Seed 000")), qPrintable(open.describe()));
+}
+
+void TestCli::exportWithClosedStdoutWritesNoFileOntoIt()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("out"));
+    const Run r = runBinaryWith({QStringLiteral("export"), QStringLiteral("--preset"), QStringLiteral("causal"),
+                                 QStringLiteral("--out"), out, QStringLiteral("--stages"), QString(),
+                                 QStringLiteral("--numbers"), QStringLiteral("csv")},
+                                QString(), -1, QStringLiteral(">&-"));
+    ATTN_VERIFY_NO_MISMATCH(writeFailureProblem(r, QStringLiteral("standard output: it is closed")), r.describe());
+    const QByteArray scores = readBytes(QDir(out).filePath(QStringLiteral("causal_scores.csv")));
+    QVERIFY2(scores.contains("\"我\"") || scores.contains("我"), scores.constData());
+    QVERIFY2(!scores.contains(QDir(out).filePath(QStringLiteral("causal_scaled.csv")).toUtf8()), scores.constData());
+}
+
+void TestCli::traceOntoFullDisk()
+{
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("trace.txt"));
+    const Run r = runBinaryWith({QStringLiteral("trace"), QStringLiteral("--preset"), QStringLiteral("causal")}, file, 1000);
+    ATTN_VERIFY_NO_MISMATCH(writeFailureProblem(r, QStringLiteral("standard output: the file is too large")), r.describe());
+    QCOMPARE(QFileInfo(file).size(), qint64(1000));
+    // Without the limit the same command writes it all.
+    const Run whole = runBinaryWith({QStringLiteral("trace"), QStringLiteral("--preset"), QStringLiteral("causal")}, file, -1);
+    QCOMPARE(whole.code, 0);
+    QVERIFY2(QFileInfo(file).size() > 3000, qPrintable(QString::number(QFileInfo(file).size())));
+}
+
+void TestCli::exportCsvOntoFullDisk()
+{
+    QTemporaryDir dir;
+    const QString good = dir.filePath(QStringLiteral("good")), full = dir.filePath(QStringLiteral("full"));
+    const QStringList args{QStringLiteral("export"), QStringLiteral("--preset"), QStringLiteral("causal"),
+                           QStringLiteral("--stages"), QString(), QStringLiteral("--numbers"), QStringLiteral("csv"),
+                           QStringLiteral("--out")};
+    const Run reference = runBinaryWith(args + QStringList{good}, QString(), -1);
+    QVERIFY2(reference.code == 0, qPrintable(reference.describe()));
+    const QStringList names = QDir(good).entryList(QDir::Files, QDir::Name);
+    QCOMPARE(names.size(), 5);
+    QVERIFY(QDir().mkpath(full));
+    for (const QString &name : names)
+        QVERIFY(writeFile(QDir(full).filePath(name), "good,old\n"));
+
+    const Run r = runBinaryWith(args + QStringList{full}, QString(), 300);
+    ATTN_VERIFY_NO_MISMATCH(writeFailureProblem(r, QStringLiteral(".csv: the file is too large")), r.describe());
+    QCOMPARE(QDir(full).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden, QDir::Name), names);
+    int kept = 0;
+    for (const QString &name : names) {
+        const QByteArray now = readBytes(QDir(full).filePath(name));
+        const bool old = now == "good,old\n";
+        kept += old;
+        QVERIFY2(old || now == readBytes(QDir(good).filePath(name)), qPrintable(name + QStringLiteral(": ") + QString::fromUtf8(now)));
+        if (r.err.contains(name))
+            QVERIFY2(old, qPrintable(name)); // the file named is the one left as it was
+    }
+    QVERIFY(kept >= 1);
+    // The files listed on stdout are the ones written whole.
+    for (const QString &line : r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        QCOMPARE(readBytes(line), readBytes(QDir(good).filePath(QFileInfo(line).fileName())));
+}
+
+void TestCli::escapeControlsWritesEscapes_data()
+{
+    QTest::addColumn<QByteArray>("in");
+    QTest::addColumn<QByteArray>("out");
+    QTest::newRow("escape") << QByteArray("a\x1b[31mred") << QByteArray("a\\x1b[31mred");
+    QTest::newRow("newline, tab, CR") << QByteArray("a\nb\tc\rd") << QByteArray("a\\nb\\tc\\rd");
+    QTest::newRow("NUL and DEL") << QByteArray("x\0y\x7f", 4) << QByteArray("x\\x00y\\x7f");
+    QTest::newRow("C1 CSI") << QByteArray("\xc2\x9b" "2J") << QByteArray("\\u009b2J");
+    QTest::newRow("bidi override") << QByteArray("abc\xe2\x80\xae" "def") << QByteArray("abc\\u202edef");
+    QTest::newRow("line separator") << QByteArray("a\xe2\x80\xa8" "b") << QByteArray("a\\u2028b");
+    QTest::newRow("not UTF-8") << QByteArray("a\xff\xe6\x88") << QByteArray("a\\xff\\xe6\\x88");
+    QTest::newRow("Chinese and emoji unchanged") << QByteArray("注意力 \xf0\x9f\x98\x80 é") << QByteArray("注意力 \xf0\x9f\x98\x80 é");
+    QTest::newRow("backslash and quote unchanged") << QByteArray("a\\n\"") << QByteArray("a\\n\"");
+}
+
+void TestCli::escapeControlsWritesEscapes()
+{
+    QFETCH(QByteArray, in);
+    QFETCH(QByteArray, out);
+    QCOMPARE(QByteArray::fromStdString(escapeControls(in.toStdString())), out);
+}
+
+void TestCli::traceTextEscapesLabels()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("labels.json"));
+    QVERIFY(writeFile(path, R"({"title": "Bell\u0007 \u001b]0;owned\u0007", "tokens": ["a\u001b[31m", "new\nline"],
+                               "inputs": {"Q": [[1, 0], [0, 1]], "K": [[1, 0], [0, 1]], "V": [[1], [2]]}})"));
+    for (const Run &r : {runBinary({QStringLiteral("trace"), path}), runInProcess({QStringLiteral("trace"), path})}) {
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        QVERIFY2(r.out.startsWith(QLatin1String("Bell\\x07 \\x1b]0;owned\\x07\n")), qPrintable(r.out.left(200)));
+        QVERIFY2(r.out.contains(QLatin1String("query 1 \"a\\x1b[31m\"")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QLatin1String("query 2 \"new\\nline\"")), qPrintable(r.out));
+        for (QChar c : r.out)
+            QVERIFY2(c == QLatin1Char('\n') || (c.unicode() >= 0x20 && c.unicode() != 0x7f), qPrintable(QString::number(c.unicode(), 16)));
+    }
+}
+
+void TestCli::errorMessagesEscapeControls()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("bad.json"));
+    QVERIFY(writeFile(path, R"({"scale": "\u001b[2J\nx", "inputs": {"Q": [[1]], "K": [[1]], "V": [[1]]}})"));
+    for (const Run &r : {runBinary({QStringLiteral("trace"), path}), runInProcess({QStringLiteral("trace"), path})}) {
+        ATTN_VERIFY_NO_MISMATCH(badInputProblem(r), r.describe());
+        QVERIFY2(r.err.contains(QLatin1String("scale: unknown value \"\\x1b[2J\\nx\"")), qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QChar(0x1b)), qPrintable(r.err));
+    }
+    // The command line is no safer than a file.
+    const Run option = runInProcess({QStringLiteral("trace"), QStringLiteral("--preset"), QStringLiteral("x\x1b[2J")});
+    ATTN_VERIFY_NO_MISMATCH(badInputProblem(option), option.describe());
+    QVERIFY2(option.err.contains(QLatin1String("x\\x1b[2J")) && !option.err.contains(QChar(0x1b)), qPrintable(option.err));
+}
 
 QTEST_GUILESS_MAIN(TestCli)
 #include "test_cli.moc"
