@@ -772,6 +772,18 @@
         <source>&amp;Clear the list</source>
         <translation>清空列表(&amp;C)</translation>
     </message>
+    <message>
+        <source>√d_k &amp;lab…</source>
+        <translation>√d_k 实验室(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Why divide by √d_k: random q and k, their scores and the softmax, in a window of its own</source>
+        <translation>为什么要除以 √d_k：随机的 q 和 k、它们的打分和 softmax，在单独的窗口里</translation>
+    </message>
+    <message>
+        <source>√d_k lab — Attention Lab</source>
+        <translation>√d_k 实验室 — Attention Lab</translation>
+    </message>
 </context>
 <context>
     <name>attn::MatrixModel</name>
@@ -1111,6 +1123,226 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 
 没有位置编码，注意力看不见语序：调换词元，热图只是跟着重排。
 在设置面板中开启正弦、可学习或 RoPE 位置编码，即可在这里查看。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ScalingLabPanel</name>
+    <message>
+        <source>d_k</source>
+        <translation>d_k</translation>
+    </message>
+    <message>
+        <source>d_k on a log scale from 1 to 1024: each step multiplies it by about 1.07</source>
+        <translation>d_k 取对数刻度，从 1 到 1024：每一格约乘以 1.07</translation>
+    </message>
+    <message>
+        <source>&amp;Trials</source>
+        <translation>试验次数(&amp;T)</translation>
+    </message>
+    <message>
+        <source>How many pairs q, k are drawn</source>
+        <translation>抽取多少对 q、k</translation>
+    </message>
+    <message>
+        <source>&amp;Seed</source>
+        <translation>种子(&amp;S)</translation>
+    </message>
+    <message>
+        <source>The same seed gives the same draws, on every computer</source>
+        <translation>同一个种子在任何电脑上都抽出同样的数</translation>
+    </message>
+    <message>
+        <source>&amp;Keys n</source>
+        <translation>键数 n(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Keys in the softmax row: the scores q·k_1 … q·k_n</source>
+        <translation>softmax 这一行里的键：打分 q·k_1 … q·k_n</translation>
+    </message>
+    <message>
+        <source>d_k = %1</source>
+        <translation>d_k = %1</translation>
+    </message>
+    <message>
+        <source>Not computed: %1.</source>
+        <translation>未计算：%1。</translation>
+    </message>
+    <message>
+        <source>Computing d_k = %1 (%L2 trials)…</source>
+        <translation>正在计算 d_k = %1（%L2 次试验）…</translation>
+    </message>
+    <message>
+        <source>d_k = %1: a first look at %L2 trials; computing all %L3…</source>
+        <translation>d_k = %1：先看 %L2 次试验的结果；正在计算全部 %L3 次…</translation>
+    </message>
+    <message>
+        <source>d_k = %1: q, k ~ N(0, I), %L2 trials, seed %3, n = %4 keys (%5 s)</source>
+        <translation>d_k = %1：q, k ~ N(0, I)，%L2 次试验，种子 %3，n = %4 个键（%5 秒）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ScalingLabView</name>
+    <message>
+        <source>raw q·k</source>
+        <translation>原始 q·k</translation>
+    </message>
+    <message>
+        <source>q·k / √d_k</source>
+        <translation>q·k / √d_k</translation>
+    </message>
+    <message>
+        <source>q·k / d_k</source>
+        <translation>q·k / d_k</translation>
+    </message>
+    <message>
+        <source>Same score axis for the three histograms</source>
+        <translation>三个直方图共用一条分数轴</translation>
+    </message>
+    <message>
+        <source>On: the three histograms share the raw score&apos;s range, so you see how much wider the raw scores spread. Off: each on its own range, so you see their shapes.</source>
+        <translation>勾选：三个直方图共用原始打分的范围，可以看出原始打分散得有多宽。不勾选：各用自己的范围，可以看清各自的形状。</translation>
+    </message>
+    <message>
+        <source>trials</source>
+        <translation>次数</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;What the scaling does to the softmax&lt;/b&gt; (means over the trials)</source>
+        <translation>&lt;b&gt;缩放对 softmax 的影响&lt;/b&gt;（各次试验的平均值）</translation>
+    </message>
+    <message>
+        <source>d_k = %1</source>
+        <translation>d_k = %1</translation>
+    </message>
+    <message>
+        <source>1/d_k = %1</source>
+        <translation>1/d_k = %1</translation>
+    </message>
+    <message>
+        <source>%1: variance %2, theory %3</source>
+        <translation>%1：方差 %2，理论值 %3</translation>
+    </message>
+    <message>
+        <source>[s, 0, 0] saturated: s &gt; %1</source>
+        <translation>[s, 0, 0] 饱和：s &gt; %1</translation>
+    </message>
+    <message>
+        <source>÷ d_k instead of ÷ √d_k: the classic mistake</source>
+        <translation>除以 d_k 而不是 √d_k：经典错误</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>theory</source>
+        <translation>理论</translation>
+    </message>
+    <message>
+        <source>score (bars: %L1 trials; dashed: theory)</source>
+        <translation>打分（柱：%L1 次试验；虚线：理论）</translation>
+    </message>
+    <message>
+        <source>Variance against d_k</source>
+        <translation>方差随 d_k 的变化</translation>
+    </message>
+    <message>
+        <source>d_k (log scale)</source>
+        <translation>d_k（对数刻度）</translation>
+    </message>
+    <message>
+        <source>variance (log scale)</source>
+        <translation>方差（对数刻度）</translation>
+    </message>
+    <message>
+        <source>theory: d_k, 1, 1/d_k</source>
+        <translation>理论：d_k、1、1/d_k</translation>
+    </message>
+    <message>
+        <source>Variance against d_k (measuring at d_k = 1, 2, 4, …, 1024…)</source>
+        <translation>方差随 d_k 的变化（正在测量 d_k = 1, 2, 4, …, 1024…）</translation>
+    </message>
+    <message>
+        <source>Variance against d_k (%L1 trials at each point)</source>
+        <translation>方差随 d_k 的变化（每个点 %L1 次试验）</translation>
+    </message>
+    <message>
+        <source>softmax([s, 0, 0])</source>
+        <translation>softmax([s, 0, 0])</translation>
+    </message>
+    <message>
+        <source>a row of %1 random keys</source>
+        <translation>一行 %1 个随机键</translation>
+    </message>
+    <message>
+        <source>max
+weight</source>
+        <translation>最大
+权重</translation>
+    </message>
+    <message>
+        <source>entropy
+(nats)</source>
+        <translation>熵
+（奈特）</translation>
+    </message>
+    <message>
+        <source>saturated
+(&gt; %1)</source>
+        <translation>饱和
+（&gt; %1）</translation>
+    </message>
+    <message>
+        <source>Entropy in nats: 0 is one-hot; uniform is ln 3 = %1 for [s, 0, 0], ln %2 = %3 for %2 keys. Saturated: max weight above %4, nearly one-hot, gradient nearly 0.</source>
+        <translation>熵以奈特为单位：0 表示 one-hot；均匀分布时 [s, 0, 0] 为 ln 3 = %1，%2 个键为 ln %2 = %3。饱和：最大权重超过 %4，几乎是 one-hot，梯度几乎为 0。</translation>
+    </message>
+    <message>
+        <source>One row: softmax over %1 keys, q·k_j for j = 1…%1 (trial 1)</source>
+        <translation>一行：%1 个键上的 softmax，q·k_j，j = 1…%1（第 1 次试验）</translation>
+    </message>
+    <message>
+        <source>One row of keys</source>
+        <translation>一行键</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The handout&apos;s draw&lt;/b&gt;: not computed.</source>
+        <translation>&lt;b&gt;讲义里的那次抽样&lt;/b&gt;：未计算。</translation>
+    </message>
+    <message>
+        <source>q·k / √%1</source>
+        <translation>q·k / √%1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The handout&apos;s draw.&lt;/b&gt; Seed 000&apos;s own code: &lt;code&gt;random.seed(%1)&lt;/code&gt;, then q and k each %2 × &lt;code&gt;random.gauss(0, 1)&lt;/code&gt; (Python&apos;s Mersenne Twister and gauss, reproduced here), and softmax([score, 0, 0]).</source>
+        <translation>&lt;b&gt;讲义里的那次抽样。&lt;/b&gt;种子 000 自己的代码：&lt;code&gt;random.seed(%1)&lt;/code&gt;，然后 q 和 k 各取 %2 次 &lt;code&gt;random.gauss(0, 1)&lt;/code&gt;（这里逐位复现了 Python 的梅森旋转算法和 gauss），再算 softmax([打分, 0, 0])。</translation>
+    </message>
+    <message>
+        <source>what the code prints</source>
+        <translation>代码实际输出</translation>
+    </message>
+    <message>
+        <source>what the handout printed</source>
+        <translation>讲义印出的数</translation>
+    </message>
+    <message>
+        <source>score</source>
+        <translation>打分</translation>
+    </message>
+    <message>
+        <source>max weight</source>
+        <translation>最大权重</translation>
+    </message>
+    <message>
+        <source>entropy</source>
+        <translation>熵</translation>
+    </message>
+    <message>
+        <source>&lt;p style=&apos;margin-top:4px&apos;&gt;The handout&apos;s printed scores are not what its code gives: Python 3.11 prints raw = %1 and scaled = %2 for this seed. Even taking its 3.79 as given, softmax([3.79, 0, 0]) has max weight %3 and entropy %4, not the printed %5 and %6. Any one draw is only one draw: the histograms above show thousands (docs/lessons.md, “Where the seeds are wrong”).&lt;/p&gt;</source>
+        <translation>&lt;p style=&apos;margin-top:4px&apos;&gt;讲义印出的打分并不是它的代码算出来的：对这个种子，Python 3.11 输出原始打分 = %1，缩放后 = %2。即使照讲义取 3.79，softmax([3.79, 0, 0]) 的最大权重也是 %3、熵是 %4，而不是印出的 %5 和 %6。一次抽样只是一次抽样：上面的直方图展示的是成千上万次（见 docs/lessons.md “种子材料中的错误”）。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
