@@ -16,7 +16,7 @@
 //                      forward pass and every view taking the new data
 //   replot             sum of QCustomPlot::replotTime() over the plots that
 //                      replotted for the event (median); for the plane
-//                      VectorPlane::lastReplotTime(), which also covers its
+//                      PlanePlot::lastReplotTime(), which also covers its
 //                      replots of the vector layer alone
 //   forward            attn::compute() alone on the same scenario (median of
 //                      50 runs), for scale
@@ -31,7 +31,7 @@
 #include "lessons.h"
 #include "mainwindow.h"
 #include "random.h"
-#include "vectorplane.h"
+#include "planeplot.h"
 
 #include <QAbstractEventDispatcher>
 #include <QApplication>
@@ -111,7 +111,7 @@ public:
             });
             QObject::connect(p, &QCustomPlot::afterReplot, this, [this, p] {
                 // The plane often replots its vector layer alone: its own clock.
-                const auto *plane = qobject_cast<attn::VectorPlane *>(p);
+                const auto *plane = qobject_cast<attn::PlanePlot *>(p);
                 const double ms = plane ? plane->lastReplotTime() : p->replotTime();
                 m_replotMs += ms;
                 ++m_replots;
@@ -217,7 +217,7 @@ Result run(attn::MainWindow &window, const std::string &name, const attn::Scenar
     attn::Document *doc = window.document();
     doc->replace(scenario, QString(), QString::fromStdString(name));
     window.sideTabs()->setCurrentIndex(0);
-    attn::VectorPlane *plane = window.vectorPlane();
+    attn::PlanePlot *plane = window.vectorPlane();
     Watcher watcher(&window);
     drain(watcher);
     plane->replot();

@@ -3,6 +3,7 @@
 #include "attention.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <utility>
 
@@ -475,6 +476,33 @@ Scenario toProjected(const Scenario &in)
     s.Wo.reset();
     s.Q = s.K = s.V = Matrix();
     return s;
+}
+
+double roundTemperature(double tau)
+{
+    if (!(tau > 0))
+        return kMinTemperature;
+    const double scale = std::pow(10.0, 1 - std::floor(std::log10(tau)));
+    return std::clamp(std::round(tau * scale) / scale, kMinTemperature, kMaxTemperature);
+}
+
+std::optional<Problem> whyNotCausal(const Scenario &s)
+{
+    Scenario t = s;
+    t.mask.causal = true;
+    return validate(t);
+}
+
+std::optional<Problem> whyNotHeads(const Scenario &s, int heads)
+{
+    return validate(setHeads(s, heads));
+}
+
+std::optional<Problem> whyNotEncoding(const Scenario &s, Encoding encoding)
+{
+    Scenario t = s;
+    t.encoding = encoding;
+    return validate(t);
 }
 
 } // namespace attn

@@ -6,6 +6,7 @@
 // validate() (a causal mask after adding a query, say), and the caller refuses it then.
 
 #include "scenario.h"
+#include "validate.h"
 
 #include <string>
 #include <vector>
@@ -62,6 +63,16 @@ Scenario setHeads(const Scenario &s, int heads);
 Scenario setKeyPadding(const Scenario &s, int key, bool padded);
 Scenario toggleBlocked(const Scenario &s, int query, int key);
 Scenario clearHandMask(const Scenario &s);
+
+// τ rounded to two significant digits (numbers a class can read and check,
+// and 1 exactly), within what validate() accepts.
+double roundTemperature(double tau);
+
+// Whether a setting can be switched on, in validate()'s own words: the
+// one rule that the menus, the settings panel and the loader all follow.
+std::optional<Problem> whyNotCausal(const Scenario &s);
+std::optional<Problem> whyNotHeads(const Scenario &s, int heads);
+std::optional<Problem> whyNotEncoding(const Scenario &s, Encoding encoding);
 
 // Mode switches that compute the same attention weights where they can.
 // Direct to projected: one-hot embeddings (X = I, or [I 0] and [0 I] for

@@ -1,6 +1,5 @@
 #include "formula.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -24,42 +23,6 @@ bool hasMask(const Scenario &s)
 {
     return (s.mask.causal && queryCount(s) > 1) || (s.mask.keyPadding.size() && s.mask.keyPadding.any())
         || (s.mask.blocked.size() && s.mask.blocked.any());
-}
-
-std::string fixed4(double v)
-{
-    char buf[64];
-    // Past a billion, fixed point would print dozens of digits.
-    std::snprintf(buf, sizeof buf, std::abs(v) >= 1e9 ? "%.4e" : "%.4f", v);
-    std::string s = buf;
-    if (s == "-0.0000")
-        s = "0.0000";
-    return s;
-}
-
-std::string shortest(double v)
-{
-    char buf[64];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v == 0 ? 0.0 : v);
-    return ec == std::errc() ? std::string(buf, end) : fixed4(v);
-}
-
-std::string compact(double v)
-{
-    if (v != 0 && (std::abs(v) < 5e-5 || std::abs(v) >= 1e9)) {
-        // An input this small or large is not 0 and not a wall of digits.
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.4g", v);
-        return buf;
-    }
-    std::string s = fixed4(v);
-    if (s.find('.') != std::string::npos) {
-        while (s.back() == '0')
-            s.pop_back();
-        if (s.back() == '.')
-            s.pop_back();
-    }
-    return s == "-0" ? "0" : s;
 }
 
 const char *similaritySymbol(Similarity kind, bool rotated)

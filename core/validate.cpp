@@ -1,5 +1,7 @@
 #include "validate.h"
 
+#include "numbers.h"
+
 #include <cmath>
 #include <sstream>
 
@@ -9,9 +11,7 @@ namespace {
 
 std::string number(double v)
 {
-    std::ostringstream os;
-    os << v;
-    return os.str();
+    return shortest(v); // read back by the user: the ASCII minus
 }
 
 Problem problem(std::string place, std::string message)

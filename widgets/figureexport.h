@@ -6,7 +6,6 @@
 // renderPlaneFigure() and renderDashboard(), so the same scenario and
 // settings give the same file.
 
-#include "atomicwrite.h"
 #include "explain.h"
 #include "gradients.h"
 #include "heatmapplot.h"
@@ -79,11 +78,5 @@ QByteArray renderStageFigure(const Scenario &s, const Trace &t, Stage stage, con
 
 // "weights.png", "weights_head2.png" (heads > 1): names that say what they are.
 QString figureFileName(const QString &what, int head, int heads, FigureFormat format);
-
-// The numbers of a trace: one CSV per stage and head (labels in the first
-// row and column), written into `folder`; returns the files written, or
-// sets `error` and writes none of the rest.
-QStringList writeTraceCsv(const Scenario &s, const Trace &t, const QString &folder, const QString &stem,
-                          QString *error);
 
 } // namespace attn

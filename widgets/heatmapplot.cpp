@@ -1,5 +1,7 @@
 #include "heatmapplot.h"
 
+#include "numbers.h"
+
 #include "gradients.h"
 
 #include <QFontMetricsF>
@@ -607,20 +609,8 @@ void HeatmapPlot::setToolTipProvider(std::function<QString(int, int)> provider)
 
 QString HeatmapPlot::formatValue(double value, int decimals)
 {
-    if (!std::isfinite(value))
-        return value > 0 ? QStringLiteral("∞") : value < 0 ? QStringLiteral("−∞") : tr("NaN");
-    QString s = QString::number(value, 'f', std::clamp(decimals, 0, 12));
-    if (s.startsWith(QLatin1Char('-'))) {
-        bool zero = true;
-        for (int k = 1; k < s.size(); ++k)
-            if (s[k] != QLatin1Char('0') && s[k] != QLatin1Char('.'))
-                zero = false;
-        if (zero)
-            s.remove(0, 1);
-        else
-            s[0] = QChar(0x2212); // a true minus sign, as wide as a digit's neighbours expect
-    }
-    return s;
+    // A true minus sign, as wide as a digit's neighbours expect (numbers.h).
+    return QString::fromStdString(formatFixed(value, decimals, Minus::Typographic));
 }
 
 QColor HeatmapPlot::blockedFillColor()

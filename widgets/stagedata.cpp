@@ -48,7 +48,7 @@ QString rowNote(const RowStats &r)
         return StageText::tr("all blocked");
     QString note = QStringLiteral("%1 · %2").arg(fixed2(r.maxWeight), fixed2(r.entropy));
     if (shortOfOne(r)) // the after-softmax mistake: the row no longer sums to 1
-        note += StageText::tr(" · Σ %1 ✗").arg(QString::fromStdString(fixed4(r.sum)));
+        note += StageText::tr(" · Σ %1 ✗").arg(QString::fromStdString(fixed4(r.sum, Minus::Typographic)));
     return note;
 }
 
@@ -56,8 +56,7 @@ QString rowNote(const RowStats &r)
 
 QString fixed2(double v)
 {
-    const QString s = QString::number(v, 'f', 2);
-    return s == QLatin1String("-0.00") ? QStringLiteral("0.00") : s;
+    return QString::fromStdString(formatFixed(v, 2, Minus::Typographic));
 }
 
 QStringList toQStringList(const std::vector<std::string> &v)
@@ -248,7 +247,7 @@ QString reasonText(const BlockReasons &r, int row, int col)
 
 QString q4(double v)
 {
-    return QString::fromStdString(fixed4(v));
+    return QString::fromStdString(fixed4(v, Minus::Typographic));
 }
 
 } // namespace

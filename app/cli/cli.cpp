@@ -2,8 +2,10 @@
 
 #include "atomicwrite.h"
 #include "attention.h"
+#include "version.h"
 #include "experiment.h"
 #include "figureexport.h"
+#include "trace_csv.h"
 #include "lessons.h"
 #include "scenario_json.h"
 #include "trace_json.h"

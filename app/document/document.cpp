@@ -25,36 +25,42 @@ bool sameShape(const Scenario &a, const Scenario &b)
     return true;
 }
 
-bool sameValues(const Scenario &a, const Scenario &b)
+// What differs between two scenarios of any shape.
+DocumentChange difference(const Scenario &a, const Scenario &b)
 {
+    if (!sameShape(a, b))
+        return DocumentChange::all();
+    DocumentChange c;
     for (MatrixId id : matrixIds(a))
         if (matrix(a, id) != matrix(b, id))
-            return false;
-    return true;
+            c.kinds |= ChangeKind::Values;
+    if (a.tokens != b.tokens || a.sourceTokens != b.sourceTokens)
+        c.kinds |= ChangeKind::Labels;
+    if (a.title != b.title || a.description != b.description)
+        c.kinds |= ChangeKind::Text;
+    if (!(Settings::of(a) == Settings::of(b)))
+        c.kinds |= ChangeKind::Settings;
+    return c;
 }
 
-Document::Changes difference(const Scenario &a, const Scenario &b)
+// The one row of one matrix in which two scenarios of the same shape, labels,
+// text and settings differ, if they differ in exactly one row.
+std::optional<std::pair<MatrixId, int>> singleRow(const Scenario &a, const Scenario &b)
 {
-    Document::Changes c;
-    if (!sameShape(a, b))
-        return Document::Change::Shape | Document::Change::Values | Document::Change::Labels
-             | Document::Change::Settings | Document::Change::Text;
-    if (!sameValues(a, b))
-        c |= Document::Change::Values;
-    if (a.tokens != b.tokens || a.sourceTokens != b.sourceTokens)
-        c |= Document::Change::Labels;
-    if (a.title != b.title || a.description != b.description)
-        c |= Document::Change::Text;
-    Scenario settingsOnly = b;
-    settingsOnly.title = a.title;
-    settingsOnly.description = a.description;
-    settingsOnly.tokens = a.tokens;
-    settingsOnly.sourceTokens = a.sourceTokens;
-    for (MatrixId id : matrixIds(a))
-        matrix(settingsOnly, id) = matrix(a, id);
-    if (!(settingsOnly == a))
-        c |= Document::Change::Settings;
-    return c;
+    std::optional<std::pair<MatrixId, int>> found;
+    for (MatrixId id : matrixIds(a)) {
+        const Matrix &ma = matrix(a, id), &mb = matrix(b, id);
+        if (ma == mb)
+            continue;
+        for (Eigen::Index r = 0; r < ma.rows(); ++r) {
+            if (ma.row(r) == mb.row(r))
+                continue;
+            if (found)
+                return std::nullopt;
+            found = std::make_pair(id, int(r));
+        }
+    }
+    return found;
 }
 
 } // namespace
@@ -80,90 +86,131 @@ Document::~Document()
     m_undo.clear();
 }
 
+std::optional<Problem> Document::refuse(const Problem &p)
+{
+    emit problemReported(problemText(p));
+    return p;
+}
+
+void Document::push(DocumentCommand *cmd)
+{
+    m_undo.push(cmd); // redo() applies it, or mergeWith() joins it to the gesture's step
+}
+
 std::optional<Problem> Document::edit(const Scenario &next, const QString &description)
 {
-    commitLive(); // a gesture in progress becomes its own step first
-    if (auto p = validate(next)) {
-        emit problemReported(problemText(*p));
-        return p;
-    }
-    if (next == m_scenario)
+    if (auto p = validate(next))
+        return refuse(*p);
+    const DocumentChange what = difference(m_scenario, next);
+    if (what.kinds == ChangeKinds())
         return std::nullopt;
-    m_undo.push(new ScenarioCommand(this, m_scenario, next, description, false));
-    return std::nullopt;
-}
-
-std::optional<Problem> Document::editLive(const Scenario &next, const QString &description)
-{
-    if (auto p = validate(next)) {
-        emit problemReported(problemText(*p));
-        return p;
+    // Never part of a gesture: an edit from elsewhere is a step of its own.
+    if (what.kinds == ChangeKinds(ChangeKind::Settings)) {
+        push(new SetSettingsCommand(this, Settings::of(m_scenario), Settings::of(next), description, 0));
+    } else if (what.kinds == ChangeKinds(ChangeKind::Values) && singleRow(m_scenario, next)) {
+        const auto [id, row] = *singleRow(m_scenario, next);
+        push(new SetRowCommand(this, id, row, matrix(m_scenario, id).row(row), matrix(next, id).row(row),
+                               description, 0));
+    } else {
+        push(new ScenarioCommand(this, m_scenario, next, description, what));
     }
-    if (!description.isEmpty())
-        m_liveDescription = description;
-    const bool starting = !m_liveStart;
-    if (starting)
-        m_liveStart = m_scenario;
-    setScenario(next);
-    if (starting)
-        emit liveChanged(true);
     return std::nullopt;
 }
 
-void Document::commitLive(const QString &description)
+std::optional<Problem> Document::setRow(MatrixId id, int row, const Eigen::RowVectorXd &values,
+                                        const QString &description)
 {
-    if (!m_liveStart)
-        return;
-    //: An undo step: a drag with the mouse.
-    const QString name = !description.isEmpty()        ? description
-                         : !m_liveDescription.isEmpty() ? m_liveDescription
-                                                        : QCoreApplication::translate("attn::Document", "Drag");
-    Scenario before = std::move(*m_liveStart);
-    m_liveStart.reset();
-    m_liveDescription.clear();
-    emit liveChanged(false);
-    if (before == m_scenario)
-        return;
-    m_undo.push(new ScenarioCommand(this, std::move(before), m_scenario, name, true));
+    if (!matrixPresent(m_scenario, id) || row < 0 || row >= matrix(m_scenario, id).rows()
+        || values.size() != matrix(m_scenario, id).cols())
+        return refuse({std::string("inputs.") + matrixName(id), "no such row"});
+    for (Eigen::Index c = 0; c < values.size(); ++c)
+        if (auto p = checkEntry(matrixName(id), row, int(c), values(c)))
+            return refuse(*p);
+    const Eigen::RowVectorXd before = matrix(m_scenario, id).row(row);
+    if (before == values)
+        return std::nullopt;
+    // Finite values of the right width keep a valid scenario valid, except
+    // where a row's values matter to validity (RoPE pairs, cosine of a zero
+    // row are computable): checked once on the result, in place.
+    matrix(m_scenario, id).row(row) = values;
+    auto p = validate(m_scenario);
+    matrix(m_scenario, id).row(row) = before;
+    if (p)
+        return refuse(*p);
+    const QString text = description.isEmpty() ? m_gestureName : description;
+    push(new SetRowCommand(this, id, row, before, values, text, m_gesture));
+    return std::nullopt;
 }
 
-void Document::cancelLive()
+std::optional<Problem> Document::setSettings(const Settings &next, const QString &description)
 {
-    if (!m_liveStart)
+    const Settings before = Settings::of(m_scenario);
+    if (before == next)
+        return std::nullopt;
+    Scenario s = m_scenario;
+    next.applyTo(s);
+    if (auto p = validate(s))
+        return refuse(*p);
+    const QString text = description.isEmpty() ? m_gestureName : description;
+    push(new SetSettingsCommand(this, before, next, text, m_gesture));
+    return std::nullopt;
+}
+
+void Document::beginGesture(const QString &name)
+{
+    if (m_gesture)
+        endGesture();
+    //: An undo step: a drag with the mouse.
+    m_gestureName = name.isEmpty() ? QCoreApplication::translate("attn::Document", "Drag") : name;
+    m_gesture = ++m_gestureSerial;
+    emit gestureChanged(true);
+}
+
+void Document::endGesture()
+{
+    if (!m_gesture)
         return;
-    Scenario before = std::move(*m_liveStart);
-    m_liveStart.reset();
-    m_liveDescription.clear();
-    setScenario(before);
-    emit liveChanged(false);
-    emit liveCancelled();
+    m_gesture = 0;
+    m_gestureName.clear();
+    emit gestureChanged(false);
+}
+
+void Document::cancelGesture()
+{
+    if (!m_gesture)
+        return;
+    const int index = m_undo.index();
+    auto *top = index > 0 ? static_cast<DocumentCommand *>(const_cast<QUndoCommand *>(m_undo.command(index - 1)))
+                          : nullptr;
+    const bool undoStep = top && top->gesture() == m_gesture;
+    endGesture();
+    if (undoStep) {
+        top->dropOnNextUndo();
+        m_undo.undo();
+    }
+    emit gestureCancelled();
 }
 
 void Document::undo()
 {
-    if (m_liveStart)
-        cancelLive();
+    if (m_gesture)
+        cancelGesture();
     else
         m_undo.undo();
 }
 
 void Document::redo()
 {
-    if (!m_liveStart)
+    if (!m_gesture)
         m_undo.redo();
 }
-
 
 void Document::replace(const Scenario &s, const QString &filePath, const QString &lessonName)
 {
     if (auto p = validate(s))
         throw ScenarioError(*p);
     Trace trace = compute(s); // first: should it throw, nothing has changed yet
-    const bool wasLive = m_liveStart.has_value();
-    m_liveStart.reset();
-    m_liveDescription.clear();
-    if (wasLive)
-        emit liveChanged(false);
+    endGesture();
     m_undo.clear();
     m_filePath = filePath;
     m_lessonName = lessonName;
@@ -172,7 +219,7 @@ void Document::replace(const Scenario &s, const QString &filePath, const QString
     m_hoverRow = m_hoverCol = -1;
     m_trace = std::move(trace);
     m_scenario = s;
-    emit changed(Change::Shape | Change::Values | Change::Labels | Change::Settings | Change::Text);
+    emit changed(DocumentChange::all());
     emit currentChanged();
     emit hoverChanged(-1, -1);
     emit fileStateChanged();
@@ -222,12 +269,29 @@ void Document::setHovered(int row, int col)
     emit hoverChanged(row, col);
 }
 
-void Document::setScenario(const Scenario &s)
+void Document::applyRow(MatrixId id, int row, const Eigen::RowVectorXd &values)
 {
-    const Changes what = difference(m_scenario, s);
-    // Validated before it got here; compute() cannot throw for it.
-    m_trace = compute(s);
+    matrix(m_scenario, id).row(row) = values;
+    afterChange(DocumentChange::rows(id, row, 1));
+}
+
+void Document::applySettings(const Settings &s)
+{
+    s.applyTo(m_scenario);
+    afterChange({ChangeKind::Settings});
+}
+
+void Document::applyScenario(const Scenario &s, const DocumentChange &what)
+{
     m_scenario = s;
+    afterChange(what);
+}
+
+void Document::afterChange(const DocumentChange &what)
+{
+    // Validated before it got here; compute() cannot throw for it.
+    m_trace = compute(m_scenario);
+    const Scenario &s = m_scenario;
     const int head = std::clamp(m_head, 0, s.heads - 1), query = std::clamp(m_query, 0, queryCount(s) - 1);
     const bool moved = head != m_head || query != m_query;
     m_head = head;
@@ -239,27 +303,6 @@ void Document::setScenario(const Scenario &s)
     emit changed(what);
     if (moved)
         emit currentChanged();
-}
-
-ScenarioCommand::ScenarioCommand(Document *doc, Scenario before, Scenario after, const QString &text,
-                                 bool alreadyApplied)
-    : QUndoCommand(text), m_doc(doc), m_before(std::move(before)), m_after(std::move(after)),
-      m_skipFirstRedo(alreadyApplied)
-{
-}
-
-void ScenarioCommand::undo()
-{
-    m_doc->setScenario(m_before);
-}
-
-void ScenarioCommand::redo()
-{
-    if (m_skipFirstRedo) {
-        m_skipFirstRedo = false;
-        return;
-    }
-    m_doc->setScenario(m_after);
 }
 
 QString problemText(const Problem &p)

@@ -1,14 +1,22 @@
 #pragma once
 // The open lesson: one scenario, its trace, and the undo stack that every
 // change goes through. Views and models never change the scenario
-// themselves: they call edit() (or editLive() for a drag), which validates
-// and pushes one command; the command sets the scenario; the document
-// recomputes the trace and says what changed; views redraw from it.
+// themselves: they call edit(), setRow() or setSettings(), which validate
+// once and push one command (commands.h); the command swaps what it stores;
+// the document recomputes the trace and says what changed
+// (changed(DocumentChange)); each view redraws only for what it shows.
+//
+// A gesture (a drag, a slider held down) is an ordinary run of commands
+// that merge into one undo step: beginGesture() on the press, edits on each
+// move, endGesture() on the release. There is no side channel beside the
+// stack.
 //
 // Ownership: the document owns the scenario, the trace and the undo stack;
-// each ScenarioCommand owns the two scenarios it swaps between.
+// see commands.h for what each command owns.
 
 #include "attention.h"
+#include "commands.h"
+#include "documentchange.h"
 #include "scenario.h"
 #include "validate.h"
 
@@ -24,15 +32,6 @@ class Document : public QObject {
     Q_OBJECT
 
 public:
-    enum class Change {
-        Values = 0x1,   // numbers in the matrices
-        Shape = 0x2,    // sizes, heads or mode: models reset
-        Labels = 0x4,   // token labels
-        Settings = 0x8, // similarity, scale, temperature, mask, encoding, seed
-        Text = 0x10,    // title, description
-    };
-    Q_DECLARE_FLAGS(Changes, Change)
-
     explicit Document(QObject *parent = nullptr);
     ~Document() override;
 
@@ -41,22 +40,31 @@ public:
     QUndoStack *undoStack() { return &m_undo; }
 
     // One undoable edit. Refused (nothing changes) when `next` does not
-    // validate: the problem is returned and problemReported() emitted.
+    // validate: the problem is returned and problemReported() emitted. The
+    // command stores only what differs: a row, the settings, or (shapes,
+    // labels, text) the whole scenario.
     std::optional<Problem> edit(const Scenario &next, const QString &description);
+    // Row `row` of matrix `id` set to `values` (same width). Within a
+    // gesture, successive edits of the same row are one undo step.
+    std::optional<Problem> setRow(MatrixId id, int row, const Eigen::RowVectorXd &values,
+                                  const QString &description);
+    // The settings; within a gesture (the temperature slider) one step.
+    std::optional<Problem> setSettings(const Settings &next, const QString &description);
 
-    // A drag or a slider: each step is shown at once, and commitLive() makes
-    // the whole gesture one undo step. edit() and replace() end a gesture
-    // first. The step is named by commitLive's `description`, else by the
-    // latest one editLive was given ("Temperature 0.5"), else "Drag".
-    std::optional<Problem> editLive(const Scenario &next, const QString &description = QString());
-    void commitLive(const QString &description = QString());
-    void cancelLive();
-    bool isLive() const { return m_liveStart.has_value(); }
+    // A gesture: the edits until endGesture() merge into one undo step. Its
+    // name is the latest edit's description, or `name` when that is empty.
+    // An edit from elsewhere in the middle (a menu, a typed cell) is a step
+    // of its own; the gesture's later edits start a new step after it.
+    void beginGesture(const QString &name = QString());
+    void endGesture();
+    // Escape: the document returns to where the gesture (or its latest
+    // step, after an edit from elsewhere) began; no undo step is left and
+    // no redo can bring it back. Ends the gesture.
+    void cancelGesture();
+    bool inGesture() const { return m_gesture != 0; }
 
     // Undo and redo as the window offers them. Undo in the middle of a
-    // gesture cancels the gesture (the document returns to where it began);
-    // redo then does nothing. Going to the stack directly would leave the
-    // gesture's start stale and its commit would undo the wrong step.
+    // gesture cancels the gesture; redo waits until the gesture is over.
     void undo();
     void redo();
 
@@ -83,25 +91,33 @@ public:
     // that cannot be clicked): shown where problems are shown.
     void report(const QString &message) { emit problemReported(message); }
 
-    // Used by ScenarioCommand only.
-    void setScenario(const Scenario &s);
+    // The commands' swaps (commands.h): set, recompute, announce.
+    void applyRow(MatrixId id, int row, const Eigen::RowVectorXd &values);
+    void applySettings(const Settings &s);
+    void applyScenario(const Scenario &s, const DocumentChange &what);
 
 signals:
-    void changed(attn::Document::Changes what); // the trace is already recomputed
+    void changed(const attn::DocumentChange &change); // the trace is already recomputed
     void currentChanged();                      // head or query selection
     void hoverChanged(int row, int col);
     void problemReported(const QString &message);
-    void liveChanged(bool live);                // a gesture began or ended
-    void liveCancelled();                       // a gesture was undone (Escape, Ctrl+Z)
+    void gestureChanged(bool active);           // a gesture began or ended
+    void gestureCancelled();                    // a gesture was undone (Escape, Ctrl+Z)
     void fileStateChanged();                    // path, name or modified flag
 
 private:
+    std::optional<Problem> refuse(const Problem &p);
+    // Pushes `cmd`, made within the current gesture or not.
+    void push(DocumentCommand *cmd);
+    void afterChange(const DocumentChange &what);
+    int gestureOfNextEdit() const { return m_gesture; }
 
     Scenario m_scenario;
     Trace m_trace;
     QUndoStack m_undo;
-    std::optional<Scenario> m_liveStart;
-    QString m_liveDescription;
+    int m_gesture = 0;     // the open gesture's serial, 0 when none
+    int m_gestureSerial = 0;
+    QString m_gestureName;
     QString m_filePath;
     QString m_lessonName;
     int m_head = 0;
@@ -110,24 +126,8 @@ private:
     int m_hoverCol = -1;
 };
 
-// Swaps the document between two scenarios; undo and redo are the same swap.
-class ScenarioCommand : public QUndoCommand {
-public:
-    ScenarioCommand(Document *doc, Scenario before, Scenario after, const QString &text, bool alreadyApplied);
-    void undo() override;
-    void redo() override;
-
-private:
-    Document *m_doc;
-    Scenario m_before;
-    Scenario m_after;
-    bool m_skipFirstRedo;
-};
-
 // The places in a problem, in words for the window: "inputs.K[2][1]" becomes
 // "K row 3, column 2". Other places are kept.
 QString problemText(const Problem &p);
 
 } // namespace attn
-
-Q_DECLARE_OPERATORS_FOR_FLAGS(attn::Document::Changes)

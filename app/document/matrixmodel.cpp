@@ -219,12 +219,12 @@ Qt::ItemFlags MatrixModel::flags(const QModelIndex &index) const
     return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsEditable;
 }
 
-void MatrixModel::onDocumentChanged(Document::Changes what)
+void MatrixModel::onDocumentChanged(const DocumentChange &what)
 {
     const bool present = isPresent();
     const int rows = present ? int(matrix(m_doc->scenario(), m_id).rows()) : 0;
     const int cols = present ? int(matrix(m_doc->scenario(), m_id).cols()) : 0;
-    if (rows != m_rows || cols != m_cols || what.testFlag(Document::Change::Shape)) {
+    if (rows != m_rows || cols != m_cols || what.has(ChangeKind::Shape)) {
         beginResetModel();
         m_rows = rows;
         m_cols = cols;
@@ -233,9 +233,14 @@ void MatrixModel::onDocumentChanged(Document::Changes what)
     }
     if (m_rows == 0 || m_cols == 0)
         return;
-    if (what.testFlag(Document::Change::Values) || what.testFlag(Document::Change::Settings))
+    if (what.isRowChange()) {
+        // A drag or a typed cell: only those rows of that matrix.
+        if (*what.matrix == m_id)
+            emit dataChanged(index(what.firstRow, 0), index(what.firstRow + what.rowCount - 1, m_cols - 1));
+    } else if (what.any(ChangeKind::Values | ChangeKind::Settings)) {
         emit dataChanged(index(0, 0), index(m_rows - 1, m_cols - 1));
-    if (what.testFlag(Document::Change::Labels))
+    }
+    if (what.has(ChangeKind::Labels))
         emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
 }
 

@@ -41,7 +41,7 @@ signals:
     void refused(const QModelIndex &index, const QString &message);
 
 private:
-    void onDocumentChanged(Document::Changes what);
+    void onDocumentChanged(const DocumentChange &what);
     void onHoverChanged();
     QString columnName(int col) const;
     QString rowName(int row) const;

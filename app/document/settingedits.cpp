@@ -51,7 +51,8 @@ std::optional<Problem> SettingEdits::setTemperature(Document &doc, double tau, b
         return std::nullopt;
     s.temperature = tau;
     const QString description = tr("Temperature %1").arg(tau);
-    return live ? doc.editLive(s, description) : doc.edit(s, description);
+    // Held: part of the slider's gesture (one undo step for the whole move).
+    return live ? doc.setSettings(Settings::of(s), description) : doc.edit(s, description);
 }
 
 QString SettingEdits::name(Encoding encoding)

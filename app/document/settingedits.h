@@ -19,7 +19,7 @@ public:
     static std::optional<Problem> setEncoding(Document &doc, Encoding encoding);
     static std::optional<Problem> setScale(Document &doc, Scale scale);
     static std::optional<Problem> setSimilarity(Document &doc, Similarity similarity);
-    // live: part of a gesture (the slider), ended by Document::commitLive().
+    // live: part of the open gesture (the slider held down, Document::beginGesture).
     static std::optional<Problem> setTemperature(Document &doc, double tau, bool live = false);
 
     // Names as the undo history writes them ("Sinusoidal", "÷ √d_k").

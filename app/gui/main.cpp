@@ -6,6 +6,7 @@
 
 #include "lessons.h"
 #include "mainwindow.h"
+#include "version.h"
 #include "preferences.h"
 #include "runtimedir.h"
 

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "edit.h"
+#include "version.h"
 #include "formula.h"
 #include "gradients.h"
 #include "lessons.h"
@@ -8,11 +9,15 @@
 #include "preferences.h"
 #include "scenario_json.h"
 #include "settingedits.h"
+#include "settingsactions.h"
 #include "stagedata.h"
 #include "stageviews.h"
 #include "togglepanel.h"
+#include "atomicwrite.h"
+#include "trace_csv.h"
 #include "trace_json.h"
-#include "vectorplane.h"
+#include "planepanel.h"
+#include "scalinglabpanel.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -72,13 +77,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     createViews();
     createMenus();
 
-    connect(&m_doc, &Document::changed, this, &MainWindow::syncActions);
-    connect(&m_doc, &Document::currentChanged, this, &MainWindow::syncActions);
     connect(&m_doc, &Document::fileStateChanged, this, &MainWindow::updateTitle);
     connect(&m_doc, &Document::problemReported, this, &MainWindow::showProblem);
 
     readSettings();
-    syncActions();
     updateTitle();
 }
 
@@ -92,6 +94,8 @@ MainWindow::~MainWindow()
 
 void MainWindow::createViews()
 {
+    m_settings = new SettingsActions(&m_doc, this);
+    connect(m_settings, &SettingsActions::message, this, &MainWindow::showProblem);
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -119,7 +123,7 @@ void MainWindow::createViews()
     }
     m_sideTabs = new QTabWidget(central);
     m_sideTabs->setObjectName(QStringLiteral("sideTabs"));
-    m_planePanel = new VectorPlanePanel(&m_doc, m_sideTabs);
+    m_planePanel = new PlanePanel(&m_doc, m_sideTabs);
     m_sideTabs->addTab(m_planePanel, tr("Vector &plane"));
     m_sideTabs->addTab(new AllHeadsView(&m_doc, m_sideTabs), tr("All &heads"));
     m_sideTabs->addTab(new ConcatView(&m_doc, m_sideTabs), tr("&Concat → output"));
@@ -137,7 +141,7 @@ void MainWindow::createViews()
                         | QDockWidget::DockWidgetClosable);
     addDockWidget(Qt::LeftDockWidgetArea, inputs);
 
-    m_toggles = new TogglePanel(&m_doc, this);
+    m_toggles = new TogglePanel(&m_doc, m_settings, this);
     auto *scroll = new QScrollArea(this);
     scroll->setWidget(m_toggles);
     scroll->setWidgetResizable(true);
@@ -198,10 +202,10 @@ void MainWindow::createMenus()
     connect(redo, &QAction::triggered, &m_doc, &Document::redo);
     auto sync = [this, stack, undo, redo] {
         // Mid-gesture, undo cancels the gesture (Document::undo) and redo waits.
-        undo->setEnabled(stack->canUndo() || m_doc.isLive());
-        redo->setEnabled(stack->canRedo() && !m_doc.isLive());
+        undo->setEnabled(stack->canUndo() || m_doc.inGesture());
+        redo->setEnabled(stack->canRedo() && !m_doc.inGesture());
         //: %1 names the step, e.g. "Undo Add token t5".
-        undo->setText(m_doc.isLive()     ? tr("&Undo: cancel the drag")
+        undo->setText(m_doc.inGesture()     ? tr("&Undo: cancel the drag")
                       : stack->canUndo() ? tr("&Undo %1").arg(stack->undoText())
                                          : tr("&Undo"));
         //: %1 names the step, e.g. "Redo Add token t5".
@@ -209,7 +213,7 @@ void MainWindow::createMenus()
     };
     connect(stack, &QUndoStack::indexChanged, this, sync);
     connect(stack, &QUndoStack::cleanChanged, this, sync);
-    connect(&m_doc, &Document::liveChanged, this, sync);
+    connect(&m_doc, &Document::gestureChanged, this, sync);
     sync();
     edit->addAction(undo);
     edit->addAction(redo);
@@ -224,85 +228,30 @@ void MainWindow::createMenus()
     edit->addAction(tr("Move token &down"), QKeySequence(Qt::ALT | Qt::Key_Down), m_matrices,
                     [this] { m_matrices->moveToken(+1); });
 
-    // Attention: every setting of the panel, from the keyboard.
+    // Attention: every setting of the panel, from the keyboard; the same
+    // actions as the panel's buttons (SettingsActions).
     QMenu *attention = menuBar()->addMenu(tr("&Attention"));
-    m_causal = attention->addAction(tr("&Causal mask"));
-    m_causal->setCheckable(true);
-    m_causal->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
-    connect(m_causal, &QAction::triggered, this, [this](bool on) {
-        SettingEdits::setCausal(m_doc, on);
-        syncActions();
-    });
-    m_afterSoftmax = attention->addAction(tr("Mask &after softmax (the mistake)"));
-    m_afterSoftmax->setCheckable(true);
-    m_afterSoftmax->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
-    connect(m_afterSoftmax, &QAction::triggered, this, [this](bool on) {
-        SettingEdits::setMaskStage(m_doc, on ? MaskStage::AfterSoftmax : MaskStage::BeforeSoftmax);
-        syncActions();
-    });
-    attention->addAction(tr("C&lear clicked cells"), this,
-                         [this] { m_doc.edit(clearHandMask(m_doc.scenario()), tr("Clear the hand-made mask")); });
+    attention->addAction(m_settings->causal());
+    attention->addAction(m_settings->afterSoftmax());
+    attention->addAction(m_settings->clearMask());
     attention->addSeparator();
-
     QMenu *heads = attention->addMenu(tr("&Heads"));
-    m_headsGroup = new QActionGroup(this);
-    const Qt::Key headKeys[] = {Qt::Key_1, Qt::Key_2, Qt::Key_4, Qt::Key_8};
-    int k = 0;
-    for (int h : {1, 2, 4, 8}) {
-        QAction *a = checkable(m_headsGroup, h == 1 ? tr("&1 head") : tr("&%1 heads").arg(h), h);
-        a->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | headKeys[k++]));
-        heads->addAction(a);
-    }
-    connect(m_headsGroup, &QActionGroup::triggered, this, [this](QAction *a) {
-        SettingEdits::setHeadCount(m_doc, a->data().toInt());
-        syncActions();
-    });
+    heads->addActions(m_settings->heads()->actions());
     heads->addSeparator();
-    heads->addAction(tr("&Next head"), QKeySequence(Qt::CTRL | Qt::Key_BracketRight), this, [this] { nudgeHead(+1); });
-    heads->addAction(tr("&Previous head"), QKeySequence(Qt::CTRL | Qt::Key_BracketLeft), this, [this] { nudgeHead(-1); });
-
-    QMenu *encoding = attention->addMenu(tr("&Positional encoding"));
-    m_encodingGroup = new QActionGroup(this);
-    const std::pair<Encoding, QString> encodings[] = {{Encoding::None, tr("&None")},
-                                                      {Encoding::Sinusoidal, tr("&Sinusoidal")},
-                                                      {Encoding::Learned, tr("&Learned")},
-                                                      {Encoding::Rope, tr("&RoPE")}};
-    k = 0;
-    for (const auto &[e, text] : encodings) {
-        QAction *a = checkable(m_encodingGroup, text, int(e));
-        a->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key(Qt::Key_0 + k++)));
-        encoding->addAction(a);
-    }
-    connect(m_encodingGroup, &QActionGroup::triggered, this, [this](QAction *a) {
-        SettingEdits::setEncoding(m_doc, Encoding(a->data().toInt()));
-        syncActions();
+    heads->addAction(m_settings->nextHead());
+    heads->addAction(m_settings->previousHead());
+    attention->addMenu(tr("&Positional encoding"))->addActions(m_settings->encodings()->actions());
+    attention->addMenu(tr("&Scaling"))->addActions(m_settings->scales()->actions());
+    attention->addMenu(tr("S&imilarity"))->addActions(m_settings->similarities()->actions());
+    QMenu *temperature = attention->addMenu(tr("&Temperature"));
+    temperature->addAction(m_settings->sharper());
+    temperature->addAction(m_settings->flatter());
+    temperature->addAction(m_settings->resetTemperature());
+    // Turning an encoding on shows it.
+    connect(m_settings->encodings(), &QActionGroup::triggered, this, [this] {
         if (m_doc.scenario().encoding != Encoding::None)
             m_sideTabs->setCurrentIndex(m_sideTabs->count() - 1);
     });
-
-    QMenu *scaling = attention->addMenu(tr("&Scaling"));
-    m_scaleGroup = new QActionGroup(this);
-    scaling->addAction(checkable(m_scaleGroup, tr("÷ √d_&k"), int(Scale::SqrtDk)));
-    scaling->addAction(checkable(m_scaleGroup, tr("÷ 1 (&none)"), int(Scale::None)));
-    scaling->addAction(checkable(m_scaleGroup, tr("÷ &d_k (the mistake)"), int(Scale::Dk)));
-    connect(m_scaleGroup, &QActionGroup::triggered, this,
-            [this](QAction *a) { SettingEdits::setScale(m_doc, Scale(a->data().toInt())); });
-
-    QMenu *similarity = attention->addMenu(tr("S&imilarity"));
-    m_similarityGroup = new QActionGroup(this);
-    similarity->addAction(checkable(m_similarityGroup, tr("&Dot product q·k"), int(Similarity::Dot)));
-    similarity->addAction(checkable(m_similarityGroup, tr("&Cosine"), int(Similarity::Cosine)));
-    similarity->addAction(checkable(m_similarityGroup, tr("&Negative squared distance"), int(Similarity::NegSqDistance)));
-    connect(m_similarityGroup, &QActionGroup::triggered, this,
-            [this](QAction *a) { SettingEdits::setSimilarity(m_doc, Similarity(a->data().toInt())); });
-
-    QMenu *temperature = attention->addMenu(tr("&Temperature"));
-    temperature->addAction(tr("&Sharper (τ × 0.8)"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Down), this,
-                           [this] { changeTemperature(0.8); });
-    temperature->addAction(tr("&Flatter (τ × 1.25)"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Up), this,
-                           [this] { changeTemperature(1.25); });
-    temperature->addAction(tr("&Reset to τ = 1"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backspace), this,
-                           [this] { changeTemperature(0); });
 
     // View
     QMenu *view = menuBar()->addMenu(tr("&View"));
@@ -366,6 +315,9 @@ void MainWindow::createMenus()
         const QList<QDockWidget *> docks = findChildren<QDockWidget *>();
         setPanelsShown(std::none_of(docks.begin(), docks.end(), [](QDockWidget *d) { return d->isVisible(); }));
     });
+    QAction *lab = view->addAction(tr("√d_k &lab…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L), this,
+                                   [this] { showScalingLab(); });
+    lab->setToolTip(tr("Why divide by √d_k: random q and k, their scores and the softmax, in a window of its own"));
     view->addSeparator();
     QMenu *language = view->addMenu(tr("&Language"));
     auto *languageGroup = new QActionGroup(this);
@@ -410,7 +362,7 @@ void MainWindow::createMenus()
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
-VectorPlane *MainWindow::vectorPlane() const
+PlanePlot *MainWindow::vectorPlane() const
 {
     return m_planePanel->plane();
 }
@@ -512,26 +464,21 @@ void MainWindow::setZoom(double zoom, bool announce)
     });
 }
 
-void MainWindow::syncActions()
+ScalingLabPanel *MainWindow::showScalingLab()
 {
-    const Scenario &s = m_doc.scenario();
-    m_causal->setChecked(s.mask.causal);
-    m_causal->setEnabled(queryCount(s) == keyCount(s) || s.mask.causal);
-    m_afterSoftmax->setChecked(s.maskStage == MaskStage::AfterSoftmax);
-    for (QAction *a : m_headsGroup->actions()) {
-        const int h = a->data().toInt();
-        a->setChecked(h == s.heads);
-        a->setEnabled(keyWidth(s) % h == 0 && valueWidth(s) % h == 0);
+    // Its own window, large: a class reads it from the back of the room. A
+    // child of this window, so it follows the zoom and closes with it.
+    if (!m_scalingLab) {
+        m_scalingLab = new ScalingLabPanel(this);
+        m_scalingLab->setWindowFlag(Qt::Window);
+        m_scalingLab->setWindowTitle(tr("√d_k lab — Attention Lab"));
+        const QRect screen = this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
+        m_scalingLab->resize(std::min(1500, screen.width() * 9 / 10), std::min(1000, screen.height() * 9 / 10));
     }
-    for (QAction *a : m_encodingGroup->actions()) {
-        a->setChecked(a->data().toInt() == int(s.encoding));
-        if (a->data().toInt() == int(Encoding::Rope))
-            a->setEnabled(headDim(s) % 2 == 0 || s.encoding == Encoding::Rope);
-    }
-    for (QAction *a : m_scaleGroup->actions())
-        a->setChecked(a->data().toInt() == int(s.scale));
-    for (QAction *a : m_similarityGroup->actions())
-        a->setChecked(a->data().toInt() == int(s.similarity));
+    m_scalingLab->show();
+    m_scalingLab->raise();
+    m_scalingLab->activateWindow();
+    return m_scalingLab;
 }
 
 void MainWindow::updateTitle()
@@ -552,25 +499,6 @@ void MainWindow::showProblem(const QString &message)
     });
 }
 
-void MainWindow::changeTemperature(double factor)
-{
-    const double now = m_doc.scenario().temperature;
-    const double tau = factor == 0 ? 1.0 : TogglePanel::roundTemperature(now * factor);
-    if (tau == now && factor != 0) {
-        showProblem(tr("The temperature is at the end of its range (%1 to %2)")
-                        .arg(QString::fromStdString(compact(kMinTemperature)),
-                             QString::fromStdString(compact(kMaxTemperature))));
-        return;
-    }
-    SettingEdits::setTemperature(m_doc, tau);
-}
-
-void MainWindow::nudgeHead(int delta)
-{
-    const int h = m_doc.scenario().heads;
-    m_doc.setCurrentHead((m_doc.currentHead() + delta + h) % h);
-}
-
 FigureStyle MainWindow::figureStyle() const
 {
     FigureStyle style;
@@ -584,7 +512,7 @@ FigureStyle MainWindow::figureStyle() const
 
 PlaneView MainWindow::planeView() const
 {
-    const VectorPlane *plane = m_planePanel->plane();
+    const PlanePanel *plane = m_planePanel;
     PlaneView view;
     view.head = m_doc.currentHead();
     view.query = m_doc.currentQuery();

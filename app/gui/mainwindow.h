@@ -24,10 +24,12 @@ namespace attn {
 class FormulaBar;
 class HeatmapPlot;
 class MatrixPanel;
+class SettingsActions;
 class StageView;
 class TogglePanel;
-class VectorPlane;
-class VectorPlanePanel;
+class PlanePanel;
+class ScalingLabPanel;
+class PlanePlot;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -39,10 +41,13 @@ public:
     Document *document() { return &m_doc; }
     MatrixPanel *matrixPanel() const { return m_matrices; }
     TogglePanel *togglePanel() const { return m_toggles; }
-    VectorPlanePanel *planePanel() const { return m_planePanel; }
+    SettingsActions *settingsActions() const { return m_settings; }
+    PlanePanel *planePanel() const { return m_planePanel; }
+    // The √d_k lab in a window of its own (View ▸ √d_k lab), made on first use; shown and raised.
+    ScalingLabPanel *showScalingLab();
     StageView *stageView(Stage stage) const;
     QTabWidget *sideTabs() const { return m_sideTabs; }
-    VectorPlane *vectorPlane() const;
+    PlanePlot *vectorPlane() const;
 
     // Loads a file or a built-in lesson. On a problem the open document
     // stays as it was and the message is shown (and returned).
@@ -81,7 +86,6 @@ private:
     void writeSettings();
     void applyGradients();
     void applyCellText();
-    void syncActions();
     void updateTitle();
     void updateRecentMenu();
     void addRecentFile(const QString &path);
@@ -96,8 +100,6 @@ private:
     void open();
     bool save();
     bool saveAs();
-    void changeTemperature(double factor);
-    void nudgeHead(int delta);
     std::vector<HeatmapPlot *> allPlots() const;
 
     Document m_doc;
@@ -107,17 +109,13 @@ private:
     std::vector<StageView *> m_stages;
     QTabWidget *m_sideTabs = nullptr;
     QDockWidget *m_inputsDock = nullptr;
-    VectorPlanePanel *m_planePanel = nullptr;
+    PlanePanel *m_planePanel = nullptr;
+    ScalingLabPanel *m_scalingLab = nullptr;
     QLabel *m_statusProblem = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_lessonsMenu = nullptr;
 
-    QAction *m_causal = nullptr;
-    QAction *m_afterSoftmax = nullptr;
-    QActionGroup *m_headsGroup = nullptr;
-    QActionGroup *m_encodingGroup = nullptr;
-    QActionGroup *m_scaleGroup = nullptr;
-    QActionGroup *m_similarityGroup = nullptr;
+    SettingsActions *m_settings = nullptr;
     QActionGroup *m_sequentialGroup = nullptr;
     QActionGroup *m_divergingGroup = nullptr;
     QActionGroup *m_cellTextGroup = nullptr;

@@ -36,6 +36,8 @@ private slots:
     void modeSwitchKeepsWeights();
     void changeFlags();
     void headAndQueryFollowShape();
+    void commandsStoreOnlyWhatChanges();
+    void dragBackToStartLeavesNoStep();
     void problemPlacesInWords();
 };
 
@@ -159,9 +161,17 @@ void TestDocument::invalidEditIsRefused()
     rope.encoding = Encoding::Rope;
     QVERIFY(doc.edit(rope, "rope").has_value()); // odd d_k
     QVERIFY(doc.scenario() == before);
-    // editLive refuses the same way and starts no gesture.
-    QVERIFY(doc.editLive(causal).has_value());
-    QVERIFY(!doc.isLive());
+    // Within a gesture a setting is refused the same way and leaves no step.
+    doc.beginGesture("drag");
+    QVERIFY(doc.setSettings(Settings::of(causal), QString()).has_value());
+    doc.endGesture();
+    QVERIFY(!doc.inGesture());
+    QCOMPARE(doc.undoStack()->count(), 0);
+    // A row that is not finite is refused with its place.
+    auto row = doc.setRow(MatrixId::Q, 0, Eigen::RowVectorXd::Constant(doc.scenario().Q.cols(), qQNaN()), "nan");
+    QVERIFY(row.has_value());
+    QCOMPARE(QString::fromStdString(row->place), QStringLiteral("inputs.Q[0][0]"));
+    QVERIFY(doc.scenario() == before);
 }
 
 void TestDocument::liveGestureIsOneUndoStep()
@@ -170,17 +180,24 @@ void TestDocument::liveGestureIsOneUndoStep()
     doc.replace(lesson("seed001-soft-knn"), QString());
     const Scenario before = doc.scenario();
     QSignalSpy changed(&doc, &Document::changed);
+    doc.beginGesture("drag q1");
     for (int step = 1; step <= 30; ++step) {
-        Scenario s = doc.scenario();
-        s.Q(0, 0) = 1.0 + 0.05 * step;
-        s.Q(0, 1) = 0.2 - 0.02 * step;
-        QVERIFY(!doc.editLive(s));
+        Eigen::RowVectorXd row = doc.scenario().Q.row(0);
+        row(0) = 1.0 + 0.05 * step;
+        row(1) = 0.2 - 0.02 * step;
+        QVERIFY(!doc.setRow(MatrixId::Q, 0, row, QString()));
         // Every step is computed at once: the trace never lags.
         ATTN_COMPARE_NEAR(doc.trace().heads[0].Q(0, 0), 1.0 + 0.05 * step, 1e-15);
+        // Each step merges into the gesture's one command.
+        QCOMPARE(doc.undoStack()->count(), 1);
+        // A drag step says which matrix and row it changed.
+        const auto what = changed.last().first().value<DocumentChange>();
+        QVERIFY(what.isRowChange());
+        QCOMPARE(what.firstRow, 0);
+        QCOMPARE(*what.matrix, MatrixId::Q);
     }
     QCOMPARE(changed.count(), 30);
-    QCOMPARE(doc.undoStack()->count(), 0);
-    doc.commitLive("drag q1");
+    doc.endGesture();
     QCOMPARE(doc.undoStack()->count(), 1);
     QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("drag q1"));
     const Scenario after = doc.scenario();
@@ -197,16 +214,20 @@ void TestDocument::cancelledGestureRestores()
     const Scenario before = doc.scenario();
     Scenario s = before;
     s.temperature = 0.1;
-    QVERIFY(!doc.editLive(s));
+    doc.beginGesture("tau");
+    QVERIFY(!doc.setSettings(Settings::of(s), QString()));
     QCOMPARE(doc.scenario().temperature, 0.1);
-    doc.cancelLive();
+    doc.cancelGesture();
     QVERIFY(doc.scenario() == before);
     QCOMPARE(doc.undoStack()->count(), 0);
-    // An ordinary edit in the middle of a gesture ends it first: two steps.
-    QVERIFY(!doc.editLive(s));
+    QVERIFY(!doc.undoStack()->canRedo()); // a cancelled gesture cannot be redone
+    // An ordinary edit in the middle of a gesture is a step of its own: two steps.
+    doc.beginGesture("tau");
+    QVERIFY(!doc.setSettings(Settings::of(s), QString()));
     Scenario t = doc.scenario();
     t.scale = Scale::None;
     QVERIFY(!doc.edit(t, "scale"));
+    doc.endGesture();
     QCOMPARE(doc.undoStack()->count(), 2);
     doc.undoStack()->undo();
     doc.undoStack()->undo();
@@ -227,21 +248,22 @@ void TestDocument::undoInMidGesture()
     QVERIFY(doc.scenario() == start);
     QVERIFY(doc.undoStack()->canRedo());
 
-    Scenario dragged = start;
-    dragged.Q(0, 0) = -1.0;
-    QVERIFY(!doc.editLive(dragged));
-    doc.redo(); // live: the redo would land on top of the gesture's frame
+    Eigen::RowVectorXd dragged = start.Q.row(0);
+    dragged(0) = -1.0;
+    doc.beginGesture("drag");
+    QVERIFY(!doc.setRow(MatrixId::Q, 0, dragged, QString()));
+    doc.redo(); // in a gesture: the redo would land on top of the gesture's step
     QCOMPARE(doc.scenario().Q(0, 0), -1.0);
-    QVERIFY(doc.isLive());
+    QVERIFY(doc.inGesture());
     doc.undo();
-    QVERIFY(!doc.isLive());
+    QVERIFY(!doc.inGesture());
     QVERIFY(doc.scenario() == start);
-    doc.commitLive("drag"); // a release after the cancel: nothing to commit
-    QCOMPARE(doc.undoStack()->count(), 1);
-    QCOMPARE(doc.undoStack()->index(), 0);
+    doc.endGesture(); // a release after the cancel: nothing to commit
+    // The gesture's first step was a new edit, so, as after any edit, the
+    // undone "scale" can no longer be redone; the cancelled step is gone too.
+    QCOMPARE(doc.undoStack()->count(), 0);
+    QVERIFY(!doc.undoStack()->canRedo());
     doc.redo();
-    QVERIFY(doc.scenario() == scaled);
-    doc.undo();
     QVERIFY(doc.scenario() == start);
 }
 
@@ -341,23 +363,25 @@ void TestDocument::changeFlags()
     Document doc;
     doc.replace(lesson("causal"), QString());
     QSignalSpy changed(&doc, &Document::changed);
-    auto last = [&] { return changed.last().first().value<Document::Changes>(); };
+    auto last = [&] { return changed.last().first().value<DocumentChange>().kinds; };
 
     Scenario s = doc.scenario();
     s.Q(0, 0) = 7;
     doc.edit(s, "value");
-    QCOMPARE(last(), Document::Changes(Document::Change::Values));
+    QCOMPARE(last(), ChangeKinds(ChangeKind::Values));
+    // One entry changed: the change names its matrix and row.
+    QCOMPARE(*changed.last().first().value<DocumentChange>().matrix, MatrixId::Q);
 
     s = doc.scenario();
     s.temperature = 2;
     doc.edit(s, "tau");
-    QCOMPARE(last(), Document::Changes(Document::Change::Settings));
+    QCOMPARE(last(), ChangeKinds(ChangeKind::Settings));
 
     doc.edit(renameToken(doc.scenario(), Side::Query, 0, "x"), "rename");
-    QCOMPARE(last(), Document::Changes(Document::Change::Labels));
+    QCOMPARE(last(), ChangeKinds(ChangeKind::Labels));
 
     doc.edit(insertToken(doc.scenario(), Side::Query, 0, "y"), "add");
-    QVERIFY(last().testFlag(Document::Change::Shape));
+    QVERIFY(last().testFlag(ChangeKind::Shape));
 }
 
 void TestDocument::headAndQueryFollowShape()
@@ -375,6 +399,64 @@ void TestDocument::headAndQueryFollowShape()
     QCOMPARE(doc.currentQuery(), 2);
     doc.setCurrentHead(5); // clamped
     QCOMPARE(doc.currentHead(), 0);
+}
+
+// A row edit and a settings edit push the narrow commands, which undo and
+// redo exactly; a shape edit keeps the whole scenario.
+void TestDocument::commandsStoreOnlyWhatChanges()
+{
+    Document doc;
+    doc.replace(lesson("causal"), QString());
+    const Scenario start = doc.scenario();
+    Scenario s = start;
+    s.K(1, 0) = 3.5;
+    QVERIFY(!doc.edit(s, "cell"));
+    QVERIFY(dynamic_cast<const SetRowCommand *>(doc.undoStack()->command(0)));
+    s.temperature = 0.5;
+    QVERIFY(!doc.edit(s, "tau"));
+    QVERIFY(dynamic_cast<const SetSettingsCommand *>(doc.undoStack()->command(1)));
+    QVERIFY(!doc.edit(insertToken(s, Side::Query, 0, "t"), "add"));
+    QVERIFY(dynamic_cast<const ScenarioCommand *>(doc.undoStack()->command(2)));
+    const Scenario end = doc.scenario();
+    doc.undoStack()->undo();
+    QVERIFY(doc.scenario() == s);
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QVERIFY(doc.scenario() == start);
+    doc.undoStack()->redo();
+    doc.undoStack()->redo();
+    doc.undoStack()->redo();
+    QVERIFY(doc.scenario() == end);
+    // Two gestures on the same row are two steps; two rows in one gesture too.
+    doc.beginGesture("drag");
+    Eigen::RowVectorXd r = doc.scenario().Q.row(0);
+    r(0) += 1;
+    QVERIFY(!doc.setRow(MatrixId::Q, 0, r, QString()));
+    r(0) += 1;
+    QVERIFY(!doc.setRow(MatrixId::Q, 0, r, QString()));
+    Eigen::RowVectorXd r1 = doc.scenario().Q.row(1);
+    r1(0) += 1;
+    QVERIFY(!doc.setRow(MatrixId::Q, 1, r1, QString()));
+    doc.endGesture();
+    QCOMPARE(doc.undoStack()->count(), 5);
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("drag"));
+}
+
+// A drag that comes back to where it started leaves no undo step.
+void TestDocument::dragBackToStartLeavesNoStep()
+{
+    Document doc;
+    doc.replace(lesson("seed001-soft-knn"), QString());
+    const Scenario start = doc.scenario();
+    doc.beginGesture("drag");
+    Eigen::RowVectorXd r = start.Q.row(0);
+    r(1) += 0.5;
+    QVERIFY(!doc.setRow(MatrixId::Q, 0, r, QString()));
+    QVERIFY(!doc.setRow(MatrixId::Q, 0, start.Q.row(0), QString()));
+    doc.endGesture();
+    QVERIFY(doc.scenario() == start);
+    QCOMPARE(doc.undoStack()->count(), 0);
+    QVERIFY(!doc.isModified());
 }
 
 void TestDocument::problemPlacesInWords()

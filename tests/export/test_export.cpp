@@ -6,6 +6,8 @@
 #include "lesson_test.h"
 
 #include "figureexport.h"
+#include "atomicwrite.h"
+#include "trace_csv.h"
 #include "formula.h"
 #include "lessons.h"
 

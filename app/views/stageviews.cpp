@@ -4,6 +4,7 @@
 #include "explain.h"
 #include "formula.h"
 #include "stagedata.h"
+#include "viewbinding.h"
 
 #include <QEvent>
 #include <QGridLayout>
@@ -21,8 +22,9 @@ StageView::StageView(Document *doc, Stage stage, QWidget *parent) : HeatmapPlot(
     });
     connect(this, &HeatmapPlot::cellHovered, this, &StageView::onHover);
     connect(this, &HeatmapPlot::cellClicked, this, &StageView::onCellClicked);
-    connect(doc, &Document::changed, this, &StageView::refresh);
-    connect(doc, &Document::currentChanged, this, &StageView::refresh);
+    // The maps of the window are always drawn: a window's first show finds them ready.
+    new ViewBinding(this, doc, ChangeKind::Values | ChangeKind::Shape | ChangeKind::Labels | ChangeKind::Settings,
+                    [this] { refresh(); }, ViewBinding::FollowsCurrent | ViewBinding::EvenWhenHidden);
     connect(doc, &Document::hoverChanged, this, [this](int row, int col) {
         setHighlight(row, m_stage == Stage::Output ? -1 : col);
     });
@@ -81,15 +83,9 @@ AllHeadsView::AllHeadsView(Document *doc, QWidget *parent) : QWidget(parent), m_
 {
     new QGridLayout(this);
     // A tab in the background waits until it is shown: no work on a drag.
-    connect(doc, &Document::changed, this, [this] { if (isVisible()) refresh(); });
-    connect(doc, &Document::currentChanged, this, [this] { if (isVisible()) refresh(); });
+    new ViewBinding(this, doc, ChangeKind::Values | ChangeKind::Shape | ChangeKind::Labels | ChangeKind::Settings,
+                    [this] { refresh(); });
     refresh();
-}
-
-void AllHeadsView::showEvent(QShowEvent *event)
-{
-    refresh();
-    QWidget::showEvent(event);
 }
 
 void AllHeadsView::refresh()
@@ -130,14 +126,9 @@ ConcatView::ConcatView(Document *doc, QWidget *parent) : QWidget(parent), m_doc(
     m_output->setObjectName(QStringLiteral("final-output"));
     layout->addWidget(m_concat);
     layout->addWidget(m_output);
-    connect(doc, &Document::changed, this, [this] { if (isVisible()) refresh(); });
+    new ViewBinding(this, doc, ChangeKind::Values | ChangeKind::Shape | ChangeKind::Labels | ChangeKind::Settings,
+                    [this] { refresh(); }, {});
     refresh();
-}
-
-void ConcatView::showEvent(QShowEvent *event)
-{
-    refresh();
-    QWidget::showEvent(event);
 }
 
 void ConcatView::refresh()
@@ -158,14 +149,9 @@ PositionalView::PositionalView(Document *doc, QWidget *parent) : QStackedWidget(
     m_plot->setObjectName(QStringLiteral("positional"));
     addWidget(m_off);
     addWidget(m_plot);
-    connect(doc, &Document::changed, this, [this] { if (isVisible()) refresh(); });
+    // The encoding depends on the sizes, the encoding and its seed, never on the values.
+    new ViewBinding(this, doc, ChangeKind::Shape | ChangeKind::Labels | ChangeKind::Settings, [this] { refresh(); }, {});
     refresh();
-}
-
-void PositionalView::showEvent(QShowEvent *event)
-{
-    refresh();
-    QStackedWidget::showEvent(event);
 }
 
 void PositionalView::refresh()
@@ -185,7 +171,9 @@ FormulaBar::FormulaBar(Document *doc, QWidget *parent) : QLabel(parent), m_doc(d
     setTextInteractionFlags(Qt::TextSelectableByMouse);
     setAlignment(Qt::AlignCenter);
     setWordWrap(true);
-    connect(doc, &Document::changed, this, &FormulaBar::refresh);
+    // The formula names the settings and the sizes, not the numbers: a drag leaves it alone.
+    new ViewBinding(this, doc, ChangeKind::Shape | ChangeKind::Settings, [this] { refresh(); },
+                    ViewBinding::EvenWhenHidden);
     refresh();
 }
 

@@ -4,6 +4,8 @@
 // an edit; the temperature slider is a live gesture (one undo step a drag).
 
 #include "document.h"
+#include "edit.h"
+#include "settingsactions.h"
 
 #include <QWidget>
 
@@ -11,6 +13,7 @@ class QButtonGroup;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -24,7 +27,9 @@ class TogglePanel : public QWidget {
     Q_OBJECT
 
 public:
-    explicit TogglePanel(Document *doc, QWidget *parent = nullptr);
+    // The mask, heads, encoding, scale and similarity buttons show and
+    // trigger `actions` (the Attention menu's own).
+    TogglePanel(Document *doc, SettingsActions *actions, QWidget *parent = nullptr);
 
     // Slider position (0..kSliderSteps) for a temperature, and back; log
     // scale over the range a lesson needs. The spin box beside it takes any
@@ -35,16 +40,21 @@ public:
     static constexpr double kSliderMaxTemperature = 10.0;
     static constexpr int kSliderSteps = 1000;
 
-    // τ rounded to two significant digits (numbers a class can read and
-    // check, and 1 exactly), within what the core accepts.
-    static double roundTemperature(double tau);
+    // τ rounded to two significant digits (core's roundTemperature, edit.h).
+    static double roundTemperature(double tau) { return attn::roundTemperature(tau); }
 
     QSlider *temperatureSlider() const { return m_tau; }
     QDoubleSpinBox *temperatureBox() const { return m_tauBox; }
     QLineEdit *seedEdit() const { return m_seed; }
 
 private:
+    QGroupBox *createMaskGroup();
+    QGroupBox *createHeadsGroup();
+    QGroupBox *createEncodingGroup();
+    QGroupBox *createScalingGroup();
     void sync();
+    void syncRowSums();
+    void bindActions(SettingsActions *actions);
     void setTemperature(double tau, bool live);
     void commitSeed();
 

@@ -213,8 +213,8 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
         apply(setSeparateKeys(s, on), on ? tr("Separate key sequence") : tr("Self-attention"));
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { syncControls(); });
-    connect(doc, &Document::changed, this, [this](Document::Changes what) {
-        if (what.testFlag(Document::Change::Shape))
+    connect(doc, &Document::changed, this, [this](const DocumentChange &what) {
+        if (what.has(ChangeKind::Shape))
             rebuildTabs();
         syncControls();
     });

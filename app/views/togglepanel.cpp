@@ -1,6 +1,7 @@
 #include "togglepanel.h"
 
 #include "settingedits.h"
+#include "settingsactions.h"
 
 #include "edit.h"
 #include "formula.h"
@@ -91,14 +92,6 @@ private:
 
 } // namespace
 
-double TogglePanel::roundTemperature(double tau)
-{
-    if (!(tau > 0))
-        return kMinTemperature;
-    const double scale = std::pow(10.0, 1 - std::floor(std::log10(tau)));
-    return std::clamp(std::round(tau * scale) / scale, kMinTemperature, kMaxTemperature);
-}
-
 int TogglePanel::sliderPosition(double temperature)
 {
     const double t = std::clamp(temperature, kSliderMinTemperature, kSliderMaxTemperature);
@@ -112,11 +105,9 @@ double TogglePanel::temperatureAt(int position)
     return roundTemperature(kSliderMinTemperature * std::pow(kSliderMaxTemperature / kSliderMinTemperature, f));
 }
 
-TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
+// Mask: causal, padding, cells blocked by hand, before or after the softmax, row sums.
+QGroupBox *TogglePanel::createMaskGroup()
 {
-    auto *layout = new QVBoxLayout(this);
-
-    // Mask
     auto *mask = new QGroupBox(tr("Mask"), this);
     auto *maskLayout = new QVBoxLayout(mask);
     m_causal = new QCheckBox(tr("&Causal (look only back)"), mask);
@@ -151,9 +142,13 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     m_rowSums = new QLabel(mask);
     m_rowSums->setWordWrap(true);
     maskLayout->addWidget(m_rowSums);
-    layout->addWidget(mask);
+    return mask;
+}
 
-    // Heads
+
+// Heads: 1, 2, 4 or 8, and the head the maps show.
+QGroupBox *TogglePanel::createHeadsGroup()
+{
     auto *heads = new QGroupBox(tr("Heads"), this);
     auto *headsLayout = new QHBoxLayout(heads);
     m_heads = new QButtonGroup(this);
@@ -172,9 +167,13 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     showLabel->setBuddy(m_head);
     headsLayout->addWidget(showLabel);
     headsLayout->addWidget(m_head, 1);
-    layout->addWidget(heads);
+    return heads;
+}
 
-    // Positional encoding
+
+// Positional encoding and the learned table's seed.
+QGroupBox *TogglePanel::createEncodingGroup()
+{
     auto *pe = new QGroupBox(tr("Positional encoding"), this);
     auto *peLayout = new QGridLayout(pe);
     m_encoding = new QButtonGroup(this);
@@ -200,9 +199,13 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     seedLabel->setBuddy(m_seed);
     peLayout->addWidget(seedLabel, 2, 0);
     peLayout->addWidget(m_seed, 2, 1);
-    layout->addWidget(pe);
+    return pe;
+}
 
-    // Scaling and similarity
+
+// Scaling, temperature and similarity.
+QGroupBox *TogglePanel::createScalingGroup()
+{
     auto *scaling = new QGroupBox(tr("Scaling"), this);
     auto *scalingLayout = new QGridLayout(scaling);
     m_scale = new QButtonGroup(this);
@@ -238,14 +241,21 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     simRow->addWidget(radio(m_similarity, int(Similarity::NegSqDistance), tr("−‖q−k‖²"),
                             tr("Euclidean neighbourhood: nearer keys score higher"), scaling));
     scalingLayout->addLayout(simRow, 2, 1, 1, 2);
-    layout->addWidget(scaling);
+    return scaling;
+}
+
+TogglePanel::TogglePanel(Document *doc, SettingsActions *actions, QWidget *parent) : QWidget(parent), m_doc(doc)
+{
+    auto *layout = new QVBoxLayout(this);
+
+    layout->addWidget(createMaskGroup());
+    layout->addWidget(createHeadsGroup());
+    layout->addWidget(createEncodingGroup());
+    layout->addWidget(createScalingGroup());
     layout->addStretch();
 
-    // Edits
-    connect(m_causal, &QCheckBox::toggled, this, [this](bool on) {
-        SettingEdits::setCausal(*m_doc, on);
-        sync(); // a refusal (n_q ≠ n_k) puts the box back
-    });
+    // Edits: the buttons of the settings are the menu's actions.
+    bindActions(actions);
     connect(m_padding, &QListWidget::itemChanged, this, [this](QListWidgetItem *item) {
         const int key = m_padding->row(item);
         const bool on = item->checkState() == Qt::Checked;
@@ -254,46 +264,69 @@ TogglePanel::TogglePanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
         if (on != was)
             m_doc->edit(setKeyPadding(s, key, on), on ? tr("Pad %1").arg(item->text()) : tr("Unpad %1").arg(item->text()));
     });
-    connect(m_clearMask, &QPushButton::clicked, this,
-            [this] { m_doc->edit(clearHandMask(m_doc->scenario()), tr("Clear the hand-made mask")); });
-    connect(m_stage, &QButtonGroup::idClicked, this, [this](int id) { SettingEdits::setMaskStage(*m_doc, MaskStage(id)); });
-    connect(m_heads, &QButtonGroup::idClicked, this, [this](int h) {
-        SettingEdits::setHeadCount(*m_doc, h);
-        sync();
-    });
     connect(m_head, &QComboBox::activated, this, [this](int i) { m_doc->setCurrentHead(i); });
-    connect(m_encoding, &QButtonGroup::idClicked, this, [this](int id) {
-        SettingEdits::setEncoding(*m_doc, Encoding(id));
-        sync();
-    });
     connect(m_seed, &QLineEdit::editingFinished, this, &TogglePanel::commitSeed);
-    connect(m_scale, &QButtonGroup::idClicked, this, [this](int id) { SettingEdits::setScale(*m_doc, Scale(id)); });
-    connect(m_similarity, &QButtonGroup::idClicked, this,
-            [this](int id) { SettingEdits::setSimilarity(*m_doc, Similarity(id)); });
     // The slider is a gesture: live while dragged, one undo step on release.
     // Keyboard and wheel steps on it are single edits.
     // Undo in mid-drag cancels the gesture (Document::undo); the slider then
     // stays out of the document until it is released.
-    connect(m_tau, &QSlider::sliderPressed, this, [this] { m_tauCancelled = false; });
-    connect(doc, &Document::liveCancelled, this, [this] { m_tauCancelled = m_tau->isSliderDown(); });
+    connect(m_tau, &QSlider::sliderPressed, this, [this] {
+        m_tauCancelled = false;
+        m_doc->beginGesture(tr("Temperature"));
+    });
+    connect(doc, &Document::gestureCancelled, this, [this] { m_tauCancelled = m_tau->isSliderDown(); });
     connect(m_tau, &QSlider::valueChanged, this, [this](int pos) {
         if (m_tau->isSliderDown() && m_tauCancelled)
             return; // undone under the hand: nothing more until the release
-        // While held, a live edit; one ended by another edit (a shortcut)
-        // was committed under its name, and the next move starts a new one.
+        // While held, part of the gesture; after another edit (a shortcut)
+        // the next move starts a new step.
         setTemperature(temperatureAt(pos), m_tau->isSliderDown());
     });
     connect(m_tau, &QSlider::sliderReleased, this, [this] {
-        if (m_doc->isLive())
-            m_doc->commitLive(); // named by its last step, "Temperature 0.5"
+        m_doc->endGesture(); // the step is named by its last edit, "Temperature 0.5"
         m_tauCancelled = false;
         sync();
     });
     connect(m_tauBox, &QDoubleSpinBox::valueChanged, this, [this](double v) { setTemperature(v, false); });
 
-    connect(doc, &Document::changed, this, &TogglePanel::sync);
+    connect(doc, &Document::changed, this, [this](const DocumentChange &what) {
+        if (what.any(ChangeKind::Settings | ChangeKind::Shape | ChangeKind::Labels))
+            sync();
+        else if (what.has(ChangeKind::Values))
+            syncRowSums(); // a drag: only the sums can change here
+    });
     connect(doc, &Document::currentChanged, this, &TogglePanel::sync);
     sync();
+}
+
+void TogglePanel::bindActions(SettingsActions *actions)
+{
+    SettingsActions::bind(m_causal, actions->causal(), true);
+    SettingsActions::bind(m_clearMask, actions->clearMask());
+    // Two radio buttons for one checkable action: each puts it their way.
+    QAction *after = actions->afterSoftmax();
+    for (QAbstractButton *b : m_stage->buttons()) {
+        const bool wantsAfter = m_stage->id(b) == int(MaskStage::AfterSoftmax);
+        connect(b, &QAbstractButton::clicked, after, [after, wantsAfter] {
+            if (after->isChecked() != wantsAfter)
+                after->trigger();
+        });
+    }
+    auto showStage = [this, after] {
+        m_stage->button(int(after->isChecked() ? MaskStage::AfterSoftmax : MaskStage::BeforeSoftmax))->setChecked(true);
+    };
+    connect(after, &QAction::changed, this, showStage);
+    showStage();
+    for (QAbstractButton *b : m_heads->buttons())
+        SettingsActions::bind(b, SettingsActions::actionFor(actions->heads(), m_heads->id(b)), true);
+    for (QAbstractButton *b : m_encoding->buttons()) {
+        const bool rope = m_encoding->id(b) == int(Encoding::Rope);
+        SettingsActions::bind(b, SettingsActions::actionFor(actions->encodings(), m_encoding->id(b)), rope);
+    }
+    for (QAbstractButton *b : m_scale->buttons())
+        SettingsActions::bind(b, SettingsActions::actionFor(actions->scales(), m_scale->id(b)));
+    for (QAbstractButton *b : m_similarity->buttons())
+        SettingsActions::bind(b, SettingsActions::actionFor(actions->similarities(), m_similarity->id(b)));
 }
 
 void TogglePanel::setTemperature(double tau, bool live)
@@ -326,14 +359,8 @@ void TogglePanel::commitSeed()
 void TogglePanel::sync()
 {
     const Scenario &s = m_doc->scenario();
-    const Trace &t = m_doc->trace();
-    const QSignalBlocker b1(m_causal), b2(m_padding), b3(m_head), b4(m_seed), b5(m_tau), b6(m_tauBox);
+    const QSignalBlocker b2(m_padding), b3(m_head), b4(m_seed), b5(m_tau), b6(m_tauBox);
 
-    m_causal->setChecked(s.mask.causal);
-    const bool square = queryCount(s) == keyCount(s);
-    m_causal->setEnabled(square || s.mask.causal);
-    m_causal->setToolTip(square ? tr("Block every key after the query's own position (Ctrl+Shift+M)")
-                                : tr("A causal mask needs as many queries as keys"));
     const auto keys = keyLabels(s);
     if (m_padding->count() != int(keys.size()))
         m_padding->clear();
@@ -347,10 +374,30 @@ void TogglePanel::sync()
         const bool padded = s.mask.keyPadding.size() > j && s.mask.keyPadding(j);
         item->setCheckState(padded ? Qt::Checked : Qt::Unchecked);
     }
-    m_clearMask->setEnabled(s.mask.blocked.size() && s.mask.blocked.any());
-    m_stage->button(int(s.maskStage))->setChecked(true);
+    syncRowSums();
 
-    // Row sums: the after-softmax mistake shows as rows below 1.
+    if (m_head->count() != s.heads) {
+        m_head->clear();
+        for (int i = 0; i < s.heads; ++i)
+            m_head->addItem(tr("head %1 of %2").arg(i + 1).arg(s.heads));
+    }
+    m_head->setCurrentIndex(m_doc->currentHead());
+    m_head->setEnabled(s.heads > 1);
+
+    if (!m_seed->isModified()) // not while someone is typing a seed
+        m_seed->setText(QString::number(s.seed));
+    m_seed->setEnabled(s.encoding == Encoding::Learned);
+
+    if (!m_tau->isSliderDown())
+        m_tau->setValue(sliderPosition(s.temperature));
+    if (m_tauBox->value() != s.temperature)
+        m_tauBox->setValue(s.temperature);
+}
+
+// Row sums: the after-softmax mistake shows as rows below 1.
+void TogglePanel::syncRowSums()
+{
+    const Trace &t = m_doc->trace();
     QStringList sums;
     bool short_ = false;
     const HeadTrace &head = t.heads[std::size_t(std::clamp(m_doc->currentHead(), 0, int(t.heads.size()) - 1))];
@@ -364,41 +411,6 @@ void TogglePanel::sync()
                            .arg(sums.join(QStringLiteral("  ")),
                                 short_ ? tr("  ✗ below 1: the mask was applied after the softmax") : QString()));
     m_rowSums->setStyleSheet(short_ ? QStringLiteral("color: #b00020; font-weight: bold;") : QString());
-
-    for (QAbstractButton *b : m_heads->buttons()) {
-        const int h = m_heads->id(b);
-        const bool fits = keyWidth(s) % h == 0 && valueWidth(s) % h == 0;
-        b->setEnabled(fits);
-        b->setToolTip(fits ? tr("%1 head(s): d_k = %2, d_v = %3").arg(h).arg(keyWidth(s) / h).arg(valueWidth(s) / h)
-                           : tr("%1 heads do not divide the widths h·d_k = %2 and h·d_v = %3")
-                                 .arg(h)
-                                 .arg(keyWidth(s))
-                                 .arg(valueWidth(s)));
-        b->setChecked(h == s.heads);
-    }
-    if (m_head->count() != s.heads) {
-        m_head->clear();
-        for (int i = 0; i < s.heads; ++i)
-            m_head->addItem(tr("head %1 of %2").arg(i + 1).arg(s.heads));
-    }
-    m_head->setCurrentIndex(m_doc->currentHead());
-    m_head->setEnabled(s.heads > 1);
-
-    m_encoding->button(int(s.encoding))->setChecked(true);
-    QAbstractButton *rope = m_encoding->button(int(Encoding::Rope));
-    rope->setEnabled(headDim(s) % 2 == 0 || s.encoding == Encoding::Rope);
-    rope->setToolTip(headDim(s) % 2 == 0 ? tr("Rotate each head's queries and keys by position")
-                                         : tr("RoPE rotates pairs of dimensions and needs an even d_k (now %1)").arg(headDim(s)));
-    if (!m_seed->isModified()) // not while someone is typing a seed
-        m_seed->setText(QString::number(s.seed));
-    m_seed->setEnabled(s.encoding == Encoding::Learned);
-
-    m_scale->button(int(s.scale))->setChecked(true);
-    if (!m_tau->isSliderDown())
-        m_tau->setValue(sliderPosition(s.temperature));
-    if (m_tauBox->value() != s.temperature)
-        m_tauBox->setValue(s.temperature);
-    m_similarity->button(int(s.similarity))->setChecked(true);
 }
 
 } // namespace attn

@@ -43,9 +43,6 @@ public:
     void refresh();
     const std::vector<HeatmapPlot *> &plots() const { return m_plots; }
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
     Document *m_doc;
     std::vector<HeatmapPlot *> m_plots;
@@ -60,9 +57,6 @@ public:
     HeatmapPlot *concatPlot() const { return m_concat; }
     HeatmapPlot *outputPlot() const { return m_output; }
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
     Document *m_doc;
     HeatmapPlot *m_concat;
@@ -76,9 +70,6 @@ public:
     explicit PositionalView(Document *doc, QWidget *parent = nullptr);
     void refresh();
     HeatmapPlot *plot() const { return m_plot; }
-
-protected:
-    void showEvent(QShowEvent *event) override;
 
 private:
     Document *m_doc;

@@ -1,0 +1,191 @@
+#include "settingsactions.h"
+
+#include "edit.h"
+#include "formula.h"
+#include "settingedits.h"
+
+#include <QAbstractButton>
+
+namespace attn {
+
+QAction *SettingsActions::checkable(QActionGroup *group, const QString &text, int value)
+{
+    auto *a = new QAction(text, group);
+    a->setCheckable(true);
+    a->setData(value);
+    return a;
+}
+
+QAction *SettingsActions::actionFor(QActionGroup *group, int value)
+{
+    for (QAction *a : group->actions())
+        if (a->data().toInt() == value)
+            return a;
+    return nullptr;
+}
+
+void SettingsActions::bind(QAbstractButton *button, QAction *action, bool withToolTip)
+{
+    auto show = [button, action, withToolTip] {
+        const QSignalBlocker block(button);
+        button->setEnabled(action->isEnabled());
+        if (button->isCheckable())
+            button->setChecked(action->isChecked());
+        if (withToolTip)
+            button->setToolTip(action->toolTip());
+    };
+    QObject::connect(action, &QAction::changed, button, show);
+    QObject::connect(button, &QAbstractButton::clicked, action, [button, action] {
+        // A radio button clicked while checked, or a refused edit: the
+        // action's state (synced from the document) puts the button back.
+        action->trigger();
+        const QSignalBlocker block(button);
+        if (button->isCheckable())
+            button->setChecked(action->isChecked());
+    });
+    show();
+}
+
+SettingsActions::SettingsActions(Document *doc, QObject *parent) : QObject(parent), m_doc(doc)
+{
+    m_causal = new QAction(tr("&Causal mask"), this);
+    m_causal->setCheckable(true);
+    m_causal->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    connect(m_causal, &QAction::triggered, this, [this](bool on) {
+        SettingEdits::setCausal(*m_doc, on);
+        sync(); // a refusal puts the check back
+    });
+    m_afterSoftmax = new QAction(tr("Mask &after softmax (the mistake)"), this);
+    m_afterSoftmax->setCheckable(true);
+    m_afterSoftmax->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    connect(m_afterSoftmax, &QAction::triggered, this, [this](bool on) {
+        SettingEdits::setMaskStage(*m_doc, on ? MaskStage::AfterSoftmax : MaskStage::BeforeSoftmax);
+        sync();
+    });
+    m_clearMask = new QAction(tr("C&lear clicked cells"), this);
+    m_clearMask->setToolTip(tr("Open every cell blocked by hand"));
+    connect(m_clearMask, &QAction::triggered, this,
+            [this] { m_doc->edit(clearHandMask(m_doc->scenario()), tr("Clear the hand-made mask")); });
+
+    m_heads = new QActionGroup(this);
+    const Qt::Key headKeys[] = {Qt::Key_1, Qt::Key_2, Qt::Key_4, Qt::Key_8};
+    int k = 0;
+    for (int h : {1, 2, 4, 8})
+        checkable(m_heads, h == 1 ? tr("&1 head") : tr("&%1 heads").arg(h), h)
+            ->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | headKeys[k++]));
+    connect(m_heads, &QActionGroup::triggered, this, [this](QAction *a) {
+        SettingEdits::setHeadCount(*m_doc, a->data().toInt());
+        sync();
+    });
+    m_nextHead = new QAction(tr("&Next head"), this);
+    m_nextHead->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_BracketRight));
+    m_previousHead = new QAction(tr("&Previous head"), this);
+    m_previousHead->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_BracketLeft));
+    auto nudgeHead = [this](int delta) {
+        const int h = m_doc->scenario().heads;
+        m_doc->setCurrentHead((m_doc->currentHead() + delta + h) % h);
+    };
+    connect(m_nextHead, &QAction::triggered, this, [nudgeHead] { nudgeHead(+1); });
+    connect(m_previousHead, &QAction::triggered, this, [nudgeHead] { nudgeHead(-1); });
+
+    m_encodings = new QActionGroup(this);
+    const std::pair<Encoding, QString> encodings[] = {{Encoding::None, tr("&None")},
+                                                      {Encoding::Sinusoidal, tr("&Sinusoidal")},
+                                                      {Encoding::Learned, tr("&Learned")},
+                                                      {Encoding::Rope, tr("&RoPE")}};
+    k = 0;
+    for (const auto &[e, text] : encodings)
+        checkable(m_encodings, text, int(e))->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key(Qt::Key_0 + k++)));
+    connect(m_encodings, &QActionGroup::triggered, this, [this](QAction *a) {
+        SettingEdits::setEncoding(*m_doc, Encoding(a->data().toInt()));
+        sync();
+    });
+
+    m_scales = new QActionGroup(this);
+    checkable(m_scales, tr("÷ √d_&k"), int(Scale::SqrtDk));
+    checkable(m_scales, tr("÷ 1 (&none)"), int(Scale::None));
+    checkable(m_scales, tr("÷ &d_k (the mistake)"), int(Scale::Dk));
+    connect(m_scales, &QActionGroup::triggered, this, [this](QAction *a) {
+        SettingEdits::setScale(*m_doc, Scale(a->data().toInt()));
+        sync();
+    });
+
+    m_similarities = new QActionGroup(this);
+    checkable(m_similarities, tr("&Dot product q·k"), int(Similarity::Dot));
+    checkable(m_similarities, tr("&Cosine"), int(Similarity::Cosine));
+    checkable(m_similarities, tr("&Negative squared distance"), int(Similarity::NegSqDistance));
+    connect(m_similarities, &QActionGroup::triggered, this, [this](QAction *a) {
+        SettingEdits::setSimilarity(*m_doc, Similarity(a->data().toInt()));
+        sync();
+    });
+
+    m_sharper = new QAction(tr("&Sharper (τ × 0.8)"), this);
+    m_sharper->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Down));
+    m_flatter = new QAction(tr("&Flatter (τ × 1.25)"), this);
+    m_flatter->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Up));
+    m_resetTau = new QAction(tr("&Reset to τ = 1"), this);
+    m_resetTau->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backspace));
+    connect(m_sharper, &QAction::triggered, this, [this] { changeTemperature(0.8); });
+    connect(m_flatter, &QAction::triggered, this, [this] { changeTemperature(1.25); });
+    connect(m_resetTau, &QAction::triggered, this, [this] { changeTemperature(0); });
+
+    connect(doc, &Document::changed, this, [this](const DocumentChange &what) {
+        if (what.any(ChangeKind::Settings | ChangeKind::Shape))
+            sync();
+    });
+    connect(doc, &Document::currentChanged, this, &SettingsActions::sync);
+    sync();
+}
+
+void SettingsActions::changeTemperature(double factor)
+{
+    const double now = m_doc->scenario().temperature;
+    const double tau = factor == 0 ? 1.0 : roundTemperature(now * factor);
+    if (tau == now && factor != 0) {
+        // Not a refused edit: nothing was asked of the document.
+        emit message(tr("The temperature is at the end of its range (%1 to %2)")
+                         .arg(QString::fromStdString(compact(kMinTemperature)),
+                              QString::fromStdString(compact(kMaxTemperature))));
+        return;
+    }
+    SettingEdits::setTemperature(*m_doc, tau);
+}
+
+void SettingsActions::sync()
+{
+    const Scenario &s = m_doc->scenario();
+    m_causal->setChecked(s.mask.causal);
+    const bool causalFits = !whyNotCausal(s);
+    m_causal->setEnabled(causalFits || s.mask.causal);
+    m_causal->setToolTip(causalFits ? tr("Block every key after the query's own position (Ctrl+Shift+M)")
+                                    : tr("A causal mask needs as many queries as keys"));
+    m_afterSoftmax->setChecked(s.maskStage == MaskStage::AfterSoftmax);
+    m_clearMask->setEnabled(s.mask.blocked.size() && s.mask.blocked.any());
+    for (QAction *a : m_heads->actions()) {
+        const int h = a->data().toInt();
+        const bool fits = !whyNotHeads(s, h);
+        a->setChecked(h == s.heads);
+        a->setEnabled(fits || h == s.heads);
+        a->setToolTip(fits ? tr("%1 head(s): d_k = %2, d_v = %3").arg(h).arg(keyWidth(s) / h).arg(valueWidth(s) / h)
+                           : tr("%1 heads do not divide the widths h·d_k = %2 and h·d_v = %3")
+                                 .arg(h)
+                                 .arg(keyWidth(s))
+                                 .arg(valueWidth(s)));
+    }
+    m_nextHead->setEnabled(s.heads > 1);
+    m_previousHead->setEnabled(s.heads > 1);
+    for (QAction *a : m_encodings->actions()) {
+        const auto e = Encoding(a->data().toInt());
+        a->setChecked(e == s.encoding);
+        a->setEnabled(e == s.encoding || !whyNotEncoding(s, e));
+    }
+    QAction *rope = actionFor(m_encodings, int(Encoding::Rope));
+    rope->setToolTip(headDim(s) % 2 == 0 ? tr("Rotate each head's queries and keys by position")
+                                         : tr("RoPE rotates pairs of dimensions and needs an even d_k (now %1)").arg(headDim(s)));
+    for (QAction *a : m_scales->actions())
+        a->setChecked(a->data().toInt() == int(s.scale));
+    for (QAction *a : m_similarities->actions())
+        a->setChecked(a->data().toInt() == int(s.similarity));
+}
+
+} // namespace attn

@@ -1,0 +1,60 @@
+#pragma once
+// One set of actions for the attention settings: the Attention menu shows
+// them and the settings panel binds its buttons to them, so each setting is
+// one edit (SettingEdits), one undo name and one enabled rule (core's
+// whyNot* checks) wherever it is changed from.
+
+#include "document.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QObject>
+
+class QAbstractButton;
+
+namespace attn {
+
+class SettingsActions : public QObject {
+    Q_OBJECT
+
+public:
+    explicit SettingsActions(Document *doc, QObject *parent = nullptr);
+
+    QAction *causal() const { return m_causal; }
+    QAction *afterSoftmax() const { return m_afterSoftmax; }
+    QAction *clearMask() const { return m_clearMask; }
+    QActionGroup *heads() const { return m_heads; }           // data(): 1, 2, 4, 8
+    QActionGroup *encodings() const { return m_encodings; }   // data(): int(Encoding)
+    QActionGroup *scales() const { return m_scales; }         // data(): int(Scale)
+    QActionGroup *similarities() const { return m_similarities; } // data(): int(Similarity)
+    QAction *sharper() const { return m_sharper; }
+    QAction *flatter() const { return m_flatter; }
+    QAction *resetTemperature() const { return m_resetTau; }
+    QAction *nextHead() const { return m_nextHead; }
+    QAction *previousHead() const { return m_previousHead; }
+
+    // The action of a group with this data value.
+    static QAction *actionFor(QActionGroup *group, int value);
+
+    // A button that shows an action's state (checked, enabled, and its tool
+    // tip when `withToolTip`) and triggers it when clicked.
+    static void bind(QAbstractButton *button, QAction *action, bool withToolTip = false);
+
+    // Checked and enabled states from the document.
+    void sync();
+
+signals:
+    // Something to tell the user that is not a refused edit.
+    void message(const QString &text);
+
+private:
+    QAction *checkable(QActionGroup *group, const QString &text, int value);
+    void changeTemperature(double factor);
+
+    Document *m_doc;
+    QAction *m_causal, *m_afterSoftmax, *m_clearMask;
+    QActionGroup *m_heads, *m_encodings, *m_scales, *m_similarities;
+    QAction *m_sharper, *m_flatter, *m_resetTau, *m_nextHead, *m_previousHead;
+};
+
+} // namespace attn

@@ -1,0 +1,99 @@
+#include "trace_csv.h"
+
+#include "atomicwrite.h"
+#include "explain.h"
+#include "formula.h"
+
+#include <QDir>
+
+namespace attn {
+
+namespace {
+
+// A label as a CSV field: quoted when it must be, and a leading = + - @
+// made text with an apostrophe, so a spreadsheet never runs it as a formula.
+QString csvField(QString s)
+{
+    if (!s.isEmpty() && QStringLiteral("=+-@\t\r").contains(s.front()))
+        s.prepend(QLatin1Char('\''));
+    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n'))
+        || s.contains(QLatin1Char('\r')))
+        return QLatin1Char('"') + QString(s).replace(QLatin1Char('"'), QLatin1String("\"\"")) + QLatin1Char('"');
+    return s;
+}
+
+QString exactNumber(double v)
+{
+    return QString::fromStdString(shortest(v));
+}
+
+QByteArray csv(const Matrix &m, const QStringList &rows, const QStringList &cols, const BoolMatrix *blocked = nullptr)
+{
+    QString out = QStringLiteral("\"\"");
+    for (const QString &c : cols)
+        out += QLatin1Char(',') + csvField(c);
+    out += QLatin1Char('\n');
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        out += csvField(rows.value(int(i)));
+        for (Eigen::Index j = 0; j < m.cols(); ++j)
+            out += QLatin1Char(',') + (blocked && (*blocked)(i, j) ? QStringLiteral("-inf") : exactNumber(m(i, j)));
+        out += QLatin1Char('\n');
+    }
+    // The byte order mark tells Excel the file is UTF-8 (Chinese labels).
+    return QByteArrayLiteral("\xEF\xBB\xBF") + out.toUtf8();
+}
+
+QStringList numbered(const QString &prefix, Eigen::Index n)
+{
+    QStringList out;
+    for (Eigen::Index i = 0; i < n; ++i)
+        out << prefix + QString::number(i + 1);
+    return out;
+}
+
+QStringList toQStringList(const std::vector<std::string> &v)
+{
+    QStringList out;
+    for (const std::string &s : v)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+} // namespace
+
+QStringList writeTraceCsv(const Scenario &s, const Trace &t, const QString &folder, const QString &stem, QString *error)
+{
+    const QStringList rows = toQStringList(queryLabels(s)), keys = toQStringList(keyLabels(s));
+    const int h = int(t.heads.size());
+    QStringList written;
+    auto write = [&](const QString &name, const QByteArray &bytes) {
+        if (!error->isEmpty())
+            return;
+        const QString path = QDir(folder).filePath(name);
+        const QString why = writeFileAtomically(path, bytes);
+        if (!why.isEmpty())
+            *error = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), why);
+        else
+            written << path;
+    };
+    error->clear();
+    for (int i = 0; i < h; ++i) {
+        const HeadTrace &ht = t.heads[std::size_t(i)];
+        const QString suffix = h > 1 ? QStringLiteral("_head%1.csv").arg(i + 1) : QStringLiteral(".csv");
+        write(stem + QStringLiteral("_scores") + suffix, csv(ht.scores, rows, keys));
+        write(stem + QStringLiteral("_scaled") + suffix, csv(ht.scaled, rows, keys));
+        // As the map shows it: blocked entries -inf, or, when the mask acts
+        // after the softmax, the scores untouched (the mistake's point).
+        const bool before = s.maskStage == MaskStage::BeforeSoftmax;
+        write(stem + QStringLiteral("_masked") + suffix, csv(ht.scaled, rows, keys, before ? &t.blocked : nullptr));
+        write(stem + QStringLiteral("_weights") + suffix, csv(ht.weights, rows, keys));
+        write(stem + QStringLiteral("_output") + suffix, csv(ht.output, rows, numbered(QStringLiteral("d"), ht.output.cols())));
+    }
+    if (h > 1)
+        write(stem + QStringLiteral("_concat.csv"), csv(t.concat, rows, numbered(QStringLiteral("c"), t.concat.cols())));
+    if (h > 1 || t.output.cols() != t.concat.cols() || !(t.output == t.concat))
+        write(stem + QStringLiteral("_final_output.csv"), csv(t.output, rows, numbered(QStringLiteral("o"), t.output.cols())));
+    return written;
+}
+
+} // namespace attn
