@@ -381,9 +381,8 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
     const QString stem = preset ? src.origin.section(QLatin1Char(' '), 1) : QFileInfo(src.origin).completeBaseName();
     auto write = [&](const QString &name, const QByteArray &bytes) {
         const QString path = QDir(*outDir).filePath(name);
-        const QString why = writeFileAtomically(path, bytes);
-        if (!why.isEmpty()) {
-            err << "attention-lab-cli: " << safe(QDir::toNativeSeparators(path)) << ": " << safe(why) << "\n";
+        if (const auto p = writeFileAtomically(path, bytes)) {
+            err << "attention-lab-cli: " << safe(problemLine(p)) << "\n";
             return false;
         }
         out << safe(QDir::toNativeSeparators(path)) << "\n";
@@ -412,13 +411,13 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
         && !write(stem + QStringLiteral("_trace.json"), QJsonDocument(traceToJson(s, t)).toJson(QJsonDocument::Indented)))
         return kBadInput;
     if (numbers.contains(QLatin1String("csv"))) {
-        QString why;
-        for (const QString &path : writeTraceCsv(s, t, *outDir, stem, &why))
-            out << safe(QDir::toNativeSeparators(path)) << "\n";
-        if (!why.isEmpty()) {
-            err << "attention-lab-cli: " << safe(why) << "\n";
+        const Result<QStringList> written = writeTraceCsv(s, t, *outDir, stem);
+        if (const Problem *p = written.problem()) {
+            err << "attention-lab-cli: " << safe(problemLine(*p)) << "\n";
             return kBadInput;
         }
+        for (const QString &path : written.value())
+            out << safe(QDir::toNativeSeparators(path)) << "\n";
     }
     return 0;
 }

@@ -205,10 +205,10 @@ void Document::redo()
         m_undo.redo();
 }
 
-void Document::replace(const Scenario &s, const QString &filePath, const QString &lessonName)
+std::optional<Problem> Document::replace(const Scenario &s, const QString &filePath, const QString &lessonName)
 {
     if (auto p = validate(s))
-        throw ScenarioError(*p);
+        return p;
     Trace trace = compute(s); // first: should it throw, nothing has changed yet
     endGesture();
     m_undo.clear();
@@ -223,6 +223,7 @@ void Document::replace(const Scenario &s, const QString &filePath, const QString
     emit currentChanged();
     emit hoverChanged(-1, -1);
     emit fileStateChanged();
+    return std::nullopt;
 }
 
 QString Document::displayName() const

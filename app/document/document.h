@@ -68,10 +68,10 @@ public:
     void undo();
     void redo();
 
-    // A new scenario from a file or a lesson; clears the undo history. The
-    // loaders validate; an invalid scenario throws ScenarioError and changes nothing.
+    // A new scenario from a file or a lesson; clears the undo history. An
+    // invalid scenario is refused (the problem returned) and changes nothing.
     // `filePath` is empty for a lesson or a new document.
-    void replace(const Scenario &s, const QString &filePath, const QString &lessonName = QString());
+    std::optional<Problem> replace(const Scenario &s, const QString &filePath, const QString &lessonName = QString());
     QString filePath() const { return m_filePath; }
     QString lessonName() const { return m_lessonName; }
     QString displayName() const; // file name, lesson title or "Untitled"

@@ -92,27 +92,22 @@ QVariant MatrixModel::data(const QModelIndex &index, int role) const
     }
 }
 
-std::optional<double> MatrixModel::parseNumber(const QString &text, QString *why)
+Result<double> MatrixModel::parseNumber(const QString &text)
 {
+    auto refuse = [](const QString &why) { return Problem{"", why.toStdString()}; };
     QString t = text.trimmed();
     t.replace(QChar(0x2212), QLatin1Char('-')); // the minus sign a formula shows
-    if (t.isEmpty()) {
-        *why = tr("a number is needed here");
-        return std::nullopt;
-    }
+    if (t.isEmpty())
+        return refuse(tr("a number is needed here"));
     bool ok = false;
     double v = QLocale::c().toDouble(t, &ok);
     if (!ok && !std::isinf(v))
         v = QLocale().toDouble(t, &ok);
     // Qt reads "nan" and "inf" as numbers, and "1e999" as infinity that is not ok.
-    if (std::isnan(v) || std::isinf(v) || t.contains(QLatin1String("infinity"), Qt::CaseInsensitive)) {
-        *why = tr("\"%1\" is not a finite number").arg(text);
-        return std::nullopt;
-    }
-    if (!ok) {
-        *why = tr("\"%1\" is not a number").arg(text);
-        return std::nullopt;
-    }
+    if (std::isnan(v) || std::isinf(v) || t.contains(QLatin1String("infinity"), Qt::CaseInsensitive))
+        return refuse(tr("\"%1\" is not a finite number").arg(text));
+    if (!ok)
+        return refuse(tr("\"%1\" is not a number").arg(text));
     return v;
 }
 
@@ -121,29 +116,26 @@ bool MatrixModel::setData(const QModelIndex &index, const QVariant &value, int r
     if (role != Qt::EditRole || !checkIndex(index, CheckIndexOption::IndexIsValid) || !isPresent())
         return false;
     const QString where = tr("%1 row %2, column %3").arg(QLatin1String(matrixName(m_id))).arg(index.row() + 1).arg(index.column() + 1);
-    QString why;
-    const std::optional<double> parsed = parseNumber(value.toString(), &why);
-    const double v = parsed.value_or(0.0);
-    bool ok = parsed.has_value();
-    if (ok) {
-        if (auto p = checkEntry(matrixName(m_id), index.row(), index.column(), v)) {
-            why = QString::fromStdString(p->message);
-            ok = false;
-        }
-    }
+    const Result<double> parsed = parseNumber(value.toString());
+    std::optional<Problem> why;
+    if (const Problem *p = parsed.problem())
+        why = *p;
+    else
+        why = checkEntry(matrixName(m_id), index.row(), index.column(), parsed.value());
     const double old = matrix(m_doc->scenario(), m_id)(index.row(), index.column());
-    if (!ok) {
-        emit refused(index, tr("%1: %2; it stays %3").arg(where, why, exact(old)));
+    if (why) {
+        // Refused before the document saw it: said here, at the cell.
+        emit refused(index, tr("%1: %2; it stays %3").arg(where, QString::fromStdString(why->message), exact(old)));
         return false;
     }
+    const double v = parsed.value();
     if (v == old)
         return true;
-    Scenario next = m_doc->scenario();
-    matrix(next, m_id)(index.row(), index.column()) = v;
-    if (auto p = m_doc->edit(next, tr("Set %1 to %2").arg(where, exact(v)))) {
-        emit refused(index, problemText(*p));
-        return false;
-    }
+    Eigen::RowVectorXd row = matrix(m_doc->scenario(), m_id).row(index.row());
+    row(index.column()) = v;
+    // A refusal from the document (the scenario as a whole) is reported by
+    // the document itself, once.
+    return !m_doc->setRow(m_id, index.row(), row, tr("Set %1 to %2").arg(where, exact(v))).has_value();
     return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include "document.h"
 #include "edit.h"
+#include "result.h"
 
 #include <QAbstractTableModel>
 
@@ -31,7 +32,7 @@ public:
 
     // Parses what a user typed: a finite number, "." as the decimal point
     // (the locale's too), "−" as a minus sign. Returns the reason on failure.
-    static std::optional<double> parseNumber(const QString &text, QString *why);
+    static Result<double> parseNumber(const QString &text);
 
     // Rows are tokens (Q, K, V, X, source) or dimensions (the Ws).
     bool rowsAreTokens() const { return attn::rowsAreTokens(m_id); }

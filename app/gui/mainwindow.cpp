@@ -1,4 +1,5 @@
 #include "mainwindow.h"
+#include "windowexport.h"
 
 #include "edit.h"
 #include "version.h"
@@ -154,9 +155,12 @@ void MainWindow::createViews()
     resizeDocks({inputs, settings}, {340, 560}, Qt::Vertical);
     resizeDocks({inputs}, {400}, Qt::Horizontal);
 
+    m_export = new WindowExport(&m_doc, this, [this] { return figureStyle(); }, [this] { return planeView(); });
+    connect(m_export, &WindowExport::done, this, [this](const QString &message) { statusBar()->showMessage(message, 5000); });
+    connect(m_export, &WindowExport::failed, this, &MainWindow::exportFailed);
     for (StageView *v : m_stages)
-        addFigureMenu(v, ExportDialog::whatOf(v->stage()));
-    addFigureMenu(m_planePanel->plane(), ExportDialog::What::Plane);
+        m_export->addFigureMenu(v, ExportDialog::whatOf(v->stage()));
+    m_export->addFigureMenu(m_planePanel->plane(), ExportDialog::What::Plane);
 
     m_statusProblem = new QLabel(this);
     m_statusProblem->setStyleSheet(QStringLiteral("color: #b00020;"));
@@ -166,6 +170,16 @@ void MainWindow::createViews()
 }
 
 void MainWindow::createMenus()
+{
+    createFileMenu();
+    createEditMenu();
+    createAttentionMenu();
+    createViewMenu();
+    createLessonsMenu();
+    createHelpMenu();
+}
+
+void MainWindow::createFileMenu()
 {
     // File
     QMenu *file = menuBar()->addMenu(tr("&File"));
@@ -179,16 +193,19 @@ void MainWindow::createMenus()
     file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
     file->addSeparator();
     file->addAction(tr("&Export figure…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
-                    [this] { showExportDialog(m_lastFigure); });
+                    [this] { m_export->showDialog(m_export->lastFigure()); });
     file->addAction(tr("Export &dashboard…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
-                    [this] { showExportDialog(ExportDialog::What::Dashboard); });
+                    [this] { m_export->showDialog(ExportDialog::What::Dashboard); });
     QMenu *numbers = file->addMenu(tr("Export &numbers"));
-    numbers->addAction(tr("As &CSV files…"), this, &MainWindow::exportNumbersCsv);
-    numbers->addAction(tr("As one &JSON trace…"), this, &MainWindow::exportNumbersJson);
+    numbers->addAction(tr("As &CSV files…"), m_export, &WindowExport::exportNumbersCsv);
+    numbers->addAction(tr("As one &JSON trace…"), m_export, &WindowExport::exportNumbersJson);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     updateRecentMenu();
+}
 
+void MainWindow::createEditMenu()
+{
     // Edit
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
     // Our own undo and redo actions (not QUndoStack's) so that the whole
@@ -219,7 +236,7 @@ void MainWindow::createMenus()
     edit->addAction(redo);
     edit->addSeparator();
     edit->addAction(tr("&Copy figure"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this,
-                    [this] { copyFigure(m_lastFigure); });
+                    [this] { m_export->copyFigure(m_export->lastFigure()); });
     edit->addSeparator();
     edit->addAction(tr("&Add token"), QKeySequence(Qt::CTRL | Qt::Key_T), m_matrices, &MatrixPanel::addToken);
     edit->addAction(tr("&Remove token"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T), m_matrices,
@@ -227,7 +244,10 @@ void MainWindow::createMenus()
     edit->addAction(tr("Move token &up"), QKeySequence(Qt::ALT | Qt::Key_Up), m_matrices, [this] { m_matrices->moveToken(-1); });
     edit->addAction(tr("Move token &down"), QKeySequence(Qt::ALT | Qt::Key_Down), m_matrices,
                     [this] { m_matrices->moveToken(+1); });
+}
 
+void MainWindow::createAttentionMenu()
+{
     // Attention: every setting of the panel, from the keyboard; the same
     // actions as the panel's buttons (SettingsActions).
     QMenu *attention = menuBar()->addMenu(tr("&Attention"));
@@ -252,7 +272,10 @@ void MainWindow::createMenus()
         if (m_doc.scenario().encoding != Encoding::None)
             m_sideTabs->setCurrentIndex(m_sideTabs->count() - 1);
     });
+}
 
+void MainWindow::createViewMenu()
+{
     // View
     QMenu *view = menuBar()->addMenu(tr("&View"));
     QMenu *weights = view->addMenu(tr("Colours for &weights"));
@@ -319,6 +342,12 @@ void MainWindow::createMenus()
                                    [this] { showScalingLab(); });
     lab->setToolTip(tr("Why divide by √d_k: random q and k, their scores and the softmax, in a window of its own"));
     view->addSeparator();
+    addLanguageMenu(view);
+}
+
+// The language takes effect at the next start: the whole window is built in it.
+void MainWindow::addLanguageMenu(QMenu *view)
+{
     QMenu *language = view->addMenu(tr("&Language"));
     auto *languageGroup = new QActionGroup(this);
     const std::pair<QString, QString> languages[] = {{QString(), tr("&System default")},
@@ -336,7 +365,10 @@ void MainWindow::createMenus()
         if (m_interactive)
             QMessageBox::information(this, tr("Language"), tr("The language changes the next time Attention Lab starts."));
     });
+}
 
+void MainWindow::createLessonsMenu()
+{
     // Lessons
     m_lessonsMenu = menuBar()->addMenu(tr("&Lessons"));
     m_lessonsMenu->setToolTipsVisible(true);
@@ -349,7 +381,10 @@ void MainWindow::createMenus()
                 openLesson(name);
         });
     }
+}
 
+void MainWindow::createHelpMenu()
+{
     // Help
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Attention Lab"), this, [this] {
@@ -522,80 +557,20 @@ PlaneView MainWindow::planeView() const
     return view;
 }
 
-QString MainWindow::exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size, const QString &path)
+std::optional<Problem> MainWindow::exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size,
+                                                const QString &path)
 {
-    if (path.isEmpty())
-        return tr("no file name was given");
-    const PlaneView view = planeView();
-    QByteArray bytes;
-    if (const auto stage = ExportDialog::stageOf(what))
-        bytes = renderStageFigure(m_doc.scenario(), m_doc.trace(), *stage, figureStyle(), format, size);
-    else if (what == ExportDialog::What::Plane)
-        bytes = renderPlaneFigure(m_doc.scenario(), planeView(), format, size);
-    else
-        bytes = renderDashboard(m_doc.scenario(), m_doc.trace(), figureStyle(), &view, format, size);
-    const QString why = writeFileAtomically(path, bytes);
-    if (why.isEmpty()) {
-        prefs::lastFolder.set(QFileInfo(path).absolutePath());
-        statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
-    }
-    return why;
+    return m_export->exportFigure(what, format, size, path);
 }
 
 QImage MainWindow::figureImage(ExportDialog::What what) const
 {
-    const FigureSize size{what == ExportDialog::What::Dashboard ? 2400 : 1200, what == ExportDialog::What::Dashboard ? 1500 : 900, 1.0};
-    const PlaneView view = planeView();
-    QByteArray png;
-    if (const auto stage = ExportDialog::stageOf(what))
-        png = renderStageFigure(m_doc.scenario(), m_doc.trace(), *stage, figureStyle(), FigureFormat::Png, size);
-    else if (what == ExportDialog::What::Plane)
-        png = renderPlaneFigure(m_doc.scenario(), planeView(), FigureFormat::Png, size);
-    else
-        png = renderDashboard(m_doc.scenario(), m_doc.trace(), figureStyle(), &view, FigureFormat::Png, size);
-    return QImage::fromData(png, "PNG");
-}
-
-void MainWindow::copyFigure(ExportDialog::What what)
-{
-    QApplication::clipboard()->setImage(figureImage(what));
-    statusBar()->showMessage(tr("The figure is on the clipboard"), 4000);
-}
-
-void MainWindow::addFigureMenu(QCustomPlot *plot, ExportDialog::What what)
-{
-    plot->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(plot, &QWidget::customContextMenuRequested, this, [this, plot, what](const QPoint &at) {
-        m_lastFigure = what;
-        QMenu menu(this);
-        menu.addAction(tr("&Export this figure…"), this, [this, what] { showExportDialog(what); });
-        menu.addAction(tr("&Copy as image"), this, [this, what] { copyFigure(what); });
-        menu.addSeparator();
-        menu.addAction(tr("Export the &dashboard…"), this, [this] { showExportDialog(ExportDialog::What::Dashboard); });
-        menu.exec(plot->mapToGlobal(at));
-    });
-}
-
-void MainWindow::showExportDialog(ExportDialog::What what)
-{
-    const QString stem = exportStem();
-    QString folder = prefs::lastFolder.get();
-    if (folder.isEmpty())
-        folder = QDir::homePath();
-    ExportDialog dialog(what, folder, stem, m_doc.currentHead(), m_doc.scenario().heads, this);
-    while (dialog.exec() == QDialog::Accepted) {
-        const QString why = exportFigure(dialog.what(), dialog.format(), dialog.size(), dialog.path());
-        if (why.isEmpty())
-            return;
-        dialog.showError(tr("%1 was not written: %2").arg(QDir::toNativeSeparators(dialog.path()), why));
-    }
+    return m_export->figureImage(what);
 }
 
 QString MainWindow::exportStem() const
 {
-    const QString stem = m_doc.lessonName().isEmpty() ? QFileInfo(m_doc.displayName()).completeBaseName() : m_doc.lessonName();
-    //: The start of an exported file's name; use letters a file name may hold.
-    return stem.isEmpty() ? tr("figure") : stem;
+    return m_export->stem();
 }
 
 void MainWindow::exportFailed(const QString &message)
@@ -603,39 +578,6 @@ void MainWindow::exportFailed(const QString &message)
     showProblem(message);
     if (m_interactive)
         QMessageBox::warning(this, tr("Cannot export"), message);
-}
-
-void MainWindow::exportNumbersCsv()
-{
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder for the CSV files"), prefs::lastFolder.get());
-    if (folder.isEmpty())
-        return;
-    const QString stem = exportStem();
-    QString why;
-    const QStringList files = writeTraceCsv(m_doc.scenario(), m_doc.trace(), folder, stem, &why);
-    if (!why.isEmpty()) {
-        exportFailed(tr("The numbers were not all written: %1").arg(why));
-        return;
-    }
-    prefs::lastFolder.set(folder);
-    statusBar()->showMessage(tr("Wrote %n CSV file(s) to %1", nullptr, int(files.size())).arg(QDir::toNativeSeparators(folder)), 5000);
-}
-
-void MainWindow::exportNumbersJson()
-{
-    const QString stem = exportStem();
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export the trace"),
-                                                      QDir(prefs::lastFolder.get()).filePath(stem + QStringLiteral("_trace.json")),
-                                                      tr("JSON files (*.json)"));
-    if (path.isEmpty())
-        return;
-    const QString why = writeFileAtomically(path, QJsonDocument(traceToJson(m_doc.scenario(), m_doc.trace())).toJson(QJsonDocument::Indented));
-    if (!why.isEmpty()) {
-        exportFailed(tr("%1 was not written: %2").arg(QDir::toNativeSeparators(path), why));
-        return;
-    }
-    prefs::lastFolder.set(QFileInfo(path).absolutePath());
-    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
 }
 
 QString MainWindow::openFile(const QString &path)
@@ -712,9 +654,8 @@ bool MainWindow::saveAs()
 
 bool MainWindow::saveTo(const QString &path)
 {
-    const QString why = saveScenarioFile(path, m_doc.scenario());
-    if (!why.isEmpty()) {
-        const QString message = tr("%1 was not saved: %2").arg(QDir::toNativeSeparators(path), why);
+    if (const auto p = saveScenarioFile(path, m_doc.scenario())) {
+        const QString message = tr("%1 was not saved: %2").arg(QDir::toNativeSeparators(path), QString::fromStdString(p->message));
         showProblem(message);
         if (m_interactive)
             QMessageBox::warning(this, tr("Cannot save"), message);

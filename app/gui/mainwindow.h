@@ -25,6 +25,7 @@ class FormulaBar;
 class HeatmapPlot;
 class MatrixPanel;
 class SettingsActions;
+class WindowExport;
 class StageView;
 class TogglePanel;
 class PlanePanel;
@@ -61,9 +62,8 @@ public:
     // The inputs and settings panels; hidden, the maps get the window (F9).
     void setPanelsShown(bool shown);
 
-    // Writes a figure; returns an empty string or the reason it was not
-    // written (nothing is left half-written).
-    QString exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size, const QString &path);
+    // Writes a figure (WindowExport); nothing is left half-written on a problem.
+    std::optional<Problem> exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size, const QString &path);
     // The View menu's look, and the head shown: what exports draw with.
     FigureStyle figureStyle() const;
     // What the exported plane shows: the head, query and axes of the one on screen.
@@ -82,6 +82,13 @@ private:
     void exportFailed(const QString &message); // status bar, and a message box when interactive
     void createViews();
     void createMenus();
+    void createFileMenu();
+    void createEditMenu();
+    void createAttentionMenu();
+    void createViewMenu();
+    void addLanguageMenu(QMenu *view);
+    void createLessonsMenu();
+    void createHelpMenu();
     void readSettings();
     void writeSettings();
     void applyGradients();
@@ -91,11 +98,6 @@ private:
     void addRecentFile(const QString &path);
     void showProblem(const QString &message);
     bool maybeSave();
-    void showExportDialog(ExportDialog::What what);
-    void exportNumbersCsv();
-    void exportNumbersJson();
-    void copyFigure(ExportDialog::What what);
-    void addFigureMenu(QCustomPlot *plot, ExportDialog::What what);
     void newDocument();
     void open();
     bool save();
@@ -116,12 +118,12 @@ private:
     QMenu *m_lessonsMenu = nullptr;
 
     SettingsActions *m_settings = nullptr;
+    WindowExport *m_export = nullptr;
     QActionGroup *m_sequentialGroup = nullptr;
     QActionGroup *m_divergingGroup = nullptr;
     QActionGroup *m_cellTextGroup = nullptr;
     QAction *m_sharedRange = nullptr;
 
-    ExportDialog::What m_lastFigure = ExportDialog::What::Weights;
     double m_zoom = 1.0;
     double m_baseFontSize = 0;
     bool m_interactive = true;

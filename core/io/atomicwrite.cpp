@@ -294,7 +294,9 @@ QString atomicTempName(const QString &fileName, qint64 pid, const QString &uniqu
     return QFile::decodeName(tempName(QFile::encodeName(fileName), pid, unique.toLatin1()));
 }
 
-QString writeFileAtomically(const QString &path, const QByteArray &bytes)
+namespace {
+
+QString reasonWritingFile(const QString &path, const QByteArray &bytes)
 {
     if (bytes.isEmpty())
         return tr("there was nothing to write");
@@ -316,6 +318,26 @@ QString writeFileAtomically(const QString &path, const QByteArray &bytes)
         return file.errorString();
     return QString();
 #endif
+}
+
+} // namespace
+
+std::optional<Problem> writeFileAtomically(const QString &path, const QByteArray &bytes)
+{
+    const QString why = reasonWritingFile(path, bytes);
+    if (why.isEmpty())
+        return std::nullopt;
+    return Problem{QDir::toNativeSeparators(path).toStdString(), why.toStdString()};
+}
+
+QString problemLine(const std::optional<Problem> &p)
+{
+    return p ? QString::fromStdString(p->toString()) : QString();
+}
+
+QString reasonOf(const std::optional<Problem> &p)
+{
+    return p ? QString::fromStdString(p->message) : QString();
 }
 
 } // namespace attn

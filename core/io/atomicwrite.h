@@ -5,19 +5,29 @@
 // missing permission or a failed rename leaves the old file byte for byte as
 // it was and no temporary file behind, and is reported in words.
 
+#include "validate.h"
+
 #include <QByteArray>
 #include <QString>
 
+#include <optional>
+
 namespace attn {
 
-// An empty string, or the reason in words ("the folder /x does not exist",
-// "no space left on the device", "permission denied"). Empty `bytes` are
+// Nothing, or the Problem: its place the file's native path, its message
+// the reason in words ("the folder /x does not exist", "no space left on
+// the device", "permission denied"). Empty `bytes` are
 // refused: nothing was made to write. An existing target keeps its
 // permissions; a symbolic link stays a link and the file it points to is
 // replaced. Temporary files are named ".NAME.attnlab-PID-XXXXXX.tmp"; one
 // left behind by a writer that was killed (its process gone for a minute,
 // or any such file older than an hour) is removed by the next write of NAME.
-QString writeFileAtomically(const QString &path, const QByteArray &bytes);
+std::optional<Problem> writeFileAtomically(const QString &path, const QByteArray &bytes);
+
+// "path: reason", the whole Problem as one line; empty when there is none.
+QString problemLine(const std::optional<Problem> &p);
+// The reason alone, in words; empty when there is none.
+QString reasonOf(const std::optional<Problem> &p);
 
 // The reason for a failed system call in words, from its errno value
 // (ENOSPC: "no space left on the device", EFBIG: "the file is too large").

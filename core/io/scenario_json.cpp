@@ -890,7 +890,7 @@ QByteArray scenarioToJson(const Scenario &s)
     return o + "}\n";
 }
 
-QString saveScenarioFile(const QString &path, const Scenario &s)
+std::optional<Problem> saveScenarioFile(const QString &path, const Scenario &s)
 {
     return writeFileAtomically(path, scenarioToJson(s));
 }

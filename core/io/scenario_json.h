@@ -3,6 +3,7 @@
 // parser. A file is read whole or not at all: the first problem is reported
 // with its place in the file ("inputs.K[2][1]") and no scenario is returned.
 
+#include "result.h"
 #include "scenario.h"
 #include "validate.h"
 
@@ -17,7 +18,7 @@ inline constexpr const char *kScenarioFormat = "attention-lab/scenario";
 inline constexpr int kScenarioVersion = 1;
 inline constexpr qint64 kMaxScenarioFileBytes = 64 * 1024 * 1024;
 
-using ScenarioOrProblem = std::variant<Scenario, Problem>;
+using ScenarioOrProblem = Result<Scenario>;
 
 // Parses and validates. The problem's place is a path inside the document,
 // or "line L, column C" when the text is not JSON at all.
@@ -32,7 +33,7 @@ ScenarioOrProblem loadScenarioFile(const QString &path);
 QByteArray scenarioToJson(const Scenario &s);
 
 // Writes through a temporary file renamed into place, so a failed write
-// leaves any old file whole. Returns an empty string or the reason.
-QString saveScenarioFile(const QString &path, const Scenario &s);
+// leaves any old file whole. The problem's place is the file's path.
+std::optional<Problem> saveScenarioFile(const QString &path, const Scenario &s);
 
 } // namespace attn

@@ -61,22 +61,20 @@ QStringList toQStringList(const std::vector<std::string> &v)
 
 } // namespace
 
-QStringList writeTraceCsv(const Scenario &s, const Trace &t, const QString &folder, const QString &stem, QString *error)
+Result<QStringList> writeTraceCsv(const Scenario &s, const Trace &t, const QString &folder, const QString &stem)
 {
     const QStringList rows = toQStringList(queryLabels(s)), keys = toQStringList(keyLabels(s));
     const int h = int(t.heads.size());
     QStringList written;
+    std::optional<Problem> failed;
     auto write = [&](const QString &name, const QByteArray &bytes) {
-        if (!error->isEmpty())
+        if (failed)
             return;
         const QString path = QDir(folder).filePath(name);
-        const QString why = writeFileAtomically(path, bytes);
-        if (!why.isEmpty())
-            *error = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), why);
-        else
+        failed = writeFileAtomically(path, bytes);
+        if (!failed)
             written << path;
     };
-    error->clear();
     for (int i = 0; i < h; ++i) {
         const HeadTrace &ht = t.heads[std::size_t(i)];
         const QString suffix = h > 1 ? QStringLiteral("_head%1.csv").arg(i + 1) : QStringLiteral(".csv");
@@ -93,6 +91,8 @@ QStringList writeTraceCsv(const Scenario &s, const Trace &t, const QString &fold
         write(stem + QStringLiteral("_concat.csv"), csv(t.concat, rows, numbered(QStringLiteral("c"), t.concat.cols())));
     if (h > 1 || t.output.cols() != t.concat.cols() || !(t.output == t.concat))
         write(stem + QStringLiteral("_final_output.csv"), csv(t.output, rows, numbered(QStringLiteral("o"), t.output.cols())));
+    if (failed)
+        return *failed;
     return written;
 }
 

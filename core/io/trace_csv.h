@@ -4,6 +4,7 @@
 // shortest exact form.
 
 #include "attention.h"
+#include "result.h"
 #include "scenario.h"
 
 #include <QString>
@@ -12,9 +13,8 @@
 namespace attn {
 
 // The numbers of a trace: one CSV per stage and head (labels in the first
-// row and column), written into `folder`; returns the files written, or
-// sets `error` and writes none of the rest.
-QStringList writeTraceCsv(const Scenario &s, const Trace &t, const QString &folder, const QString &stem,
-                          QString *error);
+// row and column), written into `folder`; the files written, or the first
+// file that could not be written (its path is the place) and none after it.
+Result<QStringList> writeTraceCsv(const Scenario &s, const Trace &t, const QString &folder, const QString &stem);
 
 } // namespace attn

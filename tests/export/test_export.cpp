@@ -161,14 +161,14 @@ void TestExport::failedWriteLeavesNothing()
 {
     QTemporaryDir dir;
     const QString missing = dir.filePath(QStringLiteral("no/such/folder/x.png"));
-    const QString why = writeFileAtomically(missing, "data");
+    const QString why = reasonOf(writeFileAtomically(missing, "data"));
     ATTN_CHECK(why.contains(QStringLiteral("does not exist")), why);
     QVERIFY(!QFile::exists(missing));
 
     // A file in place is replaced whole or not at all.
     const QString path = dir.filePath(QStringLiteral("x.png"));
-    QVERIFY(writeFileAtomically(path, "old").isEmpty());
-    QVERIFY(writeFileAtomically(path, "new contents").isEmpty());
+    QVERIFY(reasonOf(writeFileAtomically(path, "old")).isEmpty());
+    QVERIFY(reasonOf(writeFileAtomically(path, "new contents")).isEmpty());
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll(), QByteArray("new contents"));
@@ -183,11 +183,20 @@ void TestExport::failedWriteLeavesNothing()
     probe.close();
     if (permissionsHold) {
         const QString target = QDir(locked).filePath(QStringLiteral("y.svg"));
-        QVERIFY(!writeFileAtomically(target, "data").isEmpty());
+        QVERIFY(!reasonOf(writeFileAtomically(target, "data")).isEmpty());
         QCOMPARE(QDir(locked).entryList(QDir::Files | QDir::Hidden), QStringList());
     }
     QFile::setPermissions(locked, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    QVERIFY(!writeFileAtomically(path, QByteArray()).isEmpty()); // nothing drawn is an error, not an empty file
+    QVERIFY(!reasonOf(writeFileAtomically(path, QByteArray())).isEmpty()); // nothing drawn is an error, not an empty file
+}
+
+// writeTraceCsv as the assertions below read it: the files written, and
+// the problem as one line "path: reason" in *error.
+static QStringList writeCsv(const Scenario &s, const Trace &t, const QString &folder, const QString &stem, QString *error)
+{
+    const Result<QStringList> r = writeTraceCsv(s, t, folder, stem);
+    *error = r.problem() ? problemLine(*r.problem()) : QString();
+    return r.ok() ? r.value() : QStringList();
 }
 
 void TestExport::csvHoldsEveryStage()
@@ -196,7 +205,7 @@ void TestExport::csvHoldsEveryStage()
     const Trace t = compute(s);
     QTemporaryDir dir;
     QString error;
-    const QStringList files = writeTraceCsv(s, t, dir.path(), QStringLiteral("mh"), &error);
+    const QStringList files = writeCsv(s, t, dir.path(), QStringLiteral("mh"), &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QCOMPARE(files.size(), 2 * 5 + 2); // five stages a head, the concatenation, the final output
     QFile weights(dir.filePath(QStringLiteral("mh_weights_head2.csv")));
@@ -211,7 +220,7 @@ void TestExport::csvHoldsEveryStage()
     QCOMPARE(row[0], QStringLiteral("追"));
     ATTN_COMPARE_NEAR(row[1].toDouble(), t.heads[1].weights(1, 0), 0.0); // shortest exact form reads back exactly
     // A folder that does not exist: the error names the file, nothing written.
-    const QStringList none = writeTraceCsv(s, t, dir.filePath(QStringLiteral("missing")), QStringLiteral("mh"), &error);
+    const QStringList none = writeCsv(s, t, dir.filePath(QStringLiteral("missing")), QStringLiteral("mh"), &error);
     QVERIFY(none.isEmpty());
     ATTN_CHECK(error.contains(QStringLiteral("mh_scores_head1.csv")), error);
 
@@ -221,7 +230,7 @@ void TestExport::csvHoldsEveryStage()
         risky.tokens = {"=1+1"};
         risky.sourceTokens = {"@a", "-b", "c,d"};
         QTemporaryDir out;
-        writeTraceCsv(risky, compute(risky), out.path(), QStringLiteral("r"), &error);
+        writeCsv(risky, compute(risky), out.path(), QStringLiteral("r"), &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QFile scores(out.filePath(QStringLiteral("r_scores.csv")));
         QVERIFY(scores.open(QIODevice::ReadOnly));
@@ -236,7 +245,7 @@ void TestExport::csvHoldsEveryStage()
         Scenario causal = lesson(QStringLiteral("causal"));
         causal.maskStage = stage;
         QTemporaryDir out;
-        const QStringList written = writeTraceCsv(causal, compute(causal), out.path(), QStringLiteral("c"), &error);
+        const QStringList written = writeCsv(causal, compute(causal), out.path(), QStringLiteral("c"), &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(written.size(), 5);
         QFile masked(out.filePath(QStringLiteral("c_masked.csv")));

@@ -150,7 +150,7 @@ private slots:
         const QByteArray old = pattern(oldSize, "good old contents\n");
         QVERIFY(writePlain(path, old));
         const std::optional<QString> why =
-            inChildWithFileLimit(rlim_t(limit), [&] { return writeFileAtomically(path, pattern(newSize, "new\n")); });
+            inChildWithFileLimit(rlim_t(limit), [&] { return reasonOf(writeFileAtomically(path, pattern(newSize, "new\n"))); });
         QVERIFY2(why, "the child did not finish");
         ATTN_CHECK(*why == QStringLiteral("the file is too large"), QStringLiteral("the reason given: \"%1\"").arg(*why));
         QCOMPARE(readFile(path), old);
@@ -164,7 +164,7 @@ private slots:
         const QString path = dir.filePath(QStringLiteral("x.csv"));
         QVERIFY(writePlain(path, "old"));
         const QByteArray bytes = pattern(5000, "new,row\n");
-        const std::optional<QString> why = inChildWithFileLimit(6000, [&] { return writeFileAtomically(path, bytes); });
+        const std::optional<QString> why = inChildWithFileLimit(6000, [&] { return reasonOf(writeFileAtomically(path, bytes)); });
         QVERIFY(why);
         QCOMPARE(*why, QString());
         QCOMPARE(readFile(path), bytes);
@@ -179,12 +179,12 @@ private slots:
         Scenario s = std::get<Scenario>(r);
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("causal.json"));
-        QCOMPARE(saveScenarioFile(path, s), QString());
+        QCOMPARE(reasonOf(saveScenarioFile(path, s)), QString());
         const QByteArray saved = readFile(path);
         QVERIFY(saved.size() > 1000);
         s.title = "edited";
         s.Q(0, 0) = 42;
-        const std::optional<QString> why = inChildWithFileLimit(512, [&] { return saveScenarioFile(path, s); });
+        const std::optional<QString> why = inChildWithFileLimit(512, [&] { return reasonOf(saveScenarioFile(path, s)); });
         QVERIFY(why);
         ATTN_CHECK(why->contains(QStringLiteral("too large")), *why);
         QCOMPARE(readFile(path), saved);
@@ -223,7 +223,7 @@ private slots:
         const QString path = dir.filePath(QStringLiteral("private.json"));
         QVERIFY(writePlain(path, "old"));
         QVERIFY(::chmod(QFile::encodeName(path).constData(), 0640) == 0);
-        QCOMPARE(writeFileAtomically(path, "new"), QString());
+        QCOMPARE(reasonOf(writeFileAtomically(path, "new")), QString());
         struct stat st;
         QVERIFY(::stat(QFile::encodeName(path).constData(), &st) == 0);
         QCOMPARE(int(st.st_mode & 07777), 0640);
@@ -232,14 +232,14 @@ private slots:
         // A new file: 0666 less the umask, as any program makes it.
         const mode_t mask = ::umask(022);
         const QString fresh = dir.filePath(QStringLiteral("fresh.csv"));
-        QCOMPARE(writeFileAtomically(fresh, "a,b\n"), QString());
+        QCOMPARE(reasonOf(writeFileAtomically(fresh, "a,b\n")), QString());
         ::umask(mask);
         QVERIFY(::stat(QFile::encodeName(fresh).constData(), &st) == 0);
         QCOMPARE(int(st.st_mode & 07777), 0644);
 
         const QString link = dir.filePath(QStringLiteral("link.json"));
         QVERIFY(QFile::link(path, link));
-        QCOMPARE(writeFileAtomically(link, "through the link"), QString());
+        QCOMPARE(reasonOf(writeFileAtomically(link, "through the link")), QString());
         QVERIFY(QFileInfo(link).isSymLink());
         QCOMPARE(readFile(path), QByteArray("through the link"));
     }
@@ -249,14 +249,14 @@ private slots:
     {
         QTemporaryDir dir;
         QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("sub.json")));
-        const QString why = writeFileAtomically(dir.filePath(QStringLiteral("sub.json")), "x");
+        const QString why = reasonOf(writeFileAtomically(dir.filePath(QStringLiteral("sub.json")), "x"));
         QCOMPARE(why, QStringLiteral("it is a folder"));
         QCOMPARE(entries(dir.path()), QStringList{QStringLiteral("sub.json")});
         if (::geteuid() != 0) { // root may write anything
             const QString path = dir.filePath(QStringLiteral("locked.json"));
             QVERIFY(writePlain(path, "old"));
             QVERIFY(::chmod(QFile::encodeName(path).constData(), 0444) == 0);
-            QCOMPARE(writeFileAtomically(path, "new"), QStringLiteral("permission denied"));
+            QCOMPARE(reasonOf(writeFileAtomically(path, "new")), QStringLiteral("permission denied"));
             QCOMPARE(readFile(path), QByteArray("old"));
         }
     }
@@ -294,7 +294,7 @@ private slots:
         QVERIFY(QDir(dir.path()).mkdir(folder));
         QVERIFY(setAge(dir.filePath(folder), 120));
 
-        QCOMPARE(writeFileAtomically(path, "new"), QString());
+        QCOMPARE(reasonOf(writeFileAtomically(path, "new")), QString());
         QCOMPARE(readFile(path), QByteArray("new"));
         QStringList expected = keep + QStringList{folder, QStringLiteral("lesson.json")};
         expected.sort();
@@ -311,7 +311,7 @@ private slots:
         QVERIFY(QFile::encodeName(leftover).size() <= 255);
         QVERIFY(writePlain(dir.filePath(leftover), "x"));
         QVERIFY(setAge(dir.filePath(leftover), 120));
-        QCOMPARE(writeFileAtomically(path, "a,b\n"), QString());
+        QCOMPARE(reasonOf(writeFileAtomically(path, "a,b\n")), QString());
         QCOMPARE(entries(dir.path()), QStringList{name});
     }
 };

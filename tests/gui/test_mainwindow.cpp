@@ -6,6 +6,7 @@
 
 #include "edit.h"
 #include "lessons.h"
+#include "atomicwrite.h"
 #include "mainwindow.h"
 #include "matrixmodel.h"
 #include "matrixpanel.h"
@@ -735,7 +736,7 @@ void TestMainWindow::windowExportMatchesCommandLine()
                                     std::pair{ExportDialog::What::Dashboard, QStringLiteral("dashboard")}}) {
         for (FigureFormat format : {FigureFormat::Png, FigureFormat::Svg}) {
             const QString path = dir.filePath(QStringLiteral("window_%1.%2").arg(key, figureSuffix(format)));
-            const QString why = w.exportFigure(what, format, FigureSize{1000, 800, 1.0}, path);
+            const QString why = reasonOf(w.exportFigure(what, format, FigureSize{1000, 800, 1.0}, path));
             QVERIFY2(why.isEmpty(), qPrintable(why));
         }
     }
@@ -768,17 +769,17 @@ void TestMainWindow::exportFailureLeavesNothing()
     QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("no/such/folder/weights.pdf"));
-    const QString why = w.exportFigure(ExportDialog::What::Weights, FigureFormat::Pdf, FigureSize{}, path);
+    const QString why = reasonOf(w.exportFigure(ExportDialog::What::Weights, FigureFormat::Pdf, FigureSize{}, path));
     ATTN_CHECK(why.contains(QStringLiteral("does not exist")), why);
     QVERIFY(!QFile::exists(path));
     // The dashboard and the plane go through the same path.
     const QString dash = dir.filePath(QStringLiteral("dashboard.pdf"));
-    QVERIFY(w.exportFigure(ExportDialog::What::Dashboard, FigureFormat::Pdf, FigureSize{2400, 1500, 1.0}, dash).isEmpty());
+    QVERIFY(!w.exportFigure(ExportDialog::What::Dashboard, FigureFormat::Pdf, FigureSize{2400, 1500, 1.0}, dash));
     QFile f(dash);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY(f.read(4) == "%PDF");
     const QString plane = dir.filePath(QStringLiteral("plane.png"));
-    QVERIFY(w.exportFigure(ExportDialog::What::Plane, FigureFormat::Png, FigureSize{800, 600, 2.0}, plane).isEmpty());
+    QVERIFY(!w.exportFigure(ExportDialog::What::Plane, FigureFormat::Png, FigureSize{800, 600, 2.0}, plane));
     QImage image(plane);
     QCOMPARE(image.size(), QSize(1600, 1200));
 }

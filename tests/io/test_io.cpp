@@ -7,6 +7,7 @@
 #include "json_test.h"
 #include "lessons.h"
 #include "random_scenario.h"
+#include "atomicwrite.h"
 #include "scenario_json.h"
 #include "trace_json.h"
 
@@ -99,12 +100,12 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString path = dir.filePath(name + QStringLiteral(".json"));
-        QCOMPARE(saveScenarioFile(path, s), QString());
+        QCOMPARE(reasonOf(saveScenarioFile(path, s)), QString());
         const ScenarioOrProblem loaded = loadScenarioFile(path);
         QVERIFY2(std::holds_alternative<Scenario>(loaded), qPrintable(problemText(loaded)));
         QVERIFY(std::get<Scenario>(loaded) == s);
         const QString again = dir.filePath(QStringLiteral("again.json"));
-        QCOMPARE(saveScenarioFile(again, std::get<Scenario>(loaded)), QString());
+        QCOMPARE(reasonOf(saveScenarioFile(again, std::get<Scenario>(loaded))), QString());
         QCOMPARE(readFile(again), readFile(path));
         // The text is JSON any reader takes.
         QJsonParseError error;
@@ -481,7 +482,7 @@ private slots:
         const ScenarioOrProblem r = loadScenarioFile(path);
         QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(problemText(r)));
         QVERIFY(std::get<Scenario>(r) == std::get<Scenario>(lesson)); // nothing computed changes
-        QCOMPARE(saveScenarioFile(path, std::get<Scenario>(r)), QString());
+        QCOMPARE(reasonOf(saveScenarioFile(path, std::get<Scenario>(r))), QString());
         const QByteArray saved = readFile(path);
         QJsonParseError error;
         const QJsonDocument back = QJsonDocument::fromJson(saved, &error);
@@ -670,7 +671,7 @@ private slots:
         const ScenarioOrProblem r = loadLesson(QStringLiteral("seed000-basic"));
         QVERIFY(std::holds_alternative<Scenario>(r));
         const QString path = dir.filePath(QStringLiteral("no/such/folder/lesson.json"));
-        const QString why = saveScenarioFile(path, std::get<Scenario>(r));
+        const QString why = reasonOf(saveScenarioFile(path, std::get<Scenario>(r)));
         QVERIFY2(!why.isEmpty(), "saving into a missing folder reported success");
         QVERIFY(!QFileInfo::exists(path));
         QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("no"))));
@@ -685,7 +686,7 @@ private slots:
         QVERIFY(writeFile(path, QByteArray(100000, 'x')));
         const ScenarioOrProblem r = loadLesson(QStringLiteral("causal"));
         QVERIFY(std::holds_alternative<Scenario>(r));
-        QCOMPARE(saveScenarioFile(path, std::get<Scenario>(r)), QString());
+        QCOMPARE(reasonOf(saveScenarioFile(path, std::get<Scenario>(r))), QString());
         QCOMPARE(readFile(path), scenarioToJson(std::get<Scenario>(r)));
     }
 
