@@ -2,14 +2,133 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>attn</name>
+    <message>
+        <location filename="../../core/io/atomicwrite.cpp" line="+145" />
+        <source>no file name was given</source>
+        <translation>未指定文件名</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <location line="+109" />
+        <source>it is a folder</source>
+        <translation>这是一个文件夹</translation>
+    </message>
+    <message>
+        <location line="-107" />
+        <source>it is not a regular file</source>
+        <translation>这不是普通文件</translation>
+    </message>
+    <message>
+        <location line="+78" />
+        <source>the system gave no reason</source>
+        <translation>系统没有给出原因</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>no space left on the device</source>
+        <translation>设备上没有剩余空间</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>the file is too large</source>
+        <translation>文件太大</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>the disk quota is used up</source>
+        <translation>磁盘配额已用完</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>permission denied</source>
+        <translation>权限不足</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>the file system is read-only</source>
+        <translation>文件系统是只读的</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>an input/output error (the disk or the connection to it failed)</source>
+        <translation>输入/输出错误（磁盘或与磁盘的连接出错）</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>the file or folder does not exist</source>
+        <translation>文件或文件夹不存在</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>a part of the path is not a folder</source>
+        <translation>路径中的某一部分不是文件夹</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>the name is too long</source>
+        <translation>名称太长</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>too many files are open</source>
+        <translation>打开的文件太多</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>it is closed</source>
+        <translation>它已关闭</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>the reader went away (broken pipe)</source>
+        <translation>读取方已断开（管道破裂）</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>a file of that name already exists</source>
+        <translation>同名文件已存在</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>too many symbolic links</source>
+        <translation>符号链接层数太多</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>the file is in use</source>
+        <translation>文件正在使用中</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>out of memory</source>
+        <translation>内存不足</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>error number %1</source>
+        <translation>错误号 %1</translation>
+    </message>
+    <message>
+        <location line="+15" />
+        <source>there was nothing to write</source>
+        <translation>没有可写入的内容</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>the folder %1 does not exist</source>
+        <translation>文件夹 %1 不存在</translation>
+    </message>
+</context>
+<context>
     <name>attn::AllHeadsView</name>
     <message>
-        <location filename="../../widgets/stageviews.cpp" line="+111"/>
+        <location filename="../../app/views/stageviews.cpp" line="+107" />
         <source>Head %1: click to show it in every map</source>
         <translation>头 %1：点击后所有热图都显示这个头</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+7" />
         <source>▶ head %1 (shown)</source>
         <translation>▶ 头 %1（显示中）</translation>
     </message>
@@ -17,18 +136,18 @@
 <context>
     <name>attn::Document</name>
     <message>
-        <location filename="../../app/document/document.cpp" line="+120"/>
+        <location filename="../../app/document/document.cpp" line="+164" />
         <source>Drag</source>
         <extracomment>An undo step: a drag with the mouse.</extracomment>
         <translation>拖动</translation>
     </message>
     <message>
-        <location line="+67"/>
+        <location line="+71" />
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location line="+85"/>
+        <location line="+81" />
         <source>%1 row %2, column %3: %4</source>
         <translation>%1 第 %2 行第 %3 列：%4</translation>
     </message>
@@ -36,120 +155,107 @@
 <context>
     <name>attn::ExportDialog</name>
     <message>
-        <location filename="../../app/gui/exportdialog.cpp" line="+47"/>
+        <location filename="../../app/gui/exportdialog.cpp" line="+47" />
         <source>Export a figure</source>
         <translation>导出图片</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+6" />
         <source>Vector plane</source>
         <translation>向量平面</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Dashboard (every map and the plane)</source>
         <translation>总览图（全部热图和向量平面）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>&amp;Figure:</source>
         <translation>图片(&amp;F)：</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>PNG image</source>
         <translation>PNG 图像</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>SVG vector drawing</source>
         <translation>SVG 矢量图</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>PDF document</source>
         <translation>PDF 文档</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>F&amp;ormat:</source>
         <translation>格式(&amp;O)：</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <location line="+4"/>
+        <location line="+6" />
+        <location line="+4" />
         <source> px</source>
         <translation> 像素</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+4" />
         <source>PNG only: pixels per point, for sharp slides on large screens</source>
         <translation>仅用于 PNG：像素倍率，让大屏幕上的幻灯片更清晰</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+6" />
         <source>scale</source>
         <extracomment>Pixels per point of a PNG (1×, 2×, ...).</extracomment>
         <translation>倍率</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>&amp;Size:</source>
         <translation>尺寸(&amp;S)：</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+4" />
         <source>&amp;Browse…</source>
         <translation>浏览(&amp;B)…</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>&amp;File:</source>
         <translation>文件(&amp;F)：</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+38" />
         <source>Replace the file?</source>
         <translation>替换文件？</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>%1 already exists. Replace it?</source>
         <translation>%1 已存在。要替换它吗？</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+44" />
         <source>Export to</source>
         <translation>导出到</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>%1 files (*.%2)</source>
         <translation>%1 文件 (*.%2)</translation>
     </message>
 </context>
 <context>
-    <name>attn::Files</name>
-    <message>
-        <location filename="../../core/io/atomicwrite.cpp" line="+13"/>
-        <source>there was nothing to write</source>
-        <translation>没有可写入的内容</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>the folder %1 does not exist</source>
-        <translation>文件夹 %1 不存在</translation>
-    </message>
-</context>
-<context>
     <name>attn::FormulaBar</name>
     <message>
-        <location filename="../../widgets/stageviews.cpp" line="+84"/>
+        <location filename="../../app/views/stageviews.cpp" line="+76" />
         <source>✗ not renormalised</source>
         <translation>✗ 未重新归一化</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+5" />
         <source>R rotates each pair of dimensions by its position</source>
         <translation>R 按位置旋转每一对维度</translation>
     </message>
@@ -157,630 +263,445 @@
 <context>
     <name>attn::Gradients</name>
     <message>
-        <location filename="../../widgets/gradients.cpp" line="+139"/>
+        <location filename="../../widgets/gradients.cpp" line="+139" />
         <source>Viridis</source>
         <translation>Viridis</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Cividis</source>
         <translation>Cividis</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Magma</source>
         <translation>Magma</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+8" />
         <source>Blue–white–red</source>
         <translation>蓝–白–红</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Purple–white–orange</source>
         <translation>紫–白–橙</translation>
     </message>
 </context>
 <context>
-    <name>attn::HeatmapPlot</name>
-    <message>
-        <location filename="../../widgets/heatmapplot.cpp" line="+611"/>
-        <source>NaN</source>
-        <translation>NaN</translation>
-    </message>
-</context>
-<context>
     <name>attn::MainWindow</name>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="+50"/>
+        <location filename="../../app/gui/mainwindow.cpp" line="+56" />
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+72" />
         <source>Vector &amp;plane</source>
         <translation>向量平面(&amp;P)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>All &amp;heads</source>
         <translation>所有头(&amp;H)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&amp;Concat → output</source>
         <translation>拼接 → 输出(&amp;C)</translation>
     </message>
     <message>
-        <location line="+139"/>
+        <location line="+133" />
         <source>&amp;Positional encoding</source>
         <translation>位置编码(&amp;P)</translation>
     </message>
     <message>
-        <location line="-131"/>
+        <location line="-125" />
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-7"/>
+        <location line="-7" />
         <source>Positional &amp;encoding</source>
         <translation>位置编码(&amp;E)</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+19" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+35" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+4" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Save &amp;As…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>&amp;Export figure…</source>
         <translation>导出图片(&amp;E)…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Export &amp;dashboard…</source>
         <translation>导出总览图(&amp;D)…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Export &amp;numbers</source>
         <translation>导出数值(&amp;N)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>As &amp;CSV files…</source>
         <translation>CSV 文件(&amp;C)…</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>As one &amp;JSON trace…</source>
         <translation>单个 JSON 计算过程文件(&amp;J)…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+7" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <location line="+13"/>
+        <location line="+4" />
+        <location line="+13" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location line="-11"/>
-        <location line="+13"/>
+        <location line="-11" />
+        <location line="+13" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location line="-4"/>
+        <location line="-4" />
         <source>&amp;Undo: cancel the drag</source>
-        <extracomment>%1 names the step, e.g. &quot;Undo Add token t5&quot;.</extracomment>
+        <extracomment>%1 names the step, e.g. "Undo Add token t5".</extracomment>
         <translation>撤销：取消这次拖动(&amp;U)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&amp;Undo %1</source>
         <translation>撤销 %1(&amp;U)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>&amp;Redo %1</source>
-        <extracomment>%1 names the step, e.g. &quot;Redo Add token t5&quot;.</extracomment>
+        <extracomment>%1 names the step, e.g. "Redo Add token t5".</extracomment>
         <translation>重做 %1(&amp;R)</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+9" />
         <source>&amp;Copy figure</source>
         <translation>复制图片(&amp;C)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>&amp;Add token</source>
         <translation>添加词元(&amp;A)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&amp;Remove token</source>
         <translation>删除词元(&amp;R)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Move token &amp;up</source>
         <translation>上移词元(&amp;U)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Move token &amp;down</source>
         <translation>下移词元(&amp;D)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8" />
         <source>&amp;Attention</source>
         <translation>注意力(&amp;A)</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>&amp;Causal mask</source>
-        <translation>因果掩码(&amp;C)</translation>
-    </message>
-    <message>
-        <location line="+7"/>
-        <source>Mask &amp;after softmax (the mistake)</source>
-        <translation>softmax 之后再加掩码（错误做法）(&amp;A)</translation>
-    </message>
-    <message>
-        <location line="+7"/>
-        <source>C&amp;lear clicked cells</source>
-        <translation>清除点选的单元格(&amp;L)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Clear the hand-made mask</source>
-        <translation>清除手动掩码</translation>
-    </message>
-    <message>
-        <location line="+3"/>
+        <location line="+5" />
         <source>&amp;Heads</source>
         <translation>多头(&amp;H)</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>&amp;1 head</source>
-        <translation>1 个头(&amp;1)</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>&amp;%1 heads</source>
-        <translation>%1 个头(&amp;%1)</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>&amp;Next head</source>
-        <translation>下一个头(&amp;N)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>&amp;Previous head</source>
-        <translation>上一个头(&amp;P)</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>&amp;None</source>
-        <translation>无(&amp;N)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>&amp;Sinusoidal</source>
-        <translation>正弦(&amp;S)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>&amp;Learned</source>
-        <translation>可学习(&amp;L)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>&amp;RoPE</source>
-        <translation>&amp;RoPE</translation>
-    </message>
-    <message>
-        <location line="+14"/>
+        <location line="+6" />
         <source>&amp;Scaling</source>
         <translation>缩放(&amp;S)</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>÷ √d_&amp;k</source>
-        <translation>÷ √d_&amp;k</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>÷ 1 (&amp;none)</source>
-        <translation>÷ 1 不缩放(&amp;N)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>÷ &amp;d_k (the mistake)</source>
-        <translation>÷ &amp;d_k（错误做法）</translation>
-    </message>
-    <message>
-        <location line="+4"/>
+        <location line="+1" />
         <source>S&amp;imilarity</source>
         <translation>相似度(&amp;I)</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>&amp;Dot product q·k</source>
-        <translation>点积 q·k(&amp;D)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>&amp;Cosine</source>
-        <translation>余弦相似度(&amp;C)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>&amp;Negative squared distance</source>
-        <translation>负平方距离(&amp;N)</translation>
-    </message>
-    <message>
-        <location line="+4"/>
+        <location line="+1" />
         <source>&amp;Temperature</source>
         <translation>温度(&amp;T)</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>&amp;Sharper (τ × 0.8)</source>
-        <translation>更尖锐（τ × 0.8）(&amp;S)</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>&amp;Flatter (τ × 1.25)</source>
-        <translation>更平缓（τ × 1.25）(&amp;F)</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>&amp;Reset to τ = 1</source>
-        <translation>重置为 τ = 1(&amp;R)</translation>
-    </message>
-    <message>
-        <location line="+4"/>
+        <location line="+14" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Colours for &amp;weights</source>
         <translation>权重配色(&amp;W)</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+8" />
         <source>Colours for &amp;scores</source>
         <translation>分数配色(&amp;S)</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+8" />
         <source>Cell &amp;values</source>
         <translation>单元格数值(&amp;V)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>&amp;Automatic (when they fit)</source>
         <translation>自动（放得下时显示）(&amp;A)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Al&amp;ways</source>
         <translation>总是显示(&amp;W)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&amp;Never</source>
         <translation>从不显示(&amp;N)</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+7" />
         <source>&amp;Cycle</source>
         <translation>循环切换(&amp;C)</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+5" />
         <source>Score maps share one colour &amp;range</source>
         <translation>分数热图共用同一色阶范围(&amp;R)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Scores, scaled scores and masked scores on one scale, so that scaling visibly shrinks them</source>
         <translation>分数、缩放后分数和加掩码后的分数共用同一色阶，能直观看到缩放让分数变小</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+7" />
         <source>Zoom &amp;in</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>Zoom &amp;out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&amp;Actual size</source>
         <translation>实际大小(&amp;A)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&amp;Full screen</source>
         <translation>全屏(&amp;F)</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+7" />
         <source>&amp;Maps only (hide the panels)</source>
         <translation>只显示热图（隐藏面板）(&amp;M)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Give the whole window to the maps, e.g. on a projector; F9 again brings the panels back</source>
         <translation>整个窗口只显示热图，适合投影；再按 F9 恢复面板</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+15" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>&amp;System default</source>
         <translation>跟随系统(&amp;S)</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+13" />
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+0" />
         <source>The language changes the next time Attention Lab starts.</source>
         <translation>语言将在下次启动 Attention Lab 时生效。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+7" />
         <source>&amp;Lessons</source>
         <translation>课程(&amp;L)</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+16" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&amp;About Attention Lab</source>
         <translation>关于 Attention Lab(&amp;A)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>About Attention Lab</source>
         <translation>关于 Attention Lab</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&lt;h3&gt;Attention Lab %1&lt;/h3&gt;&lt;p&gt;Scaled dot-product attention, live, for the classroom: edit Q, K and V, switch masks, heads and encodings, and watch every stage change.&lt;/p&gt;&lt;p&gt;Hover a cell for its hand calculation; click a cell to block it.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Attention Lab %1&lt;/h3&gt;&lt;p&gt;缩放点积注意力的课堂实时演示：编辑 Q、K 和 V，切换掩码、头数和位置编码，观察每个计算环节如何变化。&lt;/p&gt;&lt;p&gt;鼠标悬停在单元格上可查看它的手算过程；点击单元格可将其屏蔽。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+5" />
         <source>About &amp;Qt</source>
         <translation>关于 &amp;Qt</translation>
     </message>
     <message>
-        <location line="+90"/>
+        <location line="+90" />
         <source>Zoom %1%</source>
         <translation>显示比例 %1%</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+34" />
         <source>%1[*] — Attention Lab</source>
         <translation>%1[*] — Attention Lab</translation>
     </message>
     <message>
-        <location line="+21"/>
-        <source>The temperature is at the end of its range (%1 to %2)</source>
-        <translation>温度已到取值范围的边界（%1 到 %2）</translation>
-    </message>
-    <message>
-        <location line="+40"/>
-        <source>no file name was given</source>
-        <translation>未指定文件名</translation>
-    </message>
-    <message>
-        <location line="+12"/>
-        <location line="+98"/>
-        <source>Exported %1</source>
-        <translation>已导出 %1</translation>
-    </message>
-    <message>
-        <location line="-76"/>
-        <source>The figure is on the clipboard</source>
-        <translation>图片已复制到剪贴板</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>&amp;Export this figure…</source>
-        <translation>导出此图(&amp;E)…</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>&amp;Copy as image</source>
-        <translation>复制为图片(&amp;C)</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Export the &amp;dashboard…</source>
-        <translation>导出总览图(&amp;D)…</translation>
-    </message>
-    <message>
-        <location line="+24"/>
-        <source>figure</source>
-        <extracomment>The start of an exported file&apos;s name; use letters a file name may hold.</extracomment>
-        <translation>图片</translation>
-    </message>
-    <message>
-        <location line="-8"/>
-        <location line="+44"/>
-        <source>%1 was not written: %2</source>
-        <translation>未能写入 %1：%2</translation>
-    </message>
-    <message>
-        <location line="-24"/>
-        <source>Folder for the CSV files</source>
-        <translation>存放 CSV 文件的文件夹</translation>
-    </message>
-    <message>
-        <location line="+7"/>
-        <source>The numbers were not all written: %1</source>
-        <translation>数值未能全部写入：%1</translation>
-    </message>
-    <message>
-        <location line="-12"/>
+        <location line="+59" />
         <source>Cannot export</source>
         <translation>无法导出</translation>
     </message>
-    <message numerus="yes">
-        <location line="+16"/>
-        <source>Wrote %n CSV file(s) to %1</source>
-        <translation>
-            <numerusform>已将 %n 个 CSV 文件写入 %1</numerusform>
-        </translation>
-    </message>
     <message>
-        <location line="+6"/>
-        <source>Export the trace</source>
-        <translation>导出计算过程</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>JSON files (*.json)</source>
-        <translation>JSON 文件 (*.json)</translation>
-    </message>
-    <message>
-        <location line="+16"/>
+        <location line="+7" />
         <source>%1 was not opened: %2</source>
         <translation>未能打开 %1：%2</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+6" />
         <source>Opened %1</source>
         <translation>已打开 %1</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+30" />
         <source>Open a scenario</source>
         <translation>打开场景</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Attention Lab scenarios (*.json);;All files (*)</source>
         <translation>Attention Lab 场景 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+18" />
         <source>untitled</source>
         <extracomment>A file name for a new scenario.</extracomment>
         <translation>未命名</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Save the scenario</source>
         <translation>保存场景</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Attention Lab scenarios (*.json)</source>
         <translation>Attention Lab 场景 (*.json)</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+11" />
         <source>%1 was not saved: %2</source>
         <translation>未能保存 %1：%2</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>Cannot save</source>
         <translation>无法保存</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+6" />
         <source>Saved %1</source>
         <translation>已保存 %1</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+8" />
         <source>Unsaved changes</source>
         <translation>未保存的更改</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>%1 has changes that are not saved. Save them?</source>
         <translation>%1 有未保存的更改。要保存吗？</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+44" />
         <source>&amp;Clear the list</source>
         <translation>清空列表(&amp;C)</translation>
     </message>
     <message>
+        <location line="-379" />
         <source>√d_k &amp;lab…</source>
         <translation>√d_k 实验室(&amp;L)…</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>Why divide by √d_k: random q and k, their scores and the softmax, in a window of its own</source>
         <translation>为什么要除以 √d_k：随机的 q 和 k、它们的打分和 softmax，在单独的窗口里</translation>
     </message>
     <message>
+        <location line="+166" />
         <source>√d_k lab — Attention Lab</source>
         <translation>√d_k 实验室 — Attention Lab</translation>
     </message>
@@ -788,52 +709,52 @@
 <context>
     <name>attn::MatrixModel</name>
     <message>
-        <location filename="../../app/document/matrixmodel.cpp" line="+71"/>
+        <location filename="../../app/document/matrixmodel.cpp" line="+71" />
         <source>%1 = %2</source>
         <translation>%1 = %2</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+30" />
         <source>a number is needed here</source>
         <translation>此处需要填写数值</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>&quot;%1&quot; is not a finite number</source>
+        <location line="+7" />
+        <source>"%1" is not a finite number</source>
         <translation>“%1”不是有限数</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>&quot;%1&quot; is not a number</source>
+        <location line="+2" />
+        <source>"%1" is not a number</source>
         <translation>“%1”不是数字</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+8" />
         <source>%1 row %2, column %3</source>
         <translation>%1 第 %2 行第 %3 列</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+10" />
         <source>%1: %2; it stays %3</source>
         <translation>%1：%2；仍为 %3</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+10" />
         <source>Set %1 to %2</source>
         <translation>将 %1 设为 %2</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+45" />
         <source>Token %1: double-click to rename</source>
         <translation>词元 %1：双击可重命名</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+15" />
         <source>A token needs a label; token %1 keeps its name</source>
         <translation>词元必须有名称；词元 %1 保留原名</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+6" />
         <source>Rename token %1 to %2</source>
         <translation>将词元 %1 重命名为 %2</translation>
     </message>
@@ -841,280 +762,659 @@
 <context>
     <name>attn::MatrixPanel</name>
     <message>
-        <location filename="../../widgets/matrixpanel.cpp" line="+29"/>
+        <location filename="../../app/views/matrixpanel.cpp" line="+29" />
         <source>S (source)</source>
         <translation>S（源序列）</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+18" />
         <source>Queries: one row per token that asks, h·d_k columns</source>
         <translation>查询：每个发出查询的词元占一行，共 h·d_k 列</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Keys: one row per token that is looked at, h·d_k columns</source>
         <translation>键：每个被查询的词元占一行，共 h·d_k 列</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Values: one row per key token, h·d_v columns; the output averages them</source>
         <translation>值：每个键词元占一行，共 h·d_v 列；输出是它们的加权平均</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Embeddings X: one row per token, d_model columns</source>
         <translation>嵌入 X：每个词元占一行，共 d_model 列</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Source sequence S for cross-attention: keys and values come from it</source>
         <translation>交叉注意力的源序列 S：键和值都来自它</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Query projection: Q = X·W_Q (d_model × h·d_k)</source>
         <translation>查询投影：Q = X·W_Q（d_model × h·d_k）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Key projection: K = S·W_K (d_model × h·d_k)</source>
         <translation>键投影：K = S·W_K（d_model × h·d_k）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Value projection: V = S·W_V (d_model × h·d_v)</source>
         <translation>值投影：V = S·W_V（d_model × h·d_v）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Output projection: output = concat·W_O (h·d_v × d_out)</source>
         <translation>输出投影：输出 = 拼接·W_O（h·d_v × d_out）</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+22" />
         <source>&amp;Direct Q, K, V</source>
         <translation>直接 Q、K、V(&amp;D)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&amp;Projected X·W</source>
         <translation>投影 X·W(&amp;P)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Edit the queries, keys and values themselves</source>
         <translation>直接编辑查询、键和值本身</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Edit token embeddings X and the projections W_Q, W_K, W_V (and W_O)</source>
         <translation>编辑词元嵌入 X 和投影矩阵 W_Q、W_K、W_V（以及 W_O）</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+13" />
         <source>Tokens:</source>
         <translation>词元：</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>+ Add</source>
         <translation>+ 添加</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+0" />
         <source>Add a token after the current row (Ctrl+T)</source>
         <translation>在当前行之后添加词元（Ctrl+T）</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>− Remove</source>
         <translation>− 删除</translation>
     </message>
     <message>
-        <location line="+0"/>
-        <source>Remove the current row&apos;s token (Ctrl+Shift+T)</source>
+        <location line="+0" />
+        <source>Remove the current row's token (Ctrl+Shift+T)</source>
         <translation>删除当前行的词元（Ctrl+Shift+T）</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Move the current token up (Alt+Up)</source>
         <translation>上移当前词元（Alt+Up）</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Move the current token down (Alt+Down)</source>
         <translation>下移当前词元（Alt+Down）</translation>
     </message>
     <message>
-        <location line="+14"/>
-        <source>d_k: the width of one head&apos;s queries and keys</source>
+        <location line="+14" />
+        <source>d_k: the width of one head's queries and keys</source>
         <translation>d_k：每个头的查询和键的维度</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>d_v: the width of one head&apos;s values</source>
+        <location line="+1" />
+        <source>d_v: the width of one head's values</source>
         <translation>d_v：每个头的值的维度</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>d_model: the width of the embeddings X</source>
         <translation>d_model：嵌入 X 的维度</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>d_out: the width of the output after W_O</source>
         <translation>d_out：经 W_O 投影后输出的维度</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>d_&amp;k</source>
         <translation>d_&amp;k</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>d_&amp;v</source>
         <translation>d_&amp;v</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>d_&amp;model</source>
         <translation>d_&amp;model</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>W_&amp;O, d_out</source>
         <translation>W_O，d_out(&amp;O)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Project the concatenated heads with W_O; d_out is its width</source>
         <translation>用 W_O 投影拼接后的各头；d_out 是它的宽度</translation>
     </message>
     <message>
-        <location line="+77"/>
+        <location line="+77" />
         <source>Self-attention needs as many keys as queries (now n_q = %1, n_k = %2); add or remove tokens first</source>
         <translation>自注意力要求键与查询一样多（现在 n_q = %1，n_k = %2）；请先添加或删除词元</translation>
     </message>
     <message>
-        <location line="-65"/>
+        <location line="-65" />
         <source>Separate key sequence (cross-&amp;attention)</source>
         <translation>独立的键序列（交叉注意力）(&amp;A)</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>Keys and values come from their own tokens instead of the queries&apos; tokens</source>
+        <location line="+1" />
+        <source>Keys and values come from their own tokens instead of the queries' tokens</source>
         <translation>键和值来自自己的词元序列，而不是查询的词元</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+35" />
         <source>Set d_k to %1</source>
         <translation>将 d_k 设为 %1</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+4" />
         <source>Set d_v to %1</source>
         <translation>将 d_v 设为 %1</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+4" />
         <source>Set d_model to %1</source>
         <translation>将 d_model 设为 %1</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+5" />
         <source>Set d_out to %1</source>
         <translation>将 d_out 设为 %1</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+7" />
         <source>Add W_O</source>
         <translation>添加 W_O</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Remove W_O</source>
         <translation>移除 W_O</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+13" />
         <source>Separate key sequence</source>
         <translation>独立的键序列</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+0" />
         <source>Self-attention</source>
         <translation>自注意力</translation>
     </message>
     <message>
-        <location line="+101"/>
+        <location line="+101" />
         <source>Pick Q, K, V, X or S to edit tokens</source>
         <translation>选中 Q、K、V、X 或 S 页才能编辑词元</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+63" />
         <source>Switch to projected mode</source>
         <translation>切换到投影模式</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Projected mode: X is one-hot and W_Q, W_K, W_V hold the old Q, K, V. The positional encoding is now added to X, so the numbers change.</source>
         <translation>投影模式：X 为 one-hot，W_Q、W_K、W_V 存放原来的 Q、K、V。位置编码现在加到 X 上，因此数值会变化。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Projected mode: X is one-hot and W_Q, W_K, W_V hold the old Q, K, V, so every number stays the same.</source>
         <translation>投影模式：X 为 one-hot，W_Q、W_K、W_V 存放原来的 Q、K、V，因此所有数值保持不变。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>Switch to direct mode</source>
         <translation>切换到直接模式</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Direct mode keeps the computed Q, K and V; W_O is dropped.</source>
         <translation>直接模式保留已算出的 Q、K 和 V；W_O 被舍弃。</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Direct mode keeps the computed Q, K and V.</source>
         <translation>直接模式保留已算出的 Q、K 和 V。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+14" />
         <source>t%1</source>
         <translation>t%1</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+0" />
         <source>k%1</source>
         <translation>k%1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Add token %1</source>
         <translation>添加词元 %1</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+12" />
         <source>The last token cannot be removed: attention needs at least one query and one key</source>
         <translation>不能删除最后一个词元：注意力至少需要一个查询和一个键</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+5" />
         <source>Remove token %1</source>
         <translation>删除词元 %1</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+16" />
         <source>Move token %1</source>
         <translation>移动词元 %1</translation>
     </message>
 </context>
 <context>
+    <name>attn::PlaneDragTool</name>
+    <message>
+        <location filename="../../app/views/planedragtool.cpp" line="+129" />
+        <location line="+16" />
+        <source>Drag %1</source>
+        <extracomment>An undo step: a vector dragged in the plane ("Drag query q1").</extracomment>
+        <translation>拖动 %1</translation>
+    </message>
+    <message>
+        <location line="+56" />
+        <source>Nudge %1</source>
+        <extracomment>An undo step: a vector moved with an arrow key ("Nudge query q1").</extracomment>
+        <translation>微调 %1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::PlanePanel</name>
+    <message>
+        <location filename="../../app/views/planepanel.cpp" line="+22" />
+        <source>Axes:</source>
+        <translation>坐标轴：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The vectors have more than two dimensions: choose two to show, or PCA</source>
+        <translation>向量超过两维：选择要显示的两个维度，或使用 PCA</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>The dimension on the horizontal axis</source>
+        <translation>横轴显示的维度</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>The dimension on the vertical axis</source>
+        <translation>纵轴显示的维度</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>PCA</source>
+        <translation>PCA</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Project every key and query onto their two principal directions (for more than two dimensions); dragging moves within that plane</source>
+        <translation>把所有键和查询投影到它们的两个主方向上（适用于两维以上）；拖动只在这个平面内移动</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Snap:</source>
+        <translation>吸附：</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Dragged and nudged vectors land on this grid, for numbers you can check by hand</source>
+        <translation>拖动或微调后的向量落在此网格上，数值便于手算核对</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>off</source>
+        <extracomment>Snapping to a grid is off.</extracomment>
+        <translation>关</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Drag keys</source>
+        <translation>可拖动键</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Let the keys be dragged too (Shift picks a key over a query on the same spot)</source>
+        <translation>键也可以拖动（与查询重叠时，按住 Shift 选中的是键）</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Fit</source>
+        <extracomment>A button: zoom the plane so that every vector is in view.</extracomment>
+        <translation>适配</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Frame every vector (F)</source>
+        <translation>缩放视图以显示所有向量（F）</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>Window</source>
+        <extracomment>A button: open the plane in a window of its own.</extracomment>
+        <translation>新窗口</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Open the plane in a window of its own, to make it large on the projector</source>
+        <translation>在独立窗口中打开向量平面，便于在投影上放大</translation>
+    </message>
+    <message>
+        <location line="+179" />
+        <source>Vector plane — Attention Lab</source>
+        <translation>向量平面 — Attention Lab</translation>
+    </message>
+    <message>
+        <location line="+19" />
+        <location line="+1" />
+        <source>d%1</source>
+        <translation>d%1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::PlanePlot</name>
+    <message>
+        <location filename="../../widgets/planeplot.cpp" line="+328" />
+        <source>key (width: weight)</source>
+        <translation>键（粗细：权重）</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>key: width and disc grow with its weight</source>
+        <translation>键：线宽和圆点随权重增大</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>query: drag it</source>
+        <translation>查询：可拖动</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>value v = x·W_V</source>
+        <translation>值 v = x·W_V</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>output Σ w·v</source>
+        <translation>输出 Σ w·v</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>output = Σ weight · value</source>
+        <translation>输出 = Σ 权重 · 值</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>(d_v = %1: output in the Output map)</source>
+        <translation>（d_v = %1：输出见“输出”热图）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>(values have d_v = %1: the output is in the Output map)</source>
+        <translation>（值的维度 d_v = %1：输出见“输出”热图）</translation>
+    </message>
+    <message>
+        <location line="+97" />
+        <source>Vector plane</source>
+        <translation>向量平面</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Drag a query (orange) and watch the keys' weights change. Arrow keys nudge the selected vector; Page Up/Down selects the previous or next query; with Drag keys on, Shift+Page Up/Down selects a key. Right-drag pans, the wheel or +/− zooms, F fits, Escape cancels a drag.</source>
+        <translation>拖动查询（橙色），观察各个键的权重如何变化。方向键微调选中的向量；Page Up/Down 选择上一个或下一个查询；开启“可拖动键”后，Shift+Page Up/Down 选择键。右键拖动可平移，滚轮或 +/− 缩放视图，F 适配视图，Escape 取消拖动。</translation>
+    </message>
+    <message>
+        <location line="+489" />
+        <source>Drag a query; right-drag to pan, the wheel to zoom, F to fit.</source>
+        <translation>拖动查询；右键拖动可平移，滚轮可缩放视图，按 F 适配视图。</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>%1 at %2 (projected)
+Drag it to move it; the arrow keys nudge it.</source>
+        <translation>%1 位于 %2（投影）
+拖动可移动它；方向键可微调。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>%1 at %2
+Drag it to move it; the arrow keys nudge it.</source>
+        <translation>%1 位于 %2
+拖动可移动它；方向键可微调。</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>%1 at %2 (projected)</source>
+        <translation>%1 位于 %2（投影）</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>%1 at %2</source>
+        <translation>%1 位于 %2</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>blocked for query %1</source>
+        <translation>对查询 %1 已屏蔽</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>weight for query %1: %2</source>
+        <translation>对查询 %1 的权重：%2</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Drag it to move it (Shift picks the key over a query on the same spot).</source>
+        <translation>拖动可移动它（与查询重叠时，按住 Shift 选中的是键）。</translation>
+    </message>
+    <message>
+        <location line="+164" />
+        <source>query %1</source>
+        <translation>查询 %1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <location line="+39" />
+        <source>%1 blocked</source>
+        <translation>%1 已屏蔽</translation>
+    </message>
+    <message>
+        <location line="+18" />
+        <source>v %1</source>
+        <translation>v %1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::PlaneScene</name>
+    <message>
+        <location filename="../../widgets/planescene.cpp" line="+48" />
+        <source>d_model</source>
+        <translation>d_model</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>d_k</source>
+        <translation>d_k</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>%1 = 1: the vectors lie on a line (two dimensions are needed for a plane).</source>
+        <translation>%1 = 1：向量都在一条直线上（平面需要两个维度）。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>%1 = 1: the vectors lie on a line (two dimensions are needed for a plane); drag along it.</source>
+        <translation>%1 = 1：向量都在一条直线上（平面需要两个维度）；请沿直线拖动。</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>Head %1's columns of Q and K, drawn exactly.</source>
+        <translation>头 %1 对应的 Q、K 列，按原值绘制。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Q and K, drawn exactly.</source>
+        <translation>Q 和 K，按原值绘制。</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>PCA projection of keys and queries (%1 = %2; the plane holds %3% of their length²).</source>
+        <translation>键和查询的 PCA 投影（%1 = %2；平面保留了它们长度平方的 %3%）。</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>PCA projection of keys and queries (%1 = %2; the plane holds %3% of their length²); dragging keeps the hidden part.</source>
+        <translation>键和查询的 PCA 投影（%1 = %2；平面保留了其长度² 的 %3%）；拖动时不改变隐藏的部分。</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Dimensions %1 and %2 of %3 = %4.</source>
+        <translation>%3 = %4 中的第 %1 和第 %2 维。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Dimensions %1 and %2 of %3 = %4; dragging keeps the others.</source>
+        <translation>%3 = %4 中的第 %1、%2 维；拖动时其余维度不变。</translation>
+    </message>
+    <message>
+        <location line="+10" />
+        <source>Weights of query %1 · head %2 of %3</source>
+        <translation>查询 %1 的权重 · 头 %2（共 %3 个）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Weights of query %1</source>
+        <translation>查询 %1 的权重</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Embeddings X; Q = X·W_Q, K = X·W_K: each row of X is a query and a key.</source>
+        <translation>嵌入 X；Q = X·W_Q，K = X·W_K：X 的每一行既是查询也是键。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Embeddings X (queries) and source S (keys); Q = X·W_Q, K = S·W_K.</source>
+        <translation>嵌入 X（查询）和源序列 S（键）；Q = X·W_Q，K = S·W_K。</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>RoPE rotates q and k after this: the raw vectors are shown.</source>
+        <translation>RoPE 在此之后才旋转 q 和 k：这里显示的是原始向量。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>RoPE rotates q and k after this: the raw vectors are shown and dragged.</source>
+        <translation>RoPE 在这之后才旋转 q 和 k：这里显示和拖动的是旋转前的向量。</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>The positional encoding is added after: the raw inputs are shown.</source>
+        <translation>位置编码在此之后才加上：这里显示的是原始输入。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The positional encoding is added after: the raw inputs are shown and dragged.</source>
+        <translation>位置编码在这之后才加上：这里显示和拖动的是原始输入。</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Every key is blocked for this query: its weights and output are 0.</source>
+        <translation>这个查询的所有键都被屏蔽：它的权重和输出都是 0。</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>x: dimension %1</source>
+        <translation>x：第 %1 维</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>q, k: dimension %1</source>
+        <translation>q、k：第 %1 维</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>principal direction 1 (projection)</source>
+        <translation>主方向 1（投影）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>principal direction 2 (projection)</source>
+        <translation>主方向 2（投影）</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>(none: one dimension)</source>
+        <translation>（无：只有一维）</translation>
+    </message>
+    <message>
+        <location line="+74" />
+        <location line="+1" />
+        <source>embedding %1</source>
+        <translation>嵌入 %1</translation>
+    </message>
+    <message>
+        <location line="-1" />
+        <source>query %1</source>
+        <translation>查询 %1</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>source %1</source>
+        <translation>源 %1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>key %1</source>
+        <translation>键 %1</translation>
+    </message>
+</context>
+<context>
     <name>attn::PositionalView</name>
     <message>
-        <location filename="../../widgets/stageviews.cpp" line="-56"/>
+        <location filename="../../app/views/stageviews.cpp" line="-53" />
         <source>The positional encoding is off.
 
 Without it, attention cannot see word order: reorder the tokens and the maps only reorder.
@@ -1128,54 +1428,68 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::ScalingLabPanel</name>
     <message>
+        <location filename="../../app/views/scalinglabpanel.cpp" line="+125" />
         <source>d_k</source>
         <translation>d_k</translation>
     </message>
     <message>
+        <location line="+12" />
         <source>d_k on a log scale from 1 to 1024: each step multiplies it by about 1.07</source>
         <translation>d_k 取对数刻度，从 1 到 1024：每一格约乘以 1.07</translation>
     </message>
     <message>
+        <location line="+28" />
         <source>&amp;Trials</source>
         <translation>试验次数(&amp;T)</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>How many pairs q, k are drawn</source>
         <translation>抽取多少对 q、k</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>&amp;Seed</source>
         <translation>种子(&amp;S)</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>The same seed gives the same draws, on every computer</source>
         <translation>同一个种子在任何电脑上都抽出同样的数</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>&amp;Keys n</source>
         <translation>键数 n(&amp;K)</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>Keys in the softmax row: the scores q·k_1 … q·k_n</source>
         <translation>softmax 这一行里的键：打分 q·k_1 … q·k_n</translation>
     </message>
     <message>
+        <location line="+93" />
         <source>d_k = %1</source>
         <translation>d_k = %1</translation>
     </message>
     <message>
+        <location line="+13" />
+        <location line="+32" />
         <source>Not computed: %1.</source>
         <translation>未计算：%1。</translation>
     </message>
     <message>
+        <location line="-26" />
         <source>Computing d_k = %1 (%L2 trials)…</source>
         <translation>正在计算 d_k = %1（%L2 次试验）…</translation>
     </message>
     <message>
+        <location line="+95" />
         <source>d_k = %1: a first look at %L2 trials; computing all %L3…</source>
         <translation>d_k = %1：先看 %L2 次试验的结果；正在计算全部 %L3 次…</translation>
     </message>
     <message>
+        <location line="+5" />
         <source>d_k = %1: q, k ~ N(0, I), %L2 trials, seed %3, n = %4 keys (%5 s)</source>
         <translation>d_k = %1：q, k ~ N(0, I)，%L2 次试验，种子 %3，n = %4 个键（%5 秒）</translation>
     </message>
@@ -1183,599 +1497,789 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::ScalingLabView</name>
     <message>
+        <location filename="../../widgets/scalinglab.cpp" line="+128" />
+        <location line="+538" />
         <source>raw q·k</source>
         <translation>原始 q·k</translation>
     </message>
     <message>
+        <location line="-537" />
         <source>q·k / √d_k</source>
         <translation>q·k / √d_k</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>q·k / d_k</source>
         <translation>q·k / d_k</translation>
     </message>
     <message>
+        <location line="+16" />
         <source>Same score axis for the three histograms</source>
         <translation>三个直方图共用一条分数轴</translation>
     </message>
     <message>
-        <source>On: the three histograms share the raw score&apos;s range, so you see how much wider the raw scores spread. Off: each on its own range, so you see their shapes.</source>
+        <location line="+3" />
+        <source>On: the three histograms share the raw score's range, so you see how much wider the raw scores spread. Off: each on its own range, so you see their shapes.</source>
         <translation>勾选：三个直方图共用原始打分的范围，可以看出原始打分散得有多宽。不勾选：各用自己的范围，可以看清各自的形状。</translation>
     </message>
     <message>
+        <location line="+13" />
         <source>trials</source>
         <translation>次数</translation>
     </message>
     <message>
+        <location line="+11" />
         <source>&lt;b&gt;What the scaling does to the softmax&lt;/b&gt; (means over the trials)</source>
         <translation>&lt;b&gt;缩放对 softmax 的影响&lt;/b&gt;（各次试验的平均值）</translation>
     </message>
     <message>
+        <location line="+195" />
+        <location line="+155" />
         <source>d_k = %1</source>
         <translation>d_k = %1</translation>
     </message>
     <message>
+        <location line="-153" />
         <source>1/d_k = %1</source>
         <translation>1/d_k = %1</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>%1: variance %2, theory %3</source>
         <translation>%1：方差 %2，理论值 %3</translation>
     </message>
     <message>
+        <location line="+27" />
         <source>[s, 0, 0] saturated: s &gt; %1</source>
         <translation>[s, 0, 0] 饱和：s &gt; %1</translation>
     </message>
     <message>
+        <location line="+13" />
         <source>÷ d_k instead of ÷ √d_k: the classic mistake</source>
         <translation>除以 d_k 而不是 √d_k：经典错误</translation>
     </message>
     <message>
+        <location line="+4" />
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
+        <location line="+15" />
+        <location line="+52" />
         <source>theory</source>
         <translation>理论</translation>
     </message>
     <message>
+        <location line="-38" />
         <source>score (bars: %L1 trials; dashed: theory)</source>
         <translation>打分（柱：%L1 次试验；虚线：理论）</translation>
     </message>
     <message>
+        <location line="+11" />
         <source>Variance against d_k</source>
         <translation>方差随 d_k 的变化</translation>
     </message>
     <message>
+        <location line="+14" />
         <source>d_k (log scale)</source>
         <translation>d_k（对数刻度）</translation>
     </message>
     <message>
+        <location line="+6" />
         <source>variance (log scale)</source>
         <translation>方差（对数刻度）</translation>
     </message>
     <message>
+        <location line="+32" />
         <source>theory: d_k, 1, 1/d_k</source>
         <translation>理论：d_k、1、1/d_k</translation>
     </message>
     <message>
+        <location line="+32" />
         <source>Variance against d_k (measuring at d_k = 1, 2, 4, …, 1024…)</source>
         <translation>方差随 d_k 的变化（正在测量 d_k = 1, 2, 4, …, 1024…）</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>Variance against d_k (%L1 trials at each point)</source>
         <translation>方差随 d_k 的变化（每个点 %L1 次试验）</translation>
     </message>
     <message>
+        <location line="+11" />
         <source>softmax([s, 0, 0])</source>
         <translation>softmax([s, 0, 0])</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>a row of %1 random keys</source>
         <translation>一行 %1 个随机键</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>max
 weight</source>
         <translation>最大
 权重</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>entropy
 (nats)</source>
         <translation>熵
 （奈特）</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>saturated
 (&gt; %1)</source>
         <translation>饱和
 （&gt; %1）</translation>
     </message>
     <message>
+        <location line="+53" />
         <source>Entropy in nats: 0 is one-hot; uniform is ln 3 = %1 for [s, 0, 0], ln %2 = %3 for %2 keys. Saturated: max weight above %4, nearly one-hot, gradient nearly 0.</source>
         <translation>熵以奈特为单位：0 表示 one-hot；均匀分布时 [s, 0, 0] 为 ln 3 = %1，%2 个键为 ln %2 = %3。饱和：最大权重超过 %4，几乎是 one-hot，梯度几乎为 0。</translation>
     </message>
     <message>
+        <location line="+14" />
         <source>One row: softmax over %1 keys, q·k_j for j = 1…%1 (trial 1)</source>
         <translation>一行：%1 个键上的 softmax，q·k_j，j = 1…%1（第 1 次试验）</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>One row of keys</source>
         <translation>一行键</translation>
     </message>
     <message>
+        <location line="+29" />
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <source>&lt;b&gt;The handout&apos;s draw&lt;/b&gt;: not computed.</source>
+        <location line="+9" />
+        <source>&lt;b&gt;The handout's draw&lt;/b&gt;: not computed.</source>
         <translation>&lt;b&gt;讲义里的那次抽样&lt;/b&gt;：未计算。</translation>
     </message>
     <message>
+        <location line="+6" />
         <source>q·k / √%1</source>
         <translation>q·k / √%1</translation>
     </message>
     <message>
-        <source>&lt;b&gt;The handout&apos;s draw.&lt;/b&gt; Seed 000&apos;s own code: &lt;code&gt;random.seed(%1)&lt;/code&gt;, then q and k each %2 × &lt;code&gt;random.gauss(0, 1)&lt;/code&gt; (Python&apos;s Mersenne Twister and gauss, reproduced here), and softmax([score, 0, 0]).</source>
+        <location line="+5" />
+        <source>&lt;b&gt;The handout's draw.&lt;/b&gt; Seed 000's own code: &lt;code&gt;random.seed(%1)&lt;/code&gt;, then q and k each %2 × &lt;code&gt;random.gauss(0, 1)&lt;/code&gt; (Python's Mersenne Twister and gauss, reproduced here), and softmax([score, 0, 0]).</source>
         <translation>&lt;b&gt;讲义里的那次抽样。&lt;/b&gt;种子 000 自己的代码：&lt;code&gt;random.seed(%1)&lt;/code&gt;，然后 q 和 k 各取 %2 次 &lt;code&gt;random.gauss(0, 1)&lt;/code&gt;（这里逐位复现了 Python 的梅森旋转算法和 gauss），再算 softmax([打分, 0, 0])。</translation>
     </message>
     <message>
+        <location line="+6" />
         <source>what the code prints</source>
         <translation>代码实际输出</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>what the handout printed</source>
         <translation>讲义印出的数</translation>
     </message>
     <message>
+        <location line="+3" />
         <source>score</source>
         <translation>打分</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>max weight</source>
         <translation>最大权重</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>entropy</source>
         <translation>熵</translation>
     </message>
     <message>
-        <source>&lt;p style=&apos;margin-top:4px&apos;&gt;The handout&apos;s printed scores are not what its code gives: Python 3.11 prints raw = %1 and scaled = %2 for this seed. Even taking its 3.79 as given, softmax([3.79, 0, 0]) has max weight %3 and entropy %4, not the printed %5 and %6. Any one draw is only one draw: the histograms above show thousands (docs/lessons.md, “Where the seeds are wrong”).&lt;/p&gt;</source>
-        <translation>&lt;p style=&apos;margin-top:4px&apos;&gt;讲义印出的打分并不是它的代码算出来的：对这个种子，Python 3.11 输出原始打分 = %1，缩放后 = %2。即使照讲义取 3.79，softmax([3.79, 0, 0]) 的最大权重也是 %3、熵是 %4，而不是印出的 %5 和 %6。一次抽样只是一次抽样：上面的直方图展示的是成千上万次（见 docs/lessons.md “种子材料中的错误”）。&lt;/p&gt;</translation>
+        <location line="+16" />
+        <source>&lt;p style='margin-top:4px'&gt;The handout's printed scores are not what its code gives: Python 3.11 prints raw = %1 and scaled = %2 for this seed. Even taking its 3.79 as given, softmax([3.79, 0, 0]) has max weight %3 and entropy %4, not the printed %5 and %6. Any one draw is only one draw: the histograms above show thousands (docs/lessons.md, “Where the seeds are wrong”).&lt;/p&gt;</source>
+        <translation>&lt;p style='margin-top:4px'&gt;讲义印出的打分并不是它的代码算出来的：对这个种子，Python 3.11 输出原始打分 = %1，缩放后 = %2。即使照讲义取 3.79，softmax([3.79, 0, 0]) 的最大权重也是 %3、熵是 %4，而不是印出的 %5 和 %6。一次抽样只是一次抽样：上面的直方图展示的是成千上万次（见 docs/lessons.md “种子材料中的错误”）。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
     <name>attn::SettingEdits</name>
     <message>
-        <location filename="../../app/document/settingedits.cpp" line="+11"/>
+        <location filename="../../app/document/settingedits.cpp" line="+11" />
         <source>Causal mask on</source>
         <translation>开启因果掩码</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+0" />
         <source>Causal mask off</source>
         <translation>关闭因果掩码</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+7" />
         <source>Mask before softmax</source>
         <translation>softmax 之前加掩码</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+0" />
         <source>Mask after softmax</source>
         <translation>softmax 之后加掩码</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+5" />
         <source>1 head</source>
         <translation>1 个头</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+0" />
         <source>%1 heads</source>
         <translation>%1 个头</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+7" />
         <source>Positional encoding: %1</source>
         <translation>位置编码：%1</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+7" />
         <source>Scaling: %1</source>
         <translation>缩放：%1</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+7" />
         <source>Similarity: %1</source>
         <translation>相似度：%1</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+9" />
         <source>Temperature %1</source>
         <translation>温度 %1</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9" />
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>sinusoidal</source>
         <translation>正弦</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>learned</source>
         <translation>可学习</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>RoPE</source>
         <translation>RoPE</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+9" />
         <source>÷ √d_k</source>
         <translation>÷ √d_k</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>÷ 1</source>
         <translation>÷ 1（不缩放）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>÷ d_k</source>
         <translation>÷ d_k</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+9" />
         <source>dot product</source>
         <translation>点积</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>cosine</source>
         <translation>余弦</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>negative squared distance</source>
         <translation>负平方距离</translation>
     </message>
 </context>
 <context>
+    <name>attn::SettingsActions</name>
+    <message>
+        <location filename="../../app/views/settingsactions.cpp" line="+51" />
+        <source>&amp;Causal mask</source>
+        <translation>因果掩码(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>Mask &amp;after softmax (the mistake)</source>
+        <translation>softmax 之后再加掩码（错误做法）(&amp;A)</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>C&amp;lear clicked cells</source>
+        <translation>清除点选的单元格(&amp;L)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Open every cell blocked by hand</source>
+        <translation>取消所有手动屏蔽的单元格</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Clear the hand-made mask</source>
+        <translation>清除手动掩码</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>&amp;1 head</source>
+        <translation>1 个头(&amp;1)</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>&amp;%1 heads</source>
+        <translation>%1 个头(&amp;%1)</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>&amp;Next head</source>
+        <translation>下一个头(&amp;N)</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&amp;Previous head</source>
+        <translation>上一个头(&amp;P)</translation>
+    </message>
+    <message>
+        <location line="+10" />
+        <source>&amp;None</source>
+        <translation>无(&amp;N)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Sinusoidal</source>
+        <translation>正弦(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Learned</source>
+        <translation>可学习(&amp;L)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;RoPE</source>
+        <translation>&amp;RoPE</translation>
+    </message>
+    <message>
+        <location line="+10" />
+        <source>÷ √d_&amp;k</source>
+        <translation>÷ √d_&amp;k</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>÷ 1 (&amp;none)</source>
+        <translation>÷ 1 不缩放(&amp;N)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>÷ &amp;d_k (the mistake)</source>
+        <translation>÷ &amp;d_k（错误做法）</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>&amp;Dot product q·k</source>
+        <translation>点积 q·k(&amp;D)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Cosine</source>
+        <translation>余弦相似度(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Negative squared distance</source>
+        <translation>负平方距离(&amp;N)</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>&amp;Sharper (τ × 0.8)</source>
+        <translation>更尖锐（τ × 0.8）(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&amp;Flatter (τ × 1.25)</source>
+        <translation>更平缓（τ × 1.25）(&amp;F)</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&amp;Reset to τ = 1</source>
+        <translation>重置为 τ = 1(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+20" />
+        <source>The temperature is at the end of its range (%1 to %2)</source>
+        <translation>温度已到取值范围的边界（%1 到 %2）</translation>
+    </message>
+    <message>
+        <location line="+14" />
+        <source>Block every key after the query's own position (Ctrl+Shift+M)</source>
+        <translation>屏蔽查询自身位置之后的所有键（Ctrl+Shift+M）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>A causal mask needs as many queries as keys</source>
+        <translation>因果掩码要求查询与键数量相同</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <source>%1 head(s): d_k = %2, d_v = %3</source>
+        <translation>%1 个头：d_k = %2，d_v = %3</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>%1 heads do not divide the widths h·d_k = %2 and h·d_v = %3</source>
+        <translation>%1 个头无法整除宽度 h·d_k = %2 和 h·d_v = %3</translation>
+    </message>
+    <message>
+        <location line="+13" />
+        <source>Rotate each head's queries and keys by position</source>
+        <translation>按位置旋转每个头的查询和键</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>RoPE rotates pairs of dimensions and needs an even d_k (now %1)</source>
+        <translation>RoPE 成对旋转维度，需要 d_k 为偶数（当前为 %1）</translation>
+    </message>
+</context>
+<context>
     <name>attn::StageText</name>
     <message>
-        <location filename="../../widgets/stagedata.cpp" line="+48"/>
+        <location filename="../../widgets/stagedata.cpp" line="+48" />
         <source>all blocked</source>
         <translation>全部屏蔽</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source> · Σ %1 ✗</source>
         <translation> · Σ %1 ✗</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+23" />
         <source>Scores</source>
         <translation>分数</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Scaled scores</source>
         <translation>缩放后分数</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>After the mask</source>
         <translation>加掩码后</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <location line="+126"/>
+        <location line="+2" />
+        <location line="+126" />
         <source>Softmax weights</source>
         <translation>softmax 权重</translation>
     </message>
     <message>
-        <location line="-124"/>
+        <location line="-124" />
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+34" />
         <source>head %1 of %2</source>
         <translation>头 %1/%2</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>causal</source>
         <translation>因果掩码</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>padding</source>
         <translation>填充掩码</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>custom mask</source>
         <translation>自定义掩码</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+7" />
         <source>cosine</source>
         <translation>余弦</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>−‖q−k‖²</source>
         <translation>−‖q−k‖²</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+7" />
         <source>unscaled</source>
         <translation>未缩放</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>÷ d_k ✗</source>
         <translation>÷ d_k ✗</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+9" />
         <source>sinusoidal PE</source>
         <translation>正弦编码</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>learned PE</source>
         <translation>可学习编码</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>RoPE</source>
         <translation>RoPE</translation>
     </message>
     <message>
-        <location line="+14"/>
-        <location line="+183"/>
-        <location line="+15"/>
+        <location line="+14" />
+        <location line="+183" />
+        <location line="+15" />
         <source>queries</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-197"/>
+        <location line="-197" />
         <source>keys</source>
         <translation>键</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+7" />
         <source>Scores  s = %1</source>
         <translation>分数  s = %1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>score</source>
         <translation>分数</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+6" />
         <source>Scaled  s / %1</source>
         <translation>缩放  s / %1</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <location line="+7"/>
+        <location line="+1" />
+        <location line="+7" />
         <source>scaled score</source>
         <translation>缩放后分数</translation>
     </message>
     <message>
-        <location line="+90"/>
+        <location line="+90" />
         <source>scaled = score / (c·τ) = %1 / %2 = %3 / %4 = %5</source>
         <translation>缩放后 = 分数 / (c·τ) = %1 / %2 = %3 / %4 = %5</translation>
     </message>
     <message>
-        <location line="+72"/>
+        <location line="+72" />
         <source>Concatenated heads  [head₁ … headₕ]</source>
         <translation>拼接各头  [head₁ … headₕ]</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+38" />
         <source>Sinusoidal encoding
 P(p, 2i) = sin, P(p, 2i+1) = cos</source>
         <translation>正弦位置编码
 P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
-        <location line="-62"/>
+        <location line="-62" />
         <source>Click to block or unblock this cell.</source>
         <extracomment>A click on a map cell masks it (or unmasks it).</extracomment>
         <translation>单击可屏蔽或取消屏蔽此单元格。</translation>
     </message>
     <message>
-        <location line="-208"/>
+        <location line="-208" />
         <source>after softmax ✗</source>
         <translation>softmax 后掩码 ✗</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+69" />
         <source>Masked  blocked → −∞</source>
         <translation>掩码  屏蔽 → −∞</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+0" />
         <source>Masked after the softmax ✗</source>
         <translation>softmax 之后才掩码 ✗</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+14" />
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+4" />
         <source>max weight · entropy</source>
         <translation>最大权重 · 熵</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+10" />
         <source>value dimensions</source>
         <translation>值的维度</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Output  weights · V</source>
         <translation>输出  权重 · V</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <location line="+134"/>
-        <location line="+16"/>
+        <location line="+1" />
+        <location line="+134" />
+        <location line="+16" />
         <source>output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location line="-133"/>
+        <location line="-133" />
         <source>causal: key %1 comes after query %2</source>
         <translation>因果：键 %1 在查询 %2 之后</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>key %1 is padding</source>
         <translation>键 %1 是填充</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>blocked by a click</source>
         <translation>已单击屏蔽</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+33" />
         <source>score = %1 = %2%3</source>
         <translation>分数 = %1 = %2%3</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+14" />
         <source>blocked (%1): −∞, so its weight will be 0</source>
         <translation>已屏蔽（%1）：−∞，所以它的权重将为 0</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>blocked (%1), but the mask acts after the softmax: the score stays %2</source>
         <translation>已屏蔽（%1），但掩码在 softmax 之后才起作用：分数仍为 %2</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>open: %1</source>
         <translation>未屏蔽：%1</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+4" />
         <source>every key of this row is blocked: all its weights are 0</source>
         <translation>这一行的每把键都被屏蔽：权重全为 0</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+4" />
         <source>blocked (%1): e^(−∞) = 0</source>
         <translation>已屏蔽（%1）：e^(−∞) = 0</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+4" />
         <source>weight = e^(%1 − %2) / Σ = %3 / %4 = %5</source>
         <translation>权重 = e^(%1 − %2) / Σ = %3 / %4 = %5</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>then blocked after the softmax (%1): set to 0, and the row is not renormalised</source>
         <translation>随后在 softmax 之后被屏蔽（%1）：置为 0，且该行没有重新归一化</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>row: max %1 at “%2”, entropy %3 nats, sum %4</source>
         <translation>本行：最大 %1（“%2”），熵 %3 奈特，和 %4</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+6" />
         <source>output = Σ_j w_j·v_j = %1%2</source>
         <translation>输出 = Σ_j w_j·v_j = %1%2</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+11" />
         <source>exact value: %1</source>
         <translation>精确值：%1</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+12" />
         <source>head %1</source>
         <translation>头 %1</translation>
     </message>
     <message>
-        <location line="+14"/>
-        <source>heads&apos; value dimensions</source>
+        <location line="+14" />
+        <source>heads' value dimensions</source>
         <translation>各头的值维度</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+15" />
         <source>output dimensions</source>
         <translation>输出维度</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>Output  concat · W_O</source>
         <translation>输出  拼接 · W_O</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+0" />
         <source>Output  = concat (no W_O)</source>
         <translation>输出  = 拼接（无 W_O）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+10" />
         <source>positions (queries)</source>
         <translation>位置（查询）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+5" />
         <source>RoPE angles  θ(p, i) = p·10000^(−2i/d_k)</source>
         <translation>RoPE 旋转角  θ(p, i) = p·10000^(−2i/d_k)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>pair %1</source>
         <translation>第 %1 对</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>dimension pairs (2i, 2i+1)</source>
         <translation>维度对 (2i, 2i+1)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>angle (radians)</source>
         <translation>角度（弧度）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+4" />
         <source>Learned encoding (drawn from seed %1)</source>
         <translation>可学习位置编码（由种子 %1 生成）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>embedding dimensions (added to X)</source>
         <translation>嵌入维度（加到 X 上）</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>dimensions (added to Q, K and V)</source>
         <translation>维度（加到 Q、K、V 上）</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>added value</source>
         <translation>叠加值</translation>
     </message>
@@ -1783,22 +2287,22 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::StageView</name>
     <message>
-        <location filename="../../widgets/stageviews.cpp" line="-80"/>
+        <location filename="../../app/views/stageviews.cpp" line="-69" />
         <source>%1 is blocked by the causal mask; turn the causal mask off to open it</source>
         <translation>%1 被因果掩码屏蔽；关闭因果掩码才能打开它</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>%1 is blocked because the key is padding; untick it under Key padding to open it</source>
         <translation>%1 被屏蔽，因为这个键是填充；在“键填充掩码”中取消勾选才能打开它</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+5" />
         <source>Block %1</source>
         <translation>屏蔽 %1</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+0" />
         <source>Unblock %1</source>
         <extracomment>An undo step: a map cell clicked open again (unmasked) or blocked (masked).</extracomment>
         <translation>取消屏蔽 %1</translation>
@@ -1807,658 +2311,336 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::TogglePanel</name>
     <message>
-        <location filename="../../widgets/togglepanel.cpp" line="+120"/>
+        <location filename="../../app/views/togglepanel.cpp" line="+111" />
         <source>Mask</source>
         <translation>掩码</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>&amp;Causal (look only back)</source>
         <translation>因果掩码（只看过去）(&amp;C)</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <location line="+212"/>
-        <source>Block every key after the query&apos;s own position (Ctrl+Shift+M)</source>
+        <location line="+1" />
+        <source>Block every key after the query's own position (Ctrl+Shift+M)</source>
         <translation>屏蔽查询自身位置之后的所有键（Ctrl+Shift+M）</translation>
     </message>
     <message>
-        <location line="-210"/>
+        <location line="+2" />
         <source>Key padding (tick the padding tokens):</source>
         <translation>键填充掩码（勾选填充词元）：</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+5" />
         <source>Padding keys are blocked in every row</source>
         <translation>填充键在每一行中都被屏蔽</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>Click a cell of any map to block or open it.</source>
         <translation>点击任一热图的单元格可屏蔽或取消屏蔽。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>C&amp;lear clicks</source>
         <translation>清除点选(&amp;L)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Open every cell blocked by hand</source>
         <translation>取消所有手动屏蔽的单元格</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+5" />
         <source>Apply:</source>
         <translation>加在：</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&amp;before softmax</source>
         <translation>softmax 之前(&amp;B)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Correct: blocked scores become −∞, each row renormalises over the open keys</source>
         <translation>正确做法：被屏蔽的分数变为 −∞，每行在未屏蔽的键上重新归一化</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>&amp;after softmax ✗</source>
         <translation>softmax 之后 ✗(&amp;A)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>The misconception: softmax first, then zero the blocked weights; rows no longer sum to 1 (Ctrl+Shift+A)</source>
         <translation>常见误区：先做 softmax，再把被屏蔽的权重置零；各行之和不再为 1（Ctrl+Shift+A）</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+15" />
         <source>Heads</source>
         <translation>多头</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+12" />
         <source>&amp;Show:</source>
         <translation>显示(&amp;S)：</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>The head the maps show (Ctrl+] next, Ctrl+[ previous)</source>
         <translation>热图中显示的头（Ctrl+] 下一个，Ctrl+[ 上一个）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+11" />
         <source>Positional encoding</source>
         <translation>位置编码</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>&amp;None</source>
         <translation>无(&amp;N)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Attention alone cannot see word order: permuting tokens only permutes the results</source>
         <translation>注意力本身看不见语序：打乱词元，结果只会跟着同样重排</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>S&amp;inusoidal</source>
         <translation>正弦(&amp;I)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Add sin/cos waves of the position (Attention Is All You Need)</source>
         <translation>加上随位置变化的 sin/cos 波（Attention Is All You Need）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>&amp;Learned</source>
         <translation>可学习(&amp;L)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Add a fixed table drawn from the seed, standing in for a trained one</source>
         <translation>加上一张由种子生成的固定表，代替训练得到的表</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>&amp;RoPE</source>
         <translation>&amp;RoPE</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>Rotate each head&apos;s queries and keys by position (needs an even d_k)</source>
+        <location line="+1" />
+        <source>Rotate each head's queries and keys by position (needs an even d_k)</source>
         <translation>按位置旋转每个头的查询和键（需要 d_k 为偶数）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>S&amp;eed</source>
         <translation>种子(&amp;E)</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+6" />
         <source>Draws the learned table (0 to %1)</source>
         <translation>用于生成可学习位置编码表（0 到 %1）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+11" />
         <source>Scaling</source>
         <translation>缩放</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>÷ √d_&amp;k</source>
         <translation>÷ √d_&amp;k</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Keeps the score variance at 1 whatever d_k is</source>
         <translation>无论 d_k 多大，分数的方差都保持为 1</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>÷ 1 (n&amp;one)</source>
         <translation>÷ 1 不缩放(&amp;O)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Scores grow with d_k and softmax saturates to one-hot</source>
         <translation>分数随 d_k 增大，softmax 饱和而趋近 one-hot</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>÷ d_k ✗</source>
         <translation>÷ d_k ✗</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>The classic mistake: variance 1/d_k, weights too flat</source>
         <translation>典型错误：方差变为 1/d_k，权重分布过平</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>&amp;Temperature τ</source>
         <translation>温度 τ(&amp;T)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+4" />
         <source>Low τ: nearly argmax; high τ: nearly uniform (log scale, 0.05 to 10)</source>
         <translation>τ 小：接近 argmax；τ 大：接近均匀分布（对数刻度，0.05 到 10）</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>Any τ from %1 to %2</source>
         <translation>τ 可取 %1 到 %2 之间的任意值</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+6" />
         <source>Similarity:</source>
         <translation>相似度：</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+3" />
         <source>&amp;dot q·k</source>
         <translation>点积 q·k(&amp;D)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Direction and length both count</source>
         <translation>方向和长度都起作用</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>c&amp;osine</source>
         <translation>余弦(&amp;O)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Only the angle counts</source>
         <translation>只看夹角</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>−‖q−k‖²</source>
         <translation>−‖q−k‖²</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+1" />
         <source>Euclidean neighbourhood: nearer keys score higher</source>
         <translation>欧氏邻域：离得越近的键分数越高</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+23" />
         <source>Pad %1</source>
         <translation>将 %1 设为填充</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+0" />
         <source>Unpad %1</source>
         <translation>取消 %1 的填充</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>Clear the hand-made mask</source>
-        <translation>清除手动掩码</translation>
+        <location line="+10" />
+        <source>Temperature</source>
+        <translation>温度</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+70" />
         <source>Seed: “%1” is not a whole number from 0 to %2; the seed stays %3</source>
         <translation>种子：“%1”不是 0 到 %2 之间的整数；种子保持为 %3</translation>
     </message>
     <message>
-        <location line="+60"/>
-        <source>%1 head(s): d_k = %2, d_v = %3</source>
-        <translation>%1 个头：d_k = %2，d_v = %3</translation>
-    </message>
-    <message>
-        <location line="-49"/>
+        <location line="+11" />
         <source>Seed %1</source>
         <translation>种子 %1</translation>
     </message>
     <message>
-        <location line="+13"/>
-        <source>A causal mask needs as many queries as keys</source>
-        <translation>因果掩码要求查询与键数量相同</translation>
-    </message>
-    <message>
-        <location line="+27"/>
+        <location line="+54" />
         <source>Row sums of the weights: %1%2</source>
         <translation>权重每行之和：%1%2</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+2" />
         <source>  ✗ below 1: the mask was applied after the softmax</source>
         <translation>  ✗ 小于 1：掩码是在 softmax 之后加的</translation>
     </message>
     <message>
-        <location line="+8"/>
-        <source>%1 heads do not divide the widths h·d_k = %2 and h·d_v = %3</source>
-        <translation>%1 个头无法整除宽度 h·d_k = %2 和 h·d_v = %3</translation>
-    </message>
-    <message>
-        <location line="+9"/>
+        <location line="-30" />
         <source>head %1 of %2</source>
         <translation>头 %1（共 %2 个）</translation>
     </message>
-    <message>
-        <location line="+8"/>
-        <source>Rotate each head&apos;s queries and keys by position</source>
-        <translation>按位置旋转每个头的查询和键</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>RoPE rotates pairs of dimensions and needs an even d_k (now %1)</source>
-        <translation>RoPE 成对旋转维度，需要 d_k 为偶数（当前为 %1）</translation>
-    </message>
 </context>
 <context>
-    <name>attn::VectorPlane</name>
+    <name>attn::WindowExport</name>
     <message>
-        <location filename="../../widgets/vectorplane.cpp" line="+334"/>
-        <source>key (width: weight)</source>
-        <translation>键（粗细：权重）</translation>
+        <location filename="../../app/gui/windowexport.cpp" line="+39" />
+        <source>no file name was given</source>
+        <translation>未指定文件名</translation>
     </message>
     <message>
-        <location line="+0"/>
-        <source>key: width and disc grow with its weight</source>
-        <translation>键：线宽和圆点随权重增大</translation>
+        <location line="+4" />
+        <location line="+82" />
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>query</source>
-        <translation>查询</translation>
+        <location line="-67" />
+        <source>The figure is on the clipboard</source>
+        <translation>图片已复制到剪贴板</translation>
     </message>
     <message>
-        <location line="+0"/>
-        <source>query: drag it</source>
-        <translation>查询：可拖动</translation>
+        <location line="+9" />
+        <source>&amp;Export this figure…</source>
+        <translation>导出此图(&amp;E)…</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>value v = x·W_V</source>
-        <translation>值 v = x·W_V</translation>
+        <location line="+1" />
+        <source>&amp;Copy as image</source>
+        <translation>复制为图片(&amp;C)</translation>
     </message>
     <message>
-        <location line="+0"/>
-        <source>value</source>
-        <translation>值</translation>
+        <location line="+2" />
+        <source>Export the &amp;dashboard…</source>
+        <translation>导出总览图(&amp;D)…</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>output Σ w·v</source>
-        <translation>输出 Σ w·v</translation>
+        <location line="+15" />
+        <location line="+36" />
+        <source>%1 was not written: %2</source>
+        <translation>未能写入 %1：%2</translation>
     </message>
     <message>
-        <location line="+0"/>
-        <source>output = Σ weight · value</source>
-        <translation>输出 = Σ 权重 · 值</translation>
+        <location line="-26" />
+        <source>figure</source>
+        <extracomment>The start of an exported file's name; use letters a file name may hold.</extracomment>
+        <translation>图片</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>(d_v = %1: output in the Output map)</source>
-        <translation>（d_v = %1：输出见“输出”热图）</translation>
+        <location line="+5" />
+        <source>Folder for the CSV files</source>
+        <translation>存放 CSV 文件的文件夹</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>(values have d_v = %1: the output is in the Output map)</source>
-        <translation>（值的维度 d_v = %1：输出见“输出”热图）</translation>
+        <location line="+5" />
+        <source>The numbers were not all written: %1</source>
+        <translation>数值未能全部写入：%1</translation>
     </message>
-    <message>
-        <location line="+98"/>
-        <source>Vector plane</source>
-        <translation>向量平面</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Drag a query (orange) and watch the keys&apos; weights change. Arrow keys nudge the selected vector; Page Up/Down selects the previous or next query; with Drag keys on, Shift+Page Up/Down selects a key. Right-drag pans, the wheel or +/− zooms, F fits, Escape cancels a drag.</source>
-        <translation>拖动查询（橙色），观察各个键的权重如何变化。方向键微调选中的向量；Page Up/Down 选择上一个或下一个查询；开启“可拖动键”后，Shift+Page Up/Down 选择键。右键拖动可平移，滚轮或 +/− 缩放视图，F 适配视图，Escape 取消拖动。</translation>
-    </message>
-    <message>
-        <location line="+169"/>
-        <source>Weights of query %1 · head %2 of %3</source>
-        <translation>查询 %1 的权重 · 头 %2（共 %3 个）</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Weights of query %1</source>
-        <translation>查询 %1 的权重</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Embeddings X; Q = X·W_Q, K = X·W_K: each row of X is a query and a key.</source>
-        <translation>嵌入 X；Q = X·W_Q，K = X·W_K：X 的每一行既是查询也是键。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Embeddings X (queries) and source S (keys); Q = X·W_Q, K = S·W_K.</source>
-        <translation>嵌入 X（查询）和源序列 S（键）；Q = X·W_Q，K = S·W_K。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>d_model</source>
-        <translation>d_model</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>d_k</source>
-        <translation>d_k</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>%1 = 1: the vectors lie on a line (two dimensions are needed for a plane).</source>
-        <translation>%1 = 1：向量都在一条直线上（平面需要两个维度）。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>%1 = 1: the vectors lie on a line (two dimensions are needed for a plane); drag along it.</source>
-        <translation>%1 = 1：向量都在一条直线上（平面需要两个维度）；请沿直线拖动。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Head %1&apos;s columns of Q and K, drawn exactly.</source>
-        <translation>头 %1 对应的 Q、K 列，按原值绘制。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Q and K, drawn exactly.</source>
-        <translation>Q 和 K，按原值绘制。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>PCA projection of keys and queries (%1 = %2; the plane holds %3% of their length²).</source>
-        <translation>键和查询的 PCA 投影（%1 = %2；平面保留了它们长度平方的 %3%）。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>PCA projection of keys and queries (%1 = %2; the plane holds %3% of their length²); dragging keeps the hidden part.</source>
-        <translation>键和查询的 PCA 投影（%1 = %2；平面保留了其长度² 的 %3%）；拖动时不改变隐藏的部分。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Dimensions %1 and %2 of %3 = %4; dragging keeps the others.</source>
-        <translation>%3 = %4 中的第 %1、%2 维；拖动时其余维度不变。</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>Dimensions %1 and %2 of %3 = %4.</source>
-        <translation>%3 = %4 中的第 %1 和第 %2 维。</translation>
-    </message>
-    <message>
-        <location line="+7"/>
-        <source>RoPE rotates q and k after this: the raw vectors are shown.</source>
-        <translation>RoPE 在此之后才旋转 q 和 k：这里显示的是原始向量。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>RoPE rotates q and k after this: the raw vectors are shown and dragged.</source>
-        <translation>RoPE 在这之后才旋转 q 和 k：这里显示和拖动的是旋转前的向量。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>The positional encoding is added after: the raw inputs are shown.</source>
-        <translation>位置编码在此之后才加上：这里显示的是原始输入。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>The positional encoding is added after: the raw inputs are shown and dragged.</source>
-        <translation>位置编码在这之后才加上：这里显示和拖动的是原始输入。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Every key is blocked for this query: its weights and output are 0.</source>
-        <translation>这个查询的所有键都被屏蔽：它的权重和输出都是 0。</translation>
-    </message>
-    <message>
-        <location line="+35"/>
-        <source>principal direction 1 (projection)</source>
-        <translation>主方向 1（投影）</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <location line="+12"/>
-        <source>x: dimension %1</source>
-        <translation>x：第 %1 维</translation>
-    </message>
-    <message>
-        <location line="-12"/>
-        <location line="+12"/>
-        <source>q, k: dimension %1</source>
-        <translation>q、k：第 %1 维</translation>
-    </message>
-    <message>
-        <location line="-4"/>
-        <source>principal direction 2 (projection)</source>
-        <translation>主方向 2（投影）</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>(none: one dimension)</source>
-        <translation>（无：只有一维）</translation>
-    </message>
-    <message>
-        <location line="+273"/>
-        <location line="+1"/>
-        <source>embedding %1</source>
-        <translation>嵌入 %1</translation>
-    </message>
-    <message>
-        <location line="-1"/>
-        <location line="+598"/>
-        <source>query %1</source>
-        <translation>查询 %1</translation>
-    </message>
-    <message>
-        <location line="-597"/>
-        <source>source %1</source>
-        <translation>源 %1</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>key %1</source>
-        <translation>键 %1</translation>
-    </message>
-    <message>
-        <location line="+91"/>
-        <source>Drag %1</source>
-        <translation>拖动 %1</translation>
-    </message>
-    <message>
-        <location line="+57"/>
-        <source>Nudge %1</source>
-        <translation>微调 %1</translation>
-    </message>
-    <message>
-        <location line="+272"/>
-        <source>%1 at %2 (projected)
-Drag it to move it; the arrow keys nudge it.</source>
-        <translation>%1 位于 %2（投影）
-拖动可移动它；方向键可微调。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>%1 at %2
-Drag it to move it; the arrow keys nudge it.</source>
-        <translation>%1 位于 %2
-拖动可移动它；方向键可微调。</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>%1 at %2 (projected)</source>
-        <translation>%1 位于 %2（投影）</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>%1 at %2</source>
-        <translation>%1 位于 %2</translation>
-    </message>
-    <message>
-        <location line="-11"/>
-        <source>Drag a query; right-drag to pan, the wheel to zoom, F to fit.</source>
-        <translation>拖动查询；右键拖动可平移，滚轮可缩放视图，按 F 适配视图。</translation>
-    </message>
-    <message>
-        <location line="+14"/>
-        <source>blocked for query %1</source>
-        <translation>对查询 %1 已屏蔽</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>weight for query %1: %2</source>
-        <translation>对查询 %1 的权重：%2</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Drag it to move it (Shift picks the key over a query on the same spot).</source>
-        <translation>拖动可移动它（与查询重叠时，按住 Shift 选中的是键）。</translation>
-    </message>
-    <message>
-        <location line="+169"/>
-        <source>output</source>
-        <translation>输出</translation>
-    </message>
-    <message>
-        <location line="+39"/>
-        <source>%1 blocked</source>
-        <translation>%1 已屏蔽</translation>
-    </message>
-    <message>
-        <location line="+18"/>
-        <source>v %1</source>
-        <translation>v %1</translation>
-    </message>
-</context>
-<context>
-    <name>attn::VectorPlanePanel</name>
-    <message>
-        <location line="+31"/>
-        <source>Axes:</source>
-        <translation>坐标轴：</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>The vectors have more than two dimensions: choose two to show, or PCA</source>
-        <translation>向量超过两维：选择要显示的两个维度，或使用 PCA</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>The dimension on the horizontal axis</source>
-        <translation>横轴显示的维度</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>The dimension on the vertical axis</source>
-        <translation>纵轴显示的维度</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>PCA</source>
-        <translation>PCA</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Project every key and query onto their two principal directions (for more than two dimensions); dragging moves within that plane</source>
-        <translation>把所有键和查询投影到它们的两个主方向上（适用于两维以上）；拖动只在这个平面内移动</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Snap:</source>
-        <translation>吸附：</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Dragged and nudged vectors land on this grid, for numbers you can check by hand</source>
-        <translation>拖动或微调后的向量落在此网格上，数值便于手算核对</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>off</source>
-        <extracomment>Snapping to a grid is off.</extracomment>
-        <translation>关</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Drag keys</source>
-        <translation>可拖动键</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Let the keys be dragged too (Shift picks a key over a query on the same spot)</source>
-        <translation>键也可以拖动（与查询重叠时，按住 Shift 选中的是键）</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Fit</source>
-        <extracomment>A button: zoom the plane so that every vector is in view.</extracomment>
-        <translation>适配</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Frame every vector (F)</source>
-        <translation>缩放视图以显示所有向量（F）</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Window</source>
-        <extracomment>A button: open the plane in a window of its own.</extracomment>
-        <translation>新窗口</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Open the plane in a window of its own, to make it large on the projector</source>
-        <translation>在独立窗口中打开向量平面，便于在投影上放大</translation>
+    <message numerus="yes">
+        <location line="+4" />
+        <source>Wrote %n CSV file(s) to %1</source>
+        <translation>
+            <numerusform>已将 %n 个 CSV 文件写入 %1</numerusform></translation>
     </message>
     <message>
-        <location line="+81"/>
-        <source>Vector plane — Attention Lab</source>
-        <translation>向量平面 — Attention Lab</translation>
+        <location line="+5" />
+        <source>Export the trace</source>
+        <translation>导出计算过程</translation>
     </message>
     <message>
-        <location line="+20"/>
-        <location line="+1"/>
-        <source>d%1</source>
-        <translation>d%1</translation>
+        <location line="+2" />
+        <source>JSON files (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
     </message>
 </context>
 </TS>
