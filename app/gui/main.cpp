@@ -61,7 +61,10 @@ int main(int argc, char *argv[])
                                   QStringLiteral("1600x1000"));
     const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Side tab to show (0-based)."), QStringLiteral("N"));
     const QCommandLineOption mapsOnly(QStringLiteral("maps-only"), QStringLiteral("Start with the panels hidden (F9)."));
-    parser.addOptions({lesson, zoom, language, screenshot, size, tab, mapsOnly});
+    const QCommandLineOption show(QStringLiteral("show"),
+                                  QStringLiteral("Open a view by name (lab, ...) and, with --screenshot, save that view."),
+                                  QStringLiteral("NAME"));
+    parser.addOptions({lesson, zoom, language, screenshot, size, tab, mapsOnly, show});
     parser.process(app);
 
     // Every option is checked before anything opens: a wrong one says so in
@@ -132,6 +135,17 @@ int main(int argc, char *argv[])
         window.setZoom(zoomFactor, false);
     if (parser.isSet(mapsOnly))
         window.setPanelsShown(false);
+    QWidget *target = &window; // what --screenshot grabs
+    if (parser.isSet(show)) {
+        window.resize(windowSize);
+        window.show();
+        target = window.showView(parser.value(show));
+        if (!target)
+            return refuse(QStringLiteral("--show: one of %1 (got %2)")
+                              .arg(window.viewNames().join(QStringLiteral(", ")), parser.value(show)));
+        if (target != &window)
+            target->resize(windowSize);
+    }
 
     if (scripted) {
         // Sized before it is shown, so the panels take their share of the
@@ -139,7 +153,7 @@ int main(int argc, char *argv[])
         // panels; one that could not take the size says so and writes nothing.
         window.resize(windowSize);
         window.show();
-        QTimer::singleShot(500, &window, [&window, windowSize, path = parser.value(screenshot)] {
+        QTimer::singleShot(500, &window, [&window, target, windowSize, path = parser.value(screenshot)] {
             if (window.size() != windowSize) {
                 std::fprintf(stderr, "attention-lab: --size: the window needs at least %dx%d here (got %dx%d)\n",
                              std::max(window.width(), windowSize.width()), std::max(window.height(), windowSize.height()),
@@ -147,7 +161,7 @@ int main(int argc, char *argv[])
                 QApplication::exit(2);
                 return;
             }
-            const bool ok = window.grab().save(path);
+            const bool ok = target->grab().save(path);
             std::fprintf(ok ? stdout : stderr, ok ? "%s\n" : "attention-lab: cannot write %s\n", qPrintable(path));
             QApplication::exit(ok ? 0 : 2);
         });

@@ -343,6 +343,7 @@ void MainWindow::createViewMenu()
     lab->setToolTip(tr("Why divide by √d_k: random q and k, their scores and the softmax, in a window of its own"));
     view->addSeparator();
     addLanguageMenu(view);
+    registerView(QStringLiteral("lab"), [this]() -> QWidget * { return showScalingLab()->window(); });
 }
 
 // The language takes effect at the next start: the whole window is built in it.
@@ -497,6 +498,25 @@ void MainWindow::setZoom(double zoom, bool announce)
         if (m_inputsDock && !m_inputsDock->isFloating())
             resizeDocks({m_inputsDock}, {int(std::min(400 * m_zoom, 0.42 * width()))}, Qt::Horizontal);
     });
+}
+
+void MainWindow::registerView(const QString &name, ViewOpener open)
+{
+    m_views[name] = std::move(open);
+}
+
+QWidget *MainWindow::showView(const QString &name)
+{
+    const auto it = m_views.find(name);
+    return it == m_views.end() ? nullptr : it->second();
+}
+
+QStringList MainWindow::viewNames() const
+{
+    QStringList names;
+    for (const auto &[name, open] : m_views)
+        names << name;
+    return names;
 }
 
 ScalingLabPanel *MainWindow::showScalingLab()

@@ -10,6 +10,8 @@
 
 #include <QMainWindow>
 
+#include <functional>
+#include <map>
 #include <vector>
 
 class QAction;
@@ -72,6 +74,15 @@ public:
     QString exportStem() const;
     QImage figureImage(ExportDialog::What what) const;
 
+    // Views a script can ask for by name (`attention-lab --show NAME`): each
+    // feature registers its own. showView() shows it and returns the widget
+    // to grab (the main window, or a window of its own), or null for an
+    // unknown name; viewNames() lists them for the error message.
+    using ViewOpener = std::function<QWidget *()>;
+    void registerView(const QString &name, ViewOpener open);
+    QWidget *showView(const QString &name);
+    QStringList viewNames() const;
+
     // Whether a message box may be shown (off for scripted screenshots and tests).
     void setInteractive(bool on) { m_interactive = on; }
 
@@ -127,6 +138,7 @@ private:
     double m_zoom = 1.0;
     double m_baseFontSize = 0;
     bool m_interactive = true;
+    std::map<QString, ViewOpener> m_views;
 };
 
 } // namespace attn
