@@ -1,0 +1,470 @@
+#include "modelcmd.h"
+
+#include "atomicwrite.h"
+#include "attention.h"
+#include "figureexport.h"
+#include "gpt2.h"
+#include "scenario_json.h"
+#include "stagedata.h"
+#include "takehead.h"
+#include "trace_text.h"
+
+#include <QApplication>
+#include <QBuffer>
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPainter>
+
+#include <cmath>
+#include <optional>
+
+namespace attn {
+
+namespace {
+
+constexpr int kBadInput = 2;
+
+struct ModelUsageError {
+    QString message;
+};
+
+struct Options {
+    QStringList positional;
+    QList<QPair<QString, QString>> named;
+
+    std::optional<QString> take(const QString &name)
+    {
+        for (qsizetype i = 0; i < named.size(); ++i)
+            if (named[i].first == name) {
+                const QString v = named[i].second;
+                named.removeAt(i);
+                return v;
+            }
+        return std::nullopt;
+    }
+};
+
+Options parseOptions(const QStringList &args, const QStringList &known)
+{
+    Options o;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString &a = args[i];
+        if (a.startsWith(QLatin1String("--"))) {
+            const qsizetype eq = a.indexOf(QLatin1Char('='));
+            const QString name = eq > 0 ? a.left(eq) : a;
+            if (!known.contains(name))
+                throw ModelUsageError{QStringLiteral("unknown option %1; this command takes %2").arg(name, known.join(QStringLiteral(", ")))};
+            QString value;
+            if (eq > 0)
+                value = a.mid(eq + 1);
+            else if (i + 1 < args.size())
+                value = args[++i];
+            else
+                throw ModelUsageError{QStringLiteral("%1 needs a value").arg(a)};
+            for (const auto &[given, _] : o.named)
+                if (given == name)
+                    throw ModelUsageError{QStringLiteral("%1 is given twice").arg(name)};
+            o.named.append({name, value});
+        } else {
+            o.positional << a;
+        }
+    }
+    if (!o.positional.isEmpty())
+        throw ModelUsageError{QStringLiteral("unexpected argument \"%1\"").arg(o.positional.first())};
+    return o;
+}
+
+QString safe(const QString &text)
+{
+    return QString::fromStdString(escapeControls(text.toStdString()));
+}
+
+QString problemText(const Problem &p)
+{
+    return safe(QString::fromStdString(p.toString()));
+}
+
+// Why a write failed, or empty: writeFileAtomically and saveScenarioFile
+// answer with a reason (QString) or a Problem.
+[[maybe_unused]] QString failure(const QString &why)
+{
+    return why;
+}
+
+QString failure(const std::optional<Problem> &p)
+{
+    return p ? QString::fromStdString(p->place.empty() || p->message.empty() ? p->toString() : p->message) : QString();
+}
+
+std::shared_ptr<const Gpt2Model> takeModel(Options &o, QTextStream &err, bool *failed)
+{
+    const QString which = o.take(QStringLiteral("--model")).value_or(QStringLiteral("builtin"));
+    const ModelOrProblem m = which == QLatin1String("builtin") ? loadBuiltinModel() : loadModel(which);
+    if (const auto *p = std::get_if<Problem>(&m)) {
+        err << "attention-lab-cli: " << problemText(*p) << "\n";
+        *failed = true;
+        return nullptr;
+    }
+    return std::get<std::shared_ptr<const Gpt2Model>>(m);
+}
+
+QString formatOption(Options &o)
+{
+    const QString format = o.take(QStringLiteral("--format")).value_or(QStringLiteral("text"));
+    if (format != QLatin1String("text") && format != QLatin1String("json"))
+        throw ModelUsageError{QStringLiteral("--format: unknown value \"%1\"; expected text or json").arg(format)};
+    return format;
+}
+
+// --layer / --head: one (1-based on the command line, 0-based here) or all.
+QList<int> pick(Options &o, const QString &option, int count)
+{
+    QList<int> out;
+    const auto text = o.take(option);
+    if (!text || *text == QLatin1String("all")) {
+        for (int i = 0; i < count; ++i)
+            out << i;
+        return out;
+    }
+    bool ok = false;
+    const int v = text->toInt(&ok);
+    if (!ok || v < 1 || v > count)
+        throw ModelUsageError{QStringLiteral("%1: must be all or a number from 1 to %2 (got %3)").arg(option).arg(count).arg(*text)};
+    out << v - 1;
+    return out;
+}
+
+QJsonArray matrixJson(const Matrix &m)
+{
+    QJsonArray rows;
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        QJsonArray row;
+        for (Eigen::Index j = 0; j < m.cols(); ++j)
+            row.append(m(i, j));
+        rows.append(row);
+    }
+    return rows;
+}
+
+QString utf8(const std::string &bytes)
+{
+    return QString::fromUtf8(bytes.data(), qsizetype(bytes.size()));
+}
+
+QString fixed(double v, int decimals = 4)
+{
+    return QString::number(v, 'f', decimals);
+}
+
+int info(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    Options o = parseOptions(args, {QStringLiteral("--model"), QStringLiteral("--format")});
+    const QString format = formatOption(o);
+    bool failed = false;
+    const auto m = takeModel(o, err, &failed);
+    if (failed)
+        return kBadInput;
+    const Gpt2Config &c = m->config;
+    if (format == QLatin1String("json")) {
+        QJsonObject j{{QStringLiteral("name"), m->name},
+                      {QStringLiteral("folder"), m->folder},
+                      {QStringLiteral("n_layer"), c.nLayer},
+                      {QStringLiteral("n_head"), c.nHead},
+                      {QStringLiteral("n_embd"), c.nEmbd},
+                      {QStringLiteral("d_head"), c.headDim()},
+                      {QStringLiteral("n_inner"), c.nInner},
+                      {QStringLiteral("n_positions"), c.nPositions},
+                      {QStringLiteral("vocab_size"), c.vocabSize},
+                      {QStringLiteral("merges"), m->tokenizer.mergeCount()},
+                      {QStringLiteral("parameters"), double(m->parameters)},
+                      {QStringLiteral("dtype"), QString::fromStdString(m->dtype)}};
+        out << QJsonDocument(j).toJson(QJsonDocument::Indented);
+        return 0;
+    }
+    out << "model: " << safe(m->name) << " (" << safe(m->folder) << ")\n"
+        << "layers: " << c.nLayer << ", heads: " << c.nHead << " per layer, n_embd: " << c.nEmbd << " (d_head "
+        << c.headDim() << "), MLP width: " << c.nInner << "\n"
+        << "positions: at most " << c.nPositions << " tokens\n"
+        << "vocabulary: " << c.vocabSize << " tokens (byte-level BPE, " << m->tokenizer.mergeCount() << " merges)\n"
+        << "parameters: " << m->parameters << " (" << QString::fromStdString(m->dtype) << " in the file, double in memory)\n"
+        << "layer norm epsilon: " << c.epsilon << ", activation: " << (c.geluTanh ? "GELU (tanh)" : "GELU (erf)") << "\n";
+    return 0;
+}
+
+int trace(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    Options o = parseOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--layer"),
+                                    QStringLiteral("--head"), QStringLiteral("--format")});
+    const QString format = formatOption(o);
+    const auto text = o.take(QStringLiteral("--text"));
+    if (!text)
+        throw ModelUsageError{QStringLiteral("--text \"...\" is needed: the sentence the model reads")};
+    bool failed = false;
+    const auto m = takeModel(o, err, &failed);
+    if (failed)
+        return kBadInput;
+    const QList<int> layers = pick(o, QStringLiteral("--layer"), m->config.nLayer);
+    const QList<int> heads = pick(o, QStringLiteral("--head"), m->config.nHead);
+    const auto run = runModel(*m, *text);
+    if (const auto *p = std::get_if<Problem>(&run)) {
+        err << "attention-lab-cli: --text: " << safe(QString::fromStdString(p->message)) << "\n";
+        return kBadInput;
+    }
+    const ModelTrace &t = std::get<ModelTrace>(run);
+
+    if (format == QLatin1String("json")) {
+        QJsonArray tokens;
+        for (std::size_t i = 0; i < t.ids.size(); ++i)
+            tokens.append(QJsonObject{{QStringLiteral("id"), t.ids[i]}, {QStringLiteral("text"), utf8(t.texts[i])}});
+        QJsonArray layerList;
+        for (int l : layers) {
+            QJsonArray headList;
+            for (int h : heads) {
+                const HeadActivations &a = t.layers[std::size_t(l)].heads[std::size_t(h)];
+                headList.append(QJsonObject{{QStringLiteral("head"), h + 1},
+                                            {QStringLiteral("q"), matrixJson(a.q)},
+                                            {QStringLiteral("k"), matrixJson(a.k)},
+                                            {QStringLiteral("v"), matrixJson(a.v)},
+                                            {QStringLiteral("scores"), matrixJson(a.scores)},
+                                            {QStringLiteral("scaled"), matrixJson(a.scaled)},
+                                            {QStringLiteral("weights"), matrixJson(a.weights)},
+                                            {QStringLiteral("output"), matrixJson(a.output)}});
+            }
+            layerList.append(QJsonObject{{QStringLiteral("layer"), l + 1}, {QStringLiteral("heads"), headList}});
+        }
+        QJsonArray next;
+        for (const Prediction &p : t.next)
+            next.append(QJsonObject{{QStringLiteral("id"), p.id}, {QStringLiteral("text"), utf8(p.text)}, {QStringLiteral("p"), p.p}});
+        out << QJsonDocument(QJsonObject{{QStringLiteral("tokens"), tokens},
+                                         {QStringLiteral("layers"), layerList},
+                                         {QStringLiteral("next"), next}})
+                   .toJson(QJsonDocument::Indented);
+        return 0;
+    }
+
+    out << "model " << safe(m->name) << ": " << t.ids.size() << " tokens (at most " << m->config.nPositions << ")\n";
+    for (std::size_t i = 0; i < t.ids.size(); ++i)
+        out << QStringLiteral("  %1  id %2  %3\n")
+                   .arg(i + 1, 3)
+                   .arg(t.ids[i], 6)
+                   .arg(QLatin1Char('"') + QString::fromStdString(displayText(t.texts[i])) + QLatin1Char('"'));
+    for (int l : layers)
+        for (int h : heads) {
+            const auto s = headScenario(*m, t, l, h);
+            const Scenario &sc = std::get<Scenario>(s);
+            const HeadSummary sum = summarizeHead(t.layers[std::size_t(l)].heads[std::size_t(h)].weights);
+            out << "\n== layer " << l + 1 << ", head " << h + 1 << ": " << QString::fromStdString(sum.kind)
+                << " (previous token " << fixed(sum.previousToken, 2) << ", first token " << fixed(sum.firstToken, 2)
+                << ", mean entropy " << fixed(sum.meanEntropy, 2) << " nats) ==\n";
+            out << QString::fromStdString(traceText(sc, compute(sc)));
+        }
+    out << "\nnext token after the last position:\n";
+    for (const Prediction &p : t.next)
+        out << QStringLiteral("  %1  %2  (id %3)\n")
+                   .arg(QLatin1Char('"') + QString::fromStdString(displayText(p.text)) + QLatin1Char('"'), -12)
+                   .arg(fixed(p.p))
+                   .arg(p.id);
+    return 0;
+}
+
+QStringList splitList(const QString &text)
+{
+    QStringList out;
+    for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
+        out << part.trimmed().toLower();
+    return out;
+}
+
+// Every layer by head as a small weights map, one picture (PNG).
+QByteArray overviewPng(const Gpt2Model &m, const ModelTrace &t, const FigureStyle &style, int cell)
+{
+    const int L = m.config.nLayer, H = m.config.nHead;
+    const int header = 60, rowLabel = 90;
+    QImage grid(rowLabel + H * cell, header + L * cell, QImage::Format_ARGB32);
+    grid.fill(Qt::white);
+    QPainter painter(&grid);
+    QFont font = figureFont();
+    font.setPixelSize(18);
+    painter.setFont(font);
+    painter.setPen(Qt::black);
+    std::string text;
+    for (const std::string &s : t.texts)
+        text += s;
+    painter.drawText(QRect(0, 0, grid.width(), header / 2 + 4), Qt::AlignCenter,
+                     QStringLiteral("%1: every head's softmax weights for \"%2\"").arg(m.name, utf8(displayText(text))));
+    font.setPixelSize(16);
+    painter.setFont(font);
+    for (int h = 0; h < H; ++h)
+        painter.drawText(QRect(rowLabel + h * cell, header / 2, cell, header / 2), Qt::AlignCenter,
+                         QStringLiteral("head %1").arg(h + 1));
+    for (int l = 0; l < L; ++l) {
+        painter.drawText(QRect(0, header + l * cell, rowLabel, cell), Qt::AlignCenter, QStringLiteral("layer %1").arg(l + 1));
+        for (int h = 0; h < H; ++h) {
+            const Scenario s = std::get<Scenario>(headScenario(m, t, l, h));
+            const Trace tr = compute(s);
+            auto plot = makeStagePlot(s, tr, Stage::Weights, style);
+            HeatmapData d = plot->data();
+            const HeadSummary sum = summarizeHead(t.layers[std::size_t(l)].heads[std::size_t(h)].weights);
+            d.title = QStringLiteral("L%1 H%2 · %3 · H̄ %4").arg(l + 1).arg(h + 1).arg(QString::fromStdString(sum.kind)).arg(fixed(sum.meanEntropy, 2));
+            plot->setCompact(true);
+            plot->setData(d);
+            FigureSize size;
+            size.width = cell;
+            size.height = cell;
+            const QImage image = QImage::fromData(renderFigure(plot.get(), FigureFormat::Png, size), "PNG");
+            painter.drawImage(QRect(rowLabel + h * cell, header + l * cell, cell, cell), image);
+        }
+    }
+    painter.end();
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    grid.save(&buffer, "PNG");
+    return bytes;
+}
+
+int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    Options o = parseOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--layer"),
+                                    QStringLiteral("--head"), QStringLiteral("--out"), QStringLiteral("--stages"),
+                                    QStringLiteral("--format"), QStringLiteral("--size"), QStringLiteral("--scenario"),
+                                    QStringLiteral("--input"), QStringLiteral("--name")});
+    const auto text = o.take(QStringLiteral("--text"));
+    if (!text)
+        throw ModelUsageError{QStringLiteral("--text \"...\" is needed: the sentence the model reads")};
+    const auto outDir = o.take(QStringLiteral("--out"));
+    const auto scenarioFile = o.take(QStringLiteral("--scenario"));
+    if (!outDir && !scenarioFile)
+        throw ModelUsageError{QStringLiteral("--out DIR (figures) or --scenario FILE (the head as a scenario) is needed")};
+    const QString input = o.take(QStringLiteral("--input")).value_or(QStringLiteral("direct"));
+    if (input != QLatin1String("direct") && input != QLatin1String("projected"))
+        throw ModelUsageError{QStringLiteral("--input: unknown value \"%1\"; expected direct or projected").arg(input)};
+    const QStringList stages = splitList(o.take(QStringLiteral("--stages")).value_or(QStringLiteral("scores,scaled,masked,weights,output")));
+    for (const QString &st : stages)
+        if (st != QLatin1String("overview") && !stageFromKey(st))
+            throw ModelUsageError{QStringLiteral("--stages: unknown stage \"%1\"; expected scores, scaled, masked, weights, output or overview").arg(st)};
+    QList<FigureFormat> formats;
+    for (const QString &f : splitList(o.take(QStringLiteral("--format")).value_or(QStringLiteral("png")))) {
+        const auto format = figureFormatFromName(f);
+        if (!format)
+            throw ModelUsageError{QStringLiteral("--format: unknown format \"%1\"; expected png, svg or pdf").arg(f)};
+        if (!formats.contains(*format))
+            formats << *format;
+    }
+    FigureSize size;
+    size.width = 900;
+    size.height = 800;
+    if (const auto s = o.take(QStringLiteral("--size"))) {
+        const QStringList wh = s->toLower().split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        const int w = wh.value(0).toInt(&okW), h = wh.value(1).toInt(&okH);
+        if (wh.size() != 2 || !okW || !okH || w < 100 || h < 100 || w > 8000 || h > 8000)
+            throw ModelUsageError{QStringLiteral("--size: \"%1\" is not WIDTHxHEIGHT with sides from 100 to 8000, e.g. 900x800").arg(*s)};
+        size.width = w;
+        size.height = h;
+    }
+    const auto stemOption = o.take(QStringLiteral("--name"));
+    bool failed = false;
+    const auto m = takeModel(o, err, &failed);
+    if (failed)
+        return kBadInput;
+    const auto layerText = o.take(QStringLiteral("--layer")).value_or(QStringLiteral("1"));
+    const auto headText = o.take(QStringLiteral("--head")).value_or(QStringLiteral("1"));
+    bool okL = false, okH = false;
+    const int layer = layerText.toInt(&okL) - 1, head = headText.toInt(&okH) - 1;
+    if (!okL || layer < 0 || layer >= m->config.nLayer)
+        throw ModelUsageError{QStringLiteral("--layer: must be a layer from 1 to %1 (got %2)").arg(m->config.nLayer).arg(layerText)};
+    if (!okH || head < 0 || head >= m->config.nHead)
+        throw ModelUsageError{QStringLiteral("--head: must be a head from 1 to %1 (got %2)").arg(m->config.nHead).arg(headText)};
+    if (outDir && !qobject_cast<QApplication *>(QCoreApplication::instance()))
+        throw ModelUsageError{QStringLiteral("drawing figures needs a QApplication")};
+
+    const auto run = runModel(*m, *text);
+    if (const auto *p = std::get_if<Problem>(&run)) {
+        err << "attention-lab-cli: --text: " << safe(QString::fromStdString(p->message)) << "\n";
+        return kBadInput;
+    }
+    const ModelTrace &t = std::get<ModelTrace>(run);
+    const auto taken = headScenario(*m, t, layer, head, input == QLatin1String("projected") ? HeadInput::Projected : HeadInput::Direct);
+    if (const auto *p = std::get_if<Problem>(&taken)) {
+        err << "attention-lab-cli: " << problemText(*p) << "\n";
+        return kBadInput;
+    }
+    const Scenario &s = std::get<Scenario>(taken);
+
+    if (scenarioFile) {
+        const QString why = failure(saveScenarioFile(*scenarioFile, s));
+        if (!why.isEmpty()) {
+            err << "attention-lab-cli: " << safe(QDir::toNativeSeparators(*scenarioFile)) << ": " << safe(why) << "\n";
+            return kBadInput;
+        }
+        out << safe(QDir::toNativeSeparators(*scenarioFile)) << "\n";
+    }
+    if (!outDir)
+        return 0;
+    if (!QDir().mkpath(*outDir)) {
+        err << "attention-lab-cli: --out " << safe(*outDir) << ": the folder cannot be created\n";
+        return kBadInput;
+    }
+    const QString stem = stemOption.value_or(m->name);
+    auto write = [&](const QString &name, const QByteArray &bytes) {
+        const QString path = QDir(*outDir).filePath(name);
+        const QString why = failure(writeFileAtomically(path, bytes));
+        if (!why.isEmpty()) {
+            err << "attention-lab-cli: " << safe(QDir::toNativeSeparators(path)) << ": " << safe(why) << "\n";
+            return false;
+        }
+        out << safe(QDir::toNativeSeparators(path)) << "\n";
+        return true;
+    };
+    const Trace tr = compute(s);
+    FigureStyle style;
+    const QString where = QStringLiteral("L%1H%2").arg(layer + 1).arg(head + 1);
+    for (const QString &st : stages) {
+        if (st == QLatin1String("overview")) {
+            const int cell = std::clamp(std::min(size.width / m->config.nHead, size.height / m->config.nLayer), 120, 600);
+            if (!write(stem + QStringLiteral("_overview.png"), overviewPng(*m, t, style, cell)))
+                return kBadInput;
+            continue;
+        }
+        auto plot = makeStagePlot(s, tr, *stageFromKey(st), style);
+        HeatmapData d = plot->data();
+        d.title = QStringLiteral("%1 · %2, layer %3, head %4").arg(d.title.section(QLatin1Char('\n'), 0, 0), m->name).arg(layer + 1).arg(head + 1)
+            + (d.title.contains(QLatin1Char('\n')) ? QLatin1Char('\n') + d.title.section(QLatin1Char('\n'), 1) : QString());
+        plot->setData(d);
+        for (FigureFormat f : formats)
+            if (!write(QStringLiteral("%1_%2_%3.%4").arg(stem, where, st, figureSuffix(f)), renderFigure(plot.get(), f, size)))
+                return kBadInput;
+    }
+    return 0;
+}
+
+} // namespace
+
+int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const QString sub = args.value(0);
+    try {
+        if (sub == QLatin1String("info"))
+            return info(args.mid(1), out, err);
+        if (sub == QLatin1String("trace"))
+            return trace(args.mid(1), out, err);
+        if (sub == QLatin1String("export"))
+            return exportModel(args.mid(1), out, err);
+        throw ModelUsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace or export")
+                                            : QStringLiteral("unknown model command \"%1\"; expected info, trace or export").arg(sub)};
+    } catch (const ModelUsageError &e) {
+        err << "attention-lab-cli: model" << (sub.isEmpty() ? QString() : QLatin1Char(' ') + safe(sub)) << ": " << safe(e.message)
+            << "\n";
+        return kBadInput;
+    } catch (const ScenarioError &e) {
+        err << "attention-lab-cli: " << problemText(e.problem()) << "\n";
+        return kBadInput;
+    }
+}
+
+} // namespace attn

@@ -1,0 +1,440 @@
+#include "gpt2.h"
+
+#include "attention.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+// The built-in model's resources live in this static library; a program
+// linking it registers them before main() through the object library that
+// qt_add_resources makes.
+
+namespace attn {
+
+namespace {
+
+constexpr qint64 kMaxConfigBytes = 1024 * 1024;
+
+std::string quoted(const std::string &s)
+{
+    return "\"" + s + "\"";
+}
+
+std::string shapeText(const std::vector<std::int64_t> &shape)
+{
+    TensorInfo t;
+    t.shape = shape;
+    return t.shapeText();
+}
+
+// Row-wise layer norm: (x - mean) / sqrt(var + eps) * g + b, n by d.
+Matrix layerNorm(const Matrix &x, const Eigen::RowVectorXd &g, const Eigen::RowVectorXd &b, double eps)
+{
+    Matrix out(x.rows(), x.cols());
+    const double d = double(x.cols());
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+        const double mean = x.row(i).sum() / d;
+        const Eigen::RowVectorXd centred = x.row(i).array() - mean;
+        const double var = centred.squaredNorm() / d;
+        out.row(i) = (centred / std::sqrt(var + eps)).cwiseProduct(g) + b;
+    }
+    return out;
+}
+
+// a b, n by m times m by k. Small products (a short sentence through a small
+// model) are summed directly: Eigen's blocked product would pack b, a whole
+// weight matrix, into a fresh buffer on every call, which costs more than
+// the product itself when a has a few dozen rows.
+Matrix product(const Matrix &a, const Matrix &b)
+{
+    if (double(a.rows()) * double(a.cols()) * double(b.cols()) <= 4e6) {
+        // Rows of a against columns of b: both contiguous, so each entry is
+        // one vectorised dot product.
+        const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = a;
+        return rows.lazyProduct(b);
+    }
+    return a * b;
+}
+
+Matrix gelu(const Matrix &x, bool tanhApprox)
+{
+    if (tanhApprox) {
+        const double c = std::sqrt(2.0 / M_PI);
+        return x.unaryExpr([c](double v) { return 0.5 * v * (1.0 + std::tanh(c * (v + 0.044715 * v * v * v))); });
+    }
+    return x.unaryExpr([](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
+}
+
+struct Reader {
+    const SafeTensors &file;
+    std::string fileName;
+    std::set<std::string> dtypes;
+    std::int64_t parameters = 0;
+    std::optional<Problem> problem;
+
+    // The tensor named `name` (or "transformer." + name) with the shape
+    // `expected`; `why` says where the expected shape comes from.
+    std::optional<Matrix> get(const std::string &name, const std::vector<std::int64_t> &expected, const std::string &why)
+    {
+        if (problem)
+            return std::nullopt;
+        const TensorInfo *t = file.find(name);
+        if (!t)
+            t = file.find("transformer." + name);
+        if (!t) {
+            problem = Problem{fileName, "tensor " + quoted(name) + " is missing (looked for it with and without the "
+                                            "\"transformer.\" prefix)"};
+            return std::nullopt;
+        }
+        if (t->shape != expected) {
+            problem = Problem{fileName, "tensor " + quoted(t->name) + " has shape " + t->shapeText() + ", but " + why
+                                            + " need " + shapeText(expected)};
+            return std::nullopt;
+        }
+        Matrix m = file.matrix(*t);
+        if (!m.allFinite()) {
+            Eigen::Index at = 0;
+            for (; at < m.size(); ++at)
+                if (!std::isfinite(m.data()[at]))
+                    break;
+            const Eigen::Index r = at % m.rows(), c = at / m.rows();
+            problem = Problem{fileName, "tensor " + quoted(t->name) + " holds a value that is not a finite number at ["
+                                            + std::to_string(r) + (expected.size() > 1 ? ", " + std::to_string(c) : "") + "]"};
+            return std::nullopt;
+        }
+        dtypes.insert(toString(t->dtype));
+        parameters += t->count();
+        return m;
+    }
+
+    std::optional<Eigen::RowVectorXd> vec(const std::string &name, std::int64_t n, const std::string &why)
+    {
+        const auto m = get(name, {n}, why);
+        if (!m)
+            return std::nullopt;
+        return Eigen::RowVectorXd(m->col(0).transpose());
+    }
+};
+
+std::variant<QByteArray, Problem> readSmallFile(const QString &path, const QString &name)
+{
+    QFile f(path);
+    if (!f.exists())
+        return Problem{name.toStdString(), "the file is missing"};
+    if (!f.open(QIODevice::ReadOnly))
+        return Problem{name.toStdString(), "cannot be read: " + f.errorString().toStdString()};
+    if (f.size() > kMaxConfigBytes)
+        return Problem{name.toStdString(), "the file is too big for a config (" + std::to_string(f.size()) + " bytes)"};
+    return f.readAll();
+}
+
+ModelOrProblem loadFrom(const QString &folder, const QString &shown)
+{
+    const QDir dir(folder);
+    if (!QFileInfo(folder).isDir())
+        return Problem{shown.toStdString(), "not a folder (a model is a folder of config.json, model.safetensors, "
+                                            "vocab.json and merges.txt)"};
+    auto path = [&](const char *f) { return dir.filePath(QLatin1String(f)); };
+    auto name = [&](const char *f) { return shown + QLatin1Char('/') + QLatin1String(f); };
+
+    const auto configText = readSmallFile(path("config.json"), name("config.json"));
+    if (const auto *p = std::get_if<Problem>(&configText))
+        return *p;
+    const auto config = gpt2ConfigFromJson(std::get<QByteArray>(configText), name("config.json"));
+    if (const auto *p = std::get_if<Problem>(&config))
+        return *p;
+    const Gpt2Config &c = std::get<Gpt2Config>(config);
+
+    const auto file = SafeTensors::open(path("model.safetensors"), name("model.safetensors"));
+    if (const auto *p = std::get_if<Problem>(&file))
+        return *p;
+    auto weights = gpt2WeightsFromSafeTensors(std::get<SafeTensors>(file), c);
+    if (const auto *p = std::get_if<Problem>(&weights))
+        return *p;
+
+    auto tokenizer = BpeTokenizer::fromFiles(path("vocab.json"), path("merges.txt"), name("vocab.json"), name("merges.txt"));
+    if (const auto *p = std::get_if<Problem>(&tokenizer))
+        return *p;
+    auto model = std::make_shared<Gpt2Model>(std::move(std::get<Gpt2Model>(weights)));
+    model->tokenizer = std::move(std::get<BpeTokenizer>(tokenizer));
+    if (model->tokenizer.size() > c.vocabSize)
+        return Problem{name("vocab.json").toStdString(),
+                       "holds ids up to " + std::to_string(model->tokenizer.size() - 1) + ", but " + name("config.json").toStdString()
+                           + " says vocab_size " + std::to_string(c.vocabSize)};
+    model->name = QFileInfo(folder).fileName();
+    model->folder = folder;
+    return std::shared_ptr<const Gpt2Model>(std::move(model));
+}
+
+} // namespace
+
+std::variant<Gpt2Config, Problem> gpt2ConfigFromJson(const QByteArray &json, const QString &fileName)
+{
+    const std::string file = fileName.toStdString();
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
+    if (error.error != QJsonParseError::NoError)
+        return Problem{file, "not JSON: " + error.errorString().toStdString() + " at byte " + std::to_string(error.offset)};
+    if (!doc.isObject())
+        return Problem{file, "not a JSON object"};
+    const QJsonObject o = doc.object();
+    Gpt2Config c;
+    std::optional<Problem> problem;
+    auto integer = [&](const char *key, int lo, int hi, std::optional<int> fallback = std::nullopt,
+                       const char *alias = nullptr) -> int {
+        if (problem)
+            return 0;
+        QJsonValue v = o.value(QLatin1String(key));
+        if (v.isUndefined() && alias)
+            v = o.value(QLatin1String(alias));
+        if (v.isUndefined() || v.isNull()) {
+            if (fallback)
+                return *fallback;
+            problem = Problem{file, std::string(key) + " is missing"};
+            return 0;
+        }
+        const double d = v.toDouble(std::nan(""));
+        if (!v.isDouble() || std::floor(d) != d || d < lo || d > hi) {
+            problem = Problem{file, std::string(key) + " must be a whole number from " + std::to_string(lo) + " to "
+                                        + std::to_string(hi)};
+            return 0;
+        }
+        return int(d);
+    };
+    c.nLayer = integer("n_layer", 1, kMaxModelLayers);
+    c.nHead = integer("n_head", 1, kMaxHeads);
+    c.nEmbd = integer("n_embd", 1, kMaxModelWidth);
+    c.nPositions = integer("n_positions", 1, kMaxModelPositions, std::nullopt, "n_ctx");
+    c.vocabSize = integer("vocab_size", 1, kMaxVocabulary);
+    c.nInner = integer("n_inner", 1, 4 * kMaxModelWidth, problem ? 0 : 4 * c.nEmbd);
+    if (problem)
+        return *problem;
+    const QJsonValue eps = o.value(QLatin1String("layer_norm_epsilon"));
+    if (!eps.isUndefined()) {
+        const double e = eps.toDouble(-1);
+        if (!eps.isDouble() || !(e > 0 && e < 1))
+            return Problem{file, "layer_norm_epsilon must be a number between 0 and 1"};
+        c.epsilon = e;
+    }
+    const QJsonValue act = o.value(QLatin1String("activation_function"));
+    if (!act.isUndefined()) {
+        const QString a = act.toString();
+        if (a == QLatin1String("gelu_new") || a == QLatin1String("gelu_pytorch_tanh") || a == QLatin1String("gelu_fast"))
+            c.geluTanh = true;
+        else if (a == QLatin1String("gelu"))
+            c.geluTanh = false;
+        else
+            return Problem{file, "activation_function " + quoted(a.toStdString())
+                                     + " is not one this reader knows; expected gelu_new (GPT-2's) or gelu"};
+    }
+    if (c.nEmbd % c.nHead != 0)
+        return Problem{file, "n_embd " + std::to_string(c.nEmbd) + " is not a multiple of n_head " + std::to_string(c.nHead)};
+    return c;
+}
+
+std::variant<Gpt2Model, Problem> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2Config &c)
+{
+    Reader r{file, file.displayName().toStdString(), {}, 0, std::nullopt};
+    const std::int64_t d = c.nEmbd, V = c.vocabSize, P = c.nPositions, I = c.nInner;
+    const std::string nd = "config.json's n_embd " + std::to_string(d);
+    Gpt2Model m;
+    m.config = c;
+
+    // A layer the config does not count is a disagreement, not a surplus to ignore.
+    for (const TensorInfo &t : file.tensors()) {
+        std::string n = t.name;
+        if (n.rfind("transformer.", 0) == 0)
+            n = n.substr(12);
+        if (n.rfind("h.", 0) == 0) {
+            const std::size_t dot = n.find('.', 2);
+            const std::string index = n.substr(2, dot == std::string::npos ? std::string::npos : dot - 2);
+            if (!index.empty() && index.size() < 7 && std::all_of(index.begin(), index.end(), ::isdigit)
+                && std::stoi(index) >= c.nLayer)
+                return Problem{r.fileName, "tensor " + quoted(t.name) + " belongs to layer " + index
+                                               + ", but config.json's n_layer is " + std::to_string(c.nLayer)
+                                               + " (layers 0 to " + std::to_string(c.nLayer - 1) + ")"};
+        }
+    }
+
+    auto wte = r.get("wte.weight", {V, d}, "config.json's vocab_size " + std::to_string(V) + " and n_embd " + std::to_string(d));
+    auto wpe = r.get("wpe.weight", {P, d}, "config.json's n_positions " + std::to_string(P) + " and n_embd " + std::to_string(d));
+    if (r.problem)
+        return *r.problem;
+    m.wte = std::move(*wte);
+    m.wpe = std::move(*wpe);
+    for (int l = 0; l < c.nLayer; ++l) {
+        const std::string p = "h." + std::to_string(l) + ".";
+        Gpt2Layer L;
+        auto v = [&](const std::string &n, std::int64_t size, const std::string &why, Eigen::RowVectorXd &into) {
+            if (auto x = r.vec(p + n, size, why))
+                into = std::move(*x);
+        };
+        auto w = [&](const std::string &n, std::vector<std::int64_t> shape, const std::string &why, Matrix &into) {
+            if (auto x = r.get(p + n, shape, why))
+                into = std::move(*x);
+        };
+        const std::string ni = nd + " and n_inner " + std::to_string(I);
+        v("ln_1.weight", d, nd, L.ln1Weight);
+        v("ln_1.bias", d, nd, L.ln1Bias);
+        w("attn.c_attn.weight", {d, 3 * d}, nd + " (q, k and v side by side)", L.attnWeight);
+        v("attn.c_attn.bias", 3 * d, nd, L.attnBias);
+        w("attn.c_proj.weight", {d, d}, nd, L.projWeight);
+        v("attn.c_proj.bias", d, nd, L.projBias);
+        v("ln_2.weight", d, nd, L.ln2Weight);
+        v("ln_2.bias", d, nd, L.ln2Bias);
+        w("mlp.c_fc.weight", {d, I}, ni, L.fcWeight);
+        v("mlp.c_fc.bias", I, ni, L.fcBias);
+        w("mlp.c_proj.weight", {I, d}, ni, L.mlpProjWeight);
+        v("mlp.c_proj.bias", d, nd, L.mlpProjBias);
+        if (r.problem)
+            return *r.problem;
+        m.layers.push_back(std::move(L));
+    }
+    if (auto x = r.vec("ln_f.weight", d, nd))
+        m.lnfWeight = std::move(*x);
+    if (auto x = r.vec("ln_f.bias", d, nd))
+        m.lnfBias = std::move(*x);
+    if (r.problem)
+        return *r.problem;
+    m.parameters = r.parameters;
+    m.dtype = r.dtypes.size() == 1 ? *r.dtypes.begin() : "mixed";
+    return m;
+}
+
+ModelOrProblem loadModel(const QString &folder)
+{
+    return loadFrom(folder, QDir::cleanPath(folder));
+}
+
+ModelOrProblem loadBuiltinModel()
+{
+    return loadFrom(QString::fromLatin1(kBuiltinModelFolder), QStringLiteral("builtin:tiny-bilingual"));
+}
+
+std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK)
+{
+    if (text.size() > kMaxTokenizerText)
+        return Problem{"text", "the text is " + std::to_string(text.size()) + " characters long; the limit is "
+                                   + std::to_string(kMaxTokenizerText)};
+    return runModelOnIds(model, model.tokenizer.encode(text), topK);
+}
+
+std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK)
+{
+    const Gpt2Config &c = model.config;
+    const int n = int(ids.size());
+    if (n == 0)
+        return Problem{"text", "the text has no tokens"};
+    if (n > c.nPositions)
+        return Problem{"text", "the text is " + std::to_string(n) + " tokens long; " + model.name.toStdString()
+                                   + " reads at most n_positions = " + std::to_string(c.nPositions) + " tokens"};
+    for (int i = 0; i < n; ++i)
+        if (ids[std::size_t(i)] < 0 || ids[std::size_t(i)] >= c.vocabSize)
+            return Problem{"text", "token " + std::to_string(i + 1) + " has id " + std::to_string(ids[std::size_t(i)])
+                                       + ", outside the vocabulary of " + std::to_string(c.vocabSize)};
+
+    const int d = c.nEmbd, H = c.nHead, dh = c.headDim();
+    ModelTrace t;
+    t.ids = ids;
+    for (int id : ids)
+        t.texts.push_back(model.tokenizer.bytes(id));
+
+    Matrix x(n, d); // n by d
+    for (int i = 0; i < n; ++i)
+        x.row(i) = model.wte.row(ids[std::size_t(i)]) + model.wpe.row(i);
+
+    BoolMatrix blocked(n, n); // causal: key j > query i
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            blocked(i, j) = j > i;
+    // The divisor as compute() (attention.cpp) forms it: sqrt(d_k) times a temperature of 1.
+    const double divisor = scaleConstant(Scale::SqrtDk, dh) * 1.0;
+
+    for (const Gpt2Layer &L : model.layers) {
+        LayerActivations la;
+        la.input = x;
+        la.normed = layerNorm(x, L.ln1Weight, L.ln1Bias, c.epsilon);          // n by d
+        Matrix qkv = product(la.normed, L.attnWeight);                              // n by 3d
+        qkv.rowwise() += L.attnBias;
+        Matrix concat(n, d);                                                 // n by d
+        for (int h = 0; h < H; ++h) {
+            HeadActivations ha;
+            ha.q = qkv.middleCols(h * dh, dh);                               // n by d_h
+            ha.k = qkv.middleCols(d + h * dh, dh);
+            ha.v = qkv.middleCols(2 * d + h * dh, dh);
+            ha.scores = similarity(Similarity::Dot, ha.q, ha.k);            // n by n
+            ha.scaled = ha.scores / divisor;
+            ha.weights = maskedSoftmax(ha.scaled, blocked, MaskStage::BeforeSoftmax);
+            ha.output = ha.weights * ha.v;                                   // n by d_h
+            concat.middleCols(h * dh, dh) = ha.output;
+            la.heads.push_back(std::move(ha));
+        }
+        Matrix attn = product(concat, L.projWeight);                                // n by d
+        attn.rowwise() += L.projBias;
+        x += attn;
+        Matrix hidden = product(layerNorm(x, L.ln2Weight, L.ln2Bias, c.epsilon), L.fcWeight); // n by n_inner
+        hidden.rowwise() += L.fcBias;
+        Matrix mlp = product(gelu(hidden, c.geluTanh), L.mlpProjWeight);           // n by d
+        mlp.rowwise() += L.mlpProjBias;
+        x += mlp;
+        t.layers.push_back(std::move(la));
+    }
+    t.final = layerNorm(x, model.lnfWeight, model.lnfBias, c.epsilon);       // n by d
+    t.logits = model.wte.lazyProduct(t.final.row(n - 1).transpose());                  // vocab
+
+    const double top = t.logits.maxCoeff();
+    const Eigen::VectorXd e = (t.logits.array() - top).exp();
+    const double sum = e.sum();
+    std::vector<int> order(std::size_t(t.logits.size()));
+    std::iota(order.begin(), order.end(), 0);
+    const int k = std::clamp(topK, 0, int(order.size()));
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
+        return t.logits(a) != t.logits(b) ? t.logits(a) > t.logits(b) : a < b;
+    });
+    for (int i = 0; i < k; ++i)
+        t.next.push_back({order[std::size_t(i)], model.tokenizer.bytes(order[std::size_t(i)]), e(order[std::size_t(i)]) / sum});
+    return t;
+}
+
+HeadSummary summarizeHead(const Matrix &w)
+{
+    HeadSummary s;
+    const Eigen::Index n = w.rows();
+    double broad = 0;
+    for (Eigen::Index i = 0; i < n; ++i) {
+        double h = 0;
+        for (Eigen::Index j = 0; j < w.cols(); ++j)
+            if (w(i, j) > 0)
+                h -= w(i, j) * std::log(w(i, j));
+        s.meanEntropy += h / double(n);
+        if (i >= 1) {
+            s.previousToken += w(i, i - 1) / double(n - 1);
+            s.firstToken += w(i, 0) / double(n - 1);
+            s.diagonal += w(i, i) / double(n - 1);
+            broad += h / std::log(double(i + 1)) / double(n - 1); // 1: uniform over the open keys
+        }
+    }
+    if (n < 2)
+        s.kind = "too short to tell";
+    else if (s.previousToken > 0.5)
+        s.kind = "previous-token";
+    else if (s.firstToken > 0.5)
+        s.kind = "first-token (sink)";
+    else if (s.diagonal > 0.5)
+        s.kind = "self";
+    else if (broad > 0.7)
+        s.kind = "broad";
+    else
+        s.kind = "mixed";
+    return s;
+}
+
+} // namespace attn

@@ -1,0 +1,146 @@
+#pragma once
+// A GPT-2 model read from a folder in the Hugging Face layout, and its
+// forward pass with every head's stages kept for the lab.
+//
+//   DIR/config.json        n_layer, n_head, n_embd, n_positions, vocab_size, layer_norm_epsilon
+//   DIR/model.safetensors  wte, wpe, h.N.{ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc, mlp.c_proj}, ln_f
+//                          (with or without the "transformer." prefix; F32, F16, BF16 or F64)
+//   DIR/vocab.json, DIR/merges.txt   the byte-level BPE tokenizer (bpe.h)
+//
+// The forward (d = n_embd, h = n_head, d_h = d / h, n tokens):
+//   x_0 = wte[ids] + wpe[0..n)                              n by d
+//   per layer l:  a = LN_1(x_l)                              n by d
+//                 [q k v] = a c_attn.W + c_attn.b            n by 3d (Conv1D: W is d by 3d)
+//                 per head: q_h, k_h, v_h                    n by d_h (columns h d_h .. (h+1) d_h)
+//                           scores = q_h k_h^T               n by n
+//                           scaled = scores / sqrt(d_h)      n by n
+//                           weights = softmax, causal        n by n (key j > query i blocked)
+//                           out_h = weights v_h              n by d_h
+//                 x' = x_l + [out_1 .. out_h] c_proj.W + b   n by d
+//                 x_{l+1} = x' + GELU_tanh(LN_2(x') c_fc.W + b) mlp.c_proj.W + b
+//   logits = LN_f(x_L) wte^T                                 n by vocab (tied embedding)
+//
+// Every failure is a Problem naming the file (its place) and the tensor or
+// key (its message). Nothing here throws.
+
+#include "bpe.h"
+#include "safetensors.h"
+#include "scenario.h"
+#include "validate.h"
+
+#include <QString>
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace attn {
+
+// Limits that keep a model's work bounded.
+inline constexpr int kMaxModelLayers = 128;
+inline constexpr int kMaxModelWidth = 16384;     // n_embd
+inline constexpr int kMaxModelPositions = 65536;
+
+struct Gpt2Config {
+    int nLayer = 0;
+    int nHead = 0;
+    int nEmbd = 0;
+    int nPositions = 0;
+    int vocabSize = 0;
+    int nInner = 0;          // the MLP's width; 4 n_embd unless the config says
+    double epsilon = 1e-5;   // layer_norm_epsilon
+    bool geluTanh = true;    // activation_function gelu_new (GPT-2's) rather than the exact gelu
+
+    int headDim() const { return nHead ? nEmbd / nHead : 0; }
+};
+
+// Reads config.json's text; `fileName` names it in messages.
+std::variant<Gpt2Config, Problem> gpt2ConfigFromJson(const QByteArray &json, const QString &fileName);
+
+struct Gpt2Layer {
+    Eigen::RowVectorXd ln1Weight, ln1Bias;   // d
+    Matrix attnWeight;                       // d by 3d (q, k, v side by side)
+    Eigen::RowVectorXd attnBias;             // 3d
+    Matrix projWeight;                       // d by d
+    Eigen::RowVectorXd projBias;             // d
+    Eigen::RowVectorXd ln2Weight, ln2Bias;   // d
+    Matrix fcWeight;                         // d by n_inner
+    Eigen::RowVectorXd fcBias;               // n_inner
+    Matrix mlpProjWeight;                    // n_inner by d
+    Eigen::RowVectorXd mlpProjBias;          // d
+};
+
+struct Gpt2Model {
+    QString name;            // "tiny-bilingual": the folder's name
+    QString folder;          // where it was read from (":/models/tiny-bilingual" for the built-in one)
+    Gpt2Config config;
+    std::string dtype;       // of the weights in the file: "F32", "F16", "BF16", "F64" (or "mixed")
+    std::int64_t parameters = 0;
+    Matrix wte;              // vocab by d
+    Matrix wpe;              // n_positions by d
+    std::vector<Gpt2Layer> layers;
+    Eigen::RowVectorXd lnfWeight, lnfBias;   // d
+    BpeTokenizer tokenizer;
+};
+
+using ModelOrProblem = std::variant<std::shared_ptr<const Gpt2Model>, Problem>;
+
+// Reads the four files of a model folder.
+ModelOrProblem loadModel(const QString &folder);
+// The model shipped in the resources (resources/models/tiny-bilingual).
+ModelOrProblem loadBuiltinModel();
+inline constexpr const char *kBuiltinModelFolder = ":/models/tiny-bilingual";
+
+// The weights alone, from an open safetensors file and a config: every
+// tensor found (with or without "transformer."), its shape checked against
+// the config. The tokenizer is left empty.
+std::variant<Gpt2Model, Problem> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2Config &config);
+
+// One head of one layer, for one text: what the lab's stages show.
+struct HeadActivations {
+    Matrix q, k, v;     // n by d_h
+    Matrix scores;      // n by n: q k^T
+    Matrix scaled;      // n by n: scores / sqrt(d_h)
+    Matrix weights;     // n by n: causal softmax of scaled (blocked entries 0)
+    Matrix output;      // n by d_h: weights v
+};
+
+struct LayerActivations {
+    Matrix input;       // n by d: the residual stream entering the layer
+    Matrix normed;      // n by d: LN_1(input), what c_attn projects
+    std::vector<HeadActivations> heads; // n_head
+};
+
+struct Prediction {
+    int id = 0;
+    std::string text;   // the token's bytes (tokenLabel / displayText for the eye)
+    double p = 0;       // softmax probability
+};
+
+struct ModelTrace {
+    std::vector<int> ids;                      // n token ids
+    std::vector<std::string> texts;            // n: each token's bytes
+    std::vector<LayerActivations> layers;      // n_layer
+    Matrix final;                              // n by d: LN_f of the last residual stream
+    Eigen::VectorXd logits;                    // vocab: the last position's logits
+    std::vector<Prediction> next;              // the top k of the last position, most likely first
+};
+
+// Tokenizes `text` and runs the forward. Refuses an empty text and one of
+// more than n_positions tokens (the message gives the limit).
+std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK = 5);
+// The forward of given ids (each below the vocabulary size).
+std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK = 5);
+
+// Summary of a head's weights, for a picker or an overview (0-based layer, head).
+struct HeadSummary {
+    double meanEntropy = 0;     // nats, over the query rows
+    double previousToken = 0;   // mean weight on key i-1 over rows i >= 1
+    double firstToken = 0;      // mean weight on key 0 over rows i >= 1
+    double diagonal = 0;        // mean weight on key i (itself) over rows i >= 1
+    std::string kind;           // "previous-token", "first-token (sink)", "self", "broad" or "mixed"
+};
+HeadSummary summarizeHead(const Matrix &weights);
+
+} // namespace attn

@@ -1,0 +1,77 @@
+#include "takehead.h"
+
+#include "bpe.h"
+
+namespace attn {
+
+std::vector<std::string> tokenLabels(const ModelTrace &trace)
+{
+    std::vector<std::string> labels;
+    for (const std::string &bytes : trace.texts)
+        labels.push_back(tokenLabel(bytes));
+    return labels;
+}
+
+std::variant<Scenario, Problem> headScenario(const Gpt2Model &model, const ModelTrace &trace, int layer, int head,
+                                             HeadInput input)
+{
+    const int layers = int(trace.layers.size());
+    if (layer < 0 || layer >= layers)
+        return Problem{"layer", "must be a layer from 1 to " + std::to_string(layers) + " (got " + std::to_string(layer + 1) + ")"};
+    const LayerActivations &la = trace.layers[std::size_t(layer)];
+    const int heads = int(la.heads.size());
+    if (head < 0 || head >= heads)
+        return Problem{"head", "must be a head from 1 to " + std::to_string(heads) + " (got " + std::to_string(head + 1) + ")"};
+    const HeadActivations &h = la.heads[std::size_t(head)];
+
+    Scenario s;
+    const std::string where = model.name.toStdString() + ", layer " + std::to_string(layer + 1) + ", head "
+        + std::to_string(head + 1);
+    s.title = where;
+    std::string text;
+    for (const std::string &t : trace.texts)
+        text += t;
+    s.description = "Taken from the model " + where + " for the text \"" + displayText(text) + "\" ("
+        + std::to_string(trace.ids.size()) + " tokens): "
+        + (input == HeadInput::Direct ? "the head's q, k and v as Q, K and V"
+                                      : "the layer's normed input LN_1(x) with a column of ones as X, and the head's "
+                                        "slices of c_attn with their bias as the last row as W_Q, W_K, W_V")
+        + "; scaled by sqrt(d_k) and causal, as in the model.";
+    s.tokens = tokenLabels(trace);
+    s.heads = 1;
+    s.similarity = Similarity::Dot;
+    s.scale = Scale::SqrtDk;
+    s.temperature = 1.0;
+    s.mask.causal = true;
+    s.maskStage = MaskStage::BeforeSoftmax;
+    s.encoding = Encoding::None;
+    if (input == HeadInput::Direct) {
+        s.mode = InputMode::Direct;
+        s.Q = h.q;
+        s.K = h.k;
+        s.V = h.v;
+        return s;
+    }
+    const Gpt2Config &c = model.config;
+    const int d = c.nEmbd, dh = c.headDim();
+    if (layer >= int(model.layers.size()) || la.normed.cols() != d)
+        return Problem{"layer", "the trace is not of this model"};
+    const Gpt2Layer &L = model.layers[std::size_t(layer)];
+    const Eigen::Index n = la.normed.rows();
+    s.mode = InputMode::Projected;
+    s.X.resize(n, d + 1);                 // n by d+1
+    s.X.leftCols(d) = la.normed;
+    s.X.col(d).setOnes();
+    auto slice = [&](int part) {          // (d+1) by d_h
+        Matrix w(d + 1, dh);
+        w.topRows(d) = L.attnWeight.middleCols(part * d + head * dh, dh);
+        w.row(d) = L.attnBias.segment(part * d + head * dh, dh);
+        return w;
+    };
+    s.Wq = slice(0);
+    s.Wk = slice(1);
+    s.Wv = slice(2);
+    return s;
+}
+
+} // namespace attn
