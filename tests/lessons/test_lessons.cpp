@@ -30,7 +30,10 @@ const double kSqrt2 = std::sqrt(2.0);
 // The lessons this file works by hand; a new lesson must be added here.
 const QStringList kHandWorked{"seed000-basic", "seed000-variant", "seed001-selftest", "seed001-soft-knn",
                               "permutation",   "permutation-swapped", "causal",        "padding",
-                              "mask-after-softmax", "multihead", "cross-attention"};
+                              "mask-after-softmax", "multihead", "cross-attention",
+                              // Issue 10's A/B pairs: B of each, worked against its A in tests/compare.
+                              "compare-scaling-none", "compare-scaling-dk", "compare-mask-stage",
+                              "compare-word-order", "compare-encoding"};
 
 // softmax(scores / divisor) over the open entries, blocked ones 0: the
 // formula applied to a row of hand-worked scores.
