@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,23 @@ struct Mask {
     bool causal = false;
     BoolVector keyPadding;  // n_k entries; empty means no padding
     BoolMatrix blocked;     // n_q by n_k; empty means nothing blocked by hand
+};
+
+// Text in several languages: language code ("en", "zh_CN") to UTF-8 text.
+using LocalText = std::map<std::string, std::string>;
+
+// One question of a lesson's quiz (the optional "quiz" key, issue 11): its
+// choices, the indices of the right ones (more than one: pick every right
+// one), the explanation, and what to open to see it live.
+struct QuizQuestion {
+    std::string id;                        // unique within the lesson, e.g. "seed000-q1"
+    LocalText question;
+    std::vector<LocalText> choices;        // at least two
+    std::vector<int> answer;               // 0-based indices into choices, at least one
+    LocalText explanation;
+    std::string lesson;                    // a built-in lesson to open; empty: none
+    std::string view;                      // a view to show after it ("steps", "lab", ...); empty: none
+    std::map<std::string, std::string> settings; // scenario keys to set after opening: "scale": "none", ...
 };
 
 struct Scenario {
@@ -64,6 +82,13 @@ struct Scenario {
     // scenario file's business (core/io/scenario_json.cpp); nothing computed
     // depends on it, so operator== does not compare it.
     std::string extra;
+
+    // The lesson's notes ("notes") and questions ("quiz"), read from the file
+    // for the notes pane and the quiz (issue 11). Their text stays in `extra`
+    // too, so saving writes them back as they were; nothing computed depends
+    // on them, so operator== does not compare them.
+    LocalText notes;
+    std::vector<QuizQuestion> quiz;
 
     // Equal when everything the lesson computes and shows is equal.
     bool operator==(const Scenario &) const;

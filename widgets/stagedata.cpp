@@ -403,4 +403,14 @@ HeatmapData positionalData(const Scenario &s, const Trace &t)
     return d;
 }
 
+void hideAnswers(HeatmapData &d)
+{
+    d.values.setZero();
+    d.blocked.resize(0, 0);
+    d.outlined.resize(0, 0);
+    d.rowNotes.clear();
+    d.rowNotesLabel.clear();
+    d.rowFlagged.clear();
+}
+
 } // namespace attn

@@ -568,6 +568,101 @@ std::uint64_t readSeed(const QJsonValue &v)
     fail("seed", QStringLiteral("must be between 0 and %1 (got %2)").arg(kMaxSeed).arg(d, 0, 'g', 17));
 }
 
+// ---- the lesson's notes and quiz (issue 11) ----
+
+// {"en": "...", "zh_CN": "..."}: at least one language, every value a string.
+LocalText readLocalText(const QJsonValue &v, const std::string &place)
+{
+    if (!v.isObject())
+        fail(place, QStringLiteral("expected an object of texts by language, e.g. {\"en\": \"...\", \"zh_CN\": \"...\"}, got %1")
+                        .arg(describe(v)));
+    const QJsonObject o = v.toObject();
+    if (o.isEmpty())
+        fail(place, QStringLiteral("gives no text; give at least \"en\""));
+    LocalText out;
+    for (auto it = o.begin(); it != o.end(); ++it)
+        out[it.key().toStdString()] = readString(it.value(), key(place, it.key().toStdString().c_str())).toStdString();
+    return out;
+}
+
+std::vector<QuizQuestion> readQuiz(const QJsonValue &v)
+{
+    std::vector<QuizQuestion> out;
+    const QJsonArray a = readArray(v, "quiz", "questions");
+    static const std::unordered_set<std::string> known{"id", "question", "choices", "answer", "explanation", "open"};
+    for (qsizetype i = 0; i < a.size(); ++i) {
+        const std::string place = at("quiz", i);
+        if (!a[i].isObject())
+            fail(place, QStringLiteral("expected a question (an object), got %1").arg(describe(a[i])));
+        const QJsonObject o = a[i].toObject();
+        for (auto it = o.begin(); it != o.end(); ++it)
+            if (!known.count(it.key().toStdString()))
+                fail(key(place, it.key().toStdString().c_str()),
+                     QStringLiteral("unknown key; a question has id, question, choices, answer, explanation and open"));
+        QuizQuestion q;
+        if (o.contains(QLatin1String("id")))
+            q.id = readString(o.value(QLatin1String("id")), key(place, "id")).toStdString();
+        for (const QuizQuestion &before : out)
+            if (!q.id.empty() && before.id == q.id)
+                fail(key(place, "id"), QStringLiteral("\"%1\" is the id of an earlier question; give each its own")
+                                           .arg(QString::fromStdString(q.id)));
+        if (!o.contains(QLatin1String("question")))
+            fail(key(place, "question"), QStringLiteral("is missing"));
+        q.question = readLocalText(o.value(QLatin1String("question")), key(place, "question"));
+        const std::string choicesPlace = key(place, "choices");
+        const QJsonArray choices = readArray(o.value(QLatin1String("choices")), choicesPlace, "choices");
+        if (choices.size() < 2)
+            fail(choicesPlace, QStringLiteral("a question needs at least two choices (got %1)").arg(choices.size()));
+        for (qsizetype c = 0; c < choices.size(); ++c)
+            q.choices.push_back(readLocalText(choices[c], at(choicesPlace, c)));
+        const std::string answerPlace = key(place, "answer");
+        const QJsonArray answer = readArray(o.value(QLatin1String("answer")), answerPlace, "choice numbers");
+        if (answer.isEmpty())
+            fail(answerPlace, QStringLiteral("names no right choice; give at least one, numbered from 0"));
+        for (qsizetype c = 0; c < answer.size(); ++c) {
+            const int n = int(readInteger(answer[c], at(answerPlace, c), 0, 1e6));
+            if (n >= int(q.choices.size()))
+                fail(at(answerPlace, c), QStringLiteral("%1 is not a choice: there are %2, numbered from 0")
+                                             .arg(n).arg(q.choices.size()));
+            q.answer.push_back(n);
+        }
+        if (o.contains(QLatin1String("explanation")))
+            q.explanation = readLocalText(o.value(QLatin1String("explanation")), key(place, "explanation"));
+        if (o.contains(QLatin1String("open"))) {
+            const std::string openPlace = key(place, "open");
+            const QJsonValue ov = o.value(QLatin1String("open"));
+            if (!ov.isObject())
+                fail(openPlace, QStringLiteral("expected an object such as {\"lesson\": \"causal\"}, got %1").arg(describe(ov)));
+            const QJsonObject open = ov.toObject();
+            for (auto it = open.begin(); it != open.end(); ++it) {
+                const std::string k = it.key().toStdString();
+                const std::string kp = key(openPlace, k.c_str());
+                if (k == "lesson")
+                    q.lesson = readString(it.value(), kp).toStdString();
+                else if (k == "view")
+                    q.view = readString(it.value(), kp).toStdString();
+                else if (k == "scale" || k == "positional_encoding" || k == "mask_stage" || k == "similarity") {
+                    const std::string value = readString(it.value(), kp).toStdString();
+                    const bool ok = k == "scale"               ? scaleFromString(value).has_value()
+                                    : k == "positional_encoding" ? encodingFromString(value).has_value()
+                                    : k == "mask_stage"          ? maskStageFromString(value).has_value()
+                                                                 : similarityFromString(value).has_value();
+                    if (!ok)
+                        fail(kp, QStringLiteral("unknown value \"%1\"").arg(QString::fromStdString(value)));
+                    q.settings[k] = value;
+                } else if (k == "causal") {
+                    q.settings[k] = readBool(it.value(), kp) ? "true" : "false";
+                } else {
+                    fail(kp, QStringLiteral("unknown key; open takes lesson, view, scale, positional_encoding, "
+                                            "mask_stage, similarity and causal"));
+                }
+            }
+        }
+        out.push_back(std::move(q));
+    }
+    return out;
+}
+
 Scenario readScenario(const QJsonDocument &doc)
 {
     if (!doc.isObject())
@@ -650,6 +745,12 @@ Scenario readScenario(const QJsonDocument &doc)
         if (!blocked.isUndefined() && !(blocked.isArray() && blocked.toArray().isEmpty()))
             s.mask.blocked = readGrid<bool>(blocked, "mask.blocked", "true/false", readBool);
     }
+
+    // Kept as unread keys too (Scenario::extra), so they are written back as they were.
+    if (o.contains(QLatin1String("notes")))
+        s.notes = readLocalText(o.value(QLatin1String("notes")), "notes");
+    if (o.contains(QLatin1String("quiz")))
+        s.quiz = readQuiz(o.value(QLatin1String("quiz")));
 
     if (auto p = validate(s))
         throw Failure{*p};

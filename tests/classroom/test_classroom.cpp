@@ -1,0 +1,593 @@
+// Issue 11, teaching in front of the class: step mode, hide mode (predict,
+// then reveal), the guesses, the lessons' notes and the seeds' quiz, the
+// sentence field, and the projector layout.
+
+#include "attn_test.h"
+
+#include "attention.h"
+#include "guesspanel.h"
+#include "lessons.h"
+#include "mainwindow.h"
+#include "notespanel.h"
+#include "planeplot.h"
+#include "quizpanel.h"
+#include "scenario_json.h"
+#include "sentence.h"
+#include "sentencepanel.h"
+#include "stagedata.h"
+#include "stageviews.h"
+#include "steppanel.h"
+#include "steps.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <set>
+
+using namespace attn;
+
+namespace {
+
+Scenario lesson(const QString &name)
+{
+    const ScenarioOrProblem l = loadLesson(name);
+    if (const auto *p = std::get_if<Problem>(&l))
+        qFatal("%s: %s", qPrintable(name), p->toString().c_str());
+    return std::get<Scenario>(l);
+}
+
+QString allStepText(const Scenario &s, int row = 0)
+{
+    const Trace t = compute(s);
+    QString out;
+    for (StepKind k : stepsFor(s))
+        for (const std::string &line : stepLines(s, t, k, 0, row))
+            out += QString::fromStdString(line) + QLatin1Char('\n');
+    return out;
+}
+
+} // namespace
+
+class TestClassroom : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void stepsOfEachScenario();
+    void seedArithmetic();
+    void stepArithmeticFollowsEveryStep();
+    void stepModeRevealsInOrder();
+    void stepPanelFollowsEdits();
+    void hideModeHidesEveryChannel();
+    void hideModeSurvivesLessonsAndIsOffAtStart();
+    void guessIsScored();
+    void quizAnswersAreScored();
+    void notesAndQuizInBothLanguages();
+    void notesAndQuizKeysInFiles();
+    void sentenceMakesTokens();
+    void sentenceFieldInTheWindow();
+    void projectorLayout_data();
+    void projectorLayout();
+
+private:
+    QTemporaryDir m_settings;
+};
+
+void TestClassroom::initTestCase()
+{
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settings.path());
+}
+
+void TestClassroom::stepsOfEachScenario()
+{
+    const std::vector<StepKind> six{StepKind::Scores, StepKind::Scaled, StepKind::Mask, StepKind::Exp,
+                                    StepKind::Normalise, StepKind::WeightedSum};
+    QVERIFY(stepsFor(lesson("seed000-basic")) == six);
+    std::vector<StepKind> seven = six;
+    seven.push_back(StepKind::Concat);
+    QVERIFY(stepsFor(lesson("multihead")) == seven);
+    QCOMPARE(stageOfStep(StepKind::Exp), Stage::Weights);
+    QCOMPARE(stageOfStep(StepKind::Mask), Stage::Masked);
+}
+
+void TestClassroom::seedArithmetic()
+{
+    const Scenario s = lesson("seed000-basic");
+    const Trace t = compute(s);
+    const auto exp = stepLines(s, t, StepKind::Exp, 0, 0);
+    QString e;
+    for (const auto &l : exp)
+        e += QString::fromStdString(l) + QLatin1Char('\n');
+    // e^2.8284 = 16.92 as a student writes it, before and after subtracting the maximum.
+    QVERIFY2(e.contains(QStringLiteral("e^{2.8284} = 16.92")), qPrintable(e));
+    QVERIFY2(e.contains(QStringLiteral("e^{2.8284 − 2.8284} = e^{0.0000} = 1.0000")), qPrintable(e));
+    QVERIFY2(e.contains(QStringLiteral("= 22.03")), qPrintable(e));
+    QVERIFY2(e.contains(QStringLiteral("4.1133")), qPrintable(e));
+    const QString all = allStepText(s);
+    for (const char *want : {"16.92", "22.03", "0.7679", "0.0454", "0.1867", "2·2 + 0·0 = 4.0000", "4.0000 / 1.4142 = 2.8284",
+                             "√2 = 1.4142"})
+        QVERIFY2(all.contains(QString::fromUtf8(want)), qPrintable(QStringLiteral("%1 missing in\n%2").arg(QString::fromUtf8(want), all)));
+    const auto w = stepLines(s, t, StepKind::Normalise, 0, 0);
+    QCOMPARE(QString::fromStdString(w[0]), QStringLiteral("w_{k1} = 1.0000 / 1.3022 = 0.7679"));
+    QCOMPARE(QString::fromStdString(handNumber(-0.5)), QStringLiteral("−0.5000"));
+    QCOMPARE(QString::fromStdString(handNumber(1234.5678)), QStringLiteral("1234.6"));
+}
+
+void TestClassroom::stepArithmeticFollowsEveryStep()
+{
+    // Masks, after the softmax, heads, encodings, similarity and τ: lines for every step, finite numbers.
+    Scenario causal = lesson("causal");
+    QString text = allStepText(causal, 1);
+    QVERIFY2(text.contains(QStringLiteral("(−∞) = −∞")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("e^{−∞} = 0")), qPrintable(text));
+    const Scenario after = lesson("mask-after-softmax");
+    text = allStepText(after, 0);
+    QVERIFY2(text.contains(QStringLiteral("→ 0")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Σ w = 0.2")), qPrintable(text));
+    Scenario s = lesson("seed000-basic");
+    s.temperature = 0.5;
+    s.similarity = Similarity::Cosine;
+    text = allStepText(s);
+    QVERIFY2(text.contains(QStringLiteral("√2·0.5 = 0.7071")), qPrintable(text));
+    const Scenario multi = lesson("multihead");
+    const Trace mt = compute(multi);
+    const auto concat = stepLines(multi, mt, StepKind::Concat, 0, 0);
+    QCOMPARE(int(concat.size()), 2);
+    QVERIFY(QString::fromStdString(concat[0]).contains(QStringLiteral("‖")));
+    Scenario rope = lesson("permutation");
+    rope.encoding = Encoding::Rope;
+    QVERIFY(!allStepText(rope, 2).isEmpty());
+    QVERIFY(!allStepText(rope, 2).contains(QStringLiteral("nan")));
+}
+
+void TestClassroom::stepModeRevealsInOrder()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    w.resize(1600, 1000);
+    w.show();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QVERIFY(!w.classroom()->stepMode());
+    for (Stage st : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output})
+        QVERIFY(!w.stageView(st)->isDimmed());
+    w.setStepMode(true);
+    QCOMPARE(w.sideTabs()->currentWidget(), static_cast<QWidget *>(w.stepPanel()));
+    QCOMPARE(w.classroom()->stepCount(), 6);
+    const std::vector<StepKind> order{StepKind::Scores, StepKind::Scaled, StepKind::Mask, StepKind::Exp,
+                                      StepKind::Normalise, StepKind::WeightedSum};
+    const Stage stages[] = {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output};
+    w.classroom()->first();
+    for (int i = 0; i < int(order.size()); ++i) {
+        QCOMPARE(w.classroom()->step(), i);
+        QCOMPARE(w.classroom()->currentStep(), order[std::size_t(i)]);
+        const Stage reached = stageOfStep(order[std::size_t(i)]);
+        for (Stage st : stages)
+            QCOMPARE(w.stageView(st)->isDimmed(), int(st) > int(reached));
+        QVERIFY2(w.stepPanel()->heading().contains(QStringLiteral("Step %1 of 6").arg(i + 1)), qPrintable(w.stepPanel()->heading()));
+        QVERIFY(!w.stepPanel()->arithmeticText().isEmpty());
+        if (order[std::size_t(i)] == StepKind::Exp) {
+            QVERIFY(w.stepPanel()->arithmeticText().contains(QStringLiteral("e^2.8284 = 16.92")));
+            QVERIFY(w.stepPanel()->arithmeticHtml().contains(QStringLiteral("e<sup>2.8284</sup>")));
+        }
+        // The keys: Right (and Page Down) step on.
+        QTest::keyClick(&w, i % 2 ? Qt::Key_PageDown : Qt::Key_Right);
+    }
+    QCOMPARE(w.classroom()->step(), 5); // stays at the last
+    QTest::keyClick(&w, Qt::Key_Home);
+    QCOMPARE(w.classroom()->step(), 0);
+    QTest::keyClick(&w, Qt::Key_End);
+    QCOMPARE(w.classroom()->step(), 5);
+    QTest::keyClick(&w, Qt::Key_Left);
+    QCOMPARE(w.classroom()->step(), 4);
+    // Multi-head: the concatenation is the seventh step.
+    QVERIFY(w.openLesson(QStringLiteral("multihead")).isEmpty());
+    QCOMPARE(w.classroom()->stepCount(), 7);
+    w.classroom()->last();
+    QCOMPARE(w.classroom()->currentStep(), StepKind::Concat);
+    QVERIFY(w.showView(QStringLiteral("steps")) == &w);
+    w.setStepMode(false);
+    QVERIFY(!w.stageView(Stage::Scores)->isDimmed() && !w.stageView(Stage::Output)->isDimmed());
+}
+
+void TestClassroom::stepPanelFollowsEdits()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    w.show();
+    w.setStepMode(true);
+    w.classroom()->setStep(0);
+    QVERIFY(w.stepPanel()->arithmeticText().contains(QStringLiteral("2·2 + 0·0 = 4.0000")));
+    // A drag is a run of row edits: the panel follows each.
+    w.document()->setRow(MatrixId::Q, 0, Eigen::RowVectorXd(Eigen::RowVector2d(0, 2)), QStringLiteral("Drag q"));
+    QVERIFY2(w.stepPanel()->arithmeticText().contains(QStringLiteral("0·0 + 2·2 = 4.0000")), qPrintable(w.stepPanel()->arithmeticText()));
+    w.classroom()->setStep(4);
+    QVERIFY2(w.stepPanel()->arithmeticText().contains(QStringLiteral("wk2 = 1.0000 / 1.3022 = 0.7679")),
+             qPrintable(w.stepPanel()->arithmeticText()));
+}
+
+void TestClassroom::hideModeHidesEveryChannel()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setAnswersHidden(true);
+    QApplication::processEvents();
+    const QStringList secrets{QStringLiteral("0.7679"), QStringLiteral("0.768"), QStringLiteral("0.77"),
+                              QStringLiteral("0.0454"), QStringLiteral("0.1867"), QStringLiteral("0.19")};
+    auto leaks = [&secrets](const QString &text) {
+        for (const QString &s : secrets)
+            if (text.contains(s))
+                return true;
+        return false;
+    };
+    for (Stage st : {Stage::Weights, Stage::Output}) {
+        StageView *v = w.stageView(st);
+        QVERIFY(v->valuesHidden());
+        QVERIFY(!v->cellTextVisible());
+        // No number left in the data the plot holds, no notes.
+        QVERIFY(v->data().values.isZero());
+        QVERIFY(v->data().rowNotes.isEmpty());
+        QVERIFY(!v->colorScale()->visible());
+        QVERIFY(!leaks(v->titleElement()->text()));
+        for (int i = 0; i < v->rowCount(); ++i)
+            for (int j = 0; j < v->columnCount(); ++j)
+                QVERIFY(v->toolTipAt(i, j).isEmpty());
+        // The picture: every cell one neutral fill, so no colour and no digit can show.
+        v->replot(QCustomPlot::rpImmediateRefresh);
+        const QImage img = v->grab().toImage();
+        const qreal dpr = img.devicePixelRatio();
+        std::set<QRgb> colours;
+        for (int i = 0; i < v->rowCount(); ++i)
+            for (int j = 0; j < v->columnCount(); ++j) {
+                const QRect cell = v->cellRect(i, j).toAlignedRect().adjusted(3, 3, -3, -3);
+                QVERIFY(cell.width() > 4 && cell.height() > 4);
+                for (int y = cell.top(); y <= cell.bottom(); ++y)
+                    for (int x = cell.left(); x <= cell.right(); ++x)
+                        colours.insert(img.pixel(int(x * dpr), int(y * dpr)) & 0xFFFFFF);
+            }
+        QCOMPARE(int(colours.size()), 1);
+        QCOMPARE(QColor(*colours.begin()), QColor(HeatmapPlot::hiddenFillColor().rgb() & 0xFFFFFF));
+    }
+    // The scores stay: they are what the students predict from.
+    QVERIFY(!w.stageView(Stage::Scores)->valuesHidden());
+    QVERIFY(w.stageView(Stage::Scores)->cellTextVisible());
+    // The plane: no weight in the labels or tooltips, equal discs, no output.
+    PlanePlot *plane = w.vectorPlane();
+    QVERIFY(plane->weightsHidden());
+    QVERIFY(plane->scene().hideWeights);
+    QVERIFY(plane->scene().weights.isZero());
+    QVERIFY(!plane->scene().output.has_value());
+    w.sideTabs()->setCurrentIndex(0);
+    QApplication::processEvents();
+    plane->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(!plane->placedLabels().empty());
+    for (const PlaneLabel &l : plane->placedLabels())
+        QVERIFY2(!leaks(l.text) && !l.text.contains(QRegularExpression(QStringLiteral("\\d\\.\\d"))), qPrintable(l.text));
+    QVERIFY(!leaks(plane->toolTip()));
+    QVERIFY(!leaks(plane->scene().caption()));
+    // The status bar, the lessons' descriptions and the notes.
+    QVERIFY(!leaks(w.statusBar()->currentMessage()));
+    for (QMenu *m : w.menuBar()->findChildren<QMenu *>())
+        for (QAction *a : m->actions()) {
+            QVERIFY2(!leaks(a->toolTip()) && !leaks(a->statusTip()), qPrintable(a->toolTip()));
+        }
+    QVERIFY(!leaks(w.notesPanel()->text()));
+    // The step panel keeps the hidden steps to itself, and shows the rest.
+    w.setStepMode(true);
+    w.classroom()->setStep(4);
+    QVERIFY(!leaks(w.stepPanel()->arithmeticText()));
+    QVERIFY(w.stepPanel()->arithmeticText().isEmpty());
+    w.classroom()->setStep(0);
+    QVERIFY(w.stepPanel()->arithmeticText().contains(QStringLiteral("4.0000")));
+    // Off again: everything comes back.
+    w.setAnswersHidden(false);
+    QVERIFY(!w.stageView(Stage::Weights)->valuesHidden());
+    QCOMPARE(w.stageView(Stage::Weights)->data().values(0, 0), compute(lesson("seed000-basic")).heads[0].weights(0, 0));
+    QVERIFY(!w.vectorPlane()->scene().hideWeights);
+    QVERIFY(w.notesPanel()->text().contains(QStringLiteral("0.7679")));
+}
+
+void TestClassroom::hideModeSurvivesLessonsAndIsOffAtStart()
+{
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+        w.setAnswersHidden(true);
+        QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+        QVERIFY(w.classroom()->hidden());
+        QVERIFY(w.stageView(Stage::Weights)->valuesHidden());
+        QVERIFY(w.stageView(Stage::Weights)->data().values.isZero());
+        w.close();
+    }
+    MainWindow next;
+    QVERIFY(!next.classroom()->hidden());
+    QVERIFY(!next.stageView(Stage::Weights)->valuesHidden());
+}
+
+void TestClassroom::guessIsScored()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    w.show();
+    GuessPanel *g = w.guessPanel();
+    w.document()->setCurrentQuery(1);
+    const Trace &t = w.document()->trace();
+    g->guessWinner(0);
+    QCOMPARE(g->guess()[0], 1.0);
+    const double score = g->reveal();
+    double expected = 0;
+    for (Eigen::Index j = 0; j < t.heads[0].weights.cols(); ++j)
+        expected += std::abs((j == 0 ? 1.0 : 0.0) - t.heads[0].weights(1, j));
+    QVERIFY(attn::test::close(score, expected, 1e-12, 1e-12));
+    QVERIFY(g->revealed());
+    QVERIFY(g->scoreText().contains(QString::number(expected, 'f', 2)));
+    g->nextRow();
+    QCOMPARE(w.document()->currentQuery(), 2);
+    QVERIFY(!g->revealed());
+    // A perfect guess scores 0; a guess that does not sum to 1 is scaled first.
+    std::vector<double> truth(t.heads[0].weights.cols());
+    for (std::size_t j = 0; j < truth.size(); ++j)
+        truth[j] = t.heads[0].weights(2, Eigen::Index(j));
+    std::vector<double> doubled = truth;
+    for (double &d : doubled)
+        d *= 0.5;
+    QVERIFY(GuessPanel::guessScore(doubled, truth) < 1e-12);
+    QVERIFY(attn::test::close(GuessPanel::guessScore({1, 0}, {0, 1}), 2.0, 0, 1e-12));
+}
+
+void TestClassroom::quizAnswersAreScored()
+{
+    QuizPanel quiz;
+    // Seed 000's four 关卡 and seed 001's three questions come first (other lessons may add theirs).
+    QVERIFY(quiz.questionCount() >= 7);
+    QCOMPARE(quiz.entry(6).question.id, std::string("seed001-q3"));
+    QCOMPARE(quiz.entry(0).question.id, std::string("seed000-q1"));
+    QCOMPARE(quiz.entry(0).lesson, QStringLiteral("seed000-basic"));
+    QCOMPARE(quiz.score(), 0);
+    quiz.showQuestion(0);
+    QVERIFY(quiz.answer({1})); // B
+    QCOMPARE(quiz.score(), 1);
+    QCOMPARE(quiz.answeredCount(), 1);
+    QVERIFY(!quiz.feedbackText().isEmpty());
+    quiz.showQuestion(2);
+    QVERIFY(!quiz.answer({0})); // 关卡三 is B
+    QCOMPARE(quiz.score(), 1);
+    QCOMPARE(quiz.answeredCount(), 2);
+    QVERIFY(quiz.feedbackText().contains(QStringLiteral("B")));
+    // An answered question counts once.
+    QVERIFY(quiz.answer({1}));
+    QCOMPARE(quiz.score(), 1);
+    quiz.showQuestion(3);
+    QVERIFY(!quiz.answer({0, 1}));
+    quiz.showQuestion(3);
+    quiz.showQuestion(4);
+    QVERIFY(quiz.answer({0}));
+    QCOMPARE(quiz.score(), 2);
+    QCOMPARE(quiz.answeredCount(), 4);
+    // The multiple choice answer of 关卡四 is A, B, D.
+    QVERIFY((quiz.entry(3).question.answer == std::vector<int>{0, 1, 3}));
+    // Show it live: the lesson and its setting.
+    MainWindow w;
+    w.setInteractive(false);
+    QuizPanel *inWindow = w.showQuiz();
+    inWindow->showQuestion(0);
+    QMetaObject::invokeMethod(inWindow, [inWindow] {
+        const QuizQuestion &q = inWindow->entry(0).question;
+        emit inWindow->openRequested(QString::fromStdString(q.lesson), QString::fromStdString(q.view), q.settings);
+    });
+    QCOMPARE(w.document()->lessonName(), QStringLiteral("seed000-basic"));
+    QCOMPARE(w.document()->scenario().scale, Scale::None);
+    QVERIFY(attn::test::close(w.document()->trace().heads[0].weights(0, 0), 0.8668, 0, 5e-5));
+    QVERIFY(w.showView(QStringLiteral("quiz")) == inWindow->window());
+}
+
+void TestClassroom::notesAndQuizInBothLanguages()
+{
+    int withNotes = 0, questions = 0;
+    auto both = [](const LocalText &t, const QString &where) {
+        for (const char *lang : {"en", "zh_CN"}) {
+            const auto it = t.find(lang);
+            if (it == t.end() || it->second.empty())
+                QTest::qFail(qPrintable(QStringLiteral("%1: no %2 text").arg(where, QLatin1String(lang))), __FILE__, __LINE__);
+        }
+        const auto zh = t.find("zh_CN");
+        return zh != t.end() && QString::fromStdString(zh->second).contains(QRegularExpression(QStringLiteral("[\\x{4e00}-\\x{9fff}]")));
+    };
+    for (const QString &name : lessonIndex()) {
+        const Scenario s = lesson(name);
+        if (!s.notes.empty()) {
+            ++withNotes;
+            QVERIFY2(both(s.notes, name + QStringLiteral(": notes")), qPrintable(name));
+        }
+        for (const QuizQuestion &q : s.quiz) {
+            ++questions;
+            const QString where = name + QStringLiteral(": ") + QString::fromStdString(q.id);
+            QVERIFY2(both(q.question, where + QStringLiteral(" question")), qPrintable(where));
+            QVERIFY2(both(q.explanation, where + QStringLiteral(" explanation")), qPrintable(where));
+            for (const LocalText &c : q.choices) {
+                both(c, where + QStringLiteral(" choice"));
+            }
+            if (!q.lesson.empty())
+                QVERIFY2(lessonIndex().contains(QString::fromStdString(q.lesson)), qPrintable(where));
+        }
+    }
+    QVERIFY(withNotes >= 11);
+    QVERIFY(questions >= 7);
+    QCOMPARE(int(lesson("seed000-basic").quiz.size()), 4);
+    QCOMPARE(int(lesson("seed001-selftest").quiz.size()), 3);
+    // The seed lessons say where the handout is wrong, with the right numbers.
+    const Scenario basic = lesson("seed000-basic");
+    QVERIFY(QString::fromStdString(basic.notes.at("en")).contains(QStringLiteral("0.8756")));
+    QVERIFY(QString::fromStdString(basic.notes.at("en")).contains(QStringLiteral("[0.7679, 0.0454, 0.1867]")));
+    QVERIFY(QString::fromStdString(basic.notes.at("zh_CN")).contains(QStringLiteral("[0.7679, 0.0454, 0.1867]")));
+    // The seeds' own Chinese.
+    QVERIFY(QString::fromStdString(basic.quiz[0].question.at("zh_CN")).startsWith(QStringLiteral("关卡一（单选）")));
+    // Framed as the seeds do: self-attention with one query, not cross-attention.
+    QVERIFY(QString::fromStdString(basic.title).contains(QStringLiteral("self-attention")));
+    QVERIFY(lessonInfo(QStringLiteral("seed000-basic"), QStringLiteral("zh_CN")).title.contains(QStringLiteral("自注意力")));
+    // The notes pane shows the window's language.
+    QCOMPARE(NotesPanel::localText(basic.notes, QStringLiteral("zh_CN")), QString::fromStdString(basic.notes.at("zh_CN")));
+    QCOMPARE(NotesPanel::localText(basic.notes, QStringLiteral("fr")), QString::fromStdString(basic.notes.at("en")));
+}
+
+void TestClassroom::notesAndQuizKeysInFiles()
+{
+    // Older files (no notes, no quiz) still load.
+    const QByteArray old = R"({"inputs": {"Q": [[1, 0]], "K": [[1, 0]], "V": [[1]]}})";
+    const auto plain = scenarioFromJson(old);
+    QVERIFY(std::holds_alternative<Scenario>(plain));
+    QVERIFY(std::get<Scenario>(plain).notes.empty() && std::get<Scenario>(plain).quiz.empty());
+    // A teacher's own question, kept through a save.
+    const QByteArray mine = R"({"inputs": {"Q": [[1, 0]], "K": [[1, 0]], "V": [[1]]},
+        "notes": {"en": "Try it.", "zh_CN": "试试。"},
+        "quiz": [{"id": "a", "question": {"en": "Which?"}, "choices": [{"en": "x"}, {"en": "y"}], "answer": [1],
+                  "open": {"lesson": "causal", "scale": "none"}}]})";
+    const auto read = scenarioFromJson(mine);
+    QVERIFY(std::holds_alternative<Scenario>(read));
+    const Scenario s = std::get<Scenario>(read);
+    QCOMPARE(s.notes.at("zh_CN"), std::string("试试。"));
+    QCOMPARE(int(s.quiz.size()), 1);
+    QCOMPARE(s.quiz[0].answer, std::vector<int>{1});
+    QCOMPARE(s.quiz[0].settings.at("scale"), std::string("none"));
+    const auto again = scenarioFromJson(scenarioToJson(s));
+    QVERIFY(std::holds_alternative<Scenario>(again));
+    QCOMPARE(std::get<Scenario>(again).quiz[0].choices[1].at("en"), std::string("y"));
+    QCOMPARE(scenarioToJson(std::get<Scenario>(again)), scenarioToJson(s));
+    // Mistakes are named by their place.
+    auto placeOf = [](const QByteArray &json) {
+        const auto r = scenarioFromJson(json);
+        return std::holds_alternative<Problem>(r) ? QString::fromStdString(std::get<Problem>(r).place) : QString();
+    };
+    const QByteArray base = R"({"inputs": {"Q": [[1, 0]], "K": [[1, 0]], "V": [[1]]}, )";
+    QCOMPARE(placeOf(base + R"("notes": "hello"})"), QStringLiteral("notes"));
+    QCOMPARE(placeOf(base + R"("notes": {"en": 3}})"), QStringLiteral("notes.en"));
+    QCOMPARE(placeOf(base + R"("quiz": [{"question": {"en": "q"}, "choices": [{"en": "a"}, {"en": "b"}], "answer": [2]}]})"),
+             QStringLiteral("quiz[0].answer[0]"));
+    QCOMPARE(placeOf(base + R"("quiz": [{"question": {"en": "q"}, "choices": [{"en": "a"}], "answer": [0]}]})"),
+             QStringLiteral("quiz[0].choices"));
+    QCOMPARE(placeOf(base + R"("quiz": [{"choices": [{"en": "a"}, {"en": "b"}], "answer": [0]}]})"),
+             QStringLiteral("quiz[0].question"));
+    QCOMPARE(placeOf(base + R"("quiz": [{"question": {"en": "q"}, "choices": [{"en": "a"}, {"en": "b"}], "answer": [0], "open": {"scale": "big"}}]})"),
+             QStringLiteral("quiz[0].open.scale"));
+}
+
+void TestClassroom::sentenceMakesTokens()
+{
+    QCOMPARE(splitSentence("我 打 你", SplitMode::Auto), (std::vector<std::string>{"我", "打", "你"}));
+    QCOMPARE(splitSentence("我打你", SplitMode::Auto), (std::vector<std::string>{"我", "打", "你"}));
+    QCOMPARE(splitSentence("  the cat  sat ", SplitMode::Auto), (std::vector<std::string>{"the", "cat", "sat"}));
+    QCOMPARE(splitSentence("the cat", SplitMode::Characters).size(), std::size_t(6));
+    QCOMPARE(splitSentence("我打你", SplitMode::Words), (std::vector<std::string>{"我打你"}));
+    const Eigen::RowVectorXd a = wordVector("我", 7, 4), b = wordVector("我", 7, 4), c = wordVector("你", 7, 4);
+    QVERIFY(a == b);
+    QVERIFY(a != c);
+    QVERIFY(wordVector("我", 8, 4) != a);
+    for (Eigen::Index i = 0; i < a.size(); ++i)
+        QVERIFY(std::abs(a(i)) <= 1.0 && std::abs(a(i) * 100 - std::round(a(i) * 100)) < 1e-9);
+    // 我打你 and 你打我 share their embeddings: the same rows, reordered.
+    const Scenario base = lesson("seed000-basic");
+    const Scenario one = scenarioFromSentence(base, splitSentence("我打你", SplitMode::Auto), 7);
+    const Scenario two = scenarioFromSentence(base, splitSentence("你 打 我", SplitMode::Auto), 7);
+    QCOMPARE(one.tokens, (std::vector<std::string>{"我", "打", "你"}));
+    QVERIFY(!validate(one).has_value());
+    QCOMPARE(one.Q.rows(), 3);
+    QCOMPARE(one.Q.cols(), base.Q.cols());
+    QCOMPARE(one.V.cols(), base.V.cols());
+    QVERIFY(one.Q.row(0) == two.Q.row(2) && one.K.row(0) == two.K.row(2) && one.V.row(1) == two.V.row(1));
+    // Projected: X from the words, the W's from the seed; the widths stay.
+    const Scenario proj = scenarioFromSentence(lesson("multihead"), {"the", "cat", "sat", "the"}, 3);
+    QVERIFY(!validate(proj).has_value());
+    QCOMPARE(proj.X.rows(), 4);
+    QVERIFY(proj.X.row(0) == proj.X.row(3));
+    QVERIFY(proj.Wq == randomMatrix(int(proj.Wq.rows()), int(proj.Wq.cols()), 3, "Wq"));
+    QVERIFY(proj.Wq != proj.Wk);
+}
+
+void TestClassroom::sentenceFieldInTheWindow()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    auto *panel = w.findChild<SentencePanel *>();
+    QVERIFY(panel);
+    panel->sentenceField()->setText(QStringLiteral("我 打 你"));
+    QVERIFY(panel->fillFromSentence());
+    QCOMPARE(w.document()->scenario().tokens, (std::vector<std::string>{"我", "打", "你"}));
+    const Eigen::RowVectorXd me = w.document()->scenario().Q.row(0);
+    panel->sentenceField()->setText(QStringLiteral("你打我"));
+    QVERIFY(panel->fillFromSentence());
+    QVERIFY(w.document()->scenario().Q.row(2) == me);
+    QVERIFY(w.document()->undoStack()->canUndo());
+    const Matrix before = w.document()->scenario().Q;
+    QVERIFY(panel->randomiseMatrix());
+    QVERIFY(w.document()->scenario().Q != before);
+}
+
+void TestClassroom::projectorLayout_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<double>("zoom");
+    for (QSize size : {QSize(1600, 1000), QSize(1920, 1080)})
+        for (double zoom : {1.5, 2.0})
+            QTest::addRow("%dx%d zoom %.1f", size.width(), size.height(), zoom) << size << zoom;
+}
+
+void TestClassroom::projectorLayout()
+{
+    QFETCH(QSize, size);
+    QFETCH(double, zoom);
+    const QFont before = QApplication::font();
+    QStringList failures;
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        for (const QString &name : {QStringLiteral("seed000-basic"), QStringLiteral("causal"), QStringLiteral("mask-after-softmax")}) {
+            QVERIFY(w.openLesson(name).isEmpty());
+            w.setZoom(zoom, false);
+            w.resize(size);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QTest::qWait(50);
+            QApplication::processEvents();
+            for (Stage st : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output}) {
+                StageView *v = w.stageView(st);
+                v->replot(QCustomPlot::rpImmediateRefresh);
+                const QString where = QStringLiteral("%1 %2: %3 (%4x%5)").arg(name, stageKey(st)).arg(v->data().title).arg(v->width()).arg(v->height());
+                if (!v->cellTextVisible())
+                    failures << where + QStringLiteral(": cell values not drawn");
+                if (v->titleElement()->text() != v->data().title)
+                    failures << where + QStringLiteral(": title cut to ") + v->titleElement()->text();
+                if (st == Stage::Weights && !v->yAxis2->visible())
+                    failures << where + QStringLiteral(": row notes hidden");
+            }
+        }
+    }
+    QApplication::setFont(before);
+    // Issue 11, item 5 (panels collapsing to a compact toolbar where there is
+    // no room) is not done yet: with the panels shown at zoom 1.5 and 2 some
+    // maps still drop their numbers. This test says which.
+    QEXPECT_FAIL("", "the projector layout (issue 11, item 5) is not done yet", Continue);
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+}
+
+QTEST_MAIN(TestClassroom)
+#include "test_classroom.moc"
