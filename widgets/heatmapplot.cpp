@@ -5,6 +5,7 @@
 #include "gradients.h"
 
 #include <QFontMetricsF>
+#include <QGraphicsOpacityEffect>
 #include <QHelpEvent>
 #include <QToolTip>
 
@@ -21,6 +22,7 @@ const QColor kBlockedText(0x26, 0x26, 0x26);
 const QColor kInk(0x1a, 0x1a, 0x1a);
 const QColor kNoteInk(0x4d, 0x4d, 0x4d);
 const QColor kFrame(0x40, 0x40, 0x40);
+const QColor kHiddenFill(0xe8, 0xe4, 0xdc); // predict, then reveal: no colour of any scale
 
 constexpr int kDecimals[3] = {4, 3, 2};
 constexpr double kMaxAspect = 1.5; // cells at most this much taller than wide, or wider than tall
@@ -195,6 +197,13 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
         return;
     const double cw = g.width(), ch = g.height();
     const QFontMetricsF fm(hp.font());
+    if (hp.m_valuesHidden) {
+        painter->fillRect(g.all(), kHiddenFill);
+        painter->setPen(QPen(kFrame, 1.0));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRect(g.all().adjusted(-0.5, -0.5, -0.5, -0.5));
+        return;
+    }
 
     // Blocked and non-finite cells: grey and hatched, one rectangle per run
     // of neighbours in a row.
@@ -505,7 +514,7 @@ void HeatmapPlot::rebuildMap()
                 }
             }
         }
-        m_map->setVisible(true);
+        m_map->setVisible(!m_valuesHidden);
     }
     m_map->setDataRange(m_range);
     applyGradient();
@@ -580,8 +589,8 @@ void HeatmapPlot::applyCompact()
         plotLayout()->take(m_scale);
     else if (!m_compact && !inLayout)
         plotLayout()->addElement(1, 1, m_scale);
-    m_scale->setVisible(!m_compact);
-    const bool notes = !m_compact && !m_data.rowNotes.isEmpty();
+    m_scale->setVisible(!m_compact && !m_valuesHidden);
+    const bool notes = !m_compact && !m_valuesHidden && !m_data.rowNotes.isEmpty();
     yAxis2->setVisible(notes);
     yAxis2->setLabel(notes ? m_data.rowNotesLabel : QString());
     // Small multiples keep their room for the cells.
@@ -682,7 +691,7 @@ QFont HeatmapPlot::cellTextFont(int index) const
 HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight) const
 {
     TextFit fit;
-    if (m_compact || m_cellText == CellTextMode::Never || rowCount() == 0 || columnCount() == 0)
+    if (m_compact || m_valuesHidden || m_cellText == CellTextMode::Never || rowCount() == 0 || columnCount() == 0)
         return fit;
     ensureTextWidths();
     // The figure's own size first; a little smaller rather than no numbers.
@@ -993,6 +1002,21 @@ std::pair<int, int> HeatmapPlot::cellAt(const QPointF &pos) const
     return {int(row), int(col)};
 }
 
+int HeatmapPlot::rowLabelAt(const QPointF &pos) const
+{
+    const QRect ar = axisRect()->rect();
+    if (size().isEmpty() || rowCount() == 0 || ar.width() < 1 || ar.height() < 1)
+        return -1;
+    // The labels sit in the axis rect's left margin, level with their rows.
+    if (pos.x() < 0 || pos.x() >= ar.left() || pos.y() < ar.top() || pos.y() > ar.bottom())
+        return -1;
+    const double y = yAxis->pixelToCoord(pos.y());
+    if (!std::isfinite(y))
+        return -1;
+    const double row = std::floor(y + 0.5);
+    return row >= 0 && row < rowCount() ? int(row) : -1;
+}
+
 QImage HeatmapPlot::renderImage(int width, int height, double scale)
 {
     QImage image = toPixmap(width, height, scale).toImage();
@@ -1023,6 +1047,7 @@ void HeatmapPlot::mousePressEvent(QMouseEvent *event)
     if (m_layoutViewport != viewport())
         updateLayout();
     std::tie(m_pressRow, m_pressCol) = cellAt(event->position());
+    m_pressLabelRow = rowLabelAt(event->position());
     QCustomPlot::mousePressEvent(event);
 }
 
@@ -1030,10 +1055,14 @@ void HeatmapPlot::mouseReleaseEvent(QMouseEvent *event)
 {
     const auto [row, col] = cellAt(event->position());
     const bool click = row >= 0 && row == m_pressRow && col == m_pressCol;
-    m_pressRow = m_pressCol = -1;
+    const int labelRow = rowLabelAt(event->position());
+    const bool labelClick = labelRow >= 0 && labelRow == m_pressLabelRow;
+    m_pressRow = m_pressCol = m_pressLabelRow = -1;
     QCustomPlot::mouseReleaseEvent(event);
     if (click)
         emit cellClicked(row, col, event->button());
+    else if (labelClick)
+        emit rowLabelClicked(labelRow, event->button());
 }
 
 void HeatmapPlot::requestReplot()
@@ -1065,7 +1094,7 @@ bool HeatmapPlot::event(QEvent *event)
     if (event->type() == QEvent::ToolTip) {
         auto *help = static_cast<QHelpEvent *>(event);
         const auto [row, col] = cellAt(help->pos());
-        const QString text = (row >= 0 && m_toolTip) ? m_toolTip(row, col) : QString();
+        const QString text = toolTipAt(row, col);
         if (text.isEmpty()) {
             QToolTip::hideText();
             event->ignore();
@@ -1075,6 +1104,41 @@ bool HeatmapPlot::event(QEvent *event)
         return true;
     }
     return QCustomPlot::event(event);
+}
+
+void HeatmapPlot::setDimmed(bool dimmed)
+{
+    if (dimmed == m_dimmed)
+        return;
+    m_dimmed = dimmed;
+    if (dimmed) {
+        auto *effect = new QGraphicsOpacityEffect(this);
+        effect->setOpacity(0.22);
+        setGraphicsEffect(effect);
+    } else {
+        setGraphicsEffect(nullptr);
+    }
+}
+
+void HeatmapPlot::setValuesHidden(bool hidden)
+{
+    if (hidden == m_valuesHidden)
+        return;
+    m_valuesHidden = hidden;
+    rebuildMap();
+    requestReplot();
+}
+
+QColor HeatmapPlot::hiddenFillColor()
+{
+    return kHiddenFill;
+}
+
+QString HeatmapPlot::toolTipAt(int row, int col) const
+{
+    if (m_valuesHidden || row < 0 || !m_toolTip)
+        return QString();
+    return m_toolTip(row, col);
 }
 
 void HeatmapPlot::changeEvent(QEvent *event)

@@ -84,6 +84,17 @@ public:
     void setCompact(bool compact);
     bool isCompact() const { return m_compact; }
 
+    // Step mode (issue 11): a map not reached yet is drawn faded.
+    void setDimmed(bool dimmed);
+    bool isDimmed() const { return m_dimmed; }
+    // Predict, then reveal (issue 11): every cell in one neutral fill, no
+    // values, no colour bar, no row notes and no tooltip.
+    void setValuesHidden(bool hidden);
+    bool valuesHidden() const { return m_valuesHidden; }
+    static QColor hiddenFillColor();
+    // The tooltip of a cell as the pointer would get it (empty when hidden).
+    QString toolTipAt(int row, int col) const;
+
     // Outlines query row `row` and key column `col` (either may be -1), and
     // the cell where they cross more strongly.
     void setHighlight(int row, int col);
@@ -98,6 +109,8 @@ public:
     QRectF cellRect(int row, int col) const;
     QPointF cellCenter(int row, int col) const;
     std::pair<int, int> cellAt(const QPointF &pos) const;
+    // The query row whose label (left of the map) is at pos, or -1.
+    int rowLabelAt(const QPointF &pos) const;
 
     QCPColorMap *colorMap() const { return m_map; }
     QCPColorScale *colorScale() const { return m_scale; }
@@ -116,6 +129,8 @@ public:
 signals:
     void cellHovered(int row, int col);
     void cellClicked(int row, int col, Qt::MouseButton button);
+    // A row's label, left of the map, was clicked (pressed and released on it).
+    void rowLabelClicked(int row, Qt::MouseButton button);
 
 protected:
     bool event(QEvent *event) override;
@@ -178,12 +193,15 @@ private:
     QCPColorGradient m_diverging;
     CellTextMode m_cellText = CellTextMode::Auto;
     bool m_compact = false;
+    bool m_dimmed = false;
+    bool m_valuesHidden = false;
     int m_highlightRow = -1;
     int m_highlightCol = -1;
     int m_hoverRow = -1;
     int m_hoverCol = -1;
     int m_pressRow = -1;
     int m_pressCol = -1;
+    int m_pressLabelRow = -1;
     std::function<QString(int, int)> m_toolTip;
 
     // Widest cell text for 4, 3 and 2 decimals, and of blockedText, and the

@@ -30,6 +30,8 @@ const QColor kBlocked(0x8c, 0x8c, 0x8c);
 const QColor kNote(0x3a, 0x3a, 0x3a);
 const QColor kGrid(0xe2, 0xe2, 0xe2);
 const QColor kZeroLine(0x5a, 0x5a, 0x5a);
+const QColor kWarning(0xb0, 0x00, 0x20);
+const QColor kGuide(0x55, 0x55, 0x55);
 
 constexpr double kZoomStep = 0.85;    // per wheel notch
 constexpr double kMinUnitsPerPixel = 1e-9;
@@ -116,8 +118,10 @@ void drawDisc(QCPPainter *p, const QPointF &c, double r, const QBrush &fill, con
 }
 
 // Greedy placement of labels around their anchors: each label takes the
-// first free place among eight directions (starting outwards, away from the
-// origin) at two distances, or the least crowded one.
+// first free place among sixteen directions (starting outwards, away from
+// the origin) at growing distances; a label set off from its anchor gets a
+// leader line. Only a label that must be shown and finds no free place
+// takes the least crowded one.
 class LabelPlacer {
 public:
     explicit LabelPlacer(const QRectF &area) : m_area(area) {}
@@ -133,39 +137,49 @@ public:
             blockDisc(a + (b - a) * (double(i) / steps), halfWidth);
     }
 
-    std::optional<QRectF> place(const QPointF &anchor, QPointF outward, double clearance, const QSizeF &size,
-                                bool optional)
+    struct Spot {
+        QRectF rect;
+        bool leader = false; // set off from its anchor: draw a line to it
+    };
+
+    std::optional<Spot> place(const QPointF &anchor, QPointF outward, double clearance, const QSizeF &size,
+                              bool optional)
     {
         const double norm = std::hypot(outward.x(), outward.y());
         outward = norm > 1e-9 ? outward / norm : QPointF(0.7071, -0.7071);
         const double a0 = std::atan2(outward.y(), outward.x());
-        static const double offsets[] = {0, 1, -1, 2, -2, 3, -3, 4};
+        static const double offsets[] = {0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6, 7, -7, 8};
+        const double step = std::max(size.height(), clearance);
         double bestCost = std::numeric_limits<double>::infinity();
-        QRectF best;
+        Spot best;
         int index = 0;
-        for (double ring : {1.0, 2.2}) {
+        for (double extra : {0.0, 0.8, 1.8, 3.0, 4.5, 6.5}) {
+            const double distance = clearance + extra * step;
             for (double off : offsets) {
-                const double a = a0 + off * M_PI / 4.0;
+                if (extra == 0.0 && std::abs(off) > 4) // close by: the eight main directions
+                    continue;
+                const double a = a0 + off * M_PI / 8.0;
                 const QPointF dir(std::cos(a), std::sin(a));
                 const double square = std::max(std::abs(dir.x()), std::abs(dir.y()));
-                const QPointF at = anchor + dir * (clearance * ring);
+                const QPointF at = anchor + dir * distance;
                 const QPointF centre = at + QPointF(dir.x() / square * size.width() / 2, dir.y() / square * size.height() / 2);
                 const QRectF r(centre.x() - size.width() / 2, centre.y() - size.height() / 2, size.width(), size.height());
                 const double crowd = overlap(r), outside = r.width() * r.height() - area(r.intersected(m_area));
+                const Spot spot{r, extra > 0.0};
                 if (crowd < 0.5 && outside < 0.5) {
                     block(r);
-                    return r;
+                    return spot;
                 }
                 const double cost = crowd + 3 * outside + index++;
                 if (cost < bestCost) {
                     bestCost = cost;
-                    best = r;
+                    best = spot;
                 }
             }
         }
         if (optional)
             return std::nullopt;
-        block(best);
+        block(best.rect);
         return best;
     }
 
@@ -182,6 +196,12 @@ private:
     QRectF m_area;
     std::vector<QRectF> m_taken;
 };
+
+// The point of `r` nearest to `p`: where a leader line meets its label.
+QPointF nearestOnRect(const QRectF &r, const QPointF &p)
+{
+    return QPointF(std::clamp(p.x(), r.left(), r.right()), std::clamp(p.y(), r.top(), r.bottom()));
+}
 
 // Tick labels with a true minus sign, on a fixed step shared by both axes so
 // that the grid cells are squares.
@@ -327,6 +347,22 @@ std::vector<PlaneLegend::Entry> PlaneLegend::entries(bool brief) const
         return out;
     out.push_back({Glyph::Key, brief ? PlanePlot::tr("key (width: weight)") : PlanePlot::tr("key: width and disc grow with its weight")});
     out.push_back({Glyph::Query, brief || m_plane->m_scene.forFigure ? PlanePlot::tr("query") : PlanePlot::tr("query: drag it")});
+    if (!sc.circles.empty() || !sc.projections.empty()) {
+        switch (sc.similarity) {
+        case Similarity::NegSqDistance:
+            out.push_back({Glyph::None, brief ? PlanePlot::tr("circles: distance to q")
+                                              : PlanePlot::tr("dashed circles: each key's distance to the query")});
+            break;
+        case Similarity::Cosine:
+            out.push_back({Glyph::None, brief ? PlanePlot::tr("unit circle, angles")
+                                              : PlanePlot::tr("unit circle: cosine compares directions (the angles)")});
+            break;
+        case Similarity::Dot:
+            out.push_back({Glyph::None, brief ? PlanePlot::tr("dashed: projection on q")
+                                              : PlanePlot::tr("dashed: each key's projection onto the query's line")});
+            break;
+        }
+    }
     if (sc.dv == 2) {
         out.push_back({Glyph::Value, sc.projected ? PlanePlot::tr("value v = x·W_V") : PlanePlot::tr("value")});
         out.push_back({Glyph::Output, brief ? PlanePlot::tr("output Σ w·v") : PlanePlot::tr("output = Σ weight · value")});
@@ -459,10 +495,15 @@ PlanePlot::PlanePlot(QWidget *parent) : QCustomPlot(parent)
     m_note->setTextColor(kNote);
     plotLayout()->addElement(0, 0, m_title);
     plotLayout()->addElement(1, 0, m_note);
+    // A warning when the picture can mislead, over the plot, never left out.
+    plotLayout()->insertRow(2);
+    m_warning = new PlaneCaption(this);
+    m_warning->setTextColor(kWarning);
+    plotLayout()->addElement(2, 0, m_warning);
     m_legend = new PlaneLegend(this);
-    plotLayout()->addElement(3, 0, m_legend);
+    plotLayout()->addElement(4, 0, m_legend);
     plotLayout()->setRowSpacing(0);
-    plotLayout()->setRowStretchFactors({0.001, 0.001, 1.0, 0.001});
+    plotLayout()->setRowStretchFactors({0.001, 0.001, 0.001, 1.0, 0.001});
 
     // The vectors on a buffered layer of their own: a drag redraws only it
     // while the axes, grid, caption and legend stay as they are.
@@ -478,6 +519,8 @@ PlanePlot::~PlanePlot() = default;
 void PlanePlot::setScene(const PlaneScene &scene)
 {
     m_scene = scene;
+    if (m_weightsHidden && !m_scene.hideWeights)
+        hideSceneWeights(m_scene);
     updateCaption();
     requestReplot();
 }
@@ -486,6 +529,7 @@ void PlanePlot::updateCaption()
 {
     m_title->setText(m_scene.title);
     m_note->setText(m_scene.note.join(QLatin1Char(' ')));
+    m_warning->setText(warningText());
     xAxis->setLabel(m_scene.horizontalTitle);
     yAxis->setLabel(m_scene.verticalTitle);
 }
@@ -499,7 +543,9 @@ void PlanePlot::fitChrome()
     const int budget = int(0.34 * viewport().height());
     m_note->setText(m_scene.note.join(QLatin1Char(' ')));
     m_legend->setShown(true);
-    auto used = [&] { return m_title->heightNeeded() + m_note->heightNeeded() + m_legend->heightNeeded(); };
+    auto used = [&] {
+        return m_title->heightNeeded() + m_note->heightNeeded() + m_warning->heightNeeded() + m_legend->heightNeeded();
+    };
     if (used() > budget && m_scene.note.size() > 1)
         m_note->setText(m_scene.note.first());
     if (used() > budget)
@@ -548,7 +594,7 @@ QString PlanePlot::chromeKey() const
         .arg(m_center(0), 0, 'g', 17)
         .arg(m_center(1), 0, 'g', 17)
         .arg(m_unitsPerPixel, 0, 'g', 17)
-        .arg(m_title->text(), m_scene.note.join(QLatin1Char(' ')), xAxis->label(), yAxis->label(), font().key())
+        .arg(m_title->text() + m_warning->text(), m_scene.note.join(QLatin1Char(' ')), xAxis->label(), yAxis->label(), font().key())
         .arg(m_scene.dv)
         .arg(m_scene.projected)
         .arg(m_scene.d == 0)
@@ -611,6 +657,7 @@ void PlanePlot::applyFonts()
     title.setBold(true);
     m_title->setFont(title);
     m_note->setFont(f);
+    m_warning->setFont(f);
     const double u = unit();
     // Room for tick labels like "−0.25", so that panning does not change the
     // margins (and with them the scale) as the labels change.
@@ -665,6 +712,13 @@ void PlanePlot::applyView()
                 grow((*m)(i, 0), (*m)(i, 1));
         if (m_scene.output)
             grow((*m_scene.output)(0), (*m_scene.output)(1));
+        for (const PlaneCircle &c : m_scene.circles)
+            if (c.key < 0) { // the unit circle: whole
+                grow(c.centre(0) - c.radius, c.centre(1) - c.radius);
+                grow(c.centre(0) + c.radius, c.centre(1) + c.radius);
+            }
+        for (const PlaneProjection &pr : m_scene.projections)
+            grow(pr.foot(0), pr.foot(1));
         double spanX = std::max(x1 - x0, 1e-3), spanY = std::max(y1 - y0, 1e-3);
         if (spanX < 0.25 && spanY < 0.25) // all at (or near) the origin: show a unit around it
             spanX = spanY = 1.0;
@@ -934,10 +988,93 @@ QString PlanePlot::toolTipAt(const QPointF &pixel) const
     text += QLatin1Char('\n');
     text += m_scene.blocked[std::size_t(t.index)]
                 ? tr("blocked for query %1").arg(m_scene.queryLabels.value(m_scene.query))
+                : m_scene.hideWeights ? tr("weight for query %1: hidden (predict it)").arg(m_scene.queryLabels.value(m_scene.query))
                 : tr("weight for query %1: %2").arg(m_scene.queryLabels.value(m_scene.query), HeatmapPlot::formatValue(w, 4));
+    // What the similarity compares, as the picture shows it.
+    for (const PlaneCircle &c : m_scene.circles)
+        if (c.key == t.index)
+            text += QLatin1Char('\n') + tr("distance to the query in the picture: %1").arg(HeatmapPlot::formatValue(c.radius, 2));
+    for (const PlaneAngle &a : m_scene.angles)
+        if (a.key == t.index)
+            text += QLatin1Char('\n')
+                + tr("angle to the query: %1° (cos %2)")
+                      .arg(std::lround(a.degrees))
+                      .arg(HeatmapPlot::formatValue(std::cos(a.degrees * M_PI / 180.0), 2));
+    for (const PlaneProjection &pr : m_scene.projections)
+        if (pr.key == t.index)
+            text += QLatin1Char('\n') + tr("projection onto the query's direction: %1").arg(HeatmapPlot::formatValue(pr.length, 2));
+    if (m_scene.d > 2 && t.index < m_scene.keyShown.size())
+        text += QLatin1Char('\n')
+            + tr("in this plane: %1% of its ‖k‖²").arg(std::lround(100.0 * m_scene.keyShown(t.index)));
     if (m_scene.keysDraggable)
         text += QLatin1Char('\n') + tr("Drag it to move it (Shift picks the key over a query on the same spot).");
     return text;
+}
+
+QString PlanePlot::warningText() const
+{
+    // Hidden weights (predict, then reveal): the warning would name the answer.
+    return m_scene.hideWeights ? QString() : m_scene.warning;
+}
+
+double PlanePlot::keyDiscRadius(int j) const
+{
+    const double w = j >= 0 && j < m_scene.weights.size() ? clampWeight(m_scene.weights(j)) : 0.0;
+    return unit() * (3.0 + 16.0 * std::sqrt(w));
+}
+
+void PlanePlot::drawGuides(QCPPainter *p)
+{
+    const PlaneScene &sc = m_scene;
+    const double u = unit();
+    const QRectF area = axisRect()->rect();
+    const QPointF origin = pixelAt(Eigen::Vector2d::Zero());
+    const double ppu = 1.0 / m_unitsPerPixel;
+    auto weightOf = [&](int j) { return j >= 0 && j < sc.weights.size() ? clampWeight(sc.weights(j)) : 0.0; };
+
+    for (const PlaneCircle &c : sc.circles) {
+        const QPointF centre = pixelAt(c.centre);
+        const double r = c.radius * ppu;
+        p->setBrush(Qt::NoBrush);
+        if (c.key < 0) {
+            p->setPen(QPen(withAlpha(kGuide, 0.8), 1.4 * u));
+        } else {
+            const double w = sc.hideWeights ? 0.3 : weightOf(c.key);
+            p->setPen(QPen(withAlpha(kKey, 0.3 + 0.5 * std::sqrt(w)), (0.9 + 1.2 * std::sqrt(w)) * u, Qt::DashLine));
+        }
+        p->drawEllipse(centre, r, r);
+    }
+    // Cosine: where each key's direction meets the unit circle, and the
+    // angle from the query's direction to it (nearer arcs for heavier keys).
+    for (std::size_t i = 0; i < sc.angles.size(); ++i) {
+        const PlaneAngle &a = sc.angles[i];
+        const QPointF onCircle = pixelAt(Eigen::Vector2d(std::cos(a.to), std::sin(a.to)));
+        drawDisc(p, onCircle, 2.6 * u, kKey, QPen(Qt::white, 0.8 * u));
+        double span = a.to - a.from;
+        while (span > M_PI)
+            span -= 2 * M_PI;
+        while (span < -M_PI)
+            span += 2 * M_PI;
+        const double r = (22.0 + 8.0 * double(i)) * u;
+        p->setPen(QPen(withAlpha(kKey, i == 0 ? 0.9 : 0.45), (i == 0 ? 1.8 : 1.1) * u));
+        p->setBrush(Qt::NoBrush);
+        p->drawArc(QRectF(origin.x() - r, origin.y() - r, 2 * r, 2 * r), int(std::lround(a.from * 180.0 / M_PI * 16)),
+                   int(std::lround(span * 180.0 / M_PI * 16)));
+    }
+    // Dot: the query's line and each key's foot on it.
+    if (sc.queryDirection) {
+        const Eigen::Vector2d dir = *sc.queryDirection;
+        const double reach = std::hypot(area.width(), area.height()) * m_unitsPerPixel * 2;
+        p->setPen(QPen(withAlpha(kQuery, 0.45), 1.1 * u, Qt::DashDotLine));
+        p->drawLine(pixelAt(-dir * reach), pixelAt(dir * reach));
+        for (const PlaneProjection &pr : sc.projections) {
+            const QPointF tip = keyPixel(pr.key), foot = pixelAt(pr.foot);
+            const double w = sc.hideWeights ? 0.3 : weightOf(pr.key);
+            p->setPen(QPen(withAlpha(kKey, 0.35 + 0.5 * std::sqrt(w)), 1.1 * u, Qt::DashLine));
+            p->drawLine(tip, foot);
+            drawDisc(p, foot, 2.8 * u, withAlpha(kKey, 0.5 + 0.5 * std::sqrt(w)), QPen(Qt::white, 0.8 * u));
+        }
+    }
 }
 
 // --- drawing ---------------------------------------------------------------
@@ -963,7 +1100,8 @@ void PlanePlot::drawScene(QCPPainter *p)
     for (int i = 0; i < nq; ++i)
         queryAt[std::size_t(i)] = queryPixel(i);
     auto weight = [&](int j) { return j < sc.weights.size() ? clampWeight(sc.weights(j)) : 0.0; };
-    auto discRadius = [&](int j) { return u * (3.0 + 16.0 * std::sqrt(weight(j))); };
+    auto discRadius = [&](int j) { return keyDiscRadius(j); };
+    drawGuides(p);
 
     // Values, and a line from each to the output that is as strong as its weight.
     const bool values = sc.values.rows() == nk && nk > 0;
@@ -1061,6 +1199,15 @@ void PlanePlot::drawScene(QCPPainter *p)
         p->drawEllipse(queryAt[std::size_t(sc.hovered.index)], 10 * u, 10 * u);
     }
 
+    // The key the picture misrepresents (see the warning), ringed in red.
+    const int misleading = warningText().isEmpty() ? -1 : sc.misleadingKey;
+    if (misleading >= 0 && misleading < nk) {
+        p->setPen(QPen(kWarning, 1.8 * u, Qt::DashLine));
+        p->setBrush(Qt::NoBrush);
+        const double r = discRadius(misleading) + 5 * u;
+        p->drawEllipse(keyAt[std::size_t(misleading)], r, r);
+    }
+
     // Labels: the obstacles first (handles, the output's tip, shafts that
     // matter), then the labels in order of importance.
     if (sc.query < nq) {
@@ -1073,18 +1220,32 @@ void PlanePlot::drawScene(QCPPainter *p)
         labels.blockSegment(origin, outputAt, 2 * u);
     }
     for (int j = 0; j < nk && nk <= kAllKeyLabels; ++j) {
-        labels.blockDisc(keyAt[std::size_t(j)], 3 * u);
+        // The whole weight disc: a label never covers one.
+        const bool disc = !sc.blocked[std::size_t(j)] && weight(j) >= 0.005;
+        labels.blockDisc(keyAt[std::size_t(j)], disc ? discRadius(j) : 3 * u);
         // The shaft, short of the tip (the key's own label sits beside its tip).
         const QPointF tip = keyAt[std::size_t(j)];
         labels.blockSegment(origin, origin + (tip - origin) * 0.8, 1.5 * u);
     }
 
-    struct Label {
-        QString text;
-        QRectF rect;
-        QColor color;
-        bool bold;
-    };
+    // How much of the vectors the plane shows (d > 2), in the top left corner.
+    if (!sc.shownText.isEmpty()) {
+        const double bpad = 3.0 * u;
+        const QString text = fm.elidedText(sc.shownText, Qt::ElideRight, std::max(40.0, area.width() - 4 * bpad));
+        const QRectF badge(area.left() + bpad, area.top() + bpad, fm.horizontalAdvance(text) + 2 * bpad, fm.height() + bpad);
+        p->setPen(QPen(withAlpha(kNote, 0.5), 1.0));
+        p->setBrush(QColor(255, 255, 255, 230));
+        p->drawRoundedRect(badge, 3 * u, 3 * u);
+        p->setPen(kNote);
+        p->setFont(font);
+        p->drawText(badge, Qt::AlignCenter, text);
+        labels.block(badge.adjusted(-bpad, -bpad, bpad, bpad));
+        m_badge = badge;
+    } else {
+        m_badge = QRectF();
+    }
+
+    using Label = PlaneLabel;
     std::vector<Label> placed;
     const double pad = 2.0 * u;
     auto put = [&](const QString &text, const QPointF &anchor, double clearance, const QColor &color, bool isBold,
@@ -1094,8 +1255,8 @@ void PlanePlot::drawScene(QCPPainter *p)
         QPointF outward = anchor - origin;
         if (std::hypot(outward.x(), outward.y()) < 2)
             outward = QPointF(1, -1);
-        if (const auto r = labels.place(anchor, outward, clearance, size, optional))
-            placed.push_back({text, *r, color, isBold});
+        if (const auto spot = labels.place(anchor, outward, clearance, size, optional))
+            placed.push_back({text, spot->rect, anchor, spot->leader, color, isBold});
     };
     auto near = [&](const QPointF &a, const QPointF &b) { return std::hypot(a.x() - b.x(), a.y() - b.y()) < 3.0; };
 
@@ -1125,9 +1286,9 @@ void PlanePlot::drawScene(QCPPainter *p)
         for (int k : byWeight)
             if (!sc.blocked[std::size_t(k)] && !labelled[std::size_t(k)] && near(keyAt[std::size_t(k)], keyAt[std::size_t(j)])) {
                 labelled[std::size_t(k)] = true;
-                parts << QStringLiteral("%1 %2").arg(sc.keyLabels.value(k), number(weight(k)));
+                parts << (sc.hideWeights ? sc.keyLabels.value(k) : QStringLiteral("%1 %2").arg(sc.keyLabels.value(k), number(weight(k))));
             }
-        put(parts.join(QStringLiteral(", ")), keyAt[std::size_t(j)], discRadius(j) + 1.5 * u, kKeyText, j == heaviest,
+        put(parts.join(QStringLiteral(", ")), keyAt[std::size_t(j)], discRadius(j) + 1.5 * u, kKeyText, j == heaviest && !sc.hideWeights,
             nk > kAllKeyLabels);
     }
     // Blocked keys are named where there is room; the ✗ and the dashed arrow
@@ -1143,6 +1304,21 @@ void PlanePlot::drawScene(QCPPainter *p)
             }
         put(tr("%1 blocked").arg(names.join(QStringLiteral(", "))), keyAt[std::size_t(j)], 5 * u, QColor(0x60, 0x60, 0x60),
             false, true);
+    }
+    // Cosine: the angle to the heaviest key, beside its arc (the heaviest
+    // that is not along the query: 0° says little).
+    if (!sc.angles.empty()) {
+        const auto turned = std::find_if(sc.angles.begin(), sc.angles.end(), [](const PlaneAngle &a) { return a.degrees >= 1.0; });
+        const PlaneAngle &a = turned != sc.angles.end() ? *turned : sc.angles.front();
+        const double r = (22.0 + 8.0 * double(&a - sc.angles.data())) * u;
+        double span = a.to - a.from;
+        while (span > M_PI)
+            span -= 2 * M_PI;
+        while (span < -M_PI)
+            span += 2 * M_PI;
+        const double mid = a.from + span / 2;
+        const QPointF at = origin + QPointF(std::cos(mid), -std::sin(mid)) * r;
+        put(tr("θ = %1°").arg(std::lround(a.degrees)), at, 3 * u, kKeyText, false, true);
     }
     // The other queries and the values, where there is room and they add a name.
     if (nq <= kAllQueryLabels) {
@@ -1169,6 +1345,13 @@ void PlanePlot::drawScene(QCPPainter *p)
     const double halo = 1.4 * u;
     static const QPointF around[6] = {{1, 0}, {-1, 0}, {0.6, 0.8}, {-0.6, 0.8}, {0.6, -0.8}, {-0.6, -0.8}};
     const QColor white(255, 255, 255, 235);
+    for (const Label &l : placed) {
+        if (!l.leader)
+            continue;
+        p->setPen(QPen(withAlpha(l.color, 0.6), std::max(1.0, 0.9 * u)));
+        p->drawLine(l.anchor, nearestOnRect(l.rect, l.anchor));
+    }
+    m_labels = placed;
     for (const Label &l : placed) {
         p->setFont(l.bold ? bold : font);
         QStaticText text(l.text); // laid out once, drawn seven times

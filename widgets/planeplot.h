@@ -28,6 +28,7 @@
 #include <qcustomplot.h>
 
 #include <optional>
+#include <vector>
 
 class QKeyEvent;
 class QMouseEvent;
@@ -55,6 +56,18 @@ public:
     virtual bool busy() const { return false; }
 };
 
+// A label as the last drawing placed it (widget pixels): never over another
+// label, a key's weight disc or a handle while there is a free place; set
+// off from its anchor with a leader line when the places beside it are taken.
+struct PlaneLabel {
+    QString text;
+    QRectF rect;
+    QPointF anchor;
+    bool leader = false;
+    QColor color;
+    bool bold = false;
+};
+
 class PlanePlot : public QCustomPlot {
     Q_OBJECT
 
@@ -65,6 +78,10 @@ public:
     // What to draw. Drawing is queued (and left for later while hidden).
     void setScene(const PlaneScene &scene);
     const PlaneScene &scene() const { return m_scene; }
+    // Predict, then reveal (issue 11): scenes set from now on are drawn as
+    // with PlaneSettings::hideWeights (set the scene again to apply it).
+    void setWeightsHidden(bool hidden) { m_weightsHidden = hidden; }
+    bool weightsHidden() const { return m_weightsHidden; }
 
     // The tool that gets the left button and the keys; not owned; null: none.
     void setTool(PlaneTool *tool) { m_tool = tool; }
@@ -89,6 +106,13 @@ public:
     const Eigen::VectorXd &keyWeights() const { return m_scene.weights; } // of the selected query
     QString caption() const { return m_scene.caption(); } // the title and the note above the plot
     QString horizontalTitle() const { return m_scene.horizontalTitle; }
+    // The warning over the plot when the picture can mislead (empty: none).
+    QString warningText() const;
+    // The labels and the "in view" badge as the last drawing placed them.
+    const std::vector<PlaneLabel> &placedLabels() const { return m_labels; }
+    QRectF shownBadge() const { return m_badge; }
+    // The radius in pixels of key j's weight disc.
+    double keyDiscRadius(int j) const;
     QString verticalTitle() const { return m_scene.verticalTitle; }
 
     // Widget pixels of a plane point, of query i and of key j (as laid out
@@ -152,8 +176,12 @@ private:
 
     QString toolTipAt(const QPointF &pixel) const;
     void drawScene(QCPPainter *painter);
+    // What the similarity compares: distance circles, the unit circle and
+    // angles, projections onto the query's line (under everything else).
+    void drawGuides(QCPPainter *painter);
 
     PlaneScene m_scene;
+    bool m_weightsHidden = false;
     PlaneTool *m_tool = nullptr;
 
     // The view: centre and units per pixel, the same on both axes.
@@ -173,6 +201,9 @@ private:
     PlaneVectorLayer *m_layer = nullptr;
     PlaneCaption *m_title = nullptr;
     PlaneCaption *m_note = nullptr;
+    PlaneCaption *m_warning = nullptr;
+    std::vector<PlaneLabel> m_labels;
+    QRectF m_badge;
     PlaneLegend *m_legend = nullptr;
     QSharedPointer<QCPAxisTickerFixed> m_ticker;
 };

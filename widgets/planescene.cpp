@@ -113,6 +113,137 @@ void writeText(PlaneScene &sc, const Scenario &s)
                                  : axisTitle(sc.basis.axisAligned() ? sc.basis.second + 1 : 2);
 }
 
+constexpr int kGuideKeys = 8; // circles, angles and projections for at most this many keys, the heaviest
+constexpr int kNamedShares = 6; // more keys: the range of their shares in view, not each
+
+QString percent(double share)
+{
+    return QString::number(std::lround(100.0 * std::clamp(share, 0.0, 1.0)));
+}
+
+// The open keys of the selected query, heaviest first (at most kGuideKeys).
+std::vector<int> guideKeys(const PlaneScene &sc, const Eigen::VectorXd &weights)
+{
+    std::vector<int> keys;
+    for (int j = 0; j < int(sc.keys.rows()); ++j)
+        if (!sc.blocked[std::size_t(j)])
+            keys.push_back(j);
+    std::stable_sort(keys.begin(), keys.end(), [&](int a, int b) { return weights(a) > weights(b); });
+    if (keys.size() > std::size_t(kGuideKeys))
+        keys.resize(std::size_t(kGuideKeys));
+    return keys;
+}
+
+// What the similarity compares, in the picture.
+void addGeometry(PlaneScene &sc, const Eigen::VectorXd &weights)
+{
+    if (sc.fullyMasked || sc.query >= sc.queries.rows())
+        return;
+    const Eigen::Vector2d q = sc.queries.row(sc.query).transpose();
+    const double qn = q.norm();
+    const std::vector<int> keys = guideKeys(sc, weights);
+    switch (sc.similarity) {
+    case Similarity::NegSqDistance:
+        for (int j : keys)
+            sc.circles.push_back({q, (sc.keys.row(j).transpose() - q).norm(), j});
+        break;
+    case Similarity::Cosine:
+        sc.circles.push_back({Eigen::Vector2d::Zero(), 1.0, -1});
+        if (qn > 0) {
+            for (int j : keys) {
+                const Eigen::Vector2d k = sc.keys.row(j).transpose();
+                if (k.norm() == 0)
+                    continue;
+                const double c = std::clamp(q.dot(k) / (qn * k.norm()), -1.0, 1.0);
+                sc.angles.push_back({j, std::atan2(q(1), q(0)), std::atan2(k(1), k(0)), std::acos(c) * 180.0 / M_PI});
+            }
+        }
+        break;
+    case Similarity::Dot:
+        if (qn > 0) {
+            const Eigen::Vector2d dir = q / qn;
+            sc.queryDirection = dir;
+            for (int j : keys) {
+                const double length = sc.keys.row(j).dot(dir);
+                sc.projections.push_back({j, dir * length, length});
+            }
+        }
+        break;
+    }
+}
+
+// How much of the vectors the plane shows, and whether the picture can mislead.
+void measureView(PlaneScene &sc, const Eigen::Ref<const Matrix> &q, const Eigen::Ref<const Matrix> &k, const HeadTrace &ht)
+{
+    const int nk = int(k.rows());
+    sc.keyShown = Eigen::VectorXd::Ones(nk);
+    if (sc.d <= 2)
+        return;
+    double total = 0, shown = 0;
+    for (int j = 0; j < nk; ++j) {
+        const double all = k.row(j).squaredNorm(), in = sc.keys.row(j).squaredNorm();
+        sc.keyShown(j) = all > 0 ? std::min(1.0, in / all) : 1.0;
+        total += all;
+        shown += in;
+    }
+    for (Eigen::Index i = 0; i < q.rows(); ++i) {
+        total += q.row(i).squaredNorm();
+        shown += sc.queries.row(i).squaredNorm();
+    }
+    sc.spreadShown = total > 0 ? std::min(1.0, shown / total) : 1.0;
+    if (sc.pca) {
+        sc.shownText = PlaneScene::tr("In view: %1% of the spread (Σ‖v‖²) of keys and queries").arg(percent(sc.spreadShown));
+    } else if (nk <= kNamedShares) {
+        QStringList parts;
+        for (int j = 0; j < nk; ++j)
+            parts << QStringLiteral("%1 %2%").arg(sc.keyLabels.value(j), percent(sc.keyShown(j)));
+        sc.shownText = PlaneScene::tr("In view, of each key's ‖k‖²: %1").arg(parts.join(QStringLiteral(" · ")));
+    } else {
+        sc.shownText = PlaneScene::tr("In view: %1%–%2% of each key's ‖k‖²")
+                           .arg(percent(sc.keyShown.minCoeff()), percent(sc.keyShown.maxCoeff()));
+    }
+
+    // The key with the largest weight, as the picture shows it.
+    if (sc.fullyMasked || std::size_t(sc.query) >= ht.rows.size())
+        return;
+    const int top = ht.rows[std::size_t(sc.query)].argmax;
+    if (top < 0 || top >= nk || sc.blocked[std::size_t(top)])
+        return;
+    const Eigen::Vector2d qp = sc.queries.row(sc.query).transpose();
+    auto pictureScore = [&](int j) {
+        const Eigen::Vector2d kp = sc.keys.row(j).transpose();
+        switch (sc.similarity) {
+        case Similarity::Dot:
+            return qp.dot(kp);
+        case Similarity::Cosine:
+            return qp.norm() > 0 && kp.norm() > 0 ? qp.dot(kp) / (qp.norm() * kp.norm()) : 0.0;
+        case Similarity::NegSqDistance:
+            return -(qp - kp).squaredNorm();
+        }
+        return 0.0;
+    };
+    const Eigen::Vector2d kTop = sc.keys.row(top).transpose();
+    const double tiny = 1e-9 * std::max(1.0, qp.squaredNorm() + kTop.squaredNorm());
+    const QString name = sc.keyLabels.value(top);
+    if (sc.similarity != Similarity::NegSqDistance && qp.dot(kTop) < -tiny) {
+        sc.misleadingKey = top;
+        sc.warning = PlaneScene::tr("Careful: %1 has the largest weight, yet in this picture it points away from the "
+                                    "query; the dimensions not shown decide.")
+                         .arg(name);
+        return;
+    }
+    int best = top;
+    for (int j = 0; j < nk; ++j)
+        if (!sc.blocked[std::size_t(j)] && pictureScore(j) > pictureScore(best) + tiny)
+            best = j;
+    if (best != top) {
+        sc.misleadingKey = top;
+        sc.warning = PlaneScene::tr("Careful: %1 has the largest weight, yet %2 looks closer to the query in this "
+                                    "picture; the dimensions not shown decide.")
+                         .arg(name, sc.keyLabels.value(best));
+    }
+}
+
 } // namespace
 
 PlaneScene makePlaneScene(const Scenario &s, const Trace &t, const PlaneSettings &settings)
@@ -152,9 +283,18 @@ PlaneScene makePlaneScene(const Scenario &s, const Trace &t, const PlaneSettings
             sc.output = ht.output.row(sc.query).transpose();
         }
     }
+    if (settings.hideWeights)
+        hideSceneWeights(sc);
     sc.queryLabels = toLabels(queryLabels(s));
     sc.keyLabels = toLabels(keyLabels(s));
     writeText(sc, s);
+    sc.similarity = s.similarity;
+    if (sc.d > 0 && !t.heads.empty()) {
+        const Matrix &qm = matrix(s, sc.queryMatrix), &km = matrix(s, sc.keyMatrix);
+        const HeadTrace &ht = t.heads[std::size_t(sc.head)];
+        addGeometry(sc, ht.weights.row(sc.query).transpose());
+        measureView(sc, qm.middleCols(sc.columnOffset, sc.d), km.middleCols(sc.columnOffset, sc.d), ht);
+    }
 
     const int nq = int(sc.queries.rows()), nk = int(sc.keys.rows());
     auto inRange = [&](const PlaneTarget &target) {
@@ -185,6 +325,13 @@ QString PlaneScene::nameOf(const PlaneTarget &t) const
     if (t.role == PlaneRole::Query)
         return (projected ? tr("embedding %1") : tr("query %1")).arg(queryLabels.value(t.index));
     return (projected ? (selfAttention ? tr("embedding %1") : tr("source %1")) : tr("key %1")).arg(keyLabels.value(t.index));
+}
+
+void hideSceneWeights(PlaneScene &sc)
+{
+    sc.hideWeights = true;
+    sc.weights.setZero();
+    sc.output.reset();
 }
 
 } // namespace attn

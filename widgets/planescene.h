@@ -54,6 +54,25 @@ struct PlaneSettings {
     int hoveredKey = -1;        // a key lit elsewhere (the maps) for the selected query
     int selectedKey = -1;       // the key the arrow keys move (a dashed ring), or -1
     PlaneTarget dragged;        // the vector being dragged, if any
+    bool hideWeights = false;   // predict, then reveal: no weights, discs or output shown
+};
+
+// The geometry the similarity compares (issue 10's "plane that tells the
+// truth"), in plane coordinates.
+struct PlaneCircle {
+    Eigen::Vector2d centre = Eigen::Vector2d::Zero();
+    double radius = 0;
+    int key = -1; // the key the circle passes through; -1: the unit circle
+};
+struct PlaneProjection {
+    int key = -1;
+    Eigen::Vector2d foot = Eigen::Vector2d::Zero(); // the key's foot on the query's line
+    double length = 0;                             // signed: k·q/|q| in the plane
+};
+struct PlaneAngle {
+    int key = -1;
+    double from = 0, to = 0; // radians: the query's direction, the key's
+    double degrees = 0;      // the angle between them, 0 … 180
 };
 
 struct PlaneScene {
@@ -98,10 +117,35 @@ public:
 
     bool forFigure = false;
     bool keysDraggable = false;
+    bool hideWeights = false; // the weights are hidden: equal discs, no numbers, no output
     PlaneTarget hovered;
     int hoveredKey = -1; // the key ringed as hovered (the plane's own hover or the maps')
     int selectedKey = -1;
     PlaneTarget dragged;
+
+    // What the similarity compares, drawn for the selected query and its
+    // open keys (none when the query is fully masked or has length 0):
+    //   distance (−‖q − k‖²): a circle around the query through each key;
+    //   cosine: the unit circle (key −1) and each key's angle to the query;
+    //   dot: each key's projection onto the query's direction.
+    Similarity similarity = Similarity::Dot;
+    std::vector<PlaneCircle> circles;
+    std::vector<PlaneAngle> angles;
+    std::vector<PlaneProjection> projections;
+    std::optional<Eigen::Vector2d> queryDirection; // dot: the unit direction of the query's line
+
+    // How much the plane shows when d > 2 (1 when it shows everything):
+    // spreadShown, the share of Σ‖v‖² of the keys and queries drawn that
+    // lies in the plane (PCA: explained(0) + explained(1)); keyShown, each
+    // key's share of its own ‖k‖² in the plane (1 for a zero key).
+    double spreadShown = 1.0;
+    Eigen::VectorXd keyShown; // n_k
+    QString shownText;        // "In view: 83% of the spread", "In view: a 100% · b 0% …"; empty when d <= 2
+    // The picture can mislead: the key with the largest weight points away
+    // from the query in the picture, or another key looks more similar
+    // there. The key, and a sentence saying so; -1 and empty otherwise.
+    int misleadingKey = -1;
+    QString warning;
 
     bool isEmpty() const { return d == 0; }
     // The title and the whole note, as one text.
@@ -117,5 +161,9 @@ public:
 // The scene of `s` (with its trace `t`) as `settings` choose to show it.
 // Pure: the same arguments give the same scene.
 PlaneScene makePlaneScene(const Scenario &s, const Trace &t, const PlaneSettings &settings);
+
+// What PlaneSettings::hideWeights does to a scene: zero weights (equal
+// discs), no output, hideWeights set (no numbers in labels or tooltips).
+void hideSceneWeights(PlaneScene &sc);
 
 } // namespace attn

@@ -2,11 +2,14 @@
 
 #include "atomicwrite.h"
 #include "attention.h"
+#include "compare.h"
+#include "comparefigure.h"
 #include "version.h"
 #include "experiment.h"
 #include "figureexport.h"
 #include "trace_csv.h"
 #include "lessons.h"
+#include "modelcmd.h"
 #include "scenario_json.h"
 #include "trace_json.h"
 #include "trace_text.h"
@@ -14,7 +17,9 @@
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 
 #include <cmath>
 #include <optional>
@@ -32,14 +37,37 @@ const char *const kUsage = R"(Usage:
       The whole attention chain: scores, scaled, mask, weights, output.
   attention-lab-cli presets
       The built-in lessons, one line each.
-  attention-lab-cli experiment scaling [--dk N] [--seed S] [--trials T]
+  attention-lab-cli experiment scaling [--dk N[,N...]] [--seed S] [--trials T] [--keys N]
+                    [--format text|json] [--python-draw]
       Why divide by sqrt(d_k): raw against scaled scores of random q, k.
+      Several d_k (e.g. --dk 1,4,16,64,256,1024), --keys or --format json: the
+      lab's numbers per d_k for raw q.k, q.k/sqrt(d_k) and q.k/d_k: mean,
+      variance, and over a row of n = --keys random keys (default 8) the mean
+      max weight, mean entropy (nats) and the saturated fraction (max weight
+      > 0.99); "three_way" the same for softmax([s, 0, 0]); the histograms.
+      JSON: {"experiments": [{"dk", "trials", "keys", "raw", "sqrt_dk", "by_dk",
+      "histogram": {"raw", "sqrt_dk", "by_dk"}}]} ("dk" is d_k; "by_dk" is q.k/d_k).
+      --python-draw: the single draw of seed 000's own Python code for --seed
+      and each --dk (CPython's random.seed and random.gauss): raw, scaled,
+      max weight and entropy of softmax([s, 0, 0]).
+  attention-lab-cli compare A.json|--preset A  B.json|--preset-b B
+                    [--align-by-token] [--stage STAGE] [--format text|json]
+      The largest |B - A| per stage and head: scores, scaled, masked,
+      weights, output, concat, final_output. Heads, rows and columns are
+      1-based (as --head and --query); "at" is [row, col] in A's order, null
+      when every cell agrees. --align-by-token: B holds A's tokens in another
+      order; its rows and columns are put in A's order first.
   attention-lab-cli export FILE.json|--preset NAME --out DIR [--format png,svg,pdf]
                     [--size WxH] [--scale S] [--stages scores,scaled,masked,weights,output,plane,dashboard]
                     [--head H|all] [--values auto|always|never] [--gradient viridis|cividis|magma]
                     [--diverging blue-red|purple-orange] [--numbers csv,json]
                     [--query N] [--plane-axes I,J|pca]
+                    [--compare B.json|--compare-preset B [--align-by-token]]
       Figures for slides, one file per stage and format, without a display.
+      With --compare: for each map stage, the A/B figure (A | B | B - A,
+      NAME_compare_STAGE.png) and the difference map (NAME_diff_STAGE.png).
+  attention-lab-cli model info|trace|export [--model DIR|builtin] [--text "..."] [--layer L --head H]
+      A GPT-2 model's every layer and head (docs/model.md); export: --out DIR or --scenario FILE.
   attention-lab-cli --help | --version
 )";
 
@@ -181,49 +209,238 @@ QString fixed(double v, int decimals = 4)
     return s.startsWith(QLatin1Char('-')) && s.count(QLatin1Char('0')) == s.size() - 2 ? s.mid(1) : s;
 }
 
-int experiment(const QStringList &args, QTextStream &out)
+// Removes a flag (an option without a value) from args; true if it was there.
+bool takeFlag(QStringList &args, const QString &flag)
 {
-    Options o = parseOptions(args, {QStringLiteral("--dk"), QStringLiteral("--seed"), QStringLiteral("--trials")});
+    bool found = false;
+    for (qsizetype i = args.size() - 1; i >= 0; --i)
+        if (args[i] == flag) {
+            if (found)
+                throw UsageError{QStringLiteral("%1 is given twice").arg(flag)};
+            args.removeAt(i);
+            found = true;
+        }
+    return found;
+}
+
+QString formatOption(Options &o)
+{
+    const QString format = o.take(QStringLiteral("--format")).value_or(QStringLiteral("text"));
+    if (format != QLatin1String("text") && format != QLatin1String("json"))
+        throw UsageError{QStringLiteral("--format: unknown value \"%1\"; expected text or json").arg(format)};
+    return format;
+}
+
+QJsonObject softmaxJson(const SoftmaxSummary &s)
+{
+    return QJsonObject{{QStringLiteral("max_weight"), s.meanMaxWeight},
+                       {QStringLiteral("entropy"), s.meanEntropy},
+                       {QStringLiteral("saturated"), s.saturatedFraction}};
+}
+
+QJsonObject seriesJson(const ScalingSeries &s)
+{
+    QJsonObject o = softmaxJson(s.keys);
+    o.insert(QStringLiteral("divisor"), s.divisor);
+    o.insert(QStringLiteral("mean"), s.mean);
+    o.insert(QStringLiteral("variance"), s.variance);
+    o.insert(QStringLiteral("theory_variance"), s.theoryVariance);
+    o.insert(QStringLiteral("three_way"), softmaxJson(s.threeWay));
+    return o;
+}
+
+QJsonObject histogramJson(const ScoreHistogram &h)
+{
+    QJsonArray counts, theory;
+    for (int c : h.counts)
+        counts.append(c);
+    for (double c : h.theoryCount)
+        theory.append(c);
+    return QJsonObject{{QStringLiteral("lo"), h.lo},         {QStringLiteral("hi"), h.hi},
+                       {QStringLiteral("bin_width"), h.binWidth()}, {QStringLiteral("counts"), counts},
+                       {QStringLiteral("below"), h.below},   {QStringLiteral("above"), h.above},
+                       {QStringLiteral("theory_counts"), theory}};
+}
+
+QJsonObject handoutJson(const HandoutDraw &d)
+{
+    return QJsonObject{{QStringLiteral("seed"), QString::number(d.seed).toDouble()},
+                       {QStringLiteral("dk"), d.dk},
+                       {QStringLiteral("raw"), d.raw},
+                       {QStringLiteral("scaled"), d.scaled},
+                       {QStringLiteral("raw_max_weight"), d.rawMaxWeight},
+                       {QStringLiteral("raw_entropy"), d.rawEntropy},
+                       {QStringLiteral("scaled_max_weight"), d.scaledMaxWeight},
+                       {QStringLiteral("scaled_entropy"), d.scaledEntropy}};
+}
+
+int experiment(const QStringList &givenArgs, QTextStream &out)
+{
+    QStringList args = givenArgs;
+    const bool pythonDraw = takeFlag(args, QStringLiteral("--python-draw"));
+    Options o = parseOptions(args, {QStringLiteral("--dk"), QStringLiteral("--seed"), QStringLiteral("--trials"),
+                                    QStringLiteral("--keys"), QStringLiteral("--format")});
     if (o.positional.size() != 1 || o.positional.first() != QLatin1String("scaling"))
-        throw UsageError{QStringLiteral("the experiment there is: experiment scaling [--dk N] [--seed S] [--trials T]")};
-    const int dk = int(parseInteger(QStringLiteral("--dk"), o.take(QStringLiteral("--dk")).value_or(QStringLiteral("64")),
-                                    1, kMaxExperimentDk));
+        throw UsageError{QStringLiteral("the experiment there is: experiment scaling [--dk N[,N...]] [--seed S] [--trials T] "
+                                        "[--keys N] [--format text|json] [--python-draw]")};
+    const QString format = formatOption(o);
+    const std::optional<QString> keysText = o.take(QStringLiteral("--keys"));
+    QList<int> dks;
+    const QString dkText = o.take(QStringLiteral("--dk")).value_or(QStringLiteral("64"));
+    for (const QString &part : dkText.split(QLatin1Char(','))) {
+        const int dk = int(parseInteger(QStringLiteral("--dk"), part.trimmed(), 1, kMaxExperimentDk));
+        if (!dks.contains(dk))
+            dks << dk;
+    }
     const auto seed = std::uint64_t(parseInteger(QStringLiteral("--seed"),
                                                  o.take(QStringLiteral("--seed")).value_or(QStringLiteral("7")), 0,
                                                  std::numeric_limits<long long>::max()));
+    const bool lab = dks.size() > 1 || keysText || format == QLatin1String("json");
     const int trials = int(parseInteger(QStringLiteral("--trials"),
-                                        o.take(QStringLiteral("--trials")).value_or(QStringLiteral("10000")), 2,
-                                        kMaxExperimentTrials));
-    if (double(dk) * trials > kMaxExperimentDraws)
-        throw UsageError{QStringLiteral("--dk × --trials = %1 is more than the limit of %2 (about a minute of work)")
-                             .arg(double(dk) * trials, 0, 'g', 6)
-                             .arg(kMaxExperimentDraws, 0, 'g', 6)};
-    const ScalingExperiment e = runScalingExperiment(dk, seed, trials);
+                                        o.take(QStringLiteral("--trials")).value_or(lab ? QStringLiteral("20000")
+                                                                                        : QStringLiteral("10000")),
+                                        2, kMaxExperimentTrials));
+    const int keys = keysText ? int(parseInteger(QStringLiteral("--keys"), *keysText, kMinLabKeys, kMaxLabKeys)) : 8;
 
-    out << "Scaling experiment: q, k ~ N(0, I) in d_k = " << dk << " dimensions, " << trials
-        << " trials, seed " << seed << "\n";
-    out << "Theory: Var(q·k) = d_k = " << dk << "; Var(q·k / √d_k) = 1. Softmax of [score, 0, 0]: max entropy ln 3 = "
-        << fixed(std::log(3.0)) << "\n\n";
-    out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
-               .arg(QString(), -16)
-               .arg(QStringLiteral("mean"), 10)
-               .arg(QStringLiteral("variance"), 12)
-               .arg(QStringLiteral("max weight"), 12)
-               .arg(QStringLiteral("entropy"), 10)
-               .arg(QStringLiteral("saturated"), 11);
-    auto line = [&out](const QString &name, const ScoreSummary &s) {
+    // --python-draw: seed 000's single draw, nothing else.
+    if (pythonDraw) {
+        QJsonArray draws;
+        for (int dk : dks) {
+            const HandoutDraw d = handoutDraw(seed, dk);
+            if (format == QLatin1String("json")) {
+                draws.append(handoutJson(d));
+                continue;
+            }
+            out << "Seed 000's code: random.seed(" << seed << "), q and k of " << dk
+                << " random.gauss(0, 1) each (CPython's generator)\n";
+            out << QStringLiteral("%1 %2 %3 %4\n")
+                       .arg(QString(), -16)
+                       .arg(QStringLiteral("score"), 12)
+                       .arg(QStringLiteral("max weight"), 12)
+                       .arg(QStringLiteral("entropy"), 10);
+            out << QStringLiteral("%1 %2 %3 %4\n")
+                       .arg(QStringLiteral("raw q·k"), -16)
+                       .arg(fixed(d.raw), 12)
+                       .arg(fixed(d.rawMaxWeight), 12)
+                       .arg(fixed(d.rawEntropy), 10);
+            out << QStringLiteral("%1 %2 %3 %4\n")
+                       .arg(QStringLiteral("scaled q·k/√d_k"), -16)
+                       .arg(fixed(d.scaled), 12)
+                       .arg(fixed(d.scaledMaxWeight), 12)
+                       .arg(fixed(d.scaledEntropy), 10);
+            if (seed == 7 && dk == 64)
+                out << "The handout prints " << fixed(kHandoutPrintedRaw, 2) << " and " << fixed(kHandoutPrintedScaled, 2)
+                    << ": numbers its own code does not produce (see docs/lessons.md).\n";
+            out << "max weight and entropy (nats) of softmax([score, 0, 0]), entropy as the code writes it: -Σ p ln(p + 1e-12).\n";
+        }
+        if (format == QLatin1String("json"))
+            out << QJsonDocument(QJsonObject{{QStringLiteral("python_draw"), draws}}).toJson(QJsonDocument::Indented);
+        return 0;
+    }
+
+    if (!lab) {
+        const int dk = dks.first();
+        if (double(dk) * trials > kMaxExperimentDraws)
+            throw UsageError{QStringLiteral("--dk × --trials = %1 is more than the limit of %2 (about a minute of work)")
+                                 .arg(double(dk) * trials, 0, 'g', 6)
+                                 .arg(kMaxExperimentDraws, 0, 'g', 6)};
+        const ScalingExperiment e = runScalingExperiment(dk, seed, trials);
+
+        out << "Scaling experiment: q, k ~ N(0, I) in d_k = " << dk << " dimensions, " << trials
+            << " trials, seed " << seed << "\n";
+        out << "Theory: Var(q·k) = d_k = " << dk << "; Var(q·k / √d_k) = 1. Softmax of [score, 0, 0]: max entropy ln 3 = "
+            << fixed(std::log(3.0)) << "\n\n";
         out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
-                   .arg(name, -16)
-                   .arg(fixed(s.mean), 10)
-                   .arg(fixed(s.variance), 12)
-                   .arg(fixed(s.meanMaxWeight), 12)
-                   .arg(fixed(s.meanEntropy), 10)
-                   .arg(fixed(100 * s.saturatedFraction, 1) + QStringLiteral("%"), 11);
-    };
-    line(QStringLiteral("raw q·k"), e.raw);
-    line(QStringLiteral("scaled q·k/√d_k"), e.scaled);
-    out << "\nmax weight and entropy are means over the trials of softmax([score, 0, 0]);\n"
-           "saturated: trials whose max weight exceeds 0.99 (softmax is nearly one-hot, its gradient nearly 0).\n";
+                   .arg(QString(), -16)
+                   .arg(QStringLiteral("mean"), 10)
+                   .arg(QStringLiteral("variance"), 12)
+                   .arg(QStringLiteral("max weight"), 12)
+                   .arg(QStringLiteral("entropy"), 10)
+                   .arg(QStringLiteral("saturated"), 11);
+        auto line = [&out](const QString &name, const ScoreSummary &s) {
+            out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+                       .arg(name, -16)
+                       .arg(fixed(s.mean), 10)
+                       .arg(fixed(s.variance), 12)
+                       .arg(fixed(s.meanMaxWeight), 12)
+                       .arg(fixed(s.meanEntropy), 10)
+                       .arg(fixed(100 * s.saturatedFraction, 1) + QStringLiteral("%"), 11);
+        };
+        line(QStringLiteral("raw q·k"), e.raw);
+        line(QStringLiteral("scaled q·k/√d_k"), e.scaled);
+        out << "\nmax weight and entropy are means over the trials of softmax([score, 0, 0]);\n"
+               "saturated: trials whose max weight exceeds 0.99 (softmax is nearly one-hot, its gradient nearly 0).\n";
+        return 0;
+    }
+
+    // The lab's numbers for each d_k; every run checked before any starts.
+    std::vector<ScalingLabParams> runs;
+    for (int dk : dks) {
+        ScalingLabParams p;
+        p.dk = dk;
+        p.seed = seed;
+        p.trials = trials;
+        p.keys = keys;
+        const std::string why = checkScalingLab(p);
+        if (!why.empty())
+            throw UsageError{QStringLiteral("--dk %1: %2").arg(dk).arg(QString::fromStdString(why))};
+        runs.push_back(p);
+    }
+    QJsonArray experiments;
+    if (format == QLatin1String("text")) {
+        out << "Scaling lab: q, k ~ N(0, I), " << trials << " trials, seed " << seed << ", rows of " << keys
+            << " random keys\n\n";
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8\n")
+                   .arg(QStringLiteral("d_k"), 6)
+                   .arg(QStringLiteral("score"), -10)
+                   .arg(QStringLiteral("mean"), 10)
+                   .arg(QStringLiteral("variance"), 12)
+                   .arg(QStringLiteral("theory"), 12)
+                   .arg(QStringLiteral("max weight"), 11)
+                   .arg(QStringLiteral("entropy"), 9)
+                   .arg(QStringLiteral("saturated"), 10);
+    }
+    for (const ScalingLabParams &p : runs) {
+        const ScalingLab r = runScalingLab(p);
+        if (format == QLatin1String("json")) {
+            QJsonObject e{{QStringLiteral("dk"), p.dk},
+                          {QStringLiteral("trials"), p.trials},
+                          {QStringLiteral("keys"), p.keys},
+                          {QStringLiteral("seed"), QString::number(p.seed).toDouble()}};
+            // "dk" is d_k itself, so the ÷d_k series is "by_dk".
+            QJsonObject histograms;
+            for (ScoreScaling sc : kAllScoreScalings) {
+                const QString key = sc == ScoreScaling::Dk ? QStringLiteral("by_dk") : QString::fromLatin1(scalingKey(sc));
+                e.insert(key, seriesJson(r.of(sc)));
+                histograms.insert(key, histogramJson(r.of(sc).histogram));
+            }
+            e.insert(QStringLiteral("histogram"), histograms);
+            experiments.append(e);
+            continue;
+        }
+        for (ScoreScaling sc : kAllScoreScalings) {
+            const ScalingSeries &s = r.of(sc);
+            const QString name = sc == ScoreScaling::Raw ? QStringLiteral("q·k")
+                : sc == ScoreScaling::SqrtDk             ? QStringLiteral("q·k/√d_k")
+                                                         : QStringLiteral("q·k/d_k");
+            out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8\n")
+                       .arg(sc == ScoreScaling::Raw ? QString::number(p.dk) : QString(), 6)
+                       .arg(name, -10)
+                       .arg(fixed(s.mean), 10)
+                       .arg(fixed(s.variance), 12)
+                       .arg(QString::number(s.theoryVariance, 'g', 6), 12)
+                       .arg(fixed(s.keys.meanMaxWeight), 11)
+                       .arg(fixed(s.keys.meanEntropy), 9)
+                       .arg(fixed(100 * s.keys.saturatedFraction, 1) + QStringLiteral("%"), 10);
+        }
+    }
+    if (format == QLatin1String("json")) {
+        out << QJsonDocument(QJsonObject{{QStringLiteral("experiments"), experiments}}).toJson(QJsonDocument::Indented);
+    } else {
+        out << "\nmax weight and entropy (nats): means over the trials of the softmax of a row of " << keys
+            << " scores q·k_j;\nsaturated: rows whose max weight exceeds 0.99. JSON (--format json) adds softmax([s, 0, 0]) "
+               "and the histograms.\n";
+    }
     return 0;
 }
 
@@ -235,9 +452,12 @@ QStringList splitList(const QString &text)
     return out;
 }
 
-int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
+int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
 {
-    Options o = parseOptions(args, {QStringLiteral("--preset"), QStringLiteral("--out"), QStringLiteral("--format"),
+    QStringList args = givenArgs;
+    const bool alignCompare = takeFlag(args, QStringLiteral("--align-by-token"));
+    Options o = parseOptions(args, {QStringLiteral("--compare"), QStringLiteral("--compare-preset"),
+                                    QStringLiteral("--preset"), QStringLiteral("--out"), QStringLiteral("--format"),
                                     QStringLiteral("--size"), QStringLiteral("--scale"), QStringLiteral("--stages"),
                                     QStringLiteral("--head"), QStringLiteral("--values"), QStringLiteral("--gradient"),
                                     QStringLiteral("--diverging"), QStringLiteral("--numbers"), QStringLiteral("--query"),
@@ -279,8 +499,22 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
             throw UsageError{QStringLiteral("--scale: must be a number from 1 to 4 (got %1)").arg(*text)};
     }
 
+    // --compare B: the A/B figures of the map stages instead of A's own.
+    const std::optional<QString> compareFile = o.take(QStringLiteral("--compare"));
+    const std::optional<QString> comparePreset = o.take(QStringLiteral("--compare-preset"));
+    if (compareFile && comparePreset)
+        throw UsageError{QStringLiteral("give --compare FILE or --compare-preset NAME, not both")};
+    const bool comparing = compareFile || comparePreset;
+    if (alignCompare && !comparing)
+        throw UsageError{QStringLiteral("--align-by-token goes with --compare B.json")};
     const QStringList stageNames = splitList(o.take(QStringLiteral("--stages"))
-                                                 .value_or(QStringLiteral("scores,scaled,masked,weights,output,plane")));
+                                                 .value_or(comparing ? QStringLiteral("scores,scaled,masked,weights,output")
+                                                                     : QStringLiteral("scores,scaled,masked,weights,output,plane")));
+    if (comparing)
+        for (const QString &name : stageNames)
+            if (!stageFromKey(name))
+                throw UsageError{QStringLiteral("--stages: with --compare, the stages are maps: scores, scaled, masked, "
+                                                "weights or output (not \"%1\")").arg(name)};
     for (const QString &name : stageNames)
         if (name != QLatin1String("plane") && name != QLatin1String("dashboard") && !stageFromKey(name))
             throw UsageError{QStringLiteral("--stages: unknown stage \"%1\"; expected scores, scaled, masked, weights, "
@@ -334,6 +568,17 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const Scenario &s = std::get<Scenario>(src.loaded);
     const Trace t = compute(s);
+    std::optional<Scenario> compareB;
+    if (comparing) {
+        const Source b = compareFile ? Source{*compareFile, loadScenarioFile(*compareFile)}
+                                     : Source{QStringLiteral("--compare-preset %1").arg(*comparePreset),
+                                              loadLesson(*comparePreset)};
+        if (const auto *p = std::get_if<Problem>(&b.loaded)) {
+            err << "attention-lab-cli: " << problemLine(b.origin, *p) << "\n";
+            return kBadInput;
+        }
+        compareB = std::get<Scenario>(b.loaded);
+    }
 
     // The plane's query and axes, as the window's plane panel chooses them.
     PlaneView planeView;
@@ -389,6 +634,22 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
         return true;
     };
 
+    if (compareB) {
+        const Trace tb = compute(*compareB);
+        for (int head : heads)
+            for (const QString &name : stageNames) {
+                const CompareMaps maps = compareMaps(s, t, *compareB, tb, *stageFromKey(name), head, alignCompare);
+                for (FigureFormat format : formats) {
+                    if (!write(stem + QStringLiteral("_compare_") + figureFileName(name, head, s.heads, format),
+                               renderCompareFigure(maps, style, format, size))
+                        || !write(stem + QStringLiteral("_diff_") + figureFileName(name, head, s.heads, format),
+                                  renderDifferenceFigure(maps, style, format, size)))
+                        return kBadInput;
+                }
+            }
+        return 0;
+    }
+
     for (int head : heads) {
         style.stage.head = head;
         for (const QString &name : stageNames) {
@@ -422,6 +683,159 @@ int exportFigures(const QStringList &args, QTextStream &out, QTextStream &err)
     return 0;
 }
 
+// A and B for compare: FILE or --preset NAME for A, FILE or --preset-b NAME for B.
+struct ComparePair {
+    Source a, b;
+};
+
+ComparePair loadComparePair(Options &o)
+{
+    const auto presetA = o.take(QStringLiteral("--preset"));
+    const auto presetB = o.take(QStringLiteral("--preset-b"));
+    const qsizetype files = o.positional.size();
+    if (files + (presetA ? 1 : 0) + (presetB ? 1 : 0) != 2)
+        throw UsageError{QStringLiteral("name two scenarios, A and B: two files, or --preset A and a file or --preset-b B")};
+    ComparePair p;
+    if (presetA)
+        p.a = {QStringLiteral("--preset %1").arg(*presetA), loadLesson(*presetA)};
+    else {
+        const QString file = o.positional.takeFirst();
+        p.a = {file, loadScenarioFile(file)};
+    }
+    if (presetB)
+        p.b = {QStringLiteral("--preset-b %1").arg(*presetB), loadLesson(*presetB)};
+    else {
+        const QString file = o.positional.takeFirst();
+        p.b = {file, loadScenarioFile(file)};
+    }
+    return p;
+}
+
+QString compareLabel(const Scenario &s, const StageDifference &d, bool row)
+{
+    const int i = row ? d.row : d.col;
+    if (i < 0)
+        return {};
+    if (!row && (d.stage == CompareStage::Output || !isPerHead(d.stage)))
+        return QStringLiteral("d%1").arg(i + 1);
+    const auto labels = row ? queryLabels(s) : keyLabels(s);
+    return i < int(labels.size()) ? QString::fromStdString(labels[std::size_t(i)]) : QString();
+}
+
+int compare(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
+{
+    QStringList args = givenArgs;
+    const bool align = takeFlag(args, QStringLiteral("--align-by-token"));
+    Options o = parseOptions(args, {QStringLiteral("--preset"), QStringLiteral("--preset-b"), QStringLiteral("--stage"),
+                                    QStringLiteral("--format")});
+    const QString format = formatOption(o);
+    std::optional<CompareStage> only;
+    if (const auto stage = o.take(QStringLiteral("--stage"))) {
+        only = compareStageFromKey(stage->trimmed().toLower().toStdString());
+        if (!only)
+            throw UsageError{QStringLiteral("--stage: unknown stage \"%1\"; expected scores, scaled, masked, weights, "
+                                            "output, concat or final_output").arg(*stage)};
+    }
+    ComparePair pair = loadComparePair(o);
+    for (const Source *src : {&pair.a, &pair.b})
+        if (const auto *p = std::get_if<Problem>(&src->loaded)) {
+            err << "attention-lab-cli: " << problemLine(src->origin, *p) << "\n";
+            return kBadInput;
+        }
+    const Scenario &a = std::get<Scenario>(pair.a.loaded);
+    const Scenario &b = std::get<Scenario>(pair.b.loaded);
+    std::string why;
+    const bool alignable = tokenAlignment(a, b, &why).has_value();
+    const Comparison c = compareScenarios(a, b, align, only);
+    const bool same = c.aligned && c.maxAbsDiff() < kSameNumbers;
+
+    if (format == QLatin1String("json")) {
+        QJsonArray stages;
+        for (const StageDifference &d : c.stages) {
+            QJsonObject s{{QStringLiteral("stage"), QString::fromLatin1(compareStageKey(d.stage))},
+                          {QStringLiteral("head"), d.head >= 0 ? QJsonValue(d.head + 1) : QJsonValue()}};
+            if (!d.comparable) {
+                s.insert(QStringLiteral("max_abs_diff"), QJsonValue());
+                s.insert(QStringLiteral("at"), QJsonValue());
+                s.insert(QStringLiteral("why"), QString::fromStdString(d.why));
+            } else {
+                s.insert(QStringLiteral("max_abs_diff"), d.maxAbsDiff);
+                s.insert(QStringLiteral("at"), d.row >= 0 ? QJsonValue(QJsonArray{d.row + 1, d.col + 1}) : QJsonValue());
+                if (d.row >= 0)
+                    s.insert(QStringLiteral("at_labels"), QJsonArray{compareLabel(a, d, true), compareLabel(a, d, false)});
+                if (d.blockedInOne > 0)
+                    s.insert(QStringLiteral("blocked_in_one"), d.blockedInOne);
+            }
+            stages.append(s);
+        }
+        QJsonObject root{{QStringLiteral("a"), pair.a.origin},
+                         {QStringLiteral("b"), pair.b.origin},
+                         {QStringLiteral("aligned"), c.aligned},
+                         {QStringLiteral("indices"), QStringLiteral("1-based")},
+                         {QStringLiteral("encoding"), c.encodingUsed},
+                         {QStringLiteral("max_abs_diff"), c.maxAbsDiff()},
+                         {QStringLiteral("same_numbers_reordered"), same},
+                         {QStringLiteral("stages"), stages}};
+        if (c.aligned) {
+            QJsonArray order;
+            for (int i : c.order)
+                order.append(i + 1);
+            root.insert(QStringLiteral("order"), order);
+        } else if (align) {
+            root.insert(QStringLiteral("why_not_aligned"), QString::fromStdString(why));
+        }
+        out << QJsonDocument(root).toJson(QJsonDocument::Indented);
+        return 0;
+    }
+
+    out << "A: " << safe(pair.a.origin) << "  " << safe(QString::fromStdString(a.title)) << "\n";
+    out << "B: " << safe(pair.b.origin) << "  " << safe(QString::fromStdString(b.title)) << "\n";
+    if (c.aligned)
+        out << "Aligned by token: B's rows and columns put in A's token order.\n";
+    else if (align)
+        out << "Not aligned: " << safe(QString::fromStdString(why)) << "\n";
+    else if (alignable && c.order.empty() && queryLabels(a) != queryLabels(b))
+        out << "A and B hold the same tokens in another order: --align-by-token compares them token by token.\n";
+    out << "Rows and columns 1-based, in A's order.\n\n";
+    out << QStringLiteral("%1 %2 %3  %4\n")
+               .arg(QStringLiteral("stage"), -13)
+               .arg(QStringLiteral("head"), 4)
+               .arg(QStringLiteral("max |B - A|"), 14)
+               .arg(QStringLiteral("at (row, col)"));
+    for (const StageDifference &d : c.stages) {
+        QString value, at;
+        if (!d.comparable) {
+            value = QStringLiteral("-");
+            at = safe(QString::fromStdString(d.why));
+        } else {
+            value = d.maxAbsDiff == 0 ? QStringLiteral("0")
+                : d.maxAbsDiff < 5e-5 ? QString::number(d.maxAbsDiff, 'e', 2)
+                                      : fixed(d.maxAbsDiff, 6);
+            if (d.row >= 0)
+                at = QStringLiteral("(%1, %2)  %3 → %4")
+                         .arg(d.row + 1)
+                         .arg(d.col + 1)
+                         .arg(safe(compareLabel(a, d, true)), safe(compareLabel(a, d, false)));
+            if (d.blockedInOne > 0)
+                at += QStringLiteral("  (%1 cells blocked in one only)").arg(d.blockedInOne);
+        }
+        out << QStringLiteral("%1 %2 %3  %4\n")
+                   .arg(QString::fromLatin1(compareStageKey(d.stage)), -13)
+                   .arg(d.head >= 0 ? QString::number(d.head + 1) : QStringLiteral("-"), 4)
+                   .arg(value, 14)
+                   .arg(at);
+    }
+    out << "\n";
+    if (same)
+        out << "The same numbers, reordered: attention alone cannot see word order.\n";
+    else if (c.aligned)
+        out << "Not only reordered: the largest difference is " << QString::number(c.maxAbsDiff(), 'g', 6)
+            << (c.encodingUsed ? " (a positional encoding tells the positions apart).\n" : ".\n");
+    else
+        out << "Largest difference over every stage: " << QString::number(c.maxAbsDiff(), 'g', 6) << "\n";
+    return 0;
+}
+
 int runCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     if (args.isEmpty() || args.first() == QLatin1String("--help") || args.first() == QLatin1String("-h")
@@ -448,7 +862,11 @@ int runCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return experiment(rest, out);
         if (command == QLatin1String("export"))
             return exportFigures(rest, out, err);
-        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, presets, experiment, export (see --help)")
+        if (command == QLatin1String("model"))
+            return modelCommand(rest, out, err);
+        if (command == QLatin1String("compare"))
+            return compare(rest, out, err);
+        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, presets, experiment, export, compare (see --help)")
                              .arg(command)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: " << safe(command) << ": " << safe(e.message) << "\n";

@@ -85,8 +85,10 @@ int main(int argc, char *argv[])
     std::signal(SIGXFSZ, SIG_IGN);
 #endif
     attn::prepareRuntimeDir();
-    // Only export draws; it draws off screen, so it needs no display.
-    const bool draws = argc > 1 && qstrcmp(argv[1], "export") == 0;
+    // Only export and model export draw; off screen, so they need no display.
+    const bool draws = argc > 1
+                       && (qstrcmp(argv[1], "export") == 0
+                           || (qstrcmp(argv[1], "model") == 0 && argc > 2 && qstrcmp(argv[2], "export") == 0));
     if (draws && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     std::unique_ptr<QCoreApplication> app(draws ? new QApplication(argc, argv) : new QCoreApplication(argc, argv));

@@ -6,6 +6,8 @@
 
 #include "lessons.h"
 #include "mainwindow.h"
+#include "steppanel.h"
+#include "recovery.h"
 #include "version.h"
 #include "preferences.h"
 #include "runtimedir.h"
@@ -20,6 +22,7 @@
 #include <QTranslator>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 
 namespace {
@@ -40,6 +43,10 @@ void installTranslations(QApplication &app, const QString &language)
 
 int main(int argc, char *argv[])
 {
+#ifdef SIGXFSZ
+    // A file size limit fails the write (and the window says so) instead of killing the app.
+    std::signal(SIGXFSZ, SIG_IGN);
+#endif
     attn::prepareRuntimeDir();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("AttentionLab"));
@@ -65,6 +72,11 @@ int main(int argc, char *argv[])
                                   QStringLiteral("Open a view by name (lab, ...) and, with --screenshot, save that view."),
                                   QStringLiteral("NAME"));
     parser.addOptions({lesson, zoom, language, screenshot, size, tab, mapsOnly, show});
+    // Issue 11: start in step mode at step N (1-based), or with the answers hidden.
+    const QCommandLineOption stepOption(QStringLiteral("step"), QStringLiteral("Start in step mode at step N (1 = scores)."),
+                                        QStringLiteral("N"));
+    const QCommandLineOption hideOption(QStringLiteral("hide"), QStringLiteral("Start with the answers hidden (predict, then reveal)."));
+    parser.addOptions({stepOption, hideOption});
     parser.process(app);
 
     // Every option is checked before anything opens: a wrong one says so in
@@ -135,6 +147,19 @@ int main(int argc, char *argv[])
         window.setZoom(zoomFactor, false);
     if (parser.isSet(mapsOnly))
         window.setPanelsShown(false);
+    if (parser.isSet(hideOption))
+        window.setAnswersHidden(true);
+    if (parser.isSet(stepOption)) {
+        bool ok = false;
+        const int n = parser.value(stepOption).toInt(&ok);
+        const int count = window.classroom()->stepCount();
+        if (!ok || n < 1 || n > count)
+            return refuse(QStringLiteral("--step: a step from 1 to %1 for this lesson (got %2)").arg(count).arg(parser.value(stepOption)));
+        window.setStepMode(true);
+        window.classroom()->setStep(n - 1);
+    }
+    if (!scripted)
+        window.startRecovery(attn::Recovery::defaultFolder()); // after a crash: offers the lost work back
     QWidget *target = &window; // what --screenshot grabs
     if (parser.isSet(show)) {
         window.resize(windowSize);

@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 #include "windowexport.h"
+#include "recovery.h"
 
 #include "edit.h"
 #include "version.h"
@@ -19,6 +20,18 @@
 #include "trace_json.h"
 #include "planepanel.h"
 #include "scalinglabpanel.h"
+#include "compareview.h"
+#include "sweeppanel.h"
+#include "topkpanel.h"
+#include "steppanel.h"
+#include "guesspanel.h"
+#include "notespanel.h"
+#include "quizpanel.h"
+#include "planeplot.h"
+
+#include <QRegularExpression>
+#include <QSignalBlocker>
+#include <QToolBar>
 
 #include <QAction>
 #include <QActionGroup>
@@ -26,6 +39,7 @@
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -34,6 +48,7 @@
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
 #include <QStatusBar>
@@ -77,6 +92,9 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_baseFontSize = QApplication::font().pointSizeF() > 0 ? QApplication::font().pointSizeF() : 10.0;
     createViews();
     createMenus();
+    createSweeps();
+    createClassroom();
+    createCompare();
 
     connect(&m_doc, &Document::fileStateChanged, this, &MainWindow::updateTitle);
     connect(&m_doc, &Document::problemReported, this, &MainWindow::showProblem);
@@ -378,7 +396,7 @@ void MainWindow::createLessonsMenu()
         a->setToolTip(l.description);
         a->setStatusTip(l.description);
         connect(a, &QAction::triggered, this, [this, name = l.name] {
-            if (maybeSave())
+            if (maybeSwitch())
                 openLesson(name);
         });
     }
@@ -498,6 +516,36 @@ void MainWindow::setZoom(double zoom, bool announce)
         if (m_inputsDock && !m_inputsDock->isFloating())
             resizeDocks({m_inputsDock}, {int(std::min(400 * m_zoom, 0.42 * width()))}, Qt::Horizontal);
     });
+}
+
+void MainWindow::startRecovery(const QString &folder)
+{
+    // A scripted window (a test, a screenshot) autosaves but asks nothing.
+    const std::vector<RecoveredWork> left = m_interactive ? Recovery::leftovers(folder) : std::vector<RecoveredWork>();
+    for (const RecoveredWork &work : left) {
+        const QString name = !work.filePath.isEmpty() ? QFileInfo(work.filePath).fileName()
+                             : !work.current.title.empty() ? QString::fromStdString(work.current.title)
+                                                           : tr("Untitled");
+        QMessageBox box(QMessageBox::Question, tr("Restore unsaved work?"),
+                        tr("Attention Lab did not close properly. %1 has changes from %2 that were not saved.")
+                            .arg(name, QLocale().toString(work.changedAt, QLocale::LongFormat)),
+                        QMessageBox::NoButton, this);
+        QPushButton *restore = box.addButton(tr("&Restore"), QMessageBox::AcceptRole);
+        QPushButton *discard = box.addButton(tr("&Discard"), QMessageBox::DestructiveRole);
+        box.addButton(tr("Ask &later"), QMessageBox::RejectRole);
+        box.setDefaultButton(restore);
+        box.exec();
+        if (box.clickedButton() == restore) {
+            if (const auto p = Recovery::restore(m_doc, work))
+                showProblem(problemText(*p));
+            else
+                statusBar()->showMessage(tr("Restored the unsaved changes of %1").arg(name), 5000);
+            break; // one document a window
+        }
+        if (box.clickedButton() == discard)
+            Recovery::discard(work);
+    }
+    m_recovery = new Recovery(&m_doc, folder, this);
 }
 
 void MainWindow::registerView(const QString &name, ViewOpener open)
@@ -631,6 +679,7 @@ QString MainWindow::openLesson(const QString &name)
     s.description = local.description.toStdString();
     m_doc.replace(s, QString(), name);
     prefs::lastLesson.set(name);
+    openComparison(name); // a built-in comparison: A pinned beside it
     return QString();
 }
 
@@ -742,6 +791,455 @@ void MainWindow::updateRecentMenu()
             updateRecentMenu();
         });
     }
+}
+
+// ---- teaching in front of the class (issue 11) ----------------------------
+
+void MainWindow::createClassroom()
+{
+    m_classroom = new Classroom(&m_doc, this);
+    m_stepPanel = new StepPanel(&m_doc, m_classroom, m_sideTabs);
+    m_guessPanel = new GuessPanel(&m_doc, m_classroom, m_sideTabs);
+    // Before the positional tab, which stays last (turning an encoding on shows it).
+    m_sideTabs->insertTab(m_sideTabs->count() - 1, m_stepPanel, tr("&Steps"));
+    m_sideTabs->insertTab(m_sideTabs->count() - 1, m_guessPanel, tr("&Guess"));
+
+    m_notesPanel = new NotesPanel(&m_doc, m_classroom, this);
+    m_notesDock = new QDockWidget(tr("Lesson notes"), this);
+    m_notesDock->setObjectName(QStringLiteral("notesDock"));
+    m_notesDock->setWidget(m_notesPanel);
+    m_notesDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
+                             | QDockWidget::DockWidgetClosable);
+    addDockWidget(Qt::RightDockWidgetArea, m_notesDock);
+    m_notesDock->hide();
+
+    QMenu *menu = menuBar()->addMenu(tr("&Classroom"));
+    auto *bar = addToolBar(tr("Classroom"));
+    bar->setObjectName(QStringLiteral("classroomToolBar"));
+    m_stepAction = menu->addAction(tr("&Step through"));
+    m_stepAction->setCheckable(true);
+    m_stepAction->setShortcut(QKeySequence(Qt::Key_F6));
+    m_stepAction->setToolTip(tr("Step through the chain one stage at a time (F6); Left/Right or Page Up/Down step, "
+                                "Home/End jump"));
+    connect(m_stepAction, &QAction::toggled, this, &MainWindow::setStepMode);
+    bar->addAction(m_stepAction);
+    const std::pair<QList<QKeySequence>, void (Classroom::*)()> keys[] = {
+        {{QKeySequence(Qt::Key_Left), QKeySequence(Qt::Key_PageUp)}, &Classroom::previous},
+        {{QKeySequence(Qt::Key_Right), QKeySequence(Qt::Key_PageDown)}, &Classroom::next},
+        {{QKeySequence(Qt::Key_Home)}, &Classroom::first},
+        {{QKeySequence(Qt::Key_End)}, &Classroom::last}};
+    const QString names[] = {tr("Previous step"), tr("Next step"), tr("First step"), tr("Last step")};
+    for (int k = 0; k < 4; ++k) {
+        auto *a = new QAction(names[k], this);
+        a->setShortcuts(keys[k].first);
+        a->setEnabled(false); // only in step mode: the arrows belong to the tables and the plane otherwise
+        connect(a, &QAction::triggered, m_classroom, keys[k].second);
+        addAction(a);
+        menu->addAction(a);
+        if (k < 2)
+            bar->addAction(a);
+        m_stepKeys.push_back(a);
+    }
+    menu->addSeparator();
+    m_hideAction = menu->addAction(tr("&Hide the answers"));
+    m_hideAction->setCheckable(true);
+    m_hideAction->setShortcut(QKeySequence(Qt::Key_F7));
+    m_hideAction->setToolTip(tr("Predict, then reveal: weights and outputs show neither numbers nor colours (F7)"));
+    connect(m_hideAction, &QAction::toggled, this, &MainWindow::setAnswersHidden);
+    bar->addAction(m_hideAction);
+    QAction *hideScaled = menu->addAction(tr("Hide the scaled scores too"));
+    hideScaled->setCheckable(true);
+    connect(hideScaled, &QAction::toggled, m_classroom, &Classroom::setHideScaled);
+    QAction *guess = menu->addAction(tr("&Guess the row"), this, [this] {
+        m_sideTabs->setCurrentWidget(m_guessPanel);
+    });
+    bar->addAction(guess);
+    menu->addSeparator();
+    QAction *notes = m_notesDock->toggleViewAction();
+    notes->setText(tr("Lesson &notes"));
+    notes->setShortcut(QKeySequence(Qt::Key_F8));
+    menu->addAction(notes);
+    bar->addAction(notes);
+    QAction *quiz = menu->addAction(tr("&Quiz…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q), this, [this] { showQuiz(); });
+    bar->addAction(quiz);
+    connect(m_classroom, &Classroom::changed, this, &MainWindow::applyClassroom);
+    // A new lesson keeps the hide mode; its maps come back hidden (StageView).
+    connect(&m_doc, &Document::changed, this, [this] {
+        if (m_classroom->hidden())
+            applyClassroom();
+    });
+
+    registerView(QStringLiteral("steps"), [this]() -> QWidget * {
+        setStepMode(true);
+        m_sideTabs->setCurrentWidget(m_stepPanel);
+        return this;
+    });
+    registerView(QStringLiteral("notes"), [this]() -> QWidget * {
+        m_notesDock->show();
+        return this;
+    });
+    registerView(QStringLiteral("quiz"), [this]() -> QWidget * { return showQuiz()->window(); });
+    registerView(QStringLiteral("guess"), [this]() -> QWidget * {
+        m_sideTabs->setCurrentWidget(m_guessPanel);
+        return this;
+    });
+    applyClassroom();
+}
+
+void MainWindow::setStepMode(bool on)
+{
+    m_classroom->setStepMode(on);
+    if (on)
+        m_sideTabs->setCurrentWidget(m_stepPanel);
+}
+
+void MainWindow::setAnswersHidden(bool on)
+{
+    m_classroom->setHidden(on);
+}
+
+void MainWindow::applyClassroom()
+{
+    const bool stepping = m_classroom->stepMode(), hidden = m_classroom->hidden();
+    QSignalBlocker blockStep(m_stepAction), blockHide(m_hideAction);
+    m_stepAction->setChecked(stepping);
+    m_hideAction->setChecked(hidden);
+    for (QAction *a : m_stepKeys)
+        a->setEnabled(stepping);
+    for (StageView *v : m_stages) {
+        v->setAnswersHidden(m_classroom->stageHidden(v->stage()));
+        v->setDimmed(!m_classroom->reached(v->stage()));
+    }
+    // The heads' weights and the concatenated outputs give the answers away too.
+    for (HeatmapPlot *p : allPlots())
+        if (!qobject_cast<StageView *>(p) && p->objectName() != QLatin1String("positional"))
+            p->setValuesHidden(hidden);
+    PlanePlot *plane = vectorPlane();
+    if (plane->weightsHidden() != hidden) {
+        plane->setWeightsHidden(hidden);
+        m_planePanel->refresh();
+    }
+    // The lessons' descriptions name their weights: every menu's tips with a
+    // number in them go while the answers are hidden.
+    static const QRegularExpression number(QStringLiteral("\\d\\.\\d"));
+    for (QMenu *menu : menuBar()->findChildren<QMenu *>())
+        for (QAction *a : menu->actions()) {
+            if (!a->property("classroomToolTip").isValid()) {
+                if (!a->toolTip().contains(number) && !a->statusTip().contains(number))
+                    continue;
+                a->setProperty("classroomToolTip", a->toolTip());
+                a->setProperty("classroomStatusTip", a->statusTip());
+            }
+            a->setToolTip(hidden ? QString() : a->property("classroomToolTip").toString());
+            a->setStatusTip(hidden ? QString() : a->property("classroomStatusTip").toString());
+        }
+    if (hidden)
+        statusBar()->clearMessage();
+}
+
+QuizPanel *MainWindow::showQuiz()
+{
+    if (!m_quiz) {
+        m_quiz = new QuizPanel(this);
+        m_quiz->setWindowFlag(Qt::Window);
+        m_quiz->setWindowTitle(tr("Quiz — Attention Lab"));
+        m_quiz->resize(900, 640);
+        connect(m_quiz, &QuizPanel::openRequested, this, &MainWindow::openFromQuiz);
+    }
+    m_quiz->show();
+    m_quiz->raise();
+    m_quiz->activateWindow();
+    return m_quiz;
+}
+
+void MainWindow::openFromQuiz(const QString &lesson, const QString &view, const std::map<std::string, std::string> &settings)
+{
+    if (!lesson.isEmpty()) {
+        if (!maybeSave() || !openLesson(lesson).isEmpty())
+            return;
+    }
+    if (!settings.empty()) {
+        Scenario s = m_doc.scenario();
+        for (const auto &[key, value] : settings) {
+            if (key == "scale")
+                s.scale = scaleFromString(value).value_or(s.scale);
+            else if (key == "positional_encoding")
+                s.encoding = encodingFromString(value).value_or(s.encoding);
+            else if (key == "mask_stage")
+                s.maskStage = maskStageFromString(value).value_or(s.maskStage);
+            else if (key == "similarity")
+                s.similarity = similarityFromString(value).value_or(s.similarity);
+            else if (key == "causal")
+                s.mask.causal = value == "true";
+        }
+        m_doc.edit(s, tr("Quiz setting"));
+    }
+    if (!view.isEmpty())
+        showView(view);
+    raise();
+    activateWindow();
+}
+
+// ---- sweeps and hard attention (issue 10) ----------------------------------
+
+void MainWindow::createSweeps()
+{
+    // Two side tabs before the positional one (which stays last): the
+    // sweeps with their entropy curve, and top-k beside the softmax.
+    m_sweepPanel = new SweepPanel(&m_doc, m_sideTabs);
+    m_sweepPanel->setPlanePanel(m_planePanel);
+    m_sideTabs->insertTab(m_sideTabs->count() - 1, m_sweepPanel, tr("&Animate"));
+    m_topKPanel = new TopKPanel(&m_doc, m_sideTabs);
+    m_sideTabs->insertTab(m_sideTabs->count() - 1, m_topKPanel, tr("Top-&k"));
+    connect(m_sweepPanel, &SweepPanel::message, this, [this](const QString &text) { statusBar()->showMessage(text, 6000); });
+    // What a click on a map did (selected a query, or Ctrl: blocked a cell).
+    for (StageView *v : m_stages)
+        connect(v, &StageView::message, this, [this](const QString &text) { statusBar()->showMessage(text, 4000); });
+
+    // A small toolbar a teacher finds: play the τ sweep or the query's turn.
+    QToolBar *bar = addToolBar(tr("Animate"));
+    bar->setObjectName(QStringLiteral("animateToolBar"));
+    QAction *tau = bar->addAction(tr("▶ Sweep τ"), this, [this] {
+        m_sideTabs->setCurrentWidget(m_sweepPanel);
+        if (m_sweepPanel->isPlaying() && m_sweepPanel->mode() == SweepPanel::Mode::Temperature)
+            m_sweepPanel->pause();
+        else
+            m_sweepPanel->playTemperature();
+    });
+    tau->setToolTip(tr("Animate the temperature from 0.05 to 20 and back while the maps follow (the Animate tab)"));
+    QAction *turn = bar->addAction(tr("▶ Turn the query"), this, [this] {
+        m_sideTabs->setCurrentWidget(m_sweepPanel);
+        if (m_sweepPanel->isPlaying() && m_sweepPanel->mode() == SweepPanel::Mode::Rotation)
+            m_sweepPanel->pause();
+        else
+            m_sweepPanel->playTurn();
+    });
+    turn->setToolTip(tr("Turn the selected query once around the origin while the maps follow"));
+    QAction *stop = bar->addAction(tr("■ Stop"), m_sweepPanel, &SweepPanel::stop);
+    stop->setToolTip(tr("Stop the animation and put everything back as it was"));
+    QAction *topk = bar->addAction(tr("Top-k"), this, [this] { m_sideTabs->setCurrentWidget(m_topKPanel); });
+    topk->setToolTip(tr("Hard against soft: each row's k largest weights only, and the hard k-NN average"));
+
+    // `--show sweep`: the τ sweep paused at a low τ (0.2), its curves beside the maps.
+    registerView(QStringLiteral("sweep"), [this]() -> QWidget * {
+        m_sideTabs->setCurrentWidget(m_sweepPanel);
+        m_sweepPanel->showTemperatureFrame(14);
+        return this;
+    });
+    registerView(QStringLiteral("topk"), [this]() -> QWidget * {
+        m_sideTabs->setCurrentWidget(m_topKPanel);
+        return this;
+    });
+}
+
+// ---- Issue 10: A/B, two versions side by side ----
+
+namespace {
+
+// A built-in comparison: the lesson file's "compare" object.
+struct ComparisonSpec {
+    QString a;          // the lesson pinned as A
+    bool align = false; // align by token
+    QString stage;      // "weights", ...
+};
+
+std::optional<ComparisonSpec> comparisonOf(const Scenario &s)
+{
+    if (s.extra.empty())
+        return std::nullopt;
+    const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(s.extra)).object();
+    const QJsonObject c = o.value(QLatin1String("compare")).toObject();
+    if (c.value(QLatin1String("a")).toString().isEmpty())
+        return std::nullopt;
+    return ComparisonSpec{c.value(QLatin1String("a")).toString(), c.value(QLatin1String("align_by_token")).toBool(),
+                          c.value(QLatin1String("stage")).toString()};
+}
+
+std::optional<ComparisonSpec> comparisonOf(const QString &lesson)
+{
+    const ScenarioOrProblem r = loadLesson(lesson);
+    if (const auto *s = std::get_if<Scenario>(&r))
+        return comparisonOf(*s);
+    return std::nullopt;
+}
+
+} // namespace
+
+CompareView *MainWindow::compareView()
+{
+    if (!m_compare) {
+        m_compare = new CompareView(&m_doc, this);
+        m_compare->setWindowFlag(Qt::Window);
+        m_compare->setWindowTitle(tr("A/B — Attention Lab"));
+        connect(m_compare, &CompareView::message, this, [this](const QString &text) { statusBar()->showMessage(text, 5000); });
+        // Right-click any of the three maps: the A/B figure or the difference map, PNG, SVG or PDF.
+        for (HeatmapPlot *plot : {m_compare->figure()->plotA(), m_compare->figure()->plotB(), m_compare->figure()->plotDiff()}) {
+            plot->setContextMenuPolicy(Qt::CustomContextMenu);
+            connect(plot, &QWidget::customContextMenuRequested, this, [this, plot](const QPoint &pos) {
+                QMenu menu;
+                auto exportIt = [this](bool difference) {
+                    const QString stem = exportStem() + (difference ? QStringLiteral("_diff_") : QStringLiteral("_compare_"))
+                        + stageKey(m_compare->stage());
+                    const QString path = QFileDialog::getSaveFileName(
+                        this, difference ? tr("Export the difference map") : tr("Export the A/B figure"),
+                        QDir(prefs::lastFolder.get()).filePath(stem + QStringLiteral(".png")),
+                        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+                    if (path.isEmpty())
+                        return;
+                    const FigureFormat format = figureFormatFromName(QFileInfo(path).suffix()).value_or(FigureFormat::Png);
+                    FigureSize size;
+                    if (!difference)
+                        size.width = 1800, size.height = 700;
+                    const QByteArray bytes = difference ? renderDifferenceFigure(m_compare->maps(), figureStyle(), format, size)
+                                                        : renderCompareFigure(m_compare->maps(), figureStyle(), format, size);
+                    if (const auto p = writeFileAtomically(path, bytes))
+                        exportFailed(problemText(*p));
+                    else
+                        statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 4000);
+                };
+                menu.addAction(tr("Export the A/B figure…"), this, [exportIt] { exportIt(false); });
+                menu.addAction(tr("Export the difference map…"), this, [exportIt] { exportIt(true); });
+                menu.exec(plot->mapToGlobal(pos));
+            });
+        }
+        connect(m_compare, &CompareView::pinnedChanged, this, [this](bool pinned) {
+            if (m_unpinAction)
+                m_unpinAction->setEnabled(pinned);
+            if (!pinned && m_compare)
+                m_compare->hide();
+        });
+    }
+    return m_compare;
+}
+
+CompareView *MainWindow::showCompare()
+{
+    CompareView *view = compareView();
+    if (!view->isVisible()) {
+        const QRect screen = this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
+        view->resize(std::min(std::max(width(), 1000), screen.width()), std::min(std::max(height() * 3 / 4, 600), screen.height()));
+    }
+    view->show();
+    view->raise();
+    view->activateWindow();
+    return view;
+}
+
+void MainWindow::pinAsA()
+{
+    compareView()->pinCurrent();
+    showCompare();
+}
+
+bool MainWindow::openComparison(const QString &lessonName)
+{
+    const auto spec = comparisonOf(lessonName);
+    if (!spec)
+        return false;
+    const ScenarioOrProblem loaded = loadLesson(spec->a);
+    const auto *a = std::get_if<Scenario>(&loaded);
+    if (!a)
+        return false;
+    Scenario pinned = *a;
+    const LessonInfo local = lessonInfo(spec->a, QLocale().name());
+    pinned.title = local.title.toStdString();
+    CompareView *view = compareView();
+    view->pin(pinned, local.title);
+    view->setAlignByToken(spec->align);
+    if (const auto stage = stageFromKey(spec->stage))
+        view->setStage(*stage);
+    showCompare();
+    return true;
+}
+
+bool MainWindow::maybeSwitch()
+{
+    // A document with a file: the usual question.
+    if (!m_doc.filePath().isEmpty())
+        return maybeSave();
+    if (!m_doc.isModified() || !m_interactive)
+        return true;
+    // A built-in lesson (or a new document) is not a file: nothing to save
+    // into. Offer to keep it as A beside the next one instead.
+    QMessageBox box(QMessageBox::Question, tr("Changed lesson"),
+                    tr("%1 has changes. Keep it as A, to compare with the lesson you open?").arg(m_doc.displayName()),
+                    QMessageBox::NoButton, this);
+    QPushButton *keep = box.addButton(tr("Keep as A"), QMessageBox::AcceptRole);
+    QPushButton *drop = box.addButton(tr("Just switch"), QMessageBox::DestructiveRole);
+    QPushButton *saveCopy = box.addButton(tr("Save a copy…"), QMessageBox::ActionRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(keep);
+    box.exec();
+    if (box.clickedButton() == keep) {
+        compareView()->pinCurrent();
+        showCompare();
+        return true;
+    }
+    if (box.clickedButton() == saveCopy)
+        return saveAs();
+    return box.clickedButton() == drop;
+}
+
+void MainWindow::createCompare()
+{
+    QMenu *menu = menuBar()->addMenu(tr("&Compare"));
+    menu->setToolTipsVisible(true);
+    QAction *pin = menu->addAction(tr("&Pin as A"), this, &MainWindow::pinAsA);
+    pin->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+P")));
+    pin->setToolTip(tr("Pin the current state as A; keep changing the document (B) and compare them side by side"));
+    pin->setObjectName(QStringLiteral("pinAsA"));
+    m_unpinAction = menu->addAction(tr("&Unpin (back to A)"), this, [this] { compareView()->unpin(); });
+    m_unpinAction->setEnabled(false);
+    m_unpinAction->setObjectName(QStringLiteral("unpinA"));
+    menu->addAction(tr("Show A/B"), this, &MainWindow::showCompare);
+    menu->addSeparator();
+    for (const LessonInfo &l : builtInLessons(QLocale().name())) {
+        if (!comparisonOf(l.name))
+            continue;
+        QAction *a = menu->addAction(l.title);
+        a->setToolTip(l.description);
+        a->setStatusTip(l.description);
+        connect(a, &QAction::triggered, this, [this, name = l.name] {
+            if (maybeSwitch())
+                openLesson(name);
+        });
+    }
+    // The Attention menu's and the toolbar's way in.
+    for (QAction *action : menuBar()->actions())
+        if (action->menu() && action->menu()->title() == tr("&Attention")) {
+            action->menu()->addSeparator();
+            action->menu()->addAction(pin);
+        }
+    // On the Animate toolbar (issue 10's other experiments), not a toolbar
+    // of its own: one more toolbar wraps to a second row on a projector and
+    // takes height from the maps.
+    QToolBar *bar = findChild<QToolBar *>(QStringLiteral("animateToolBar"));
+    if (!bar) {
+        bar = addToolBar(tr("A/B"));
+        bar->setObjectName(QStringLiteral("compareToolBar"));
+    }
+    bar->addSeparator();
+    bar->addAction(pin);
+    bar->addAction(m_unpinAction);
+
+    // `--show compare`: A/B of the lesson open. Nothing pinned yet: the
+    // built-in comparison whose A is this lesson (permutation: 你打我
+    // aligned by token), or the current state pinned.
+    registerView(QStringLiteral("compare"), [this]() -> QWidget * {
+        if (!compareView()->isPinned()) {
+            QString partner;
+            for (const QString &name : lessonIndex())
+                if (const auto spec = comparisonOf(name); spec && spec->a == m_doc.lessonName()) {
+                    partner = name;
+                    break;
+                }
+            if (!partner.isEmpty())
+                openLesson(partner);
+            else
+                compareView()->pinCurrent();
+        }
+        return showCompare();
+    });
 }
 
 } // namespace attn

@@ -24,14 +24,23 @@ class QTabWidget;
 namespace attn {
 
 class FormulaBar;
+class Classroom;
+class StepPanel;
+class GuessPanel;
+class NotesPanel;
+class QuizPanel;
 class HeatmapPlot;
 class MatrixPanel;
+class Recovery;
 class SettingsActions;
 class WindowExport;
 class StageView;
 class TogglePanel;
 class PlanePanel;
 class ScalingLabPanel;
+class CompareView;
+class SweepPanel;
+class TopKPanel;
 class PlanePlot;
 
 class MainWindow : public QMainWindow {
@@ -82,6 +91,38 @@ public:
     void registerView(const QString &name, ViewOpener open);
     QWidget *showView(const QString &name);
     QStringList viewNames() const;
+
+    // Sweeps and hard attention (issue 10): the Animate and Top-k tabs.
+    SweepPanel *sweepPanel() const { return m_sweepPanel; }
+    TopKPanel *topKPanel() const { return m_topKPanel; }
+
+    // Autosave into `folder` from now on (Recovery), after offering to
+    // restore the work a crashed or killed window left there.
+    void startRecovery(const QString &folder);
+
+    // Teaching in front of the class (issue 11): step mode, hide mode (a
+    // view state: never saved, off at every start), the step panel, the
+    // guesses, the lesson's notes and the seeds' quiz.
+    Classroom *classroom() const { return m_classroom; }
+    StepPanel *stepPanel() const { return m_stepPanel; }
+    GuessPanel *guessPanel() const { return m_guessPanel; }
+    NotesPanel *notesPanel() const { return m_notesPanel; }
+    QDockWidget *notesDock() const { return m_notesDock; }
+    QuizPanel *showQuiz(); // its own window, made on first use
+    void setStepMode(bool on);
+    void setAnswersHidden(bool on);
+
+    // A/B (issue 10): the compare view in a window of its own, made on first
+    // use; pinAsA pins the current state and shows it. A built-in comparison
+    // (a lesson whose file has "compare": {"a": LESSON, ...}) opens A pinned
+    // and B as the document; openLesson does that for such a lesson.
+    CompareView *compareView();
+    CompareView *showCompare();
+    void pinAsA();
+    bool openComparison(const QString &lessonName);
+    // Before switching lessons: asks to save only a document that has a file;
+    // a changed built-in lesson may be kept as A instead, or just left.
+    bool maybeSwitch();
 
     // Whether a message box may be shown (off for scripted screenshots and tests).
     void setInteractive(bool on) { m_interactive = on; }
@@ -139,6 +180,31 @@ private:
     double m_baseFontSize = 0;
     bool m_interactive = true;
     std::map<QString, ViewOpener> m_views;
+
+    // Issue 10's A/B (mainwindow.cpp, createCompare).
+    void createCompare();
+    CompareView *m_compare = nullptr;
+    QAction *m_unpinAction = nullptr;
+
+    // Issue 10's sweeps (mainwindow.cpp, createSweeps).
+    void createSweeps();
+    SweepPanel *m_sweepPanel = nullptr;
+    TopKPanel *m_topKPanel = nullptr;
+
+    // Issue 11 (mainwindow.cpp, at its end).
+    void createClassroom();
+    void applyClassroom();
+    void openFromQuiz(const QString &lesson, const QString &view, const std::map<std::string, std::string> &settings);
+    Classroom *m_classroom = nullptr;
+    StepPanel *m_stepPanel = nullptr;
+    GuessPanel *m_guessPanel = nullptr;
+    NotesPanel *m_notesPanel = nullptr;
+    QDockWidget *m_notesDock = nullptr;
+    QuizPanel *m_quiz = nullptr;
+    QAction *m_stepAction = nullptr;
+    QAction *m_hideAction = nullptr;
+    std::vector<QAction *> m_stepKeys;
+    Recovery *m_recovery = nullptr;
 };
 
 } // namespace attn

@@ -1,6 +1,7 @@
 #include "scalinglabpanel.h"
 
 #include "scalinglab.h"
+#include "sweepclock.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -8,6 +9,7 @@
 #include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -143,6 +145,28 @@ ScalingLabPanel::ScalingLabPanel(QWidget *parent)
     m_dkLabel->setFont(bold);
     m_dkLabel->setMinimumWidth(m_dkLabel->fontMetrics().horizontalAdvance(QStringLiteral("d_k = 0000  ")));
     controls->addWidget(m_dkLabel);
+    m_play = new QToolButton(this);
+    m_play->setObjectName(QStringLiteral("dkPlay"));
+    m_play->setToolTip(tr("Play: d_k walks from 1 to 1024 and back while the plots follow"));
+    m_step = new QToolButton(this);
+    m_step->setObjectName(QStringLiteral("dkStep"));
+    m_step->setText(tr("Step ▸"));
+    m_step->setToolTip(tr("d_k one notch on, paused"));
+    controls->addWidget(m_play);
+    controls->addWidget(m_step);
+    m_clock = new SweepClock(this);
+    m_clock->setFrames(int(sliderDks().size()), SweepClock::Path::Bounce);
+    m_clock->setBaseRate(4.0);
+    connect(m_clock, &SweepClock::frameChanged, this, [this](int frame) { m_slider->setValue(frame); });
+    auto syncPlay = [this] { m_play->setText(m_clock->isRunning() ? tr("Pause") : tr("▶ Play d_k")); };
+    connect(m_clock, &SweepClock::runningChanged, this, syncPlay);
+    syncPlay();
+    connect(m_play, &QToolButton::clicked, this, [this] { isPlaying() ? pause() : play(); });
+    connect(m_step, &QToolButton::clicked, this, [this] {
+        if (m_clock->frame() != m_slider->value())
+            m_clock->seek(m_slider->value()); // from where the slider is
+        m_clock->stepForward();
+    });
 
     auto spin = [this, controls](const QString &label, const QString &name, int lo, int hi, int value, int step,
                                  const QString &tip) {
@@ -226,6 +250,26 @@ void ScalingLabPanel::setDk(int dk)
 int ScalingLabPanel::dk() const
 {
     return sliderDks()[std::size_t(std::clamp(m_slider->value(), 0, int(sliderDks().size()) - 1))];
+}
+
+void ScalingLabPanel::play()
+{
+    // From where the slider is (a hand may have moved it since).
+    if (m_clock->frame() != m_slider->value()) {
+        const QSignalBlocker block(m_clock);
+        m_clock->seek(m_slider->value());
+    }
+    m_clock->play();
+}
+
+void ScalingLabPanel::pause()
+{
+    m_clock->pause();
+}
+
+bool ScalingLabPanel::isPlaying() const
+{
+    return m_clock->isRunning();
 }
 
 void ScalingLabPanel::setTrials(int trials)

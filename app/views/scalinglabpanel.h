@@ -23,11 +23,13 @@
 class QLabel;
 class QSlider;
 class QSpinBox;
+class QToolButton;
 
 namespace attn {
 
 class ScalingLabView;
 class LatestJobRunner;
+class SweepClock;
 
 class ScalingLabPanel : public QWidget {
     Q_OBJECT
@@ -51,6 +53,14 @@ public:
     QSpinBox *trialsBox() const { return m_trials; }
     QSpinBox *seedBox() const { return m_seed; }
     QSpinBox *keysBox() const { return m_keys; }
+    // Play (issue 10's sweeps): the d_k slider walks 1 → 1024 and back while
+    // the plots follow; the button pauses, Step moves one notch.
+    QToolButton *playButton() const { return m_play; }
+    QToolButton *stepButton() const { return m_step; }
+    SweepClock *clock() const { return m_clock; }
+    void play();
+    void pause();
+    bool isPlaying() const;
 
     // True while a run or the variance points are being computed.
     bool isBusy() const;
@@ -79,6 +89,9 @@ private:
     QSpinBox *m_trials = nullptr;
     QSpinBox *m_seed = nullptr;
     QSpinBox *m_keys = nullptr;
+    QToolButton *m_play = nullptr;
+    QToolButton *m_step = nullptr;
+    SweepClock *m_clock = nullptr;
     std::unique_ptr<LatestJobRunner> m_labRunner, m_sweepRunner;
     std::uint64_t m_generation = 0, m_shownGeneration = 0;
     std::uint64_t m_sweepGeneration = 0;

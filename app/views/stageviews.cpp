@@ -7,6 +7,7 @@
 #include "viewbinding.h"
 
 #include <QEvent>
+#include <QGuiApplication>
 #include <QGridLayout>
 #include <QVBoxLayout>
 
@@ -18,10 +19,20 @@ StageView::StageView(Document *doc, Stage stage, QWidget *parent) : HeatmapPlot(
 {
     setObjectName(QStringLiteral("stage-") + stageKey(stage));
     setToolTipProvider([this](int row, int col) {
-        return cellToolTip(m_doc->scenario(), m_doc->trace(), m_stage, m_doc->currentHead(), row, col);
+        QString text = cellToolTip(m_doc->scenario(), m_doc->trace(), m_stage, m_doc->currentHead(), row, col);
+        const QString query = QString::fromStdString(queryLabels(m_doc->scenario())[std::size_t(row)]);
+        //: The last line of a map cell's tooltip: what a click and a Ctrl+click do.
+        text += QStringLiteral("\n\n")
+            + (m_stage == Stage::Output ? tr("Click: select query %1").arg(query)
+                                        : tr("Click: select query %1 · Ctrl+click: block or open this cell").arg(query));
+        return text;
     });
     connect(this, &HeatmapPlot::cellHovered, this, &StageView::onHover);
     connect(this, &HeatmapPlot::cellClicked, this, &StageView::onCellClicked);
+    connect(this, &HeatmapPlot::rowLabelClicked, this, [this](int row, Qt::MouseButton button) {
+        if (button == Qt::LeftButton)
+            selectQuery(row);
+    });
     // The maps of the window are always drawn: a window's first show finds them ready.
     new ViewBinding(this, doc, ChangeKind::Values | ChangeKind::Shape | ChangeKind::Labels | ChangeKind::Settings,
                     [this] { refresh(); }, ViewBinding::FollowsCurrent | ViewBinding::EvenWhenHidden);
@@ -44,8 +55,20 @@ void StageView::refresh()
     StageOptions o;
     o.head = m_doc->currentHead();
     o.sharedScoreRange = m_sharedRange;
-    setData(stageData(m_doc->scenario(), m_doc->trace(), m_stage, o));
+    HeatmapData d = stageData(m_doc->scenario(), m_doc->trace(), m_stage, o);
+    if (m_answersHidden)
+        hideAnswers(d);
+    setData(d);
     setHighlight(m_doc->hoveredRow(), m_stage == Stage::Output ? -1 : m_doc->hoveredColumn());
+}
+
+void StageView::setAnswersHidden(bool hidden)
+{
+    if (hidden == m_answersHidden)
+        return;
+    m_answersHidden = hidden;
+    setValuesHidden(hidden);
+    refresh();
 }
 
 void StageView::onHover(int row, int col)
@@ -58,9 +81,12 @@ void StageView::onCellClicked(int row, int col, Qt::MouseButton button)
 {
     if (button != Qt::LeftButton || row < 0)
         return;
-    m_doc->setCurrentQuery(row);
-    if (m_stage == Stage::Output || col < 0)
+    // A plain click selects the row's query; only Ctrl+click changes the mask.
+    if (m_stage == Stage::Output || col < 0 || !(QGuiApplication::keyboardModifiers() & blockModifier())) {
+        selectQuery(row);
         return;
+    }
+    m_doc->setCurrentQuery(row);
     const Scenario &s = m_doc->scenario();
     const bool blocked = s.mask.blocked.size() && s.mask.blocked(row, col);
     const auto q = queryLabels(s), k = keyLabels(s);
@@ -77,6 +103,17 @@ void StageView::onCellClicked(int row, int col, Qt::MouseButton button)
     }
     //: An undo step: a map cell clicked open again (unmasked) or blocked (masked).
     m_doc->edit(toggleBlocked(s, row, col), blocked ? tr("Unblock %1").arg(cell) : tr("Block %1").arg(cell));
+}
+
+void StageView::selectQuery(int row)
+{
+    const Scenario &s = m_doc->scenario();
+    if (row < 0 || row >= queryCount(s))
+        return;
+    m_doc->setCurrentQuery(row);
+    const QString query = QString::fromStdString(queryLabels(s)[std::size_t(row)]);
+    emit message(m_stage == Stage::Output ? tr("Query %1 selected").arg(query)
+                                          : tr("Query %1 selected (Ctrl+click a cell to block or open it)").arg(query));
 }
 
 AllHeadsView::AllHeadsView(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)

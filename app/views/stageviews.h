@@ -25,14 +25,27 @@ public:
     Stage stage() const { return m_stage; }
     void setSharedScoreRange(bool shared);
     void refresh();
+    // Predict, then reveal (issue 11): neither numbers nor colours, notes or tooltips.
+    void setAnswersHidden(bool hidden);
+    bool answersHidden() const { return m_answersHidden; }
+
+    // What a click does: a plain click selects the query row (as does a
+    // click on a row's label); Ctrl+click blocks or opens the cell.
+    static Qt::KeyboardModifier blockModifier() { return Qt::ControlModifier; }
+
+signals:
+    // What a click did, for the status bar ("Query 我 selected; Ctrl+click blocks a cell").
+    void message(const QString &text);
 
 private:
     void onCellClicked(int row, int col, Qt::MouseButton button);
+    void selectQuery(int row);
     void onHover(int row, int col);
 
     Document *m_doc;
     Stage m_stage;
     bool m_sharedRange = true;
+    bool m_answersHidden = false;
 };
 
 class AllHeadsView : public QWidget {

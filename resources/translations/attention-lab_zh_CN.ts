@@ -2643,4 +2643,860 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>JSON 文件 (*.json)</translation>
     </message>
 </context>
+<context>
+    <name>attn::StepPanel</name>
+    <message>
+        <source>First step (Home)</source>
+        <translation>第一步（Home）</translation>
+    </message>
+    <message>
+        <source>Previous step (Left, Page Up)</source>
+        <translation>上一步（左方向键、Page Up）</translation>
+    </message>
+    <message>
+        <source>Next step (Right, Page Down)</source>
+        <translation>下一步（右方向键、Page Down）</translation>
+    </message>
+    <message>
+        <source>Last step (End)</source>
+        <translation>最后一步（End）</translation>
+    </message>
+    <message>
+        <source>Scores: compare the query with every key</source>
+        <translation>打分：查询与每把键比较</translation>
+    </message>
+    <message>
+        <source>Scale: divide by √d_k (and τ)</source>
+        <translation>缩放：除以 √d_k（和 τ）</translation>
+    </message>
+    <message>
+        <source>Mask: add 0 or −∞</source>
+        <translation>掩码：加上 0 或 −∞</translation>
+    </message>
+    <message>
+        <source>Softmax, part 1: exponentials</source>
+        <translation>Softmax 第一步：取指数</translation>
+    </message>
+    <message>
+        <source>Softmax, part 2: divide by the sum</source>
+        <translation>Softmax 第二步：除以总和</translation>
+    </message>
+    <message>
+        <source>Weighted sum of the values</source>
+        <translation>对值向量加权求和</translation>
+    </message>
+    <message>
+        <source>Concatenate the heads (and W_O)</source>
+        <translation>拼接各头（再乘 W_O）</translation>
+    </message>
+    <message>
+        <source>Each score is the dot product of the query with one key: multiply matching entries and add.</source>
+        <translation>每个分数是查询与一把键的点积：对应分量相乘再相加。</translation>
+    </message>
+    <message>
+        <source>Each score is the cosine of the angle between the query and one key.</source>
+        <translation>每个分数是查询与一把键夹角的余弦。</translation>
+    </message>
+    <message>
+        <source>Each score is minus the squared distance between the query and one key.</source>
+        <translation>每个分数是查询与一把键距离平方的相反数。</translation>
+    </message>
+    <message>
+        <source>Every score is divided by the same number, so that large d_k does not push the softmax into saturation.</source>
+        <translation>每个分数都除以同一个数，使 d_k 很大时 softmax 也不会进入饱和区。</translation>
+    </message>
+    <message>
+        <source>A blocked key gets −∞, so that e^−∞ = 0 removes it from the softmax; an open key gets 0.</source>
+        <translation>被屏蔽的键加上 −∞，e^−∞ = 0 把它从 softmax 中去掉；未屏蔽的键加 0。</translation>
+    </message>
+    <message>
+        <source>Here the mask acts after the softmax (the misconception): the row is normalised with every key, then the blocked weights are set to 0.</source>
+        <translation>这里掩码作用在 softmax 之后（常见误区）：先用全部键归一化，再把被屏蔽的权重置 0。</translation>
+    </message>
+    <message>
+        <source>e to the power of each score. Subtracting the row's maximum first gives the same weights and never overflows: both are written out.</source>
+        <translation>对每个分数取 e 的幂。先减去该行最大值，权重不变且不会溢出：两种算法都写出来了。</translation>
+    </message>
+    <message>
+        <source>Each exponential divided by their sum: the weights are positive and add up to 1.</source>
+        <translation>每个指数除以它们的和：权重都为正，且加起来等于 1。</translation>
+    </message>
+    <message>
+        <source>The output is the average of the value vectors, weighted by the weights.</source>
+        <translation>输出是值向量按权重的加权平均。</translation>
+    </message>
+    <message>
+        <source>The heads' outputs side by side, then multiplied by W_O when there is one.</source>
+        <translation>各头的输出并排拼接，有 W_O 时再乘以 W_O。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Step %1 of %2:&lt;/b&gt; %3 &amp;nbsp; &lt;span style='color:#666'&gt;(query %4)&lt;/span&gt;</source>
+        <translation>&lt;b&gt;第 %1 步，共 %2 步：&lt;/b&gt;%3 &amp;nbsp; &lt;span style='color:#666'&gt;（查询 %4）&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>Hidden: predict it, then reveal.</source>
+        <translation>已隐藏：先预测，再揭晓。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::GuessBars</name>
+    <message>
+        <source>Drag each bar to the weight you expect</source>
+        <translation>把每根柱子拖到你预计的权重</translation>
+    </message>
+</context>
+<context>
+    <name>attn::GuessPanel</name>
+    <message>
+        <source>&amp;Reveal</source>
+        <translation>揭晓(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Ne&amp;xt row</source>
+        <translation>下一行(&amp;X)</translation>
+    </message>
+    <message>
+        <source>Winner:</source>
+        <translation>胜者：</translation>
+    </message>
+    <message>
+        <source>Guess that %1 gets the most weight</source>
+        <translation>猜 %1 得到最大权重</translation>
+    </message>
+    <message>
+        <source>Query %1: which key wins? Click it, or drag the bars to guess the whole row, then Reveal.</source>
+        <translation>查询 %1：哪把键胜出？点击它，或拖动柱子猜整行，然后揭晓。</translation>
+    </message>
+    <message>
+        <source>Rounds: %1 · average difference %2</source>
+        <translation>轮数：%1 · 平均差 %2</translation>
+    </message>
+    <message>
+        <source>Orange: your guess (scaled to sum to 1 for the score) · blue: the true weights. Difference Σ|guess − w| = %1 (0 is perfect, 2 the worst).</source>
+        <translation>橙色：你的猜测（计分时缩放到和为 1）· 蓝色：真实权重。差 Σ|猜测 − w| = %1（0 为满分，2 最差）。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::NotesPanel</name>
+    <message>
+        <source>The notes are hidden while the answers are hidden: they give the numbers away.</source>
+        <translation>答案隐藏时笔记也隐藏：笔记里有答案的数字。</translation>
+    </message>
+    <message>
+        <source>This lesson has no notes. A lesson file can carry them under the key "notes".</source>
+        <translation>本课没有笔记。课程文件可以在 "notes" 键下写笔记。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::QuizPanel</name>
+    <message>
+        <source>&amp;Check the answer</source>
+        <translation>核对答案(&amp;C)</translation>
+    </message>
+    <message>
+        <source>◀ &amp;Previous</source>
+        <translation>◀ 上一题(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Show it live</source>
+        <translation>现场演示(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Open the lesson (and the setting) that shows this question live</source>
+        <translation>打开能现场演示本题的课程（及设置）</translation>
+    </message>
+    <message>
+        <source>&amp;Next ▶</source>
+        <translation>下一题(&amp;N) ▶</translation>
+    </message>
+    <message>
+        <source>No lesson has quiz questions.</source>
+        <translation>没有课程带测验题。</translation>
+    </message>
+    <message>
+        <source>Question %1 of %2</source>
+        <translation>第 %1 题，共 %2 题</translation>
+    </message>
+    <message>
+        <source>More than one choice is right: pick every right one, then check.</source>
+        <translation>不止一个选项正确：选出所有正确选项，再核对。</translation>
+    </message>
+    <message>
+        <source>Right!</source>
+        <translation>答对了！</translation>
+    </message>
+    <message>
+        <source>Not quite: the answer is %1.</source>
+        <translation>不对：答案是 %1。</translation>
+    </message>
+    <message>
+        <source>Score: %1 of %2 answered</source>
+        <translation>得分：已答 %2 题，答对 %1 题</translation>
+    </message>
+</context>
+<context>
+    <name>attn::SentencePanel</name>
+    <message>
+        <source>Type a sentence: 我 打 你, the cat sat</source>
+        <translation>输入一句话：我 打 你，the cat sat</translation>
+    </message>
+    <message>
+        <source>&amp;Fill from sentence</source>
+        <translation>由句子生成(&amp;F)</translation>
+    </message>
+    <message>
+        <source>One token per word, each with its own seeded vector: the same word always gets the same vector, so 我打你 and 你打我 share their embeddings</source>
+        <translation>每个词一个 token，各有由种子生成的向量：同一个词总得到同一个向量，所以“我打你”和“你打我”共享嵌入</translation>
+    </message>
+    <message>
+        <source>words or characters</source>
+        <translation>按词或按字</translation>
+    </message>
+    <message>
+        <source>split on spaces</source>
+        <translation>按空格切分</translation>
+    </message>
+    <message>
+        <source>one per character</source>
+        <translation>每字一个</translation>
+    </message>
+    <message>
+        <source>Automatic: on spaces when there are any, else one token per character (Chinese)</source>
+        <translation>自动：有空格就按空格切分，否则每个字一个 token（中文）</translation>
+    </message>
+    <message>
+        <source>seed </source>
+        <translation>种子 </translation>
+    </message>
+    <message>
+        <source>Randomi&amp;se matrix</source>
+        <translation>随机填充矩阵(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Fill the matrix shown above with numbers drawn from the seed</source>
+        <translation>用种子生成的随机数填充上方显示的矩阵</translation>
+    </message>
+    <message>
+        <source>Sentence:</source>
+        <translation>句子：</translation>
+    </message>
+    <message>
+        <source>Type a sentence first</source>
+        <translation>请先输入一句话</translation>
+    </message>
+    <message>
+        <source>Sentence “%1”</source>
+        <translation>句子“%1”</translation>
+    </message>
+    <message>
+        <source>Randomise %1</source>
+        <translation>随机填充 %1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::MainWindow</name>
+    <message>
+        <source>&amp;Steps</source>
+        <translation>逐步(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Guess</source>
+        <translation>猜测(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Lesson notes</source>
+        <translation>课程笔记</translation>
+    </message>
+    <message>
+        <source>&amp;Classroom</source>
+        <translation>课堂(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Classroom</source>
+        <translation>课堂</translation>
+    </message>
+    <message>
+        <source>&amp;Step through</source>
+        <translation>逐步演示(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Step through the chain one stage at a time (F6); Left/Right or Page Up/Down step, Home/End jump</source>
+        <translation>一次一步地演示整条计算链（F6）；左/右方向键或 Page Up/Down 前后一步，Home/End 跳到首尾</translation>
+    </message>
+    <message>
+        <source>Previous step</source>
+        <translation>上一步</translation>
+    </message>
+    <message>
+        <source>Next step</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <source>First step</source>
+        <translation>第一步</translation>
+    </message>
+    <message>
+        <source>Last step</source>
+        <translation>最后一步</translation>
+    </message>
+    <message>
+        <source>&amp;Hide the answers</source>
+        <translation>隐藏答案(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Predict, then reveal: weights and outputs show neither numbers nor colours (F7)</source>
+        <translation>先预测，再揭晓：权重和输出既不显示数字也不显示颜色（F7）</translation>
+    </message>
+    <message>
+        <source>Hide the scaled scores too</source>
+        <translation>也隐藏缩放后的分数</translation>
+    </message>
+    <message>
+        <source>&amp;Guess the row</source>
+        <translation>猜这一行(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Lesson &amp;notes</source>
+        <translation>课程笔记(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Quiz…</source>
+        <translation>测验(&amp;Q)…</translation>
+    </message>
+    <message>
+        <source>Quiz — Attention Lab</source>
+        <translation>测验 — Attention Lab</translation>
+    </message>
+    <message>
+        <source>Quiz setting</source>
+        <translation>测验设置</translation>
+    </message>
+</context>
+<context>
+    <name>attn::PlanePlot</name>
+    <message>
+        <source>weight for query %1: hidden (predict it)</source>
+        <translation>查询 %1 的权重：已隐藏（请预测）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::SweepCurvePlot</name>
+    <message>
+        <source>temperature τ (log scale)</source>
+        <translation>温度 τ（对数刻度）</translation>
+    </message>
+    <message>
+        <source>entropy (nats), solid</source>
+        <translation>熵（奈特），实线</translation>
+    </message>
+    <message>
+        <source>largest weight, dashed</source>
+        <translation>最大权重，虚线</translation>
+    </message>
+    <message>
+        <source>Query %1 as τ runs</source>
+        <translation>查询 %1 随 τ 的变化</translation>
+    </message>
+    <message>
+        <source>Entropy and largest weight against τ</source>
+        <translation>熵与最大权重随 τ 的变化</translation>
+    </message>
+    <message>
+        <source>uniform: ln %1 = %2</source>
+        <translation>均匀：ln %1 = %2</translation>
+    </message>
+    <message>
+        <source>low τ: nearly one-hot</source>
+        <translation>低 τ：接近独热</translation>
+    </message>
+    <message>
+        <source>high τ: nearly uniform</source>
+        <translation>高 τ：接近均匀</translation>
+    </message>
+</context>
+<context>
+    <name>attn::SweepPanel</name>
+    <message>
+        <source>Play the temperature from 0.05 to 20 and back while every map follows; nothing changes for good until you keep a value</source>
+        <translation>让温度从 0.05 变到 20 再变回来，所有热图随之变化；只有保留某个值才会真正改变</translation>
+    </message>
+    <message>
+        <source>Turn the selected query once around the origin in the plane while every map follows</source>
+        <translation>让选中的查询在平面中绕原点转一圈，所有热图随之变化</translation>
+    </message>
+    <message>
+        <source>One frame on, paused</source>
+        <translation>前进一帧并暂停</translation>
+    </message>
+    <message>
+        <source>Step ▸</source>
+        <translation>单步 ▸</translation>
+    </message>
+    <message>
+        <source>Stop and put everything back as it was</source>
+        <translation>停止并恢复原状</translation>
+    </message>
+    <message>
+        <source>■ Stop</source>
+        <translation>■ 停止</translation>
+    </message>
+    <message>
+        <source>Keep the value on show, as one undo step</source>
+        <translation>保留当前显示的值，作为一个撤销步骤</translation>
+    </message>
+    <message>
+        <source>✓ Keep this value</source>
+        <translation>✓ 保留此值</translation>
+    </message>
+    <message>
+        <source>How fast the sweep plays</source>
+        <translation>动画播放的速度</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <source>Temperature sweep</source>
+        <translation>温度扫描</translation>
+    </message>
+    <message>
+        <source>Turn query %1</source>
+        <translation>旋转查询 %1</translation>
+    </message>
+    <message>
+        <source>Sweep stopped: everything is as it was</source>
+        <translation>扫描已停止：一切恢复原状</translation>
+    </message>
+    <message>
+        <source>Kept: %1 (one undo step)</source>
+        <translation>已保留：%1（一个撤销步骤）</translation>
+    </message>
+    <message>
+        <source>Kept: nothing had changed</source>
+        <translation>已保留：没有任何改变</translation>
+    </message>
+    <message>
+        <source>The sweep stopped for another edit; its value stays as an undo step</source>
+        <translation>扫描因另一处编辑而停止；其值保留为一个撤销步骤</translation>
+    </message>
+    <message>
+        <source>The sweep stopped</source>
+        <translation>扫描已停止</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>▶ Sweep τ</source>
+        <translation>▶ 扫描 τ</translation>
+    </message>
+    <message>
+        <source>▶ Turn the query</source>
+        <translation>▶ 旋转查询</translation>
+    </message>
+    <message>
+        <source>τ = %1. ▶ plays τ from 0.05 to 20 and back (or turns the query) while every map follows; nothing changes for good until you keep a value.</source>
+        <translation>τ = %1。▶ 让 τ 从 0.05 变到 20 再变回来（或旋转查询），所有热图随之变化；只有保留某个值才会真正改变。</translation>
+    </message>
+    <message>
+        <source>Preview τ = %1: Stop puts τ = %2 back; Keep makes it one undo step.</source>
+        <translation>预览 τ = %1：停止则恢复 τ = %2；保留则成为一个撤销步骤。</translation>
+    </message>
+    <message>
+        <source>Preview: the query turned by %1°. Stop puts it back; Keep makes it one undo step.</source>
+        <translation>预览：查询已旋转 %1°。停止则恢复原位；保留则成为一个撤销步骤。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::TopKPanel</name>
+    <message>
+        <source>Keep the &amp;k largest weights of each row:</source>
+        <translation>每行保留最大的 k 个权重(&amp;K)：</translation>
+    </message>
+    <message>
+        <source>Top-k: each row keeps its k largest weights, renormalised to sum 1; hard k-NN averages those k values equally</source>
+        <translation>Top-k：每行只保留最大的 k 个权重，并重新归一化使其和为 1；硬 k-NN 对这 k 个值取等权平均</translation>
+    </message>
+    <message>
+        <source>Top-%1 weights
+the rest dropped, renormalised</source>
+        <translation>Top-%1 权重
+其余舍去，重新归一化</translation>
+    </message>
+    <message>
+        <source>soft weight kept</source>
+        <translation>保留的软权重</translation>
+    </message>
+    <message>
+        <source>Hard %1-NN output
+the %1 nearest values averaged</source>
+        <translation>硬 %1-NN 输出
+最近的 %1 个值的平均</translation>
+    </message>
+    <message>
+        <source>Softmax gives every key some weight (soft nearest neighbours); top-%1 keeps only the %1 heaviest of each row, and hard %1-NN averages their values equally. Compare with the Softmax weights and Output maps.</source>
+        <translation>Softmax 给每个键都分一些权重（软近邻）；top-%1 每行只保留最重的 %1 个，硬 %1-NN 对它们的值取等权平均。请与 Softmax 权重和输出热图对比。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::StageView</name>
+    <message>
+        <source>Click: select query %1</source>
+        <translation>单击：选择查询 %1</translation>
+    </message>
+    <message>
+        <source>Click: select query %1 · Ctrl+click: block or open this cell</source>
+        <translation>单击：选择查询 %1 · Ctrl+单击：屏蔽或打开此单元格</translation>
+    </message>
+    <message>
+        <source>Query %1 selected</source>
+        <translation>已选择查询 %1</translation>
+    </message>
+    <message>
+        <source>Query %1 selected (Ctrl+click a cell to block or open it)</source>
+        <translation>已选择查询 %1（Ctrl+单击单元格可屏蔽或打开它）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::PlaneScene</name>
+    <message>
+        <source>In view: %1% of the spread (Σ‖v‖²) of keys and queries</source>
+        <translation>视图中：键和查询的分布（Σ‖v‖²）的 %1%</translation>
+    </message>
+    <message>
+        <source>In view, of each key's ‖k‖²: %1</source>
+        <translation>视图中各键 ‖k‖² 的占比：%1</translation>
+    </message>
+    <message>
+        <source>In view: %1%–%2% of each key's ‖k‖²</source>
+        <translation>视图中：各键 ‖k‖² 的 %1%–%2%</translation>
+    </message>
+    <message>
+        <source>Careful: %1 has the largest weight, yet in this picture it points away from the query; the dimensions not shown decide.</source>
+        <translation>注意：%1 的权重最大，但在此图中它背离查询；起决定作用的是未显示的维度。</translation>
+    </message>
+    <message>
+        <source>Careful: %1 has the largest weight, yet %2 looks closer to the query in this picture; the dimensions not shown decide.</source>
+        <translation>注意：%1 的权重最大，但在此图中 %2 看起来离查询更近；起决定作用的是未显示的维度。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::PlanePlot</name>
+    <message>
+        <source>circles: distance to q</source>
+        <translation>圆：到 q 的距离</translation>
+    </message>
+    <message>
+        <source>dashed circles: each key's distance to the query</source>
+        <translation>虚线圆：每个键到查询的距离</translation>
+    </message>
+    <message>
+        <source>unit circle, angles</source>
+        <translation>单位圆、夹角</translation>
+    </message>
+    <message>
+        <source>unit circle: cosine compares directions (the angles)</source>
+        <translation>单位圆：余弦比较的是方向（夹角）</translation>
+    </message>
+    <message>
+        <source>dashed: projection on q</source>
+        <translation>虚线：在 q 上的投影</translation>
+    </message>
+    <message>
+        <source>dashed: each key's projection onto the query's line</source>
+        <translation>虚线：每个键在查询所在直线上的投影</translation>
+    </message>
+    <message>
+        <source>distance to the query in the picture: %1</source>
+        <translation>图中到查询的距离：%1</translation>
+    </message>
+    <message>
+        <source>angle to the query: %1° (cos %2)</source>
+        <translation>与查询的夹角：%1°（cos %2）</translation>
+    </message>
+    <message>
+        <source>projection onto the query's direction: %1</source>
+        <translation>在查询方向上的投影：%1</translation>
+    </message>
+    <message>
+        <source>in this plane: %1% of its ‖k‖²</source>
+        <translation>在此平面中：其 ‖k‖² 的 %1%</translation>
+    </message>
+    <message>
+        <source>θ = %1°</source>
+        <translation>θ = %1°</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ScalingLabPanel</name>
+    <message>
+        <source>Play: d_k walks from 1 to 1024 and back while the plots follow</source>
+        <translation>播放：d_k 从 1 走到 1024 再回来，图表随之变化</translation>
+    </message>
+    <message>
+        <source>Step ▸</source>
+        <translation>单步 ▸</translation>
+    </message>
+    <message>
+        <source>d_k one notch on, paused</source>
+        <translation>d_k 前进一格并暂停</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>▶ Play d_k</source>
+        <translation>▶ 播放 d_k</translation>
+    </message>
+</context>
+<context>
+    <name>attn::MainWindow</name>
+    <message>
+        <source>&amp;Animate</source>
+        <translation>动画(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Top-&amp;k</source>
+        <translation>Top-k(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Animate</source>
+        <translation>动画</translation>
+    </message>
+    <message>
+        <source>▶ Sweep τ</source>
+        <translation>▶ 扫描 τ</translation>
+    </message>
+    <message>
+        <source>Animate the temperature from 0.05 to 20 and back while the maps follow (the Animate tab)</source>
+        <translation>让温度从 0.05 变到 20 再变回来，热图随之变化（见“动画”标签页）</translation>
+    </message>
+    <message>
+        <source>▶ Turn the query</source>
+        <translation>▶ 旋转查询</translation>
+    </message>
+    <message>
+        <source>Turn the selected query once around the origin while the maps follow</source>
+        <translation>让选中的查询绕原点转一圈，热图随之变化</translation>
+    </message>
+    <message>
+        <source>■ Stop</source>
+        <translation>■ 停止</translation>
+    </message>
+    <message>
+        <source>Stop the animation and put everything back as it was</source>
+        <translation>停止动画并恢复原状</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Hard against soft: each row's k largest weights only, and the hard k-NN average</source>
+        <translation>硬与软对比：每行只保留最大的 k 个权重，以及硬 k-NN 平均</translation>
+    </message>
+</context>
+<context>
+    <name>attn::CompareText</name>
+    <message>
+        <source>row sum</source>
+        <translation>行和</translation>
+    </message>
+    <message>
+        <source>A · %1%2</source>
+        <translation>A · %1%2</translation>
+    </message>
+    <message>
+        <source>B · %1%2</source>
+        <translation>B · %1%2</translation>
+    </message>
+    <message>
+        <source> · in A&apos;s token order</source>
+        <translation> · 按 A 的词序</translation>
+    </message>
+    <message>
+        <source>B − A</source>
+        <translation>B − A</translation>
+    </message>
+    <message>
+        <source> at (%1, %2)</source>
+        <translation>，位于 (%1, %2)</translation>
+    </message>
+    <message>
+        <source>max |B − A| = %1%2</source>
+        <translation>最大 |B − A| = %1%2</translation>
+    </message>
+    <message>
+        <source>A and B cannot be compared cell by cell here: %1</source>
+        <translation>A 与 B 在这里无法逐格比较：%1</translation>
+    </message>
+    <message>
+        <source>B − A · %1</source>
+        <translation>B − A · %1</translation>
+    </message>
+    <message>
+        <source>the same numbers, reordered: attention alone cannot see word order</source>
+        <translation>同样的数，只是重新排列：注意力本身看不出语序</translation>
+    </message>
+    <message>
+        <source>%1 (%2, %3)</source>
+        <translation>%1 (%2, %3)</translation>
+    </message>
+    <message>
+        <source>not only reordered: the largest difference is %1 in %2</source>
+        <translation>不只是重新排列：最大差值为 %1，在 %2</translation>
+    </message>
+    <message>
+        <source>cannot align by token: %1</source>
+        <translation>无法按词对齐：%1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::CompareView</name>
+    <message>
+        <source>Align by token</source>
+        <translation>按词对齐</translation>
+    </message>
+    <message>
+        <source>B holds A&apos;s tokens in another order: put B&apos;s rows and columns in A&apos;s order, so that the same word is compared with the same word</source>
+        <translation>B 以另一种顺序包含 A 的词：把 B 的行与列排成 A 的顺序，让同一个词与同一个词比较</translation>
+    </message>
+    <message>
+        <source>The stage shown for A, B and B − A</source>
+        <translation>A、B 和 B − A 显示的阶段</translation>
+    </message>
+    <message>
+        <source>Pin B as A</source>
+        <translation>把 B 固定为 A</translation>
+    </message>
+    <message>
+        <source>Make the live document the new A</source>
+        <translation>把当前文档作为新的 A</translation>
+    </message>
+    <message>
+        <source>Unpin (back to A)</source>
+        <translation>取消固定（回到 A）</translation>
+    </message>
+    <message>
+        <source>Put the document back as A was (one undo step) and close the comparison</source>
+        <translation>把文档恢复为 A（一步可撤销）并关闭对比</translation>
+    </message>
+    <message>
+        <source>Keep B</source>
+        <translation>保留 B</translation>
+    </message>
+    <message>
+        <source>Close the comparison and keep the document as it is</source>
+        <translation>关闭对比，文档保持现状</translation>
+    </message>
+    <message>
+        <source>Pinned as A: %1. Change the document (B) and compare.</source>
+        <translation>已固定为 A：%1。修改文档（B）并对比。</translation>
+    </message>
+    <message>
+        <source>Back to A</source>
+        <translation>回到 A</translation>
+    </message>
+    <message>
+        <source>Unpinned: the document is A again</source>
+        <translation>已取消固定：文档恢复为 A</translation>
+    </message>
+    <message>
+        <source>Nothing pinned. Pin the current state as A (Ctrl+Shift+P), change the document, and A, B and B − A appear here.</source>
+        <translation>尚未固定。把当前状态固定为 A（Ctrl+Shift+P），再修改文档，A、B 和 B − A 就会显示在这里。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;A&lt;/b&gt;: %1 (pinned) · &lt;b&gt;B&lt;/b&gt;: %2 (live)</source>
+        <translation>&lt;b&gt;A&lt;/b&gt;：%1（已固定） · &lt;b&gt;B&lt;/b&gt;：%2（当前）</translation>
+    </message>
+    <message>
+        <source>A and B hold the same tokens in another order: align by token to compare word with word.</source>
+        <translation>A 与 B 含有相同的词但顺序不同：按词对齐即可逐词比较。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::MainWindow</name>
+    <message>
+        <source>A/B — Attention Lab</source>
+        <translation>A/B — 注意力实验室</translation>
+    </message>
+    <message>
+        <source>Changed lesson</source>
+        <translation>课程已修改</translation>
+    </message>
+    <message>
+        <source>%1 has changes. Keep it as A, to compare with the lesson you open?</source>
+        <translation>%1 已有修改。要把它保留为 A，与要打开的课程对比吗？</translation>
+    </message>
+    <message>
+        <source>Keep as A</source>
+        <translation>保留为 A</translation>
+    </message>
+    <message>
+        <source>Just switch</source>
+        <translation>直接切换</translation>
+    </message>
+    <message>
+        <source>Save a copy…</source>
+        <translation>另存副本…</translation>
+    </message>
+    <message>
+        <source>&amp;Compare</source>
+        <translation>对比(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Pin as A</source>
+        <translation>固定为 A(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Pin the current state as A; keep changing the document (B) and compare them side by side</source>
+        <translation>把当前状态固定为 A；继续修改文档（B），并排对比两者</translation>
+    </message>
+    <message>
+        <source>&amp;Unpin (back to A)</source>
+        <translation>取消固定（回到 A）(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Show A/B</source>
+        <translation>显示 A/B</translation>
+    </message>
+    <message>
+        <source>A/B</source>
+        <translation>A/B</translation>
+    </message>
+    <message>
+        <source>Export the difference map</source>
+        <translation>导出差值图</translation>
+    </message>
+    <message>
+        <source>Export the A/B figure</source>
+        <translation>导出 A/B 图</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
+    </message>
+    <message>
+        <source>Export the A/B figure…</source>
+        <translation>导出 A/B 图…</translation>
+    </message>
+    <message>
+        <source>Export the difference map…</source>
+        <translation>导出差值图…</translation>
+    </message>
+</context>
+<context>
+    <name>attn::CompareText</name>
+    <message>
+        <source> (rounding only)</source>
+        <translation>（仅为舍入误差）</translation>
+    </message>
+</context>
 </TS>

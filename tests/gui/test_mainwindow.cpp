@@ -337,7 +337,8 @@ void TestMainWindow::clickBlocksACell()
     QVERIFY(w.openLesson(QStringLiteral("seed001-selftest")).isEmpty());
     StageView *weights = w.stageView(Stage::Weights);
     weights->replot();
-    QTest::mouseClick(weights, Qt::LeftButton, {}, weights->cellCenter(0, 0).toPoint() + QPoint(2, 2));
+    // Ctrl+click blocks a cell (a plain click only selects its query).
+    QTest::mouseClick(weights, Qt::LeftButton, Qt::ControlModifier, weights->cellCenter(0, 0).toPoint() + QPoint(2, 2));
     const HeatmapData d = weights->data();
     QVERIFY(d.blocked(0, 0));
     QCOMPARE(d.values(0, 0), 0.0);
@@ -345,14 +346,14 @@ void TestMainWindow::clickBlocksACell()
     ATTN_COMPARE_NEAR(d.values(0, 1), 1.0 / (1.0 + std::exp(-1.0 / std::sqrt(2.0))), 1e-12);
     QCOMPARE(w.document()->undoStack()->count(), 1);
     // Click again to open it.
-    QTest::mouseClick(weights, Qt::LeftButton, {}, weights->cellCenter(0, 0).toPoint() + QPoint(2, 2));
+    QTest::mouseClick(weights, Qt::LeftButton, Qt::ControlModifier, weights->cellCenter(0, 0).toPoint() + QPoint(2, 2));
     ATTN_COMPARE_NEAR(weights->data().values(0, 0), 0.575975345215362, 1e-12);
 
     // A cell the causal mask holds: the click says so and adds no step.
     QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
     weights->replot();
     QSignalSpy problems(w.document(), &Document::problemReported);
-    QTest::mouseClick(weights, Qt::LeftButton, {}, weights->cellCenter(0, 2).toPoint() + QPoint(2, 2));
+    QTest::mouseClick(weights, Qt::LeftButton, Qt::ControlModifier, weights->cellCenter(0, 2).toPoint() + QPoint(2, 2));
     QCOMPARE(w.document()->undoStack()->count(), 0);
     QVERIFY(!w.document()->scenario().mask.blocked.size() || !w.document()->scenario().mask.blocked.any());
     QCOMPARE(problems.count(), 1);

@@ -9,6 +9,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace attn;
@@ -40,6 +41,17 @@ Scenario fourDimensional()
     return s;
 }
 
+// Seed 001 (soft nearest neighbours): Q = K = V, six 2-D tokens.
+Scenario seed001()
+{
+    Scenario s;
+    s.tokens = {"t1", "t2", "t3", "t4", "t5", "t6"};
+    s.Q = Matrix{{1, 0.2}, {0.8, 0.6}, {0.1, 1}, {-0.6, 0.7}, {-0.4, -0.9}, {-0.9, -0.3}};
+    s.K = s.Q;
+    s.V = s.Q;
+    return s;
+}
+
 PlaneScene sceneOf(const Scenario &s, const PlaneSettings &settings = {})
 {
     return makePlaneScene(s, compute(s), settings);
@@ -62,6 +74,11 @@ private slots:
     void pointerAndKeyboardState();
     void textForFigureAndScreen();
     void oneDimension();
+
+    // Issue 10: a plane that tells the truth.
+    void similarityGeometry();
+    void spreadInViewByHand();
+    void misleadingPictureIsWarned();
 };
 
 void TestPlaneScene::pointsAndWeightsByHand_data()
@@ -307,6 +324,152 @@ void TestPlaneScene::oneDimension()
     QCOMPARE(sc.queries, Matrix(Matrix{{1, 0}, {-0.5, 0}}));
     QVERIFY(sc.caption().contains(QStringLiteral("line")));
     QCOMPARE(sc.verticalTitle, QStringLiteral("(none: one dimension)"));
+}
+
+void TestPlaneScene::similarityGeometry()
+{
+    // Seed 001, query t2 = (0.8, 0.6) (length 1), six keys.
+    Scenario s = seed001();
+    PlaneSettings settings;
+    settings.query = 1;
+    const Eigen::Vector2d q(0.8, 0.6);
+
+    // Dot: each key's projection onto the query's direction: foot = (k·q̂) q̂.
+    s.similarity = Similarity::Dot;
+    PlaneScene sc = sceneOf(s, settings);
+    QVERIFY(sc.queryDirection.has_value());
+    ATTN_COMPARE_MATRIX(*sc.queryDirection, q, 1e-15);
+    QCOMPARE(int(sc.projections.size()), 6);
+    QVERIFY(sc.circles.empty() && sc.angles.empty());
+    for (const PlaneProjection &p : sc.projections) {
+        const Eigen::Vector2d k = s.K.row(p.key).transpose();
+        ATTN_COMPARE_NEAR(p.length, k.dot(q), 1e-15);
+        ATTN_COMPARE_MATRIX(p.foot, (k.dot(q) * q).eval(), 1e-15);
+    }
+    // k6 = (−0.9, −0.3): 0.8·(−0.9) + 0.6·(−0.3) = −0.9, behind the origin.
+    const auto k6 = std::find_if(sc.projections.begin(), sc.projections.end(), [](const PlaneProjection &p) { return p.key == 5; });
+    QVERIFY(k6 != sc.projections.end());
+    ATTN_COMPARE_NEAR(k6->length, -0.9, 1e-15);
+    // Heaviest first: k2 (the query's own key) leads.
+    QCOMPARE(sc.projections.front().key, 1);
+
+    // −‖q − k‖²: a circle around the query through each key.
+    s.similarity = Similarity::NegSqDistance;
+    sc = sceneOf(s, settings);
+    QCOMPARE(int(sc.circles.size()), 6);
+    QVERIFY(sc.projections.empty() && !sc.queryDirection);
+    for (const PlaneCircle &c : sc.circles) {
+        QVERIFY(c.key >= 0);
+        ATTN_COMPARE_MATRIX(c.centre, q, 1e-15);
+        ATTN_COMPARE_NEAR(c.radius, (s.K.row(c.key).transpose() - q).norm(), 1e-15);
+    }
+    // k1 = (1, 0.2): √(0.2² + 0.4²) = √0.2.
+    const auto c1 = std::find_if(sc.circles.begin(), sc.circles.end(), [](const PlaneCircle &c) { return c.key == 0; });
+    ATTN_COMPARE_NEAR(c1->radius, std::sqrt(0.2), 1e-15);
+
+    // Cosine: the unit circle and each key's angle to the query.
+    s.similarity = Similarity::Cosine;
+    sc = sceneOf(s, settings);
+    QCOMPARE(int(sc.circles.size()), 1);
+    QCOMPARE(sc.circles.front().key, -1);
+    QCOMPARE(sc.circles.front().radius, 1.0);
+    ATTN_COMPARE_MATRIX(sc.circles.front().centre, Eigen::Vector2d::Zero(), 0);
+    QCOMPARE(int(sc.angles.size()), 6);
+    for (const PlaneAngle &a : sc.angles) {
+        const Eigen::Vector2d k = s.K.row(a.key).transpose();
+        ATTN_COMPARE_NEAR(a.degrees, std::acos(k.dot(q) / k.norm()) * 180 / M_PI, 1e-9);
+        ATTN_COMPARE_NEAR(a.from, std::atan2(0.6, 0.8), 1e-15);
+    }
+    // The query's own key: 0°. k6 = (−0.9, −0.3): cos = −0.9/√0.9 → 161.57°.
+    QCOMPARE(sc.angles.front().key, 1);
+    ATTN_COMPARE_NEAR(sc.angles.front().degrees, 0.0, 1e-6);
+    const auto a6 = std::find_if(sc.angles.begin(), sc.angles.end(), [](const PlaneAngle &a) { return a.key == 5; });
+    ATTN_COMPARE_NEAR(a6->degrees, std::acos(-0.9 / std::sqrt(0.9)) * 180 / M_PI, 1e-9);
+
+    // A blocked key has none; a fully masked query none at all.
+    s.similarity = Similarity::NegSqDistance;
+    s.mask.blocked = BoolMatrix::Constant(6, 6, false);
+    s.mask.blocked(1, 0) = true;
+    sc = sceneOf(s, settings);
+    QCOMPARE(int(sc.circles.size()), 5);
+    for (const PlaneCircle &c : sc.circles)
+        QVERIFY(c.key != 0);
+    s.mask.blocked.row(1).setConstant(true);
+    QVERIFY(sceneOf(s, settings).circles.empty());
+}
+
+void TestPlaneScene::spreadInViewByHand()
+{
+    // Keys a = (2, 0, 0), b = (0, 1.5, 0), c = (0, 0, 1); the query 0.
+    // Σ‖v‖² = 4 + 2.25 + 1 = 7.25; vᵀv summed is diag(4, 2.25, 1), so the
+    // PCA plane is dimensions 1 and 2 and holds (4 + 2.25) / 7.25 of it.
+    Scenario s;
+    s.tokens = {"q"};
+    s.sourceTokens = {"a", "b", "c"};
+    s.Q = Matrix{{0, 0, 0}};
+    s.K = Matrix{{2, 0, 0}, {0, 1.5, 0}, {0, 0, 1}};
+    s.V = Matrix{{1, 0}, {0, 1}, {1, 1}};
+    PlaneSettings settings;
+    settings.pca = true;
+    PlaneScene sc = sceneOf(s, settings);
+    QVERIFY(sc.pca);
+    ATTN_COMPARE_NEAR(sc.spreadShown, 6.25 / 7.25, 1e-12);
+    ATTN_COMPARE_NEAR(sc.basis.explained(0) + sc.basis.explained(1), 6.25 / 7.25, 1e-12);
+    QVERIFY2(sc.shownText.contains(QStringLiteral("86%")), qPrintable(sc.shownText));
+    ATTN_COMPARE_MATRIX(sc.keyShown, (Eigen::Vector3d(1, 1, 0)), 1e-12);
+
+    // Dimensions 1 and 3: each key's share of its own ‖k‖² in view.
+    settings.pca = false;
+    settings.horizontal = 0;
+    settings.vertical = 2;
+    sc = sceneOf(s, settings);
+    ATTN_COMPARE_MATRIX(sc.keyShown, (Eigen::Vector3d(1, 0, 1)), 0);
+    ATTN_COMPARE_NEAR(sc.spreadShown, 5.0 / 7.25, 1e-15);
+    QCOMPARE(sc.shownText, QStringLiteral("In view, of each key's ‖k‖²: a 100% · b 0% · c 100%"));
+    // A mixed key: (1, 1, 1) has 2/3 of its length² in dimensions 1 and 3.
+    s.K.row(1) << 1, 1, 1;
+    ATTN_COMPARE_NEAR(sceneOf(s, settings).keyShown(1), 2.0 / 3.0, 1e-15);
+
+    // d = 2 shows everything and says nothing.
+    const PlaneScene flat = sceneOf(small());
+    QCOMPARE(flat.spreadShown, 1.0);
+    QVERIFY(flat.shownText.isEmpty());
+    QVERIFY(flat.warning.isEmpty());
+}
+
+void TestPlaneScene::misleadingPictureIsWarned()
+{
+    // q = (1, 0, 3); key a = (−0.5, 0, 3) scores 8.5, key b = (1, 0, 0) scores 1:
+    // a has the largest weight, but on dimensions 1 and 2 it points away from q.
+    Scenario s;
+    s.tokens = {"q"};
+    s.sourceTokens = {"a", "b"};
+    s.Q = Matrix{{1, 0, 3}};
+    s.K = Matrix{{-0.5, 0, 3}, {1, 0, 0}};
+    s.V = Matrix{{1, 0}, {0, 1}};
+    PlaneSettings settings;
+    PlaneScene sc = sceneOf(s, settings);
+    QCOMPARE(sc.horizontal, 0);
+    QCOMPARE(sc.vertical, 1);
+    QCOMPARE(compute(s).heads[0].rows[0].argmax, 0);
+    QCOMPARE(sc.misleadingKey, 0);
+    QVERIFY2(sc.warning.contains(QStringLiteral("a has the largest weight")) && sc.warning.contains(QStringLiteral("points away")),
+             qPrintable(sc.warning));
+    // Dimensions 1 and 3 show it as it is: no warning.
+    settings.vertical = 2;
+    sc = sceneOf(s, settings);
+    QCOMPARE(sc.misleadingKey, -1);
+    QVERIFY(sc.warning.isEmpty());
+
+    // −‖q − k‖²: q = (0, 0, 2); a = (1, 0, 2) is nearest (1 against 4.04),
+    // yet on dimensions 1 and 2 b = (0.2, 0, 0) looks nearer.
+    s.similarity = Similarity::NegSqDistance;
+    s.Q = Matrix{{0, 0, 2}};
+    s.K = Matrix{{1, 0, 2}, {0.2, 0, 0}};
+    settings.vertical = 1;
+    sc = sceneOf(s, settings);
+    QCOMPARE(sc.misleadingKey, 0);
+    QVERIFY2(sc.warning.contains(QStringLiteral("b looks closer")), qPrintable(sc.warning));
 }
 
 QTEST_GUILESS_MAIN(TestPlaneScene)

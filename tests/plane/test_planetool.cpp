@@ -17,6 +17,7 @@
 #include <QTest>
 #include <QWheelEvent>
 
+#include <functional>
 #include <memory>
 
 using namespace attn;
@@ -55,6 +56,10 @@ private slots:
     void plotPansAndZoomsByItself();
     void hiddenPanelDrawsNothing();
     void plotAloneHasNoTool();
+    // Issue 10: a plane that tells the truth.
+    void crowdedLabelsDoNotOverlap();
+    void guidesAreDrawnForEachSimilarity();
+    void warningAndShareOverThePlot();
 
 private:
     void load(const Scenario &s);
@@ -281,6 +286,142 @@ void TestPlaneTool::plotAloneHasNoTool()
     QCOMPARE(plot.handleAt(q), (PlaneTarget{PlaneRole::Query, 0}));
     drag(&plot, q, q + QPointF(50, 50));
     QCOMPARE(plot.queryPoints(), Matrix(Matrix{{2, 0}}));
+}
+
+namespace {
+
+// Pixels along a piece of a curve in plane coordinates that are drawn on
+// (not white), at 16 points between t0 and t1.
+int drawnAlong(PlanePlot *plot, const QImage &image, const std::function<Eigen::Vector2d(double)> &curve, double t0,
+               double t1)
+{
+    int hits = 0;
+    const double dpr = image.devicePixelRatio();
+    for (int i = 0; i < 16; ++i) {
+        const QPointF p = plot->pixelAt(curve(t0 + (t1 - t0) * i / 15.0)) * dpr;
+        bool drawn = false;
+        for (int dx = -1; dx <= 1 && !drawn; ++dx)
+            for (int dy = -1; dy <= 1 && !drawn; ++dy) {
+                const QColor c = image.pixelColor(int(p.x()) + dx, int(p.y()) + dy);
+                drawn = c.red() < 225 || c.green() < 225 || c.blue() < 225;
+            }
+        hits += drawn ? 1 : 0;
+    }
+    return hits;
+}
+
+} // namespace
+
+void TestPlaneTool::crowdedLabelsDoNotOverlap()
+{
+    // One query among ten keys packed into a small patch: each key's label
+    // finds a place of its own, clear of the others and of every weight disc.
+    Scenario s;
+    s.tokens = {"q"};
+    s.sourceTokens.clear();
+    Matrix K(10, 2);
+    for (int j = 0; j < 10; ++j) {
+        s.sourceTokens.push_back("key" + std::to_string(j + 1));
+        K.row(j) << 1.0 + 0.06 * (j % 5), 1.0 + 0.07 * (j / 5) + 0.01 * j;
+    }
+    s.Q = Matrix{{1.1, 0.95}};
+    s.K = K;
+    s.V = Matrix::Identity(10, 3);
+    load(s);
+    const std::vector<PlaneLabel> &labels = plot()->placedLabels();
+    QVERIFY2(labels.size() >= 11, qPrintable(QString::number(labels.size()))); // the query and ten keys
+    const QRectF area = plot()->axisRect()->rect();
+    for (std::size_t a = 0; a < labels.size(); ++a) {
+        const QRectF &r = labels[a].rect;
+        QVERIFY2(area.adjusted(-1, -1, 1, 1).contains(r), qPrintable(labels[a].text));
+        for (std::size_t b = a + 1; b < labels.size(); ++b) {
+            const QRectF both = r.intersected(labels[b].rect);
+            QVERIFY2(both.isEmpty() || both.width() * both.height() < 1.0,
+                     qPrintable(labels[a].text + QStringLiteral(" over ") + labels[b].text));
+        }
+        for (int j = 0; j < 10; ++j) {
+            if (plot()->keyWeights()(j) < 0.005)
+                continue;
+            const QPointF c = plot()->keyPixel(j);
+            const QPointF nearest(std::clamp(c.x(), r.left(), r.right()), std::clamp(c.y(), r.top(), r.bottom()));
+            const double gap = std::hypot(nearest.x() - c.x(), nearest.y() - c.y());
+            QVERIFY2(gap >= plot()->keyDiscRadius(j) - 1.0,
+                     qPrintable(labels[a].text + QStringLiteral(" over the disc of key %1 (gap %2, radius %3)")
+                                    .arg(j + 1)
+                                    .arg(gap)
+                                    .arg(plot()->keyDiscRadius(j))));
+        }
+    }
+    // Crowded: some labels had to move away and got a leader line.
+    QVERIFY(std::any_of(labels.begin(), labels.end(), [](const PlaneLabel &l) { return l.leader; }));
+}
+
+void TestPlaneTool::guidesAreDrawnForEachSimilarity()
+{
+    Scenario s = lesson(QStringLiteral("seed001-soft-knn"));
+    auto image = [&](Similarity sim, int query) {
+        s.similarity = sim;
+        load(s);
+        m_doc->setCurrentQuery(query);
+        settle();
+        return plot()->grab().toImage();
+    };
+    // Cosine: the unit circle, between k5 and k6 (angles −135° … −125°).
+    auto unit = [](double t) { return Eigen::Vector2d(std::cos(t), std::sin(t)); };
+    const double a0 = -135 * M_PI / 180, a1 = -125 * M_PI / 180;
+    QImage cosine = image(Similarity::Cosine, 0);
+    QVERIFY(!m_panel->scene().circles.empty());
+    const int onCircle = drawnAlong(plot(), cosine, unit, a0, a1);
+    QImage dot = image(Similarity::Dot, 0);
+    QVERIFY2(onCircle >= 12 && drawnAlong(plot(), dot, unit, a0, a1) <= 2,
+             qPrintable(QStringLiteral("unit circle: %1 of 16 drawn").arg(onCircle)));
+
+    // −‖q − k‖², query t1 = (1, 0.2): the circle through k2 (radius √0.2) below q.
+    const Eigen::Vector2d q1(1, 0.2);
+    const double r = std::sqrt(0.2);
+    auto around = [&](double t) { return Eigen::Vector2d(q1 + r * Eigen::Vector2d(std::cos(t), std::sin(t))); };
+    QImage distance = image(Similarity::NegSqDistance, 0);
+    const int onDistance = drawnAlong(plot(), distance, around, -1.9, -1.2);
+    QVERIFY2(onDistance >= 8, qPrintable(QStringLiteral("distance circle: %1 of 16 drawn").arg(onDistance)));
+    QVERIFY(drawnAlong(plot(), dot, around, -1.9, -1.2) <= 2);
+
+    // Dot, query t3 = (0.1, 1): its line, continued behind the origin.
+    const Eigen::Vector2d dir = Eigen::Vector2d(0.1, 1).normalized();
+    auto line = [&](double t) { return Eigen::Vector2d(dir * t); };
+    dot = image(Similarity::Dot, 2);
+    const int onLine = drawnAlong(plot(), dot, line, -0.7, -0.35);
+    QVERIFY2(onLine >= 8, qPrintable(QStringLiteral("query line: %1 of 16 drawn").arg(onLine)));
+    QVERIFY(drawnAlong(plot(), image(Similarity::Cosine, 2), line, -0.7, -0.35) <= 2);
+}
+
+void TestPlaneTool::warningAndShareOverThePlot()
+{
+    // The misleading case of the scene test: a (the top key) points away on dimensions 1 and 2.
+    Scenario s;
+    s.tokens = {"q"};
+    s.sourceTokens = {"a", "b"};
+    s.Q = Matrix{{1, 0, 3}};
+    s.K = Matrix{{-0.5, 0, 3}, {1, 0, 0}};
+    s.V = Matrix{{1, 0}, {0, 1}};
+    load(s);
+    QVERIFY2(plot()->warningText().contains(QStringLiteral("points away")), qPrintable(plot()->warningText()));
+    QVERIFY(!plot()->shownBadge().isEmpty());
+    // The badge is clear of every label.
+    for (const PlaneLabel &l : plot()->placedLabels())
+        QVERIFY2(!l.rect.intersects(plot()->shownBadge()), qPrintable(l.text));
+    // In red over the plot: some red pixels between the note and the axes.
+    const QImage image = plot()->grab().toImage();
+    const double dpr = image.devicePixelRatio();
+    int red = 0;
+    for (int y = 0; y < int(plot()->axisRect()->rect().top() * dpr); ++y)
+        for (int x = 0; x < image.width(); x += 2) {
+            const QColor c = image.pixelColor(x, y);
+            red += c.red() > 140 && c.green() < 90 && c.blue() < 110 ? 1 : 0;
+        }
+    QVERIFY2(red > 20, qPrintable(QString::number(red)));
+    m_panel->setDimensions(0, 2);
+    settle();
+    QVERIFY(plot()->warningText().isEmpty());
 }
 
 QTEST_MAIN(TestPlaneTool)
