@@ -105,12 +105,12 @@ std::optional<Problem> Document::edit(const Scenario &next, const QString &descr
     if (what.kinds == ChangeKinds())
         return std::nullopt;
     // Never part of a gesture: an edit from elsewhere is a step of its own.
+    const auto row = what.kinds == ChangeKinds(ChangeKind::Values) ? singleRow(m_scenario, next) : std::nullopt;
     if (what.kinds == ChangeKinds(ChangeKind::Settings)) {
         push(new SetSettingsCommand(this, Settings::of(m_scenario), Settings::of(next), description, 0));
-    } else if (what.kinds == ChangeKinds(ChangeKind::Values) && singleRow(m_scenario, next)) {
-        const auto [id, row] = *singleRow(m_scenario, next);
-        push(new SetRowCommand(this, id, row, matrix(m_scenario, id).row(row), matrix(next, id).row(row),
-                               description, 0));
+    } else if (row) {
+        const auto [id, r] = *row;
+        push(new SetRowCommand(this, id, r, matrix(m_scenario, id).row(r), matrix(next, id).row(r), description, 0));
     } else {
         push(new ScenarioCommand(this, m_scenario, next, description, what));
     }

@@ -110,7 +110,6 @@ private:
     // Pushes `cmd`, made within the current gesture or not.
     void push(DocumentCommand *cmd);
     void afterChange(const DocumentChange &what);
-    int gestureOfNextEdit() const { return m_gesture; }
 
     Scenario m_scenario;
     Trace m_trace;
