@@ -1,0 +1,1 @@
+# Continuous checks (issue 12): sanitizer builds and libFuzzer targets.

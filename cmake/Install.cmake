@@ -1,0 +1,1 @@
+# A real install (issue 12): install rules, desktop integration, CPack.
