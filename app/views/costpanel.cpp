@@ -1,0 +1,224 @@
+#include "costpanel.h"
+
+#include "pathdiagram.h"
+#include "viewbinding.h"
+
+#include <QEvent>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <cmath>
+
+namespace attn {
+
+CostPanel::CostPanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
+{
+    setObjectName(QStringLiteral("costPanel"));
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("costSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+
+    m_table = new QTableWidget(0, 4, this);
+    m_table->setObjectName(QStringLiteral("costTable"));
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+
+    m_growth = new QCustomPlot(this);
+    m_growth->setObjectName(QStringLiteral("costGrowth"));
+    m_growth->setMinimumHeight(140);
+
+    m_path = new PathDiagram(this);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_table, 3);
+    layout->addWidget(m_growth, 3);
+    layout->addWidget(m_path, 2);
+
+    new ViewBinding(this, doc, ChangeKind::Shape | ChangeKind::Settings | ChangeKind::Labels, [this] { refresh(); });
+    refresh();
+}
+
+QString CostPanel::count(double v)
+{
+    const QLocale locale;
+    if (std::abs(v) < 1e7)
+        return locale.toString(qlonglong(std::llround(v)));
+    return locale.toString(v, 'g', 3);
+}
+
+namespace {
+
+QString bytesText(double bytes)
+{
+    const QLocale locale;
+    return locale.formattedDataSize(qint64(bytes), 1, QLocale::DataSizeTraditionalFormat);
+}
+
+} // namespace
+
+QString CostPanel::summary() const
+{
+    return m_summary->text();
+}
+
+void CostPanel::refresh()
+{
+    m_cost = attentionCost(m_doc->scenario());
+    retranslate();
+}
+
+void CostPanel::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslate();
+    QWidget::changeEvent(event);
+}
+
+void CostPanel::retranslate()
+{
+    const AttentionCost &c = m_cost;
+    const AttentionCost twice = attentionCostAt(m_doc->scenario(), 2 * std::max(c.nq, c.nk));
+    m_summary->setText(
+        tr("<b>%1 score cells</b> = h·n<sub>q</sub>·n<sub>k</sub> = %2·%3·%4: one for every pair of a query and a "
+           "key, in every head. Double the tokens to %5 and there are %6 (×%7): the cost grows as n². "
+           "All stages together: %8 multiply-adds, %9 stored.")
+            .arg(count(c.scoreCells))
+            .arg(c.heads)
+            .arg(c.nq)
+            .arg(c.nk)
+            .arg(2 * std::max(c.nq, c.nk))
+            .arg(count(twice.scoreCells))
+            .arg(QLocale().toString(twice.scoreCells / std::max(1.0, c.scoreCells), 'g', 3))
+            .arg(count(c.totalOperations))
+            .arg(bytesText(c.bytes())));
+    fillTable();
+    fillGrowth();
+
+    const Scenario &s = m_doc->scenario();
+    QStringList tokens;
+    for (const std::string &t : queryLabels(s))
+        tokens << QString::fromStdString(t);
+    const int n = int(tokens.size());
+    m_path->setTokens(tokens);
+    m_path->setCaptions(
+        tr("Recurrent network: from the first token to the last takes %n step(s), one token at a time", nullptr,
+           std::max(0, n - 1)),
+        tr("Attention: every token reaches every other in 1 step, all pairs at once"));
+}
+
+void CostPanel::fillTable()
+{
+    const AttentionCost &c = m_cost;
+    m_table->setHorizontalHeaderLabels(
+        {tr("Stage"), tr("Work"), tr("Counted as"), tr("Values stored")});
+    m_table->setRowCount(int(c.stages.size()) + 1);
+    const QString hq = QStringLiteral("%1·%2·%3").arg(c.heads).arg(c.nq).arg(c.nk);
+    int row = 0;
+    for (const StageCost &st : c.stages) {
+        QString name, how;
+        if (st.stage == "projections") {
+            name = tr("Q, K, V = X W");
+            how = tr("(n_q + n_k)·d_model·h·d_k + n_k·d_model·h·d_v products");
+        } else if (st.stage == "scores") {
+            name = tr("Scores q·k");
+            how = tr("h·n_q·n_k·d_k = %1·%2 products").arg(hq).arg(c.dk);
+            if (m_doc->scenario().similarity != Similarity::Dot)
+                how += tr(", plus the norms");
+        } else if (st.stage == "scaled") {
+            name = tr("Scaled");
+            how = tr("one division a cell: %1").arg(hq);
+        } else if (st.stage == "mask") {
+            name = tr("Mask");
+            how = tr("one test a cell: %1").arg(hq);
+        } else if (st.stage == "softmax") {
+            name = tr("Softmax");
+            how = tr("subtract the max, e^x, divide: 3·%1").arg(hq);
+        } else if (st.stage == "output") {
+            name = tr("Output = weights·V");
+            how = tr("h·n_q·n_k·d_v = %1·%2 products").arg(hq).arg(c.dv);
+        } else if (st.stage == "concat_wo") {
+            name = tr("Concat · W_O");
+            how = tr("n_q·h·d_v·d_out products");
+        }
+        m_table->setItem(row, 0, new QTableWidgetItem(name));
+        auto *work = new QTableWidgetItem(count(st.operations));
+        work->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_table->setItem(row, 1, work);
+        m_table->setItem(row, 2, new QTableWidgetItem(how));
+        auto *stored = new QTableWidgetItem(count(st.stored));
+        stored->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_table->setItem(row, 3, stored);
+        ++row;
+    }
+    QFont bold = m_table->font();
+    bold.setBold(true);
+    auto *total = new QTableWidgetItem(tr("Total"));
+    total->setFont(bold);
+    m_table->setItem(row, 0, total);
+    auto *work = new QTableWidgetItem(count(c.totalOperations));
+    work->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    work->setFont(bold);
+    m_table->setItem(row, 1, work);
+    m_table->setItem(row, 2, new QTableWidgetItem(tr("%1 of memory as doubles").arg(bytesText(c.bytes()))));
+    auto *stored = new QTableWidgetItem(count(c.totalStored));
+    stored->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    stored->setFont(bold);
+    m_table->setItem(row, 3, stored);
+}
+
+void CostPanel::fillGrowth()
+{
+    const Scenario &s = m_doc->scenario();
+    const int now = std::max(m_cost.nq, m_cost.nk);
+    const int last = std::max(16, 4 * now);
+    QVector<double> n, cells, linear;
+    for (int i = 1; i <= last; ++i) {
+        n << i;
+        cells << attentionCostAt(s, i).scoreCells;
+        // A recurrent network's steps grow as n: h·n, to scale with the same heads.
+        linear << double(std::max(1, s.heads)) * i;
+    }
+    m_growth->clearGraphs();
+    m_growth->clearItems();
+    m_growth->legend->setVisible(true);
+    m_growth->legend->setFont(font());
+    m_growth->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+
+    QCPGraph *g = m_growth->addGraph();
+    g->setData(n, cells, true);
+    g->setName(tr("score cells h·n²"));
+    g->setPen(QPen(QColor(0x00, 0x72, 0xb2), 2));
+    QCPGraph *r = m_growth->addGraph();
+    r->setData(n, linear, true);
+    r->setName(tr("a recurrent network's steps, h·n"));
+    r->setPen(QPen(QColor(0xd5, 0x5e, 0x00), 2, Qt::DashLine));
+
+    // Today's sentence, marked.
+    QCPGraph *mark = m_growth->addGraph();
+    mark->setData(QVector<double>{double(now)}, QVector<double>{m_cost.scoreCells});
+    mark->setLineStyle(QCPGraph::lsNone);
+    mark->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x00, 0x72, 0xb2), 9));
+    mark->setName(tr("now: n = %1").arg(now));
+
+    m_growth->xAxis->setLabel(tr("tokens n"));
+    m_growth->yAxis->setLabel(tr("cells"));
+    for (QCPAxis *a : {m_growth->xAxis, m_growth->yAxis}) {
+        a->setLabelFont(font());
+        a->setTickLabelFont(font());
+    }
+    m_growth->xAxis->setRange(0, last + 0.5);
+    m_growth->yAxis->setRange(0, cells.back() * 1.05);
+    m_growth->replot();
+}
+
+} // namespace attn

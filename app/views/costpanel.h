@@ -1,0 +1,56 @@
+#pragma once
+// What attention costs, and why it wins (issue 11; seed 000's 关卡四 and
+// seed 001's opening): for the current scenario, each stage's work and what
+// it stores, how the score matrix grows as tokens are added (the O(n^2) the
+// seeds name), and the path between the first and the last token: one step
+// for attention against n - 1 for a recurrent network. Numbers from
+// core/cost.h; the path drawn by widgets/PathDiagram.
+
+#include "cost.h"
+#include "document.h"
+
+#include <QWidget>
+
+class QCustomPlot;
+class QLabel;
+class QTableWidget;
+
+namespace attn {
+
+class PathDiagram;
+
+class CostPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit CostPanel(Document *doc, QWidget *parent = nullptr);
+
+    const AttentionCost &cost() const { return m_cost; }
+    QTableWidget *table() const { return m_table; }
+    QCustomPlot *growthPlot() const { return m_growth; }
+    PathDiagram *pathDiagram() const { return m_path; }
+    QString summary() const;
+
+    // "12,288" in the UI's locale; "1.2 M" style for large values.
+    static QString count(double v);
+
+public slots:
+    void refresh();
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void retranslate();
+    void fillTable();
+    void fillGrowth();
+
+    Document *m_doc;
+    AttentionCost m_cost;
+    QLabel *m_summary;
+    QTableWidget *m_table;
+    QCustomPlot *m_growth;
+    PathDiagram *m_path;
+};
+
+} // namespace attn
