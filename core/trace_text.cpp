@@ -126,7 +126,26 @@ std::string escapeControls(const std::string &in)
 
 std::string traceText(const Scenario &s, const Trace &t)
 {
+    std::string out;
+    writeTraceText(s, t, [&out](const std::string &chunk) {
+        out += chunk;
+        return true;
+    });
+    return out;
+}
+
+bool writeTraceText(const Scenario &s, const Trace &t, const std::function<bool(const std::string &)> &sink)
+{
     std::ostringstream o;
+    // Hands what is written so far to the sink once it passes about 1 MB.
+    bool ok = true;
+    auto flush = [&o, &ok, &sink](bool always) {
+        if (ok && (always || o.tellp() >= std::streampos(1 << 20))) {
+            ok = sink(o.str());
+            o.str(std::string());
+        }
+        return ok;
+    };
     const auto ql = queryLabels(s), kl = keyLabels(s);
     const Formula f = formula(s);
     const int h = int(t.heads.size());
@@ -204,18 +223,22 @@ std::string traceText(const Scenario &s, const Trace &t)
                 o << "\n            ";
             }
             o << " = " << vec(head.output.row(i)) << "\n";
+            if (!flush(false))
+                return false;
         }
     }
 
     if (h > 1 || t.output.cols() != t.concat.cols() || !(t.output == t.concat)) {
         o << "\nConcatenated heads\n";
         for (Eigen::Index i = 0; i < t.concat.rows(); ++i)
-            o << "  " << label(ql, i) << " " << vec(t.concat.row(i)) << "\n";
+            if (o << "  " << label(ql, i) << " " << vec(t.concat.row(i)) << "\n"; !flush(false))
+                return false;
     }
     o << "\nOutput\n";
     for (Eigen::Index i = 0; i < t.output.rows(); ++i)
-        o << "  " << label(ql, i) << " " << vec(t.output.row(i)) << "\n";
-    return o.str();
+        if (o << "  " << label(ql, i) << " " << vec(t.output.row(i)) << "\n"; !flush(false))
+            return false;
+    return flush(true);
 }
 
 } // namespace attn

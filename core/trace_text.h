@@ -6,6 +6,7 @@
 #include "attention.h"
 #include "scenario.h"
 
+#include <functional>
 #include <string>
 
 namespace attn {
@@ -13,6 +14,11 @@ namespace attn {
 // UTF-8 text, one line per step. The title and the labels come from the
 // user's file: their control characters are written escaped (see below).
 std::string traceText(const Scenario &s, const Trace &t);
+
+// The same text handed to `sink` in pieces of about 1 MB (whole lines), so
+// that a large trace is never held whole. Stops at the first piece `sink`
+// refuses (returns false) and returns false then.
+bool writeTraceText(const Scenario &s, const Trace &t, const std::function<bool(const std::string &)> &sink);
 
 // Text safe for a terminal: every control character written as an escape,
 // so that a label cannot move the cursor, clear the screen or break a line.

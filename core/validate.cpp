@@ -2,6 +2,7 @@
 
 #include "numbers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -12,6 +13,19 @@ namespace {
 std::string number(double v)
 {
     return shortest(v); // read back by the user: the ASCII minus
+}
+
+// 20000000 as "20 000 000": a count the eye can read.
+std::string grouped(double v)
+{
+    std::string digits = std::to_string((long long)v);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ' ';
+        out += digits[i];
+    }
+    return out;
 }
 
 Problem problem(std::string place, std::string message)
@@ -114,8 +128,29 @@ std::optional<Problem> checkInputs(const Scenario &s)
     return std::nullopt;
 }
 
+// A label longer than a word or a short phrase: its place and the limit.
+std::optional<Problem> checkLength(const std::string &place, const std::string &text, int limit, const char *what)
+{
+    if (text.size() <= std::size_t(limit)) // fewer bytes than the limit: fewer characters too
+        return std::nullopt;
+    const std::size_t n = characterCount(text);
+    if (n <= std::size_t(limit))
+        return std::nullopt;
+    return problem(place, std::to_string(n) + " characters is more than the limit of " + std::to_string(limit)
+                              + " for " + what);
+}
+
 std::optional<Problem> checkLabels(const Scenario &s)
 {
+    if (auto p = checkLength("title", s.title, kMaxTitleCharacters, "a title"))
+        return p;
+    for (std::size_t i = 0; i < s.tokens.size(); ++i)
+        if (auto p = checkLength("tokens[" + std::to_string(i) + "]", s.tokens[i], kMaxLabelCharacters, "a token label"))
+            return p;
+    for (std::size_t i = 0; i < s.sourceTokens.size(); ++i)
+        if (auto p = checkLength("source_tokens[" + std::to_string(i) + "]", s.sourceTokens[i], kMaxLabelCharacters,
+                                 "a token label"))
+            return p;
     const auto nq = std::size_t(queryCount(s)), nk = std::size_t(keyCount(s));
     if (!s.tokens.empty() && s.tokens.size() != nq)
         return problem("tokens", std::to_string(s.tokens.size()) + " labels for " + std::to_string(nq)
@@ -139,10 +174,14 @@ std::optional<Problem> checkHeads(const Scenario &s)
     if (wv % s.heads != 0)
         return problem("heads", h + " heads do not divide the value width " + std::to_string(wv)
                                     + " (h*d_v)");
-    const double cells = double(s.heads) * queryCount(s) * keyCount(s);
-    if (cells > kMaxCellsPerTrace)
-        return problem("heads", "heads*n_q*n_k = " + number(cells) + " is more than the limit of "
-                                    + number(kMaxCellsPerTrace));
+    // What the trace costs, refused before anything is allocated.
+    const double total = traceCells(s);
+    if (total > kMaxTraceCells)
+        return problem("inputs", "the trace would hold " + grouped(total) + " numbers (" + std::to_string(s.heads)
+                                     + (s.heads == 1 ? " head" : " heads") + " of n_q = " + std::to_string(queryCount(s))
+                                     + " by n_k = " + std::to_string(keyCount(s))
+                                     + ", every stage), more than the limit of " + grouped(kMaxTraceCells)
+                                     + "; use fewer tokens or heads");
     return std::nullopt;
 }
 
@@ -175,6 +214,32 @@ std::optional<Problem> checkSettings(const Scenario &s)
 }
 
 } // namespace
+
+double traceCells(const Scenario &s)
+{
+    const double nq = queryCount(s), nk = keyCount(s), h = s.heads;
+    const double wk = keyWidth(s), wv = valueWidth(s), dm = modelWidth(s);
+    const double out = s.mode == InputMode::Projected && s.Wo ? double(s.Wo->cols()) : wv;
+    double cells = h * 3 * nq * nk;     // scores, scaled, weights per head
+    cells += nq * nk;                    // the mask
+    cells += (nq + nk) * wk + nk * wv;   // the heads' Q, K, V together
+    cells += nq * wv;                    // the heads' outputs together
+    cells += (nq + nk) * wk + nk * wv;   // the layer's Q, K, V
+    cells += nq * wv + nq * out;         // concat, output
+    if (s.mode == InputMode::Projected)
+        cells += (nq + nk) * dm;         // encoded X and source
+    if (s.encoding != Encoding::None)
+        cells += (nq + nk) * std::max({wk, wv, dm}) + nk * wv; // positional tables, at most
+    return cells;
+}
+
+std::size_t characterCount(const std::string &utf8)
+{
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < utf8.size(); ++i)
+        n += (static_cast<unsigned char>(utf8[i]) & 0xC0) != 0x80; // count all but continuation bytes
+    return n;
+}
 
 std::string entryPlace(const std::string &name, int row, int col)
 {

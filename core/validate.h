@@ -21,15 +21,37 @@ struct Problem {
     std::string toString() const { return place.empty() ? message : place + ": " + message; }
 };
 
-// Limits that keep every number finite and the work bounded.
+// Limits that keep every number finite and the work bounded
+// (docs/scenario-format.md, "Limits", gives each one's reason and cost).
 inline constexpr int kMaxTokens = 4096;
 inline constexpr int kMaxWidth = 4096;
 inline constexpr int kMaxHeads = 64;
-inline constexpr double kMaxCellsPerTrace = 16.0 * 1024 * 1024; // heads * n_q * n_k
+// The numbers one trace holds, every head and stage (traceCells): 256 MB
+// of doubles, so that the trace and its largest export (the JSON file, about
+// 40 bytes a number) stay under 2 GB together. n = 2048 tokens fit in two
+// heads, n = 1024 in eight.
+inline constexpr double kMaxTraceCells = 32.0 * 1024 * 1024;
+// A token label and a title, in characters (code points): a word or a
+// short phrase; each is drawn on every map and the plane.
+inline constexpr int kMaxLabelCharacters = 64;
+inline constexpr int kMaxTitleCharacters = 200;
+// The text a model reads (`model trace --text`), in characters: checked
+// before it is tokenized. A model refuses more tokens than its positions.
+inline constexpr int kMaxModelTextCharacters = 16384;
 inline constexpr double kMaxMagnitude = 1e12;   // |entry| of any input matrix
 inline constexpr std::uint64_t kMaxSeed = 9223372036854775807ULL; // 2^63 - 1: what a JSON reader holds exactly
 inline constexpr double kMinTemperature = 1e-6;
 inline constexpr double kMaxTemperature = 1e6;
+
+// The numbers compute(s) stores, counted before it runs: per head the
+// scores, scaled and weights (n_q by n_k each) and the head's Q, K, V and
+// output; the mask once (n_q by n_k); the layer's Q, K, V, concat, output,
+// positional tables and, projected, the encoded X and source. Needs only the
+// shapes to be consistent (validate checks them first).
+double traceCells(const Scenario &s);
+
+// Characters (code points) of UTF-8 text.
+std::size_t characterCount(const std::string &utf8);
 
 // First problem found, or none when compute() may run.
 std::optional<Problem> validate(const Scenario &s);

@@ -57,6 +57,8 @@ const char *const kUsage = R"(Usage:
       1-based (as --head and --query); "at" is [row, col] in A's order, null
       when every cell agrees. --align-by-token: B holds A's tokens in another
       order; its rows and columns are put in A's order first.
+      One comparison lesson alone (compare --preset compare-word-order): it
+      is B, and its "compare" object names A and whether to align by token.
   attention-lab-cli export FILE.json|--preset NAME --out DIR [--format png,svg,pdf]
                     [--size WxH] [--scale S] [--stages scores,scaled,masked,weights,output,plane,dashboard]
                     [--head H|all] [--values auto|always|never] [--gradient viridis|cividis|magma]
@@ -168,6 +170,27 @@ QString problemLine(const QString &origin, const Problem &p)
     return safe(line + QString::fromStdString(p.message));
 }
 
+// One piece of a streamed output; false once `out` has failed, so that the
+// writer stops instead of formatting the rest for nothing.
+bool writeChunk(QTextStream &out, const QByteArray &utf8)
+{
+    // Straight to the device when there is one: no round trip through UTF-16.
+    if (QIODevice *device = out.device()) {
+        out.flush();
+        if (out.status() == QTextStream::Ok && device->write(utf8) != utf8.size())
+            out.setStatus(QTextStream::WriteFailed); // the device's errorString says why
+    } else {
+        out << QString::fromUtf8(utf8);
+    }
+    return out.status() == QTextStream::Ok;
+}
+
+// JSON for stdout: with the characters a terminal obeys escaped.
+QByteArray terminalJson(const QJsonObject &o)
+{
+    return escapeTerminalControls(QJsonDocument(o).toJson(QJsonDocument::Indented));
+}
+
 int trace(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     Options o = parseOptions(args, {QStringLiteral("--preset"), QStringLiteral("--format")});
@@ -181,10 +204,12 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const Scenario &s = std::get<Scenario>(src.loaded);
     const Trace t = compute(s);
+    // Streamed: a large trace is written as it is formatted, never held
+    // whole, and formatting stops once stdout has failed (runCli says why).
     if (format == QLatin1String("json"))
-        out << QJsonDocument(traceToJson(s, t)).toJson(QJsonDocument::Indented);
+        writeTraceJson(s, t, [&out](const QByteArray &chunk) { return writeChunk(out, chunk); });
     else
-        out << QString::fromStdString(traceText(s, t));
+        writeTraceText(s, t, [&out](const std::string &chunk) { return writeChunk(out, QByteArray::fromStdString(chunk)); });
     return 0;
 }
 
@@ -452,23 +477,32 @@ QStringList splitList(const QString &text)
     return out;
 }
 
-int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
+// ---- export: figures and numbers, one function a purpose ----
+
+// The largest PNG export draws: 8000 x 8000 pixels (256 MB in memory),
+// whatever --size and --scale ask for together.
+constexpr double kMaxFigurePixels = 8000.0 * 8000.0;
+// export --numbers json is held whole before the file replaces the old one.
+constexpr qint64 kMaxJsonFileBytes = qint64(1) << 30;
+
+// What the export command line asks for, read and checked before any file
+// is read (bad options are refused first, in the order given here).
+struct ExportRequest {
+    QString outDir;
+    QList<FigureFormat> formats;
+    FigureSize size;
+    FigureStyle style;
+    QStringList stageNames;
+    QStringList numbers;
+    QString headText;
+    std::optional<QString> queryText, axesText;
+    std::optional<QString> compareFile, comparePreset;
+    bool alignCompare = false;
+    bool comparing() const { return compareFile || comparePreset; }
+};
+
+QList<FigureFormat> exportFormats(Options &o)
 {
-    QStringList args = givenArgs;
-    const bool alignCompare = takeFlag(args, QStringLiteral("--align-by-token"));
-    Options o = parseOptions(args, {QStringLiteral("--compare"), QStringLiteral("--compare-preset"),
-                                    QStringLiteral("--preset"), QStringLiteral("--out"), QStringLiteral("--format"),
-                                    QStringLiteral("--size"), QStringLiteral("--scale"), QStringLiteral("--stages"),
-                                    QStringLiteral("--head"), QStringLiteral("--values"), QStringLiteral("--gradient"),
-                                    QStringLiteral("--diverging"), QStringLiteral("--numbers"), QStringLiteral("--query"),
-                                    QStringLiteral("--plane-axes")});
-    if (!qobject_cast<QApplication *>(QCoreApplication::instance()))
-        throw UsageError{QStringLiteral("drawing figures needs a QApplication")};
-
-    const auto outDir = o.take(QStringLiteral("--out"));
-    if (!outDir || outDir->isEmpty())
-        throw UsageError{QStringLiteral("--out DIR is needed: the folder the figures go into")};
-
     QList<FigureFormat> formats;
     for (const QString &f : splitList(o.take(QStringLiteral("--format")).value_or(QStringLiteral("png")))) {
         const auto format = figureFormatFromName(f);
@@ -479,7 +513,11 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
     }
     if (formats.isEmpty())
         throw UsageError{QStringLiteral("--format: name at least one of png, svg, pdf")};
+    return formats;
+}
 
+FigureSize exportSize(Options &o, const QList<FigureFormat> &formats)
+{
     FigureSize size;
     if (const auto text = o.take(QStringLiteral("--size"))) {
         const QStringList wh = text->toLower().split(QLatin1Char('x'));
@@ -498,15 +536,24 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
         if (!ok || !(size.scale >= 1 && size.scale <= 4))
             throw UsageError{QStringLiteral("--scale: must be a number from 1 to 4 (got %1)").arg(*text)};
     }
+    // The image is drawn whole in memory: its pixels are the cost.
+    const double w = std::round(size.width * size.scale), h = std::round(size.height * size.scale);
+    if (formats.contains(FigureFormat::Png) && w * h > kMaxFigurePixels)
+        throw UsageError{QStringLiteral("--size %1x%2 at --scale %3 is a PNG of %4x%5 = %6 pixels, more than the limit of "
+                                        "%7 (8000x8000)")
+                             .arg(size.width)
+                             .arg(size.height)
+                             .arg(size.scale)
+                             .arg(w)
+                             .arg(h)
+                             .arg(w * h, 0, 'f', 0)
+                             .arg(kMaxFigurePixels, 0, 'f', 0)};
+    return size;
+}
 
-    // --compare B: the A/B figures of the map stages instead of A's own.
-    const std::optional<QString> compareFile = o.take(QStringLiteral("--compare"));
-    const std::optional<QString> comparePreset = o.take(QStringLiteral("--compare-preset"));
-    if (compareFile && comparePreset)
-        throw UsageError{QStringLiteral("give --compare FILE or --compare-preset NAME, not both")};
-    const bool comparing = compareFile || comparePreset;
-    if (alignCompare && !comparing)
-        throw UsageError{QStringLiteral("--align-by-token goes with --compare B.json")};
+// --stages, checked against --compare (maps only) and the stages there are.
+QStringList exportStages(Options &o, bool comparing)
+{
     const QStringList stageNames = splitList(o.take(QStringLiteral("--stages"))
                                                  .value_or(comparing ? QStringLiteral("scores,scaled,masked,weights,output")
                                                                      : QStringLiteral("scores,scaled,masked,weights,output,plane")));
@@ -519,7 +566,11 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
         if (name != QLatin1String("plane") && name != QLatin1String("dashboard") && !stageFromKey(name))
             throw UsageError{QStringLiteral("--stages: unknown stage \"%1\"; expected scores, scaled, masked, weights, "
                                             "output, plane or dashboard").arg(name)};
+    return stageNames;
+}
 
+FigureStyle exportStyle(Options &o)
+{
     FigureStyle style;
     const QString values = o.take(QStringLiteral("--values")).value_or(QStringLiteral("auto"));
     if (values == QLatin1String("auto"))
@@ -542,23 +593,206 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
             throw UsageError{QStringLiteral("--diverging: unknown gradient \"%1\"; expected blue-red or purple-orange").arg(*g)};
         style.diverging = *v;
     }
-    const QStringList numbers = splitList(o.take(QStringLiteral("--numbers")).value_or(QString()));
-    for (const QString &n : numbers)
+    return style;
+}
+
+ExportRequest exportRequest(Options &o, bool alignCompare)
+{
+    ExportRequest r;
+    r.alignCompare = alignCompare;
+    const auto outDir = o.take(QStringLiteral("--out"));
+    if (!outDir || outDir->isEmpty())
+        throw UsageError{QStringLiteral("--out DIR is needed: the folder the figures go into")};
+    r.outDir = *outDir;
+    r.formats = exportFormats(o);
+    r.size = exportSize(o, r.formats);
+
+    // --compare B: the A/B figures of the map stages instead of A's own.
+    r.compareFile = o.take(QStringLiteral("--compare"));
+    r.comparePreset = o.take(QStringLiteral("--compare-preset"));
+    if (r.compareFile && r.comparePreset)
+        throw UsageError{QStringLiteral("give --compare FILE or --compare-preset NAME, not both")};
+    if (r.alignCompare && !r.comparing())
+        throw UsageError{QStringLiteral("--align-by-token goes with --compare B.json")};
+    r.stageNames = exportStages(o, r.comparing());
+    r.style = exportStyle(o);
+
+    r.numbers = splitList(o.take(QStringLiteral("--numbers")).value_or(QString()));
+    for (const QString &n : r.numbers)
         if (n != QLatin1String("csv") && n != QLatin1String("json"))
             throw UsageError{QStringLiteral("--numbers: unknown kind \"%1\"; expected csv or json").arg(n)};
-    const QString headText = o.take(QStringLiteral("--head")).value_or(QStringLiteral("1"));
-    const std::optional<QString> queryText = o.take(QStringLiteral("--query"));
-    const std::optional<QString> axesText = o.take(QStringLiteral("--plane-axes"));
-    if ((queryText || axesText) && !stageNames.contains(QLatin1String("plane")) && !stageNames.contains(QLatin1String("dashboard")))
+    r.headText = o.take(QStringLiteral("--head")).value_or(QStringLiteral("1"));
+    r.queryText = o.take(QStringLiteral("--query"));
+    r.axesText = o.take(QStringLiteral("--plane-axes"));
+    const bool plane = r.stageNames.contains(QLatin1String("plane")) || r.stageNames.contains(QLatin1String("dashboard"));
+    if ((r.queryText || r.axesText) && !plane)
         throw UsageError{QStringLiteral("%1 sets up the plane; add plane or dashboard to --stages")
-                             .arg(queryText ? QStringLiteral("--query") : QStringLiteral("--plane-axes"))};
-    if (stageNames.contains(QLatin1String("dashboard"))
-        && (size.width < kMinDashboardWidth || size.height < kMinDashboardHeight))
+                             .arg(r.queryText ? QStringLiteral("--query") : QStringLiteral("--plane-axes"))};
+    if (r.stageNames.contains(QLatin1String("dashboard"))
+        && (r.size.width < kMinDashboardWidth || r.size.height < kMinDashboardHeight))
         throw UsageError{QStringLiteral("--size: the dashboard needs at least %1x%2 pixels (got %3x%4)")
                              .arg(kMinDashboardWidth)
                              .arg(kMinDashboardHeight)
-                             .arg(size.width)
-                             .arg(size.height)};
+                             .arg(r.size.width)
+                             .arg(r.size.height)};
+    return r;
+}
+
+// The plane's query and axes, as the window's plane panel chooses them.
+PlaneView exportPlaneView(const ExportRequest &r, const Scenario &s)
+{
+    PlaneView planeView;
+    if (r.queryText) {
+        bool ok = false;
+        const int q = r.queryText->toInt(&ok);
+        if (!ok || q < 1 || q > queryCount(s))
+            throw UsageError{QStringLiteral("--query: must be a query from 1 to %1 (got %2)").arg(queryCount(s)).arg(*r.queryText)};
+        planeView.query = q - 1;
+    }
+    if (r.axesText) {
+        const QString &axesText = *r.axesText;
+        const int d = s.mode == InputMode::Direct ? headDim(s) : modelWidth(s);
+        const QStringList pair = axesText.split(QLatin1Char(','));
+        bool okX = false, okY = false;
+        const int x = pair.value(0).toInt(&okX), y = pair.value(1).toInt(&okY);
+        if (axesText == QLatin1String("pca")) {
+            if (d <= 2)
+                throw UsageError{QStringLiteral("--plane-axes: pca needs more than two dimensions (the vectors have %1)").arg(d)};
+            planeView.pca = true;
+        } else if (pair.size() != 2 || !okX || !okY || x < 1 || y < 1 || x > d || y > d || x == y) {
+            throw UsageError{QStringLiteral("--plane-axes: must be pca or two different dimensions from 1 to %1, "
+                                            "e.g. 1,2 (got %2)").arg(d).arg(axesText)};
+        } else {
+            planeView.horizontal = x - 1;
+            planeView.vertical = y - 1;
+        }
+    }
+    return planeView;
+}
+
+// --head H or all, 0-based.
+QList<int> exportHeads(const QString &headText, const Scenario &s)
+{
+    QList<int> heads;
+    if (headText == QLatin1String("all")) {
+        for (int h = 0; h < s.heads; ++h)
+            heads << h;
+        return heads;
+    }
+    bool ok = false;
+    const int h = headText.toInt(&ok);
+    if (!ok || h < 1 || h > s.heads)
+        throw UsageError{QStringLiteral("--head: must be all or a head from 1 to %1 (got %2)").arg(s.heads).arg(headText)};
+    heads << h - 1;
+    return heads;
+}
+
+// Writes each file whole or not at all into the --out folder, and lists it
+// on stdout; a failure is said once on stderr.
+struct ExportWriter {
+    QString outDir;
+    QTextStream &out;
+    QTextStream &err;
+
+    bool write(const QString &name, const QByteArray &bytes) const
+    {
+        const QString path = QDir(outDir).filePath(name);
+        if (const auto p = writeFileAtomically(path, bytes)) {
+            err << "attention-lab-cli: " << safe(problemLine(p)) << "\n";
+            return false;
+        }
+        out << safe(QDir::toNativeSeparators(path)) << "\n";
+        return true;
+    }
+};
+
+// One stage's figure of one head: a map, the plane or the dashboard.
+QByteArray stageFigure(const Scenario &s, const Trace &t, const QString &name, const FigureStyle &style,
+                       const PlaneView &planeView, FigureFormat format, const FigureSize &size)
+{
+    if (name == QLatin1String("plane"))
+        return renderPlaneFigure(s, planeView, format, size);
+    if (name == QLatin1String("dashboard"))
+        return renderDashboard(s, t, style, &planeView, format, size);
+    return renderStageFigure(s, t, *stageFromKey(name), style, format, size);
+}
+
+bool writeStageFigures(const ExportRequest &r, const Scenario &s, const Trace &t, const QList<int> &heads,
+                       PlaneView planeView, const QString &stem, const ExportWriter &w)
+{
+    FigureStyle style = r.style;
+    for (int head : heads) {
+        style.stage.head = head;
+        planeView.head = head;
+        for (const QString &name : r.stageNames)
+            for (FigureFormat format : r.formats)
+                if (!w.write(stem + QLatin1Char('_') + figureFileName(name, head, s.heads, format),
+                             stageFigure(s, t, name, style, planeView, format, r.size)))
+                    return false;
+    }
+    return true;
+}
+
+// With --compare: the A/B figure and the difference map of each map stage.
+bool writeCompareFigures(const ExportRequest &r, const Scenario &a, const Trace &ta, const Scenario &b,
+                         const QList<int> &heads, const QString &stem, const ExportWriter &w)
+{
+    const Trace tb = compute(b);
+    for (int head : heads)
+        for (const QString &name : r.stageNames) {
+            const CompareMaps maps = compareMaps(a, ta, b, tb, *stageFromKey(name), head, r.alignCompare);
+            for (FigureFormat format : r.formats)
+                if (!w.write(stem + QStringLiteral("_compare_") + figureFileName(name, head, a.heads, format),
+                             renderCompareFigure(maps, r.style, format, r.size))
+                    || !w.write(stem + QStringLiteral("_diff_") + figureFileName(name, head, a.heads, format),
+                                renderDifferenceFigure(maps, r.style, format, r.size)))
+                    return false;
+        }
+    return true;
+}
+
+// --numbers json and csv: the trace's numbers, a file at a time.
+bool writeNumbers(const ExportRequest &r, const Scenario &s, const Trace &t, const QString &stem, const ExportWriter &w)
+{
+    // The bytes of the window's export, built without a JSON tree, and
+    // refused when they would be too many to hold (the file is written whole).
+    if (r.numbers.contains(QLatin1String("json"))) {
+        const QString name = stem + QStringLiteral("_trace.json");
+        const qint64 size = traceJsonSize(s, t);
+        if (size > kMaxJsonFileBytes) {
+            w.err << "attention-lab-cli: " << safe(QDir::toNativeSeparators(QDir(r.outDir).filePath(name)))
+                  << ": the JSON trace would be " << size << " bytes, more than the limit of " << kMaxJsonFileBytes
+                  << " (1 GiB) for a file written whole; trace --format json writes it to standard output as it goes\n";
+            return false;
+        }
+        if (!w.write(name, traceJsonBytes(s, t, size)))
+            return false;
+    }
+    if (r.numbers.contains(QLatin1String("csv"))) {
+        const Result<QStringList> written = writeTraceCsv(s, t, r.outDir, stem);
+        if (const Problem *p = written.problem()) {
+            w.err << "attention-lab-cli: " << safe(problemLine(*p)) << "\n";
+            return false;
+        }
+        for (const QString &path : written.value())
+            w.out << safe(QDir::toNativeSeparators(path)) << "\n";
+    }
+    return true;
+}
+
+int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
+{
+    QStringList args = givenArgs;
+    const bool alignCompare = takeFlag(args, QStringLiteral("--align-by-token"));
+    Options o = parseOptions(args, {QStringLiteral("--compare"), QStringLiteral("--compare-preset"),
+                                    QStringLiteral("--preset"), QStringLiteral("--out"), QStringLiteral("--format"),
+                                    QStringLiteral("--size"), QStringLiteral("--scale"), QStringLiteral("--stages"),
+                                    QStringLiteral("--head"), QStringLiteral("--values"), QStringLiteral("--gradient"),
+                                    QStringLiteral("--diverging"), QStringLiteral("--numbers"), QStringLiteral("--query"),
+                                    QStringLiteral("--plane-axes")});
+    if (!qobject_cast<QApplication *>(QCoreApplication::instance()))
+        throw UsageError{QStringLiteral("drawing figures needs a QApplication")};
+    const ExportRequest r = exportRequest(o, alignCompare);
 
     const Source src = loadSource(o);
     const bool preset = src.origin.startsWith(QLatin1String("--preset "));
@@ -569,133 +803,97 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
     const Scenario &s = std::get<Scenario>(src.loaded);
     const Trace t = compute(s);
     std::optional<Scenario> compareB;
-    if (comparing) {
-        const Source b = compareFile ? Source{*compareFile, loadScenarioFile(*compareFile)}
-                                     : Source{QStringLiteral("--compare-preset %1").arg(*comparePreset),
-                                              loadLesson(*comparePreset)};
+    if (r.comparing()) {
+        const Source b = r.compareFile ? Source{*r.compareFile, loadScenarioFile(*r.compareFile)}
+                                       : Source{QStringLiteral("--compare-preset %1").arg(*r.comparePreset),
+                                                loadLesson(*r.comparePreset)};
         if (const auto *p = std::get_if<Problem>(&b.loaded)) {
             err << "attention-lab-cli: " << problemLine(b.origin, *p) << "\n";
             return kBadInput;
         }
         compareB = std::get<Scenario>(b.loaded);
     }
+    const PlaneView planeView = exportPlaneView(r, s);
+    const QList<int> heads = exportHeads(r.headText, s);
 
-    // The plane's query and axes, as the window's plane panel chooses them.
-    PlaneView planeView;
-    if (queryText) {
-        bool ok = false;
-        const int q = queryText->toInt(&ok);
-        if (!ok || q < 1 || q > queryCount(s))
-            throw UsageError{QStringLiteral("--query: must be a query from 1 to %1 (got %2)").arg(queryCount(s)).arg(*queryText)};
-        planeView.query = q - 1;
-    }
-    if (axesText) {
-        const int d = s.mode == InputMode::Direct ? headDim(s) : modelWidth(s);
-        const QStringList pair = axesText->split(QLatin1Char(','));
-        bool okX = false, okY = false;
-        const int x = pair.value(0).toInt(&okX), y = pair.value(1).toInt(&okY);
-        if (*axesText == QLatin1String("pca")) {
-            if (d <= 2)
-                throw UsageError{QStringLiteral("--plane-axes: pca needs more than two dimensions (the vectors have %1)").arg(d)};
-            planeView.pca = true;
-        } else if (pair.size() != 2 || !okX || !okY || x < 1 || y < 1 || x > d || y > d || x == y) {
-            throw UsageError{QStringLiteral("--plane-axes: must be pca or two different dimensions from 1 to %1, "
-                                            "e.g. 1,2 (got %2)").arg(d).arg(*axesText)};
-        } else {
-            planeView.horizontal = x - 1;
-            planeView.vertical = y - 1;
-        }
-    }
-
-    QList<int> heads;
-    if (headText == QLatin1String("all")) {
-        for (int h = 0; h < s.heads; ++h)
-            heads << h;
-    } else {
-        bool ok = false;
-        const int h = headText.toInt(&ok);
-        if (!ok || h < 1 || h > s.heads)
-            throw UsageError{QStringLiteral("--head: must be all or a head from 1 to %1 (got %2)").arg(s.heads).arg(headText)};
-        heads << h - 1;
-    }
-
-    if (!QDir().mkpath(*outDir)) {
-        err << "attention-lab-cli: --out " << safe(*outDir) << ": the folder cannot be created\n";
+    if (!QDir().mkpath(r.outDir)) {
+        err << "attention-lab-cli: --out " << safe(r.outDir) << ": the folder cannot be created\n";
         return kBadInput;
     }
     const QString stem = preset ? src.origin.section(QLatin1Char(' '), 1) : QFileInfo(src.origin).completeBaseName();
-    auto write = [&](const QString &name, const QByteArray &bytes) {
-        const QString path = QDir(*outDir).filePath(name);
-        if (const auto p = writeFileAtomically(path, bytes)) {
-            err << "attention-lab-cli: " << safe(problemLine(p)) << "\n";
-            return false;
-        }
-        out << safe(QDir::toNativeSeparators(path)) << "\n";
-        return true;
-    };
-
-    if (compareB) {
-        const Trace tb = compute(*compareB);
-        for (int head : heads)
-            for (const QString &name : stageNames) {
-                const CompareMaps maps = compareMaps(s, t, *compareB, tb, *stageFromKey(name), head, alignCompare);
-                for (FigureFormat format : formats) {
-                    if (!write(stem + QStringLiteral("_compare_") + figureFileName(name, head, s.heads, format),
-                               renderCompareFigure(maps, style, format, size))
-                        || !write(stem + QStringLiteral("_diff_") + figureFileName(name, head, s.heads, format),
-                                  renderDifferenceFigure(maps, style, format, size)))
-                        return kBadInput;
-                }
-            }
-        return 0;
-    }
-
-    for (int head : heads) {
-        style.stage.head = head;
-        for (const QString &name : stageNames) {
-            for (FigureFormat format : formats) {
-                QByteArray bytes;
-                planeView.head = head;
-                if (name == QLatin1String("plane")) {
-                    bytes = renderPlaneFigure(s, planeView, format, size);
-                } else if (name == QLatin1String("dashboard")) {
-                    bytes = renderDashboard(s, t, style, &planeView, format, size);
-                } else {
-                    bytes = renderStageFigure(s, t, *stageFromKey(name), style, format, size);
-                }
-                if (!write(stem + QLatin1Char('_') + figureFileName(name, head, s.heads, format), bytes))
-                    return kBadInput;
-            }
-        }
-    }
-    if (numbers.contains(QLatin1String("json"))
-        && !write(stem + QStringLiteral("_trace.json"), QJsonDocument(traceToJson(s, t)).toJson(QJsonDocument::Indented)))
+    const ExportWriter w{r.outDir, out, err};
+    if (compareB)
+        return writeCompareFigures(r, s, t, *compareB, heads, stem, w) ? 0 : kBadInput;
+    if (!writeStageFigures(r, s, t, heads, planeView, stem, w) || !writeNumbers(r, s, t, stem, w))
         return kBadInput;
-    if (numbers.contains(QLatin1String("csv"))) {
-        const Result<QStringList> written = writeTraceCsv(s, t, *outDir, stem);
-        if (const Problem *p = written.problem()) {
-            err << "attention-lab-cli: " << safe(problemLine(*p)) << "\n";
-            return kBadInput;
-        }
-        for (const QString &path : written.value())
-            out << safe(QDir::toNativeSeparators(path)) << "\n";
-    }
     return 0;
 }
 
-// A and B for compare: FILE or --preset NAME for A, FILE or --preset-b NAME for B.
+// A and B for compare: FILE or --preset NAME for A, FILE or --preset-b NAME
+// for B; or one comparison lesson alone, whose "compare" object names A.
 struct ComparePair {
     Source a, b;
+    bool align = false; // the lesson's "align_by_token"
 };
+
+// A built-in comparison lesson names its A side in "compare": {"a": NAME,
+// "align_by_token": BOOL} (docs/scenario-format.md, Comparisons).
+struct LessonComparison {
+    QString a;
+    bool align = false;
+};
+
+std::optional<LessonComparison> lessonComparison(const Scenario &s)
+{
+    if (s.extra.empty())
+        return std::nullopt;
+    const QJsonObject c = QJsonDocument::fromJson(QByteArray::fromStdString(s.extra))
+                              .object()
+                              .value(QLatin1String("compare"))
+                              .toObject();
+    const QString a = c.value(QLatin1String("a")).toString();
+    if (a.isEmpty())
+        return std::nullopt;
+    return LessonComparison{a, c.value(QLatin1String("align_by_token")).toBool()};
+}
+
+Source loadOne(Options &o, const std::optional<QString> &presetA, const std::optional<QString> &presetB)
+{
+    if (presetA)
+        return {QStringLiteral("--preset %1").arg(*presetA), loadLesson(*presetA)};
+    if (presetB)
+        return {QStringLiteral("--preset-b %1").arg(*presetB), loadLesson(*presetB)};
+    const QString file = o.positional.takeFirst();
+    return {file, loadScenarioFile(file)};
+}
 
 ComparePair loadComparePair(Options &o)
 {
     const auto presetA = o.take(QStringLiteral("--preset"));
     const auto presetB = o.take(QStringLiteral("--preset-b"));
     const qsizetype files = o.positional.size();
-    if (files + (presetA ? 1 : 0) + (presetB ? 1 : 0) != 2)
-        throw UsageError{QStringLiteral("name two scenarios, A and B: two files, or --preset A and a file or --preset-b B")};
+    const qsizetype given = files + (presetA ? 1 : 0) + (presetB ? 1 : 0);
+    const QString both = QStringLiteral("name two scenarios, A and B: two files, or --preset A and a file or --preset-b B; "
+                                        "or one comparison lesson (compare-*), which names its own A");
     ComparePair p;
+    if (given == 1) {
+        // One comparison lesson: it is B, and its "compare" object names A.
+        p.b = loadOne(o, presetA, presetB);
+        const auto *b = std::get_if<Scenario>(&p.b.loaded);
+        if (!b) {
+            p.a = p.b; // its problem, said once
+            return p;
+        }
+        const auto c = lessonComparison(*b);
+        if (!c)
+            throw UsageError{QStringLiteral("%1 is not a comparison lesson: it has no \"compare\" object naming A; %2")
+                                 .arg(p.b.origin, both)};
+        p.a = {QStringLiteral("--preset %1 (named by %2)").arg(c->a, p.b.origin), loadLesson(c->a)};
+        p.align = c->align;
+        return p;
+    }
+    if (given != 2)
+        throw UsageError{both};
     if (presetA)
         p.a = {QStringLiteral("--preset %1").arg(*presetA), loadLesson(*presetA)};
     else {
@@ -725,7 +923,7 @@ QString compareLabel(const Scenario &s, const StageDifference &d, bool row)
 int compare(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
 {
     QStringList args = givenArgs;
-    const bool align = takeFlag(args, QStringLiteral("--align-by-token"));
+    const bool givenAlign = takeFlag(args, QStringLiteral("--align-by-token"));
     Options o = parseOptions(args, {QStringLiteral("--preset"), QStringLiteral("--preset-b"), QStringLiteral("--stage"),
                                     QStringLiteral("--format")});
     const QString format = formatOption(o);
@@ -737,6 +935,7 @@ int compare(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
                                             "output, concat or final_output").arg(*stage)};
     }
     ComparePair pair = loadComparePair(o);
+    const bool align = givenAlign || pair.align;
     for (const Source *src : {&pair.a, &pair.b})
         if (const auto *p = std::get_if<Problem>(&src->loaded)) {
             err << "attention-lab-cli: " << problemLine(src->origin, *p) << "\n";
@@ -784,7 +983,7 @@ int compare(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
         } else if (align) {
             root.insert(QStringLiteral("why_not_aligned"), QString::fromStdString(why));
         }
-        out << QJsonDocument(root).toJson(QJsonDocument::Indented);
+        out << terminalJson(root);
         return 0;
     }
 

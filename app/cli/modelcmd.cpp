@@ -7,7 +7,9 @@
 #include "scenario_json.h"
 #include "stagedata.h"
 #include "takehead.h"
+#include "trace_json.h"
 #include "trace_text.h"
+#include "validate.h"
 
 #include <QApplication>
 #include <QBuffer>
@@ -112,6 +114,25 @@ std::shared_ptr<const Gpt2Model> takeModel(Options &o, QTextStream &err, bool *f
     return std::get<std::shared_ptr<const Gpt2Model>>(m);
 }
 
+// The sentence, bounded before it is tokenized: its length is the cost.
+QString modelText(Options &o)
+{
+    const auto text = o.take(QStringLiteral("--text"));
+    if (!text)
+        throw ModelUsageError{QStringLiteral("--text \"...\" is needed: the sentence the model reads")};
+    const qsizetype n = text->toUcs4().size();
+    if (n > kMaxModelTextCharacters)
+        throw ModelUsageError{QStringLiteral("--text: %1 characters is more than the limit of %2").arg(n).arg(kMaxModelTextCharacters)};
+    return *text;
+}
+
+// A token as the terminal shows it: displayText escapes C0, DEL and C1;
+// escapeControls adds the line separators and bidirectional controls.
+QString shownToken(const std::string &bytes)
+{
+    return QString::fromStdString(escapeControls(displayText(bytes)));
+}
+
 QString formatOption(Options &o)
 {
     const QString format = o.take(QStringLiteral("--format")).value_or(QStringLiteral("text"));
@@ -182,7 +203,7 @@ int info(const QStringList &args, QTextStream &out, QTextStream &err)
                       {QStringLiteral("merges"), m->tokenizer.mergeCount()},
                       {QStringLiteral("parameters"), double(m->parameters)},
                       {QStringLiteral("dtype"), QString::fromStdString(m->dtype)}};
-        out << QJsonDocument(j).toJson(QJsonDocument::Indented);
+        out << escapeTerminalControls(QJsonDocument(j).toJson(QJsonDocument::Indented));
         return 0;
     }
     out << "model: " << safe(m->name) << " (" << safe(m->folder) << ")\n"
@@ -200,16 +221,14 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
     Options o = parseOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--layer"),
                                     QStringLiteral("--head"), QStringLiteral("--format")});
     const QString format = formatOption(o);
-    const auto text = o.take(QStringLiteral("--text"));
-    if (!text)
-        throw ModelUsageError{QStringLiteral("--text \"...\" is needed: the sentence the model reads")};
+    const QString text = modelText(o);
     bool failed = false;
     const auto m = takeModel(o, err, &failed);
     if (failed)
         return kBadInput;
     const QList<int> layers = pick(o, QStringLiteral("--layer"), m->config.nLayer);
     const QList<int> heads = pick(o, QStringLiteral("--head"), m->config.nHead);
-    const auto run = runModel(*m, *text);
+    const auto run = runModel(*m, text);
     if (const auto *p = std::get_if<Problem>(&run)) {
         err << "attention-lab-cli: --text: " << safe(QString::fromStdString(p->message)) << "\n";
         return kBadInput;
@@ -239,10 +258,10 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
         QJsonArray next;
         for (const Prediction &p : t.next)
             next.append(QJsonObject{{QStringLiteral("id"), p.id}, {QStringLiteral("text"), utf8(p.text)}, {QStringLiteral("p"), p.p}});
-        out << QJsonDocument(QJsonObject{{QStringLiteral("tokens"), tokens},
-                                         {QStringLiteral("layers"), layerList},
-                                         {QStringLiteral("next"), next}})
-                   .toJson(QJsonDocument::Indented);
+        out << escapeTerminalControls(QJsonDocument(QJsonObject{{QStringLiteral("tokens"), tokens},
+                                                                {QStringLiteral("layers"), layerList},
+                                                                {QStringLiteral("next"), next}})
+                                          .toJson(QJsonDocument::Indented));
         return 0;
     }
 
@@ -251,7 +270,7 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
         out << QStringLiteral("  %1  id %2  %3\n")
                    .arg(i + 1, 3)
                    .arg(t.ids[i], 6)
-                   .arg(QLatin1Char('"') + QString::fromStdString(displayText(t.texts[i])) + QLatin1Char('"'));
+                   .arg(QLatin1Char('"') + shownToken(t.texts[i]) + QLatin1Char('"'));
     for (int l : layers)
         for (int h : heads) {
             const auto s = headScenario(*m, t, l, h);
@@ -260,12 +279,17 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
             out << "\n== layer " << l + 1 << ", head " << h + 1 << ": " << QString::fromStdString(sum.kind)
                 << " (previous token " << fixed(sum.previousToken, 2) << ", first token " << fixed(sum.firstToken, 2)
                 << ", mean entropy " << fixed(sum.meanEntropy, 2) << " nats) ==\n";
-            out << QString::fromStdString(traceText(sc, compute(sc)));
+            const bool ok = writeTraceText(sc, compute(sc), [&out](const std::string &chunk) {
+                out << QString::fromStdString(chunk);
+                return out.status() == QTextStream::Ok;
+            });
+            if (!ok)
+                return 0; // stdout failed: runCli says why, once
         }
     out << "\nnext token after the last position:\n";
     for (const Prediction &p : t.next)
         out << QStringLiteral("  %1  %2  (id %3)\n")
-                   .arg(QLatin1Char('"') + QString::fromStdString(displayText(p.text)) + QLatin1Char('"'), -12)
+                   .arg(QLatin1Char('"') + shownToken(p.text) + QLatin1Char('"'), -12)
                    .arg(fixed(p.p))
                    .arg(p.id);
     return 0;
@@ -333,9 +357,7 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
                                     QStringLiteral("--head"), QStringLiteral("--out"), QStringLiteral("--stages"),
                                     QStringLiteral("--format"), QStringLiteral("--size"), QStringLiteral("--scenario"),
                                     QStringLiteral("--input"), QStringLiteral("--name")});
-    const auto text = o.take(QStringLiteral("--text"));
-    if (!text)
-        throw ModelUsageError{QStringLiteral("--text \"...\" is needed: the sentence the model reads")};
+    const QString text = modelText(o);
     const auto outDir = o.take(QStringLiteral("--out"));
     const auto scenarioFile = o.take(QStringLiteral("--scenario"));
     if (!outDir && !scenarioFile)
@@ -383,7 +405,7 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
     if (outDir && !qobject_cast<QApplication *>(QCoreApplication::instance()))
         throw ModelUsageError{QStringLiteral("drawing figures needs a QApplication")};
 
-    const auto run = runModel(*m, *text);
+    const auto run = runModel(*m, text);
     if (const auto *p = std::get_if<Problem>(&run)) {
         err << "attention-lab-cli: --text: " << safe(QString::fromStdString(p->message)) << "\n";
         return kBadInput;

@@ -3,6 +3,7 @@
 #include "atomicwrite.h"
 #include "formula.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -907,10 +908,20 @@ ScenarioOrProblem loadScenarioFile(const QString &path)
         return Problem{"", "is not a file"};
     if (!file.open(QIODevice::ReadOnly))
         return Problem{"", "cannot be read: " + file.errorString().toStdString()};
+    auto tooLarge = [](qint64 size) {
+        return Problem{"", "is " + std::to_string(size) + " bytes, more than the limit of "
+                               + std::to_string(kMaxScenarioFileBytes) + " (16 MiB)"};
+    };
     if (file.size() > kMaxScenarioFileBytes)
-        return Problem{"", "is " + std::to_string(file.size()) + " bytes, more than the limit of "
-                               + std::to_string(kMaxScenarioFileBytes)};
-    return scenarioFromJson(file.readAll());
+        return tooLarge(file.size());
+    // One byte past the limit at most: a file that grows while it is read
+    // is refused all the same.
+    const QByteArray bytes = file.read(kMaxScenarioFileBytes + 1);
+    if (bytes.size() > kMaxScenarioFileBytes)
+        return tooLarge(std::max<qint64>(file.size(), bytes.size()));
+    if (file.error() != QFileDevice::NoError)
+        return Problem{"", "cannot be read: " + file.errorString().toStdString()};
+    return scenarioFromJson(bytes);
 }
 
 QByteArray scenarioToJson(const Scenario &s)
@@ -993,7 +1004,13 @@ QByteArray scenarioToJson(const Scenario &s)
 
 std::optional<Problem> saveScenarioFile(const QString &path, const Scenario &s)
 {
-    return writeFileAtomically(path, scenarioToJson(s));
+    const QByteArray bytes = scenarioToJson(s);
+    // A file that Open would refuse is not written: it could not be read back.
+    if (bytes.size() > kMaxScenarioFileBytes)
+        return Problem{QDir::toNativeSeparators(path).toStdString(),
+                       "the file would be " + std::to_string(bytes.size()) + " bytes, more than the limit of "
+                           + std::to_string(kMaxScenarioFileBytes) + " (16 MiB) that opening a file reads"};
+    return writeFileAtomically(path, bytes);
 }
 
 } // namespace attn

@@ -8,15 +8,40 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <functional>
+
 namespace attn {
 
 QJsonArray matrixToJson(const Eigen::Ref<const Matrix> &m);
 QJsonArray boolMatrixToJson(const BoolMatrix &m);
 
+// The trace as a tree of JSON values, for a program that wants one. A
+// large trace is better written with writeTraceJson: the tree costs about
+// 200 bytes a number.
 // {"tokens", "source_tokens", "settings", "positional",
 //  "heads": [{"Q", "K", "V", "scores", "scaled", "blocked", "weights", "output"}],
 //  "concat", "output",
 //  "rows": [[{"sum", "entropy", "max_weight", "argmax", "fully_masked"}, ...per query], ...per head]}
 QJsonObject traceToJson(const Scenario &s, const Trace &t);
+
+// The same trace as JSON text, written piece by piece into `sink` (chunks of
+// about 1 MB), so that no tree and no whole text is ever held: the bytes are
+// those of QJsonDocument(traceToJson(s, t)).toJson(QJsonDocument::Indented),
+// except that the characters escapeTerminalControls escapes are escaped
+// (the same strings once parsed). Stops at the first chunk `sink` refuses
+// (returns false) and returns false then.
+bool writeTraceJson(const Scenario &s, const Trace &t, const std::function<bool(const QByteArray &)> &sink);
+// The number of bytes writeTraceJson writes, counted without keeping them.
+qint64 traceJsonSize(const Scenario &s, const Trace &t);
+// All of writeTraceJson's bytes in one array, allocated once at its size
+// (`size` when the caller counted it already, else counted here).
+QByteArray traceJsonBytes(const Scenario &s, const Trace &t, qint64 size = -1);
+
+// JSON text with DEL, the C1 controls (U+0080 to U+009F), the line and
+// paragraph separators and the bidirectional overrides and isolates inside
+// its strings written as \u escapes, so that JSON shown on a terminal cannot
+// drive it (Qt's writer escapes only U+0000 to U+001F). The parsed strings
+// are unchanged.
+QByteArray escapeTerminalControls(const QByteArray &json);
 
 } // namespace attn
