@@ -28,6 +28,7 @@
 #include "notespanel.h"
 #include "quizpanel.h"
 #include "planeplot.h"
+#include "modelview.h"
 
 #include <QRegularExpression>
 #include <QSignalBlocker>
@@ -51,6 +52,7 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
@@ -95,6 +97,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     createSweeps();
     createClassroom();
     createCompare();
+    createModelMode();
 
     connect(&m_doc, &Document::fileStateChanged, this, &MainWindow::updateTitle);
     connect(&m_doc, &Document::problemReported, this, &MainWindow::showProblem);
@@ -206,6 +209,14 @@ void MainWindow::createFileMenu()
             newDocument();
     });
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::open);
+    QAction *openModelAction = file->addAction(tr("Open &model…"), this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(
+            this, tr("Open a GPT-2 model folder (config.json, model.safetensors, vocab.json, merges.txt)"),
+            prefs::lastFolder.get());
+        if (!folder.isEmpty())
+            openModel(folder);
+    });
+    openModelAction->setStatusTip(tr("A model folder in the Hugging Face GPT-2 layout: every layer and head for a sentence you type"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
     file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
@@ -400,6 +411,15 @@ void MainWindow::createLessonsMenu()
                 openLesson(name);
         });
     }
+    // The model mode: the document stays as it is until a head is taken in.
+    m_lessonsMenu->addSeparator();
+    QAction *model = m_lessonsMenu->addAction(tr("A real transformer: the built-in model"), this, [this] {
+        if (openBuiltinModel().isEmpty())
+            setModelMode(true);
+    });
+    const QString tip = tr("A small GPT-2 trained on English and Chinese: type a sentence and see every layer and head");
+    model->setToolTip(tip);
+    model->setStatusTip(tip);
 }
 
 void MainWindow::createHelpMenu()
@@ -466,7 +486,7 @@ void MainWindow::readSettings()
 void MainWindow::writeSettings()
 {
     prefs::windowGeometry.set(saveGeometry());
-    prefs::windowState.set(saveState());
+    prefs::windowState.set(modelMode() ? m_labState : saveState()); // the lab's panels, not the model mode's
     prefs::zoom.set(m_zoom);
 }
 
@@ -478,6 +498,8 @@ void MainWindow::applyGradients()
         p->setSequentialGradient(sequentialGradient(seq));
         p->setDivergingGradient(divergingGradient(div));
     }
+    if (m_modelView)
+        m_modelView->overview()->setGradient(sequentialGradient(seq));
 }
 
 void MainWindow::applyCellText()
@@ -659,6 +681,7 @@ QString MainWindow::openFile(const QString &path)
         return message;
     }
     m_doc.replace(std::get<Scenario>(loaded), QFileInfo(path).absoluteFilePath());
+    setModelMode(false);
     prefs::lastFolder.set(QFileInfo(path).absolutePath());
     addRecentFile(QFileInfo(path).absoluteFilePath());
     statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 4000);
@@ -678,6 +701,7 @@ QString MainWindow::openLesson(const QString &name)
     s.title = local.title.toStdString();
     s.description = local.description.toStdString();
     m_doc.replace(s, QString(), name);
+    setModelMode(false);
     prefs::lastLesson.set(name);
     openComparison(name); // a built-in comparison: A pinned beside it
     return QString();
@@ -686,6 +710,7 @@ QString MainWindow::openLesson(const QString &name)
 void MainWindow::newDocument()
 {
     m_doc.replace(blankScenario(), QString());
+    setModelMode(false);
 }
 
 void MainWindow::open()
@@ -1240,6 +1265,159 @@ void MainWindow::createCompare()
         }
         return showCompare();
     });
+}
+
+// Issue 13: the model mode.
+
+void MainWindow::createModelMode()
+{
+    // The lab's central widget and the model view share the centre; the
+    // model mode also puts the lab's docks and toolbars away (m_labState).
+    QWidget *lab = takeCentralWidget();
+    m_modes = new QStackedWidget(this);
+    m_modes->setObjectName(QStringLiteral("modes"));
+    m_modes->addWidget(lab);
+    m_modelView = new ModelView(m_modes);
+    m_modes->addWidget(m_modelView);
+    setCentralWidget(m_modes);
+
+    connect(m_modelView, &ModelView::leaveRequested, this, [this] { setModelMode(false); });
+    connect(m_modelView, &ModelView::takeHeadRequested, this,
+            [this](const Scenario &head, const QString &description) { takeHeadIntoLab(head, description); });
+    connect(m_modelView, &ModelView::exportRequested, this, &MainWindow::exportModelFigure);
+
+    m_modelModeAction = new QAction(tr("&Model mode"), this);
+    m_modelModeAction->setObjectName(QStringLiteral("modelMode"));
+    m_modelModeAction->setCheckable(true);
+    m_modelModeAction->setToolTip(tr("A real transformer reading a sentence: every layer and head (the built-in model unless you opened one)"));
+    connect(m_modelModeAction, &QAction::triggered, this, [this](bool on) {
+        if (on && !m_modelView->model() && !openBuiltinModel().isEmpty()) {
+            m_modelModeAction->setChecked(false);
+            return;
+        }
+        setModelMode(on);
+    });
+    for (QAction *action : menuBar()->actions())
+        if (action->menu() && action->menu()->title() == tr("&View")) {
+            QMenu *view = action->menu();
+            QAction *before = nullptr;
+            for (QAction *a : view->actions())
+                if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L)) // after the √d_k lab
+                    before = a;
+            const int at = view->actions().indexOf(before);
+            view->insertAction(at >= 0 && at + 1 < view->actions().size() ? view->actions()[at + 1] : nullptr, m_modelModeAction);
+        }
+
+    // `--show model`: the built-in model reading a sentence where its
+    // induction head (layer 3, head 1) has something to copy.
+    registerView(QStringLiteral("model"), [this]() -> QWidget * {
+        if (!m_modelView->model() && !openBuiltinModel().isEmpty())
+            return nullptr;
+        setModelMode(true);
+        return this;
+    });
+}
+
+bool MainWindow::modelMode() const
+{
+    return m_modes && m_modes->currentWidget() == m_modelView;
+}
+
+void MainWindow::setModelMode(bool on)
+{
+    if (!m_modes || on == modelMode())
+        return;
+    if (on) {
+        m_labState = saveState();
+        for (QDockWidget *d : findChildren<QDockWidget *>())
+            if (d->parentWidget() == this)
+                d->hide();
+        for (QToolBar *t : findChildren<QToolBar *>())
+            if (t->parentWidget() == this)
+                t->hide();
+        m_modes->setCurrentWidget(m_modelView);
+        m_modelView->sentenceField()->setFocus();
+    } else {
+        m_modes->setCurrentIndex(0);
+        restoreState(m_labState);
+    }
+    if (m_modelModeAction)
+        m_modelModeAction->setChecked(on);
+}
+
+QString MainWindow::openModel(const QString &folder)
+{
+    const ModelOrProblem loaded = loadModel(folder);
+    if (const auto *p = std::get_if<Problem>(&loaded)) {
+        const QString name = QFileInfo(folder).fileName().isEmpty() ? folder : QFileInfo(folder).fileName();
+        const QString message = tr("The model %1 was not opened: %2").arg(name, problemText(*p));
+        showProblem(message);
+        if (m_interactive)
+            QMessageBox::warning(this, tr("Cannot open the model %1").arg(name), message);
+        return message;
+    }
+    m_modelView->setModel(std::get<std::shared_ptr<const Gpt2Model>>(loaded));
+    if (m_modelView->text().trimmed().isEmpty())
+        m_modelView->setText(QStringLiteral("the cat sat on the mat . the cat sat on the mat ."));
+    prefs::lastFolder.set(QFileInfo(folder).absolutePath());
+    setModelMode(true);
+    statusBar()->showMessage(tr("Opened the model %1").arg(QDir::toNativeSeparators(folder)), 4000);
+    return QString();
+}
+
+QString MainWindow::openBuiltinModel()
+{
+    if (m_modelView->model() && m_modelView->model()->folder == QLatin1String(kBuiltinModelFolder))
+        return QString();
+    const ModelOrProblem loaded = loadBuiltinModel();
+    if (const auto *p = std::get_if<Problem>(&loaded)) {
+        const QString message = tr("The built-in model was not opened: %1").arg(problemText(*p));
+        showProblem(message);
+        return message;
+    }
+    m_modelView->setModel(std::get<std::shared_ptr<const Gpt2Model>>(loaded));
+    if (m_modelView->text().trimmed().isEmpty()) {
+        // The induction head (layer 3, head 1) copies the span's second time.
+        m_modelView->setText(QStringLiteral("say cat red box . say cat red box ."));
+        m_modelView->setHead(2, 0);
+    }
+    return QString();
+}
+
+std::optional<Problem> MainWindow::takeHeadIntoLab(const Scenario &head, const QString &description)
+{
+    if (auto p = m_doc.edit(head, description)) {
+        showProblem(problemText(*p)); // the document refused it and stays as it was
+        return p;
+    }
+    m_doc.setCurrentHead(0);
+    setModelMode(false);
+    statusBar()->showMessage(tr("%1 is now the lab's document; Edit ▸ Undo brings back what was open before")
+                                 .arg(QString::fromStdString(head.title)),
+                             8000);
+    return std::nullopt;
+}
+
+void MainWindow::exportModelFigure(ModelFigure what)
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export figure"), QDir(prefs::lastFolder.get()).filePath(m_modelView->figureStem(what) + QStringLiteral(".png")),
+        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    const FigureFormat format = figureFormatFromName(QFileInfo(path).suffix()).value_or(FigureFormat::Png);
+    FigureSize size;
+    if (what == ModelFigure::Overview)
+        size.width = 1200, size.height = 900;
+    const QByteArray bytes = m_modelView->figure(what, figureStyle(), format, size);
+    if (bytes.isEmpty()) {
+        exportFailed(tr("Nothing to export yet: type a sentence the model can read"));
+        return;
+    }
+    if (const auto p = writeFileAtomically(path, bytes))
+        exportFailed(problemText(*p));
+    else
+        statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 4000);
 }
 
 } // namespace attn

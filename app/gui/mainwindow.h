@@ -19,6 +19,7 @@ class QDockWidget;
 class QActionGroup;
 class QLabel;
 class QMenu;
+class QStackedWidget;
 class QTabWidget;
 
 namespace attn {
@@ -42,6 +43,8 @@ class CompareView;
 class SweepPanel;
 class TopKPanel;
 class PlanePlot;
+class ModelView;
+enum class ModelFigure;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -124,6 +127,19 @@ public:
     // a changed built-in lesson may be kept as A instead, or just left.
     bool maybeSwitch();
 
+    // The model mode (issue 13): a real GPT-2-shaped model reading a
+    // sentence, in place of the lab's maps and panels (ModelView). openModel
+    // reads a Hugging Face GPT-2 folder; on a problem the message is shown
+    // (and returned), and the model, the mode and the document stay as they
+    // were. Taking a head into the lab is one undoable edit of the document
+    // and leaves the mode.
+    ModelView *modelView() const { return m_modelView; }
+    QString openModel(const QString &folder);
+    QString openBuiltinModel();
+    void setModelMode(bool on);
+    bool modelMode() const;
+    std::optional<Problem> takeHeadIntoLab(const Scenario &head, const QString &description);
+
     // Whether a message box may be shown (off for scripted screenshots and tests).
     void setInteractive(bool on) { m_interactive = on; }
 
@@ -205,6 +221,14 @@ private:
     QAction *m_hideAction = nullptr;
     std::vector<QAction *> m_stepKeys;
     Recovery *m_recovery = nullptr;
+
+    // Issue 13's model mode (mainwindow.cpp, createModelMode).
+    void createModelMode();
+    void exportModelFigure(ModelFigure what);
+    ModelView *m_modelView = nullptr;
+    QStackedWidget *m_modes = nullptr;
+    QAction *m_modelModeAction = nullptr;
+    QByteArray m_labState; // the docks and toolbars as the lab had them, while the model mode hides them
 };
 
 } // namespace attn

@@ -1,0 +1,665 @@
+#include "modelview.h"
+
+#include "attention.h"
+#include "document.h" // problemText
+#include "gradients.h"
+#include "stagedata.h"
+
+#include <QEvent>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLinearGradient>
+#include <QSignalBlocker>
+#include <QLocale>
+#include <QMenu>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn {
+
+namespace {
+
+constexpr Stage kStages[] = {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output};
+
+QString utf8(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+// A token for the eye with its word-start space made visible: " cat" is
+// "␣cat", the marker grey in rich text.
+QString tokenHtml(const std::string &bytes)
+{
+    const bool spaces = bytes.find_first_not_of(' ') == std::string::npos;
+    const bool wordStart = !bytes.empty() && bytes[0] == ' ' && !spaces;
+    QString out;
+    if (wordStart)
+        out += QStringLiteral("<span style=\"color:#8a8a8a;\">␣</span>");
+    out += utf8(tokenLabel(bytes)).toHtmlEscaped();
+    return out;
+}
+
+QString tokenPlain(const std::string &bytes)
+{
+    const bool spaces = bytes.find_first_not_of(' ') == std::string::npos;
+    return (!bytes.empty() && bytes[0] == ' ' && !spaces ? QStringLiteral("␣") : QString()) + utf8(tokenLabel(bytes));
+}
+
+BoolMatrix causalBlocked(Eigen::Index n)
+{
+    BoolMatrix b = BoolMatrix::Constant(n, n, false);
+    for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index j = i + 1; j < n; ++j)
+            b(i, j) = true;
+    return b;
+}
+
+} // namespace
+
+ModelView::ModelView(QWidget *parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("modelView"));
+    auto *root = new QVBoxLayout(this);
+    root->setContentsMargins(6, 6, 6, 6);
+    root->setSpacing(4);
+
+    auto *top = new QHBoxLayout;
+    m_modelLine = new QLabel(this);
+    m_modelLine->setObjectName(QStringLiteral("modelLine"));
+    m_modelLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont bold = m_modelLine->font();
+    bold.setBold(true);
+    m_modelLine->setFont(bold);
+    m_back = new QPushButton(this);
+    m_back->setObjectName(QStringLiteral("backToLab"));
+    top->addWidget(m_modelLine, 1);
+    top->addWidget(m_back);
+    root->addLayout(top);
+
+    auto *sentenceRow = new QHBoxLayout;
+    m_sentenceLabel = new QLabel(this);
+    m_sentence = new QLineEdit(this);
+    m_sentence->setObjectName(QStringLiteral("modelSentence"));
+    m_sentence->setClearButtonEnabled(true);
+    m_sentenceLabel->setBuddy(m_sentence);
+    sentenceRow->addWidget(m_sentenceLabel);
+    sentenceRow->addWidget(m_sentence, 1);
+    root->addLayout(sentenceRow);
+
+    auto *tokensRow = new QHBoxLayout;
+    m_tokensTitle = new QLabel(this);
+    m_tokensTitle->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_tokens = new QLabel(this);
+    m_tokens->setObjectName(QStringLiteral("modelTokens"));
+    m_tokens->setTextFormat(Qt::RichText);
+    m_tokens->setWordWrap(true);
+    m_tokens->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    tokensRow->addWidget(m_tokensTitle, 0, Qt::AlignTop);
+    tokensRow->addWidget(m_tokens, 1);
+    root->addLayout(tokensRow);
+
+    m_slowNote = new QLabel(this);
+    m_slowNote->setObjectName(QStringLiteral("modelSlowNote"));
+    m_slowNote->setWordWrap(true);
+    m_slowNote->setStyleSheet(QStringLiteral("background:#fff4cf; color:#5a4300; border:1px solid #e0c060; padding:4px;"));
+    m_slowNote->hide();
+    root->addWidget(m_slowNote);
+    m_problem = new QLabel(this);
+    m_problem->setObjectName(QStringLiteral("modelProblem"));
+    m_problem->setWordWrap(true);
+    m_problem->setStyleSheet(QStringLiteral("color:#b00020;"));
+    m_problem->hide();
+    root->addWidget(m_problem);
+
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->setChildrenCollapsible(false);
+    auto *left = new QWidget(split);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    m_overviewTitle = new QLabel(left);
+    m_overviewTitle->setWordWrap(true);
+    m_grid = new HeadGrid(left);
+    m_grid->setObjectName(QStringLiteral("modelOverview"));
+    m_nextTitle = new QLabel(left);
+    m_predictions = new QTableWidget(5, 2, left);
+    m_predictions->setObjectName(QStringLiteral("modelPredictions"));
+    m_predictions->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_predictions->setSelectionMode(QAbstractItemView::NoSelection);
+    m_predictions->setFocusPolicy(Qt::NoFocus);
+    m_predictions->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_predictions->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_predictions->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_predictions->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_predictions->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    leftLayout->addWidget(m_overviewTitle);
+    leftLayout->addWidget(m_grid, 1);
+    leftLayout->addWidget(m_nextTitle);
+    leftLayout->addWidget(m_predictions);
+
+    auto *right = new QWidget(split);
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    auto *pick = new QHBoxLayout;
+    m_layerLabel = new QLabel(right);
+    m_layerBox = new QSpinBox(right);
+    m_layerBox->setObjectName(QStringLiteral("modelLayer"));
+    m_headLabel = new QLabel(right);
+    m_headBox = new QSpinBox(right);
+    m_headBox->setObjectName(QStringLiteral("modelHead"));
+    m_layerLabel->setBuddy(m_layerBox);
+    m_headLabel->setBuddy(m_headBox);
+    m_kind = new QLabel(right);
+    m_kind->setObjectName(QStringLiteral("modelKind"));
+    m_kind->setWordWrap(true);
+    m_take = new QPushButton(right);
+    m_take->setObjectName(QStringLiteral("takeHead"));
+    pick->addWidget(m_layerLabel);
+    pick->addWidget(m_layerBox);
+    pick->addSpacing(8);
+    pick->addWidget(m_headLabel);
+    pick->addWidget(m_headBox);
+    pick->addSpacing(8);
+    pick->addWidget(m_kind, 1);
+    pick->addWidget(m_take);
+    rightLayout->addLayout(pick);
+
+    m_tabs = new QTabWidget(right);
+    m_tabs->setObjectName(QStringLiteral("modelHeadTabs"));
+    auto *maps = new QWidget(m_tabs);
+    auto *mapGrid = new QGridLayout(maps);
+    mapGrid->setContentsMargins(2, 2, 2, 2);
+    mapGrid->setSpacing(4);
+    for (int i = 0; i < 5; ++i) {
+        auto *plot = new HeatmapPlot(maps);
+        plot->setObjectName(QStringLiteral("model_") + stageKey(kStages[i]));
+        plot->setMinimumSize(200, 170);
+        m_stagePlots[i] = plot;
+        const Stage stage = kStages[i];
+        plot->setToolTipProvider([this, stage](int row, int col) {
+            return m_headScenario ? cellToolTip(*m_headScenario, m_headTrace, stage, 0, row, col) : QString();
+        });
+    }
+    // As the lab: the three score stages on top; the weights, the map to
+    // read, wider beneath, beside the output.
+    mapGrid->addWidget(m_stagePlots[0], 0, 0, 1, 2);
+    mapGrid->addWidget(m_stagePlots[1], 0, 2, 1, 2);
+    mapGrid->addWidget(m_stagePlots[2], 0, 4, 1, 2);
+    mapGrid->addWidget(m_stagePlots[3], 1, 0, 1, 4);
+    mapGrid->addWidget(m_stagePlots[4], 1, 4, 1, 2);
+    for (int c = 0; c < 6; ++c)
+        mapGrid->setColumnStretch(c, 1);
+    m_tabs->addTab(maps, QString());
+    auto *qkv = new QWidget(m_tabs);
+    auto *qkvLayout = new QHBoxLayout(qkv);
+    qkvLayout->setContentsMargins(2, 2, 2, 2);
+    qkvLayout->setSpacing(4);
+    const char *names[] = {"model_q", "model_k", "model_v"};
+    for (int i = 0; i < 3; ++i) {
+        auto *plot = new HeatmapPlot(qkv);
+        plot->setObjectName(QLatin1String(names[i]));
+        plot->setMinimumSize(200, 170);
+        m_qkvPlots[i] = plot;
+        qkvLayout->addWidget(plot, 1);
+    }
+    m_tabs->addTab(qkv, QString());
+    rightLayout->addWidget(m_tabs, 1);
+
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setSizes({560, 900});
+    root->addWidget(split, 1);
+
+    m_pause = new QTimer(this);
+    m_pause->setSingleShot(true);
+    m_pause->setInterval(kPauseMs);
+    connect(m_pause, &QTimer::timeout, this, &ModelView::recompute);
+    connect(m_sentence, &QLineEdit::textEdited, this, &ModelView::onTextEdited);
+    connect(m_sentence, &QLineEdit::returnPressed, this, [this] {
+        m_pause->stop();
+        recompute();
+    });
+    connect(m_layerBox, &QSpinBox::valueChanged, this, [this](int v) { setHead(v - 1, m_head); });
+    connect(m_headBox, &QSpinBox::valueChanged, this, [this](int v) { setHead(m_layer, v - 1); });
+    connect(m_grid, &HeadGrid::cellClicked, this, [this](int row, int col) { setHead(row, col); });
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { updateHeadMaps(); });
+    connect(m_back, &QPushButton::clicked, this, &ModelView::leaveRequested);
+    connect(m_take, &QPushButton::clicked, this, [this] {
+        if (!m_headScenario)
+            return;
+        emit takeHeadRequested(*m_headScenario, tr("Take layer %1, head %2 into the lab").arg(m_layer + 1).arg(m_head + 1));
+    });
+    for (QWidget *w : figureWidgets()) {
+        w->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(w, &QWidget::customContextMenuRequested, this, [this, w](const QPoint &pos) {
+            const auto what = figureOf(w);
+            if (!what)
+                return;
+            QMenu menu;
+            QAction *a = menu.addAction(tr("Export figure…"));
+            a->setEnabled(m_headScenario.has_value());
+            if (menu.exec(w->mapToGlobal(pos)) == a)
+                emit exportRequested(*what);
+        });
+    }
+    m_take->setEnabled(false);
+    retranslate();
+}
+
+ModelView::~ModelView() = default;
+
+double ModelView::forwardMultiplyAdds(const Gpt2Config &c, int tokens)
+{
+    const double n = tokens, d = c.nEmbd, inner = c.nInner > 0 ? c.nInner : 4.0 * c.nEmbd;
+    // Per token and layer: c_attn (d × 3d), c_proj (d × d), the MLP (2 d × inner),
+    // and the attention's scores and sums (2 n d); then one row of logits.
+    return n * c.nLayer * (4 * d * d + 2 * d * inner + 2 * n * d) + double(c.vocabSize) * d;
+}
+
+void ModelView::setModel(std::shared_ptr<const Gpt2Model> model)
+{
+    m_model = std::move(model);
+    m_trace.reset();
+    m_headScenario.reset();
+    m_pause->stop();
+    if (!m_model) {
+        retranslate();
+        return;
+    }
+    const Gpt2Config &c = m_model->config;
+    m_live = forwardMultiplyAdds(c, 32) <= kLiveBudget;
+    m_slowNote->setVisible(!m_live);
+    {
+        const QSignalBlocker b1(m_layerBox), b2(m_headBox);
+        m_layerBox->setRange(1, std::max(1, c.nLayer));
+        m_headBox->setRange(1, std::max(1, c.nHead));
+    }
+    m_layer = std::clamp(m_layer, 0, std::max(0, c.nLayer - 1));
+    m_head = std::clamp(m_head, 0, std::max(0, c.nHead - 1));
+    retranslate();
+    recompute();
+}
+
+QString ModelView::text() const
+{
+    return m_sentence->text();
+}
+
+void ModelView::setText(const QString &text)
+{
+    m_sentence->setText(text);
+    m_pause->stop();
+    recompute();
+}
+
+void ModelView::onTextEdited()
+{
+    if (m_live)
+        recompute();
+    else
+        m_pause->start();
+}
+
+void ModelView::setHead(int layer, int head)
+{
+    if (!m_model)
+        return;
+    layer = std::clamp(layer, 0, std::max(0, m_model->config.nLayer - 1));
+    head = std::clamp(head, 0, std::max(0, m_model->config.nHead - 1));
+    const bool changed = layer != m_layer || head != m_head;
+    m_layer = layer;
+    m_head = head;
+    {
+        const QSignalBlocker b1(m_layerBox), b2(m_headBox);
+        m_layerBox->setValue(layer + 1);
+        m_headBox->setValue(head + 1);
+    }
+    m_grid->setSelected(layer, head);
+    if (changed) {
+        updateHead();
+        emit headChanged(layer, head);
+    }
+}
+
+void ModelView::recompute()
+{
+    if (!m_model)
+        return;
+    auto run = runModel(*m_model, m_sentence->text(), 5);
+    if (const auto *p = std::get_if<Problem>(&run)) {
+        m_trace.reset();
+        m_headScenario.reset();
+        m_problem->setText(m_sentence->text().trimmed().isEmpty() ? tr("Type a sentence for the model to read.")
+                                                                  : problemText(*p));
+        m_problem->show();
+        m_tokens->clear();
+        m_tokensTitle->setText(tr("Tokens:"));
+        m_take->setEnabled(false);
+        setStale(true);
+        emit recomputed();
+        return;
+    }
+    m_trace = std::move(std::get<ModelTrace>(run));
+    m_problem->hide();
+    m_problem->clear();
+    updateTokens();
+    updateOverview();
+    updateHead();
+    updatePredictions();
+    setStale(false);
+    m_take->setEnabled(m_headScenario.has_value());
+    emit recomputed();
+}
+
+void ModelView::setStale(bool stale)
+{
+    for (HeatmapPlot *p : plots())
+        p->setDimmed(stale);
+    m_grid->setEnabled(!stale);
+}
+
+void ModelView::updateTokens()
+{
+    const ModelTrace &t = *m_trace;
+    QString html;
+    QString tip;
+    for (std::size_t i = 0; i < t.texts.size(); ++i) {
+        // Alternating backgrounds: where one token ends and the next begins.
+        const char *bg = i % 2 ? "#f6e7cf" : "#dbe7f5";
+        html += QStringLiteral("<span style=\"background-color:%1; color:#1a1a1a;\">&nbsp;%2&nbsp;</span> ")
+                    .arg(QLatin1String(bg), tokenHtml(t.texts[i]));
+        const std::string &piece = m_model->tokenizer.piece(t.ids[i]);
+        tip += QStringLiteral("%1. %2  (%3, id %4)\n")
+                   .arg(i + 1)
+                   .arg(tokenPlain(t.texts[i]), utf8(piece))
+                   .arg(t.ids[i]);
+    }
+    m_tokens->setText(html);
+    m_tokens->setToolTip(tip.trimmed());
+    m_tokensTitle->setText(tr("Tokens (%1):").arg(t.texts.size()));
+}
+
+HeadGridData ModelView::overviewData(bool withTitle) const
+{
+    HeadGridData d;
+    if (!m_model || !m_trace)
+        return d;
+    const ModelTrace &t = *m_trace;
+    d.rows = int(t.layers.size());
+    d.cols = d.rows ? int(t.layers[0].heads.size()) : 0;
+    for (int l = 0; l < d.rows; ++l)
+        d.rowLabels << tr("L%1").arg(l + 1);
+    for (int h = 0; h < d.cols; ++h)
+        d.colLabels << tr("H%1").arg(h + 1);
+    const Eigen::Index n = Eigen::Index(t.ids.size());
+    const BoolMatrix blocked = causalBlocked(n);
+    for (int l = 0; l < d.rows; ++l)
+        for (int h = 0; h < d.cols; ++h) {
+            const Matrix &w = t.layers[std::size_t(l)].heads[std::size_t(h)].weights;
+            const HeadSummary s = summarizeHead(w);
+            HeadGridCell cell;
+            cell.weights = w;
+            cell.blocked = blocked;
+            cell.caption << kindName(s.kind) << tr("H̄ %1 nats").arg(fixed2(s.meanEntropy));
+            cell.toolTip = tr("Layer %1, head %2: %3\nmean entropy %4 nats\nprevious token %5 · first token %6 · itself %7\nClick to show this head")
+                               .arg(l + 1)
+                               .arg(h + 1)
+                               .arg(kindName(s.kind), fixed2(s.meanEntropy), fixed2(s.previousToken), fixed2(s.firstToken),
+                                    fixed2(s.diagonal));
+            d.cells.push_back(std::move(cell));
+        }
+    if (withTitle) {
+        std::string text;
+        for (const std::string &s : t.texts)
+            text += s;
+        d.title = tr("%1: every head's softmax weights for “%2”").arg(m_model->name, utf8(displayText(text)).trimmed());
+    }
+    return d;
+}
+
+void ModelView::updateOverview()
+{
+    m_grid->setData(overviewData(false));
+    m_grid->setSelected(m_layer, m_head);
+}
+
+void ModelView::updateHead()
+{
+    if (!m_model || !m_trace)
+        return;
+    auto taken = attn::headScenario(*m_model, *m_trace, m_layer, m_head);
+    if (const auto *p = std::get_if<Problem>(&taken)) {
+        m_headScenario.reset();
+        m_problem->setText(problemText(*p));
+        m_problem->show();
+        return;
+    }
+    m_headScenario = std::move(std::get<Scenario>(taken));
+    m_headTrace = compute(*m_headScenario);
+    const HeadSummary s = summarizeHead(m_trace->layers[std::size_t(m_layer)].heads[std::size_t(m_head)].weights);
+    m_kind->setText(tr("<b>%1</b> · mean entropy %2 nats · previous token %3 · first token %4 · itself %5")
+                        .arg(kindName(s.kind), fixed2(s.meanEntropy), fixed2(s.previousToken), fixed2(s.firstToken),
+                             fixed2(s.diagonal)));
+    m_tabDirty[0] = m_tabDirty[1] = true;
+    updateHeadMaps();
+}
+
+void ModelView::updateHeadMaps()
+{
+    // Only the tab in front: the other follows when it is shown.
+    const int tab = m_tabs->currentIndex();
+    if (!m_headScenario || tab < 0 || tab > 1 || !m_tabDirty[tab])
+        return;
+    m_tabDirty[tab] = false;
+    if (tab == 0) {
+        StageOptions options;
+        options.head = 0;
+        options.sharedScoreRange = true;
+        for (int i = 0; i < 5; ++i)
+            m_stagePlots[i]->setData(stageData(*m_headScenario, m_headTrace, kStages[i], options));
+    } else {
+        for (int i = 0; i < 3; ++i)
+            m_qkvPlots[i]->setData(qkvData(i));
+    }
+}
+
+HeatmapData ModelView::qkvData(int which) const
+{
+    HeatmapData d;
+    if (!m_trace || !m_headScenario)
+        return d;
+    const HeadActivations &h = m_trace->layers[std::size_t(m_layer)].heads[std::size_t(m_head)];
+    const Matrix &m = which == 0 ? h.q : which == 1 ? h.k : h.v;
+    d.values = m;
+    d.rowLabels = toQStringList(m_headScenario->tokens);
+    d.rowAxisLabel = tr("tokens");
+    d.colAxisLabel = tr("dimension of the head");
+    const QString name = which == 0 ? QStringLiteral("q") : which == 1 ? QStringLiteral("k") : QStringLiteral("v");
+    d.title = tr("%1 of layer %2, head %3 (%4 × %5)").arg(name).arg(m_layer + 1).arg(m_head + 1).arg(m.rows()).arg(m.cols());
+    d.colorBarLabel = name;
+    d.scale = HeatmapScale::Diverging;
+    return d;
+}
+
+void ModelView::updatePredictions()
+{
+    const std::vector<Prediction> &next = m_trace->next;
+    m_predictions->setRowCount(int(next.size()));
+    const QColor bar(0x9c, 0xc3, 0xe6);
+    for (int i = 0; i < int(next.size()); ++i) {
+        const Prediction &p = next[std::size_t(i)];
+        auto *token = new QTableWidgetItem(tokenPlain(p.text));
+        token->setToolTip(tr("piece %1, id %2").arg(utf8(m_model->tokenizer.piece(p.id))).arg(p.id));
+        auto *prob = new QTableWidgetItem(QLocale::c().toString(p.p, 'f', 4));
+        prob->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        // The probability as a bar behind its number.
+        QLinearGradient g(0, 0, 1, 0);
+        g.setCoordinateMode(QGradient::ObjectBoundingMode);
+        const double at = std::clamp(p.p, 0.0, 1.0);
+        g.setColorAt(0, bar);
+        g.setColorAt(at, bar);
+        g.setColorAt(std::min(1.0, at + 1e-3), QColor(Qt::transparent));
+        g.setColorAt(1, QColor(Qt::transparent));
+        prob->setBackground(QBrush(g));
+        prob->setForeground(QColor(0x1a, 0x1a, 0x1a));
+        m_predictions->setItem(i, 0, token);
+        m_predictions->setItem(i, 1, prob);
+    }
+    const int h = m_predictions->horizontalHeader()->height() + 2 * m_predictions->frameWidth()
+        + m_predictions->verticalHeader()->length();
+    m_predictions->setFixedHeight(std::max(h, fontMetrics().height() * 4));
+}
+
+std::vector<HeatmapPlot *> ModelView::plots() const
+{
+    std::vector<HeatmapPlot *> out(std::begin(m_stagePlots), std::end(m_stagePlots));
+    out.insert(out.end(), std::begin(m_qkvPlots), std::end(m_qkvPlots));
+    return out;
+}
+
+std::vector<QWidget *> ModelView::figureWidgets() const
+{
+    std::vector<QWidget *> out;
+    for (HeatmapPlot *p : plots())
+        out.push_back(p);
+    out.push_back(m_grid);
+    return out;
+}
+
+std::optional<ModelFigure> ModelView::figureOf(const QWidget *w) const
+{
+    for (int i = 0; i < 5; ++i)
+        if (w == m_stagePlots[i])
+            return ModelFigure(i);
+    for (int i = 0; i < 3; ++i)
+        if (w == m_qkvPlots[i])
+            return ModelFigure(int(ModelFigure::Q) + i);
+    if (w == m_grid)
+        return ModelFigure::Overview;
+    return std::nullopt;
+}
+
+QString ModelView::figureStem(ModelFigure what) const
+{
+    const QString name = m_model ? m_model->name : QStringLiteral("model");
+    if (what == ModelFigure::Overview)
+        return name + QStringLiteral("_overview");
+    static const char *keys[] = {"scores", "scaled", "masked", "weights", "output", "q", "k", "v"};
+    return QStringLiteral("%1_L%2H%3_%4").arg(name).arg(m_layer + 1).arg(m_head + 1).arg(QLatin1String(keys[int(what)]));
+}
+
+QByteArray ModelView::figure(ModelFigure what, const FigureStyle &style, FigureFormat format, const FigureSize &size) const
+{
+    if (!m_trace || !m_headScenario)
+        return {};
+    if (what == ModelFigure::Overview)
+        return renderHeadGrid(overviewData(true), sequentialGradient(style.sequential), m_layer, m_head, format, size);
+    if (int(what) < 5) {
+        FigureStyle s = style;
+        s.stage.head = 0;
+        auto plot = makeStagePlot(*m_headScenario, m_headTrace, kStages[int(what)], s);
+        HeatmapData d = plot->data();
+        d.title = tr("%1 · layer %2, head %3").arg(m_model->name).arg(m_layer + 1).arg(m_head + 1) + QLatin1Char('\n') + d.title;
+        plot->setData(d);
+        return renderFigure(plot.get(), format, size);
+    }
+    HeatmapPlot plot;
+    plot.setAttribute(Qt::WA_DontShowOnScreen);
+    plot.setFont(figureFont());
+    plot.setSequentialGradient(sequentialGradient(style.sequential));
+    plot.setDivergingGradient(divergingGradient(style.diverging));
+    plot.setCellText(style.cellText);
+    HeatmapData d = qkvData(int(what) - int(ModelFigure::Q));
+    d.title = m_model->name + QStringLiteral(" · ") + d.title;
+    plot.setData(d);
+    plot.resize(std::max(1, size.width), std::max(1, size.height));
+    return renderFigure(&plot, format, size);
+}
+
+QString ModelView::kindName(const std::string &kind)
+{
+    if (kind == "previous-token")
+        return tr("previous-token");
+    if (kind == "first-token (sink)")
+        return tr("first-token (sink)");
+    if (kind == "self")
+        return tr("self");
+    if (kind == "broad")
+        return tr("broad");
+    if (kind == "mixed")
+        return tr("mixed");
+    return utf8(kind);
+}
+
+QString ModelView::modelSummary() const
+{
+    if (!m_model)
+        return tr("No model open: Lessons ▸ A real transformer, or File ▸ Open model…");
+    const Gpt2Config &c = m_model->config;
+    const QString where = m_model->folder == QLatin1String(kBuiltinModelFolder) ? tr("built-in") : m_model->folder;
+    return tr("%1 (%2) · %3 layers × %4 heads · n_embd %5 · %6 parameters · %7")
+        .arg(m_model->name, where)
+        .arg(c.nLayer)
+        .arg(c.nHead)
+        .arg(c.nEmbd)
+        .arg(QLocale().toString(qlonglong(m_model->parameters)))
+        .arg(utf8(m_model->dtype));
+}
+
+void ModelView::retranslate()
+{
+    m_modelLine->setText(modelSummary());
+    m_back->setText(tr("Back to the lab"));
+    m_back->setToolTip(tr("Leave the model mode; the lab's document is as you left it"));
+    m_sentenceLabel->setText(tr("&Sentence:"));
+    m_sentence->setPlaceholderText(tr("Type a sentence; the model reads it as you type"));
+    if (!m_trace)
+        m_tokensTitle->setText(tr("Tokens:"));
+    else
+        m_tokensTitle->setText(tr("Tokens (%1):").arg(m_trace->texts.size()));
+    m_overviewTitle->setText(tr("<b>Every layer × head</b>: the softmax weights (click one to show it)"));
+    m_nextTitle->setText(tr("<b>Next token</b> after the last position (top 5)"));
+    m_predictions->setHorizontalHeaderLabels({tr("token"), tr("probability")});
+    m_layerLabel->setText(tr("&Layer"));
+    m_headLabel->setText(tr("&Head"));
+    m_take->setText(tr("Take this head into the lab"));
+    m_take->setToolTip(tr("The head's q, k and v for this sentence become the lab's Q, K and V (causal, scaled by √d_k): "
+                          "one step you can undo"));
+    m_tabs->setTabText(0, tr("Scores → weights → output"));
+    m_tabs->setTabText(1, tr("Q, K, V"));
+    if (m_model && !m_live) {
+        const double macs = forwardMultiplyAdds(m_model->config, 32);
+        const double builtin = 19.7e6;
+        m_slowNote->setText(tr("This model is big: a 32-token sentence takes about %1 million multiply-adds, %2 times the "
+                               "built-in model (about 10 ms). Typing would lag, so the views are recomputed when you press "
+                               "Enter or pause typing.")
+                                .arg(QLocale().toString(macs / 1e6, 'f', 0))
+                                .arg(QLocale().toString(macs / builtin, 'f', 0)));
+    }
+    if (m_trace && m_headScenario) {
+        // The kind line and the maps' titles are in the language too.
+        updateHead();
+        updateOverview();
+    }
+}
+
+void ModelView::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslate();
+    QWidget::changeEvent(event);
+}
+
+} // namespace attn

@@ -1,0 +1,168 @@
+#pragma once
+// The model mode (issue 13): a real GPT-2-shaped model reading a sentence.
+// The tokens as the model sees them, every layer × head as a small weights
+// map (HeadGrid), one chosen head's scores, scaled scores, causal mask,
+// weights and output (the lab's own stage maps, through headScenario and
+// stageData, so they cannot disagree with the lab), its q, k, v, and the
+// next token after the last position.
+//
+// Live: every edit of the sentence runs the forward and redraws, unless the
+// model is big (forwardMultiplyAdds above kLiveBudget): then after a pause
+// in typing or on Enter. The view knows nothing of the document: "Take this
+// head into the lab" hands the scenario to whoever listens.
+
+#include "figureexport.h"
+#include "gpt2.h"
+#include "headgrid.h"
+#include "heatmapplot.h"
+#include "takehead.h"
+
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTabWidget;
+class QTableWidget;
+class QTimer;
+
+namespace attn {
+
+// What can be exported from the model view.
+enum class ModelFigure { Scores, Scaled, Masked, Weights, Output, Q, K, V, Overview };
+
+class ModelView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ModelView(QWidget *parent = nullptr);
+    ~ModelView() override;
+
+    // A new model; the sentence stays (and is run through it).
+    void setModel(std::shared_ptr<const Gpt2Model> model);
+    const Gpt2Model *model() const { return m_model.get(); }
+
+    // Sets the sentence field and runs the forward at once.
+    void setText(const QString &text);
+    QString text() const;
+    // 0-based layer and head; out-of-range values are clamped.
+    void setHead(int layer, int head);
+    int layer() const { return m_layer; }
+    int head() const { return m_head; }
+
+    // The last successful forward, for the text now in the field (null
+    // before the first, or while the field holds a text the model refused).
+    const ModelTrace *trace() const { return m_trace ? &*m_trace : nullptr; }
+    // The chosen head as the lab's scenario, and its trace (what the maps show).
+    const Scenario *headScenario() const { return m_headScenario ? &*m_headScenario : nullptr; }
+    const Trace *headTrace() const { return m_headScenario ? &m_headTrace : nullptr; }
+
+    // Multiply-adds of one forward of `tokens` tokens (the layers' products,
+    // the attention, the last position's logits): what decides "live".
+    static double forwardMultiplyAdds(const Gpt2Config &config, int tokens);
+    // Above this (for 32 tokens) typing waits for a pause or Enter: about
+    // twice the built-in model's 19.7 million, which takes 10 to 14 ms.
+    static constexpr double kLiveBudget = 40e6;
+    bool isLive() const { return m_live; }
+    // The pause after the last key before a big model recomputes.
+    static constexpr int kPauseMs = 600;
+
+    // The parts, for the window and the tests.
+    QLineEdit *sentenceField() const { return m_sentence; }
+    QLabel *tokensLabel() const { return m_tokens; }
+    QLabel *slowNote() const { return m_slowNote; }
+    QLabel *problemLabel() const { return m_problem; }
+    QLabel *kindLabel() const { return m_kind; }
+    HeadGrid *overview() const { return m_grid; }
+    HeatmapPlot *stagePlot(Stage stage) const { return m_stagePlots[int(stage)]; }
+    HeatmapPlot *qkvPlot(int which) const { return m_qkvPlots[which]; } // 0 q, 1 k, 2 v
+    QTabWidget *headTabs() const { return m_tabs; }
+    QTableWidget *predictionTable() const { return m_predictions; }
+    QPushButton *takeButton() const { return m_take; }
+    QPushButton *backButton() const { return m_back; }
+    QSpinBox *layerBox() const { return m_layerBox; }
+    QSpinBox *headBox() const { return m_headBox; }
+    // Every plot the view draws with, for the gradients and exports.
+    std::vector<HeatmapPlot *> plots() const;
+    std::vector<QWidget *> figureWidgets() const; // the plots and the grid: where "Export figure…" is offered
+    std::optional<ModelFigure> figureOf(const QWidget *w) const;
+
+    // Recomputes now (Enter does this; so does a pause with a big model).
+    void recompute();
+
+    // The figure drawn off screen in the figure font (the window's look in
+    // `style`); empty before the first forward.
+    QByteArray figure(ModelFigure what, const FigureStyle &style, FigureFormat format, const FigureSize &size) const;
+    // "tiny-bilingual_L3H1_weights", "tiny-bilingual_overview": file names.
+    QString figureStem(ModelFigure what) const;
+    // The overview's data (the grid shows it; the overview figure draws it with a title).
+    HeadGridData overviewData(bool withTitle) const;
+
+    // "3 layers × 4 heads · …": the model line, translated.
+    QString modelSummary() const;
+    // The core's kind of a head ("previous-token", ...) in the UI's language.
+    static QString kindName(const std::string &kind);
+
+signals:
+    // The head for the sentence as an ordinary scenario, and the undo text.
+    void takeHeadRequested(const attn::Scenario &scenario, const QString &description);
+    void leaveRequested();
+    // Right-click ▸ Export figure… on a map or the grid.
+    void exportRequested(attn::ModelFigure what);
+    void headChanged(int layer, int head);
+    // After every forward, the views updated (tests, the bench).
+    void recomputed();
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void retranslate();
+    void onTextEdited();
+    void updateTokens();
+    void updateOverview();
+    void updateHead();
+    void updateHeadMaps();
+    void updatePredictions();
+    void setStale(bool stale);
+    HeatmapData qkvData(int which) const;
+
+    std::shared_ptr<const Gpt2Model> m_model;
+    std::optional<ModelTrace> m_trace;
+    std::optional<Scenario> m_headScenario;
+    Trace m_headTrace;
+    int m_layer = 0;
+    int m_head = 0;
+    bool m_live = true;
+    bool m_tabDirty[2] = {true, true}; // the maps of each tab, waiting to be shown
+
+    QLabel *m_modelLine = nullptr;
+    QLabel *m_sentenceLabel = nullptr;
+    QLineEdit *m_sentence = nullptr;
+    QLabel *m_tokensTitle = nullptr;
+    QLabel *m_tokens = nullptr;
+    QLabel *m_slowNote = nullptr;
+    QLabel *m_problem = nullptr;
+    QLabel *m_overviewTitle = nullptr;
+    HeadGrid *m_grid = nullptr;
+    QLabel *m_nextTitle = nullptr;
+    QTableWidget *m_predictions = nullptr;
+    QLabel *m_layerLabel = nullptr;
+    QLabel *m_headLabel = nullptr;
+    QSpinBox *m_layerBox = nullptr;
+    QSpinBox *m_headBox = nullptr;
+    QLabel *m_kind = nullptr;
+    QPushButton *m_take = nullptr;
+    QPushButton *m_back = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    HeatmapPlot *m_stagePlots[5] = {};
+    HeatmapPlot *m_qkvPlots[3] = {};
+    QTimer *m_pause = nullptr;
+};
+
+} // namespace attn

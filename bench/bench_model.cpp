@@ -1,0 +1,328 @@
+// bench_model: typing into the model mode, key by key (issue 13; the
+// command and the table are in docs/model.md, "Live typing").
+//
+// It builds the real window (attn::MainWindow, 1600x1000, shown) on the
+// offscreen platform, opens the built-in model in the model mode and types
+// a sentence of 32 tokens into the sentence field one character at a time
+// with QTest. Each key is timed from the moment it is sent until the event
+// queue is empty, no QCustomPlot has a replot queued, and every plot and
+// the overview grid that changed has painted again: the frame after the key.
+//
+// Columns (milliseconds per key):
+//   median, p95, max   the whole key, as above
+//   handler            inside the key event: tokenizer, forward, every view taking its data
+//   forward            runModel alone on the whole sentence (median of 30 runs), for scale
+//   (n >= 24)          the same for the keys typed when the text was 24 tokens or more
+//
+// Usage: bench_model [--repeat R] [--model DIR] [--tab maps|qkv]
+//        bench_model --write-random DIR [--layers L]
+//   --model DIR        another model folder; a model too big for live typing
+//                      is timed per Enter (forward and repaint) instead
+//   --write-random DIR writes a model of GPT-2 small's shapes (n_embd 768,
+//                      12 heads, MLP 3072, L layers, default 12), random
+//                      weights (N(0, 0.02), seed 7, F16), with the built-in
+//                      model's tokenizer (601 tokens), and exits
+
+#include "gpt2.h"
+#include "headgrid.h"
+#include "mainwindow.h"
+#include "modelview.h"
+#include "safetensors.h"
+
+#include <QAbstractEventDispatcher>
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct ReplotPeek : QCustomPlot {
+    static bool queued(const QCustomPlot *p) { return p->*(&ReplotPeek::mReplotQueued); }
+};
+
+double percentile(std::vector<double> v, double p)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const double at = p * double(v.size() - 1);
+    const std::size_t lo = std::size_t(std::floor(at)), hi = std::min(v.size() - 1, lo + 1);
+    return v[lo] + (v[hi] - v[lo]) * (at - double(lo));
+}
+
+// Every plot of the view and its grid: whether each owes a paint.
+class Watcher : public QObject {
+public:
+    explicit Watcher(attn::ModelView *view)
+    {
+        for (QCustomPlot *p : view->findChildren<QCustomPlot *>()) {
+            m_plots.push_back(p);
+            p->installEventFilter(this);
+            QObject::connect(p, &QCustomPlot::beforeReplot, this, [this, p] {
+                if (p->isVisible())
+                    m_unpainted[p] = true;
+            });
+        }
+        m_grid = view->overview();
+        m_grid->installEventFilter(this);
+        QObject::connect(view, &attn::ModelView::recomputed, this, [this] {
+            if (m_grid->isVisible())
+                m_unpainted[m_grid] = true;
+        });
+    }
+
+    bool settled() const
+    {
+        for (QCustomPlot *p : m_plots)
+            if (ReplotPeek::queued(p))
+                return false;
+        for (const auto &[p, waiting] : m_unpainted)
+            if (waiting)
+                return false;
+        return true;
+    }
+
+protected:
+    bool eventFilter(QObject *o, QEvent *e) override
+    {
+        if (e->type() == QEvent::Paint)
+            m_unpainted[o] = false;
+        return false;
+    }
+
+private:
+    std::vector<QCustomPlot *> m_plots;
+    QWidget *m_grid = nullptr;
+    std::map<QObject *, bool> m_unpainted;
+};
+
+void drain(Watcher &watcher)
+{
+    QAbstractEventDispatcher *dispatcher = QAbstractEventDispatcher::instance();
+    QElapsedTimer guard;
+    guard.start();
+    while (guard.elapsed() < 5000) {
+        QCoreApplication::sendPostedEvents();
+        const bool busy = dispatcher->processEvents(QEventLoop::AllEvents);
+        if (watcher.settled()) {
+            if (!busy)
+                return;
+        } else if (!busy) {
+            QTimer wake;
+            wake.setSingleShot(true);
+            wake.start(20);
+            dispatcher->processEvents(QEventLoop::WaitForMoreEvents);
+        }
+    }
+    std::fprintf(stderr, "bench_model: the event loop did not settle\n");
+}
+
+// The longest run of whole words of `text` that is exactly `tokens` tokens
+// for the model (or the longest below, if none is).
+QString sentenceOf(const attn::Gpt2Model &m, const QString &text, int tokens)
+{
+    const QStringList words = text.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    QString best;
+    for (int k = 1; k <= words.size(); ++k) {
+        const QString s = words.mid(0, k).join(QLatin1Char(' '));
+        const int n = int(m.tokenizer.encode(s).size());
+        if (n > tokens)
+            break;
+        best = s;
+    }
+    return best;
+}
+
+int writeRandom(const QString &dir, int layers)
+{
+    const auto builtin = attn::loadBuiltinModel();
+    const auto &m = *std::get<std::shared_ptr<const attn::Gpt2Model>>(builtin);
+    const int V = m.config.vocabSize, d = 768, P = 64, I = 3072;
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> normal(0, 0.02);
+    std::vector<attn::TensorToWrite> t;
+    auto add = [&](const std::string &name, std::vector<std::int64_t> shape, double around = 0) {
+        std::int64_t count = 1;
+        for (auto s : shape)
+            count *= s;
+        std::vector<double> v(static_cast<std::size_t>(count));
+        for (double &x : v)
+            x = around + normal(rng);
+        t.push_back({name, attn::DType::F16, shape, std::move(v)});
+    };
+    add("wte.weight", {V, d});
+    add("wpe.weight", {P, d});
+    for (int l = 0; l < layers; ++l) {
+        const std::string h = "h." + std::to_string(l) + ".";
+        add(h + "ln_1.weight", {d}, 1);
+        add(h + "ln_1.bias", {d});
+        add(h + "attn.c_attn.weight", {d, 3 * d});
+        add(h + "attn.c_attn.bias", {3 * d});
+        add(h + "attn.c_proj.weight", {d, d});
+        add(h + "attn.c_proj.bias", {d});
+        add(h + "ln_2.weight", {d}, 1);
+        add(h + "ln_2.bias", {d});
+        add(h + "mlp.c_fc.weight", {d, I});
+        add(h + "mlp.c_fc.bias", {I});
+        add(h + "mlp.c_proj.weight", {I, d});
+        add(h + "mlp.c_proj.bias", {d});
+    }
+    add("ln_f.weight", {d}, 1);
+    add("ln_f.bias", {d});
+    QDir().mkpath(dir);
+    auto write = [&](const QString &name, const QByteArray &bytes) {
+        QFile f(QDir(dir).filePath(name));
+        return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+    };
+    auto copy = [&](const char *name) {
+        QFile f(QString::fromLatin1(attn::kBuiltinModelFolder) + QLatin1Char('/') + QLatin1String(name));
+        return f.open(QIODevice::ReadOnly) && write(QLatin1String(name), f.readAll());
+    };
+    const QJsonObject c{{"n_layer", layers}, {"n_head", 12}, {"n_embd", d}, {"n_positions", P}, {"vocab_size", V},
+                        {"layer_norm_epsilon", 1e-5}, {"activation_function", "gelu_new"}};
+    if (!write(QStringLiteral("model.safetensors"), attn::safetensorsBytes(t)) || !write(QStringLiteral("config.json"), QJsonDocument(c).toJson())
+        || !copy("vocab.json") || !copy("merges.txt")) {
+        std::fprintf(stderr, "bench_model: cannot write %s\n", qPrintable(dir));
+        return 2;
+    }
+    std::printf("%s: %d layers of GPT-2 small's shapes, random, F16\n", qPrintable(dir), layers);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QTemporaryDir settings;
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
+
+    int repeat = 3;
+    QString modelDir, writeDir, tab = QStringLiteral("maps");
+    int layers = 12;
+    const QStringList args = app.arguments();
+    for (int i = 1; i < args.size(); ++i) {
+        const QString a = args[i];
+        const bool more = i + 1 < args.size();
+        if (a == QLatin1String("--repeat") && more)
+            repeat = std::max(1, args[++i].toInt());
+        else if (a == QLatin1String("--model") && more)
+            modelDir = args[++i];
+        else if (a == QLatin1String("--write-random") && more)
+            writeDir = args[++i];
+        else if (a == QLatin1String("--layers") && more)
+            layers = std::clamp(args[++i].toInt(), 1, 48);
+        else if (a == QLatin1String("--tab") && more)
+            tab = args[++i];
+        else {
+            std::fprintf(stderr, "usage: bench_model [--repeat R] [--model DIR] [--tab maps|qkv] | --write-random DIR [--layers L]\n");
+            return 2;
+        }
+    }
+    if (!writeDir.isEmpty())
+        return writeRandom(writeDir, layers);
+
+    attn::MainWindow window;
+    window.setInteractive(false);
+    window.resize(1600, 1000);
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window))
+        return 2;
+    const QString problem = modelDir.isEmpty() ? window.openBuiltinModel() : window.openModel(modelDir);
+    if (!problem.isEmpty()) {
+        std::fprintf(stderr, "bench_model: %s\n", qPrintable(problem));
+        return 2;
+    }
+    window.setModelMode(true);
+    attn::ModelView *view = window.modelView();
+    view->setHead(std::min(2, view->model()->config.nLayer - 1), 0);
+    view->headTabs()->setCurrentIndex(tab == QLatin1String("qkv") ? 1 : 0);
+    const attn::Gpt2Model &model = *view->model();
+    const QString text = sentenceOf(model,
+                                    QStringLiteral("say cat red box . say cat red box . the cat sat on the mat . the dog "
+                                                   "sat on the box . the girl sees the king . she is happy . he is sad ."),
+                                    32);
+    const int tokens = int(model.tokenizer.encode(text).size());
+
+    // The forward alone, for scale.
+    std::vector<double> forward;
+    QElapsedTimer clock;
+    for (int i = 0; i < 30; ++i) {
+        clock.start();
+        const auto r = attn::runModel(model, text);
+        forward.push_back(double(clock.nsecsElapsed()) / 1e6);
+        if (std::holds_alternative<attn::Problem>(r))
+            return 2;
+    }
+
+    Watcher watcher(view);
+    QLineEdit *field = view->sentenceField();
+    field->setFocus();
+    std::vector<double> total, handler, totalLate, handlerLate;
+    const double macs = attn::ModelView::forwardMultiplyAdds(model.config, 32);
+    std::printf("model %s: %d layers, %d heads, n_embd %d; %.1f million multiply-adds for 32 tokens; %s\n",
+                qPrintable(model.name), model.config.nLayer, model.config.nHead, model.config.nEmbd, macs / 1e6,
+                view->isLive() ? "live" : "on Enter or a pause");
+    std::printf("sentence (%d tokens, %lld characters): %s\n", tokens, qlonglong(text.size()), qPrintable(text));
+    for (int r = 0; r < repeat; ++r) {
+        field->clear();
+        view->recompute();
+        drain(watcher);
+        if (view->isLive()) {
+            for (const QChar ch : text) {
+                clock.start();
+                QTest::keyClicks(field, QString(ch));
+                const double inside = double(clock.nsecsElapsed()) / 1e6;
+                drain(watcher);
+                const double all = double(clock.nsecsElapsed()) / 1e6;
+                total.push_back(all);
+                handler.push_back(inside);
+                if (view->trace() && view->trace()->ids.size() >= 24) {
+                    totalLate.push_back(all);
+                    handlerLate.push_back(inside);
+                }
+            }
+        } else {
+            // Typed without a forward, then Enter: the wait a teacher sees.
+            const QSignalBlocker quiet(field); // no pause timer in between
+            field->setText(text);
+            for (int k = 0; k < 5; ++k) {
+                clock.start();
+                view->recompute();
+                const double inside = double(clock.nsecsElapsed()) / 1e6;
+                drain(watcher);
+                total.push_back(double(clock.nsecsElapsed()) / 1e6);
+                handler.push_back(inside);
+            }
+        }
+        if (!view->trace() || int(view->trace()->ids.size()) != tokens) {
+            std::fprintf(stderr, "bench_model: the view did not end at %d tokens\n", tokens);
+            return 1;
+        }
+    }
+    std::printf("%-10s %6s | %7s %7s %7s | %8s | %8s | %s\n", "", "events", "median", "p95", "max", "handler", "forward",
+                "n >= 24: median / p95");
+    std::printf("%-10s %6zu | %7.2f %7.2f %7.2f | %8.2f | %8.2f | %.2f / %.2f\n", view->isLive() ? "per key" : "per Enter",
+                total.size(), percentile(total, 0.5), percentile(total, 0.95), percentile(total, 1.0),
+                percentile(handler, 0.5), percentile(forward, 0.5), percentile(totalLate, 0.5), percentile(totalLate, 0.95));
+    return 0;
+}

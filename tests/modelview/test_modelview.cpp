@@ -1,0 +1,472 @@
+// The model mode of the window (issue 13), driven as a teacher drives it
+// (offscreen): every number shown is held against an independent run of the
+// model (runModel on a model loaded again), or against its formula.
+
+#include "attn_test.h"
+
+#include "attention.h"
+#include "gpt2.h"
+#include "headgrid.h"
+#include "mainwindow.h"
+#include "modelview.h"
+#include "safetensors.h"
+#include "stagedata.h"
+#include "stageviews.h"
+#include "takehead.h"
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QProcess>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <random>
+#include <set>
+
+using namespace attn;
+
+namespace {
+
+QString modelSourceDir()
+{
+    return test::sourceDir() + QStringLiteral("/resources/models/tiny-bilingual");
+}
+
+std::shared_ptr<const Gpt2Model> builtin()
+{
+    static std::shared_ptr<const Gpt2Model> m = std::get<std::shared_ptr<const Gpt2Model>>(loadBuiltinModel());
+    return m;
+}
+
+ModelTrace reference(const QString &text)
+{
+    return std::get<ModelTrace>(runModel(*builtin(), text));
+}
+
+double maxDiff(const Matrix &a, const Matrix &b)
+{
+    if (a.rows() != b.rows() || a.cols() != b.cols())
+        return INFINITY;
+    return a.size() ? (a - b).cwiseAbs().maxCoeff() : 0.0;
+}
+
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+// Types `text` into `w` key by key; QTest::keyClicks is Latin-1 only.
+void type(QWidget *w, const QString &text)
+{
+    for (const QChar ch : text) {
+        if (ch.unicode() < 128)
+            QTest::keyClicks(w, QString(ch));
+        else
+            QTest::sendKeyEvent(QTest::Click, w, Qt::Key_unknown, QString(ch), Qt::NoModifier);
+    }
+}
+
+int distinctColours(const QImage &image, const QRect &area)
+{
+    std::set<QRgb> colours;
+    const QRect r = area.intersected(image.rect());
+    for (int y = r.top(); y <= r.bottom(); ++y)
+        for (int x = r.left(); x <= r.right(); ++x)
+            colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+} // namespace
+
+class TestModelView : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settings.path());
+    }
+
+    void init()
+    {
+        m_window = std::make_unique<MainWindow>();
+        m_window->setInteractive(false);
+        m_window->resize(1600, 1000);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QVERIFY(m_window->openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    }
+
+    void cleanup() { m_window.reset(); }
+
+    // The head's five maps and its q, k, v are the model's numbers; the
+    // scaled scores are scores / √d_head and the weights are causal rows of 1.
+    void headMapsAreTheModelsNumbers()
+    {
+        MainWindow &w = *m_window;
+        QVERIFY(w.openBuiltinModel().isEmpty());
+        w.setModelMode(true);
+        QVERIFY(w.modelMode());
+        ModelView *mv = w.modelView();
+        const QString text = QStringLiteral("the girl sees the king . she is happy .");
+        mv->setText(text);
+        mv->setHead(1, 1);
+        const ModelTrace ref = reference(text);
+        const HeadActivations &h = ref.layers[1].heads[1];
+        const int n = int(ref.ids.size());
+        QCOMPARE(int(mv->trace()->ids.size()), n);
+
+        QCOMPARE(maxDiff(mv->stagePlot(Stage::Weights)->data().values, h.weights), 0.0);
+        QVERIFY(maxDiff(mv->stagePlot(Stage::Scores)->data().values, h.q * h.k.transpose()) <= 1e-12);
+        QVERIFY(maxDiff(mv->stagePlot(Stage::Scaled)->data().values, h.scores / std::sqrt(32.0)) <= 1e-12);
+        QVERIFY(maxDiff(mv->stagePlot(Stage::Output)->data().values, h.weights * h.v) <= 1e-12);
+        const HeatmapData masked = mv->stagePlot(Stage::Masked)->data();
+        QCOMPARE(masked.blocked.rows(), Eigen::Index(n));
+        for (int i = 0; i < n; ++i) {
+            QVERIFY(std::abs(h.weights.row(i).sum() - 1.0) <= 1e-12);
+            for (int j = 0; j < n; ++j) {
+                QCOMPARE(bool(masked.blocked(i, j)), j > i);
+                if (j > i)
+                    QCOMPARE(h.weights(i, j), 0.0);
+            }
+        }
+        // The tokens label the rows: "girl" (from " girl") is the second.
+        QCOMPARE(mv->stagePlot(Stage::Weights)->data().rowLabels.value(1), QStringLiteral("girl"));
+
+        mv->headTabs()->setCurrentIndex(1);
+        QCOMPARE(maxDiff(mv->qkvPlot(0)->data().values, h.q), 0.0);
+        QCOMPARE(maxDiff(mv->qkvPlot(1)->data().values, h.k), 0.0);
+        QCOMPARE(maxDiff(mv->qkvPlot(2)->data().values, h.v), 0.0);
+        QCOMPARE(mv->qkvPlot(0)->data().values.cols(), Eigen::Index(32));
+
+        // The kind line is summarizeHead's.
+        const HeadSummary s = summarizeHead(h.weights);
+        QVERIFY(mv->kindLabel()->text().contains(ModelView::kindName(s.kind)));
+        QVERIFY(mv->kindLabel()->text().contains(fixed2(s.meanEntropy)));
+    }
+
+    // A click on a grid cell shows that head; the grid's data is every head.
+    void gridClickSwitchesHead()
+    {
+        MainWindow &w = *m_window;
+        QVERIFY(w.openBuiltinModel().isEmpty());
+        w.setModelMode(true);
+        ModelView *mv = w.modelView();
+        const QString text = QStringLiteral("say cat red box . say cat red box .");
+        mv->setText(text);
+        mv->setHead(0, 0);
+        QCoreApplication::processEvents();
+        HeadGrid *grid = mv->overview();
+        QCOMPARE(grid->data().rows, 3);
+        QCOMPARE(grid->data().cols, 4);
+        const ModelTrace ref = reference(text);
+        for (int l = 0; l < 3; ++l)
+            for (int hh = 0; hh < 4; ++hh) {
+                const HeadGridCell &cell = grid->data().cells[std::size_t(l * 4 + hh)];
+                QCOMPARE(maxDiff(cell.weights, ref.layers[std::size_t(l)].heads[std::size_t(hh)].weights), 0.0);
+                const HeadSummary s = summarizeHead(ref.layers[std::size_t(l)].heads[std::size_t(hh)].weights);
+                QCOMPARE(cell.caption.value(0), ModelView::kindName(s.kind));
+                QVERIFY(cell.caption.value(1).contains(fixed2(s.meanEntropy)));
+            }
+        const QRectF target = grid->mapRect(2, 3);
+        QVERIFY(target.width() > 20 && grid->rect().contains(target.center().toPoint()));
+        QTest::mouseClick(grid, Qt::LeftButton, {}, target.center().toPoint());
+        QCOMPARE(mv->layer(), 2);
+        QCOMPARE(mv->head(), 3);
+        QCOMPARE(grid->selectedRow(), 2);
+        QCOMPARE(grid->selectedColumn(), 3);
+        QCOMPARE(mv->layerBox()->value(), 3);
+        QCOMPARE(mv->headBox()->value(), 4);
+        QCOMPARE(maxDiff(mv->stagePlot(Stage::Weights)->data().values, ref.layers[2].heads[3].weights), 0.0);
+        // And the spin box goes the other way.
+        mv->layerBox()->setValue(1);
+        QCOMPARE(grid->selectedRow(), 0);
+        QCOMPARE(maxDiff(mv->stagePlot(Stage::Weights)->data().values, ref.layers[0].heads[3].weights), 0.0);
+    }
+
+    // Typing: each key runs the forward (the built-in model is live).
+    void typingChangesTokensAndMaps()
+    {
+        MainWindow &w = *m_window;
+        QVERIFY(w.openBuiltinModel().isEmpty());
+        w.setModelMode(true);
+        ModelView *mv = w.modelView();
+        QVERIFY(mv->isLive());
+        mv->setHead(2, 0);
+        QLineEdit *field = mv->sentenceField();
+        field->setFocus();
+        field->clear();
+        QTest::keyClicks(field, QStringLiteral("the cat"));
+        QCOMPARE(mv->text(), QStringLiteral("the cat"));
+        QCOMPARE(mv->trace()->ids, builtin()->tokenizer.encode(QStringLiteral("the cat")));
+        QCOMPARE(int(mv->trace()->ids.size()), 2);
+        QVERIFY(mv->tokensLabel()->text().contains(QStringLiteral("␣</span>cat"))); // " cat": the space shown
+        const Matrix before = mv->stagePlot(Stage::Weights)->data().values;
+        QCOMPARE(before.rows(), Eigen::Index(2));
+        QTest::keyClicks(field, QStringLiteral(" sat ."));
+        const ModelTrace ref = reference(QStringLiteral("the cat sat ."));
+        QCOMPARE(mv->trace()->ids, ref.ids);
+        QCOMPARE(mv->stagePlot(Stage::Weights)->data().values.rows(), Eigen::Index(4));
+        QCOMPARE(maxDiff(mv->stagePlot(Stage::Weights)->data().values, ref.layers[2].heads[0].weights), 0.0);
+        QVERIFY(mv->tokensLabel()->text().contains(QStringLiteral("sat")));
+        // Chinese goes through the same tokenizer.
+        field->clear();
+        type(field, QStringLiteral("我 打 你 。"));
+        QCOMPARE(mv->trace()->ids, builtin()->tokenizer.encode(QStringLiteral("我 打 你 。")));
+        QVERIFY(mv->tokensLabel()->text().contains(QStringLiteral("打")));
+        // An empty field: a note, nothing to take into the lab, no crash.
+        field->clear();
+        QTest::keyClick(field, Qt::Key_Space);
+        QTest::keyClick(field, Qt::Key_Backspace);
+        QVERIFY(!mv->trace());
+        QVERIFY(!mv->takeButton()->isEnabled());
+        QVERIFY(!mv->problemLabel()->isHidden());
+    }
+
+    // The top 5: sorted, summing to at most 1, each the softmax of the logits.
+    void predictionsAreTheSoftmax()
+    {
+        MainWindow &w = *m_window;
+        QVERIFY(w.openBuiltinModel().isEmpty());
+        ModelView *mv = w.modelView();
+        const QString text = QStringLiteral("say cat red box . say cat red");
+        mv->setText(text);
+        const ModelTrace &t = *mv->trace();
+        QCOMPARE(int(t.next.size()), 5);
+        const Eigen::VectorXd logits = reference(text).logits;
+        QCOMPARE(maxDiff(t.logits, logits), 0.0);
+        const double top = logits.maxCoeff();
+        const double z = (logits.array() - top).exp().sum();
+        double sum = 0;
+        for (std::size_t i = 0; i < t.next.size(); ++i) {
+            const Prediction &p = t.next[i];
+            QVERIFY(std::abs(p.p - std::exp(logits(p.id) - top) / z) <= 1e-12);
+            if (i > 0)
+                QVERIFY(t.next[i - 1].p >= p.p);
+            sum += p.p;
+            // No token outside the top 5 is more likely than the fifth.
+            QCOMPARE(mv->predictionTable()->item(int(i), 1)->text(), QString::number(p.p, 'f', 4));
+        }
+        int above = 0;
+        for (Eigen::Index v = 0; v < logits.size(); ++v)
+            above += logits(v) > logits(t.next[4].id);
+        QCOMPARE(above, 4);
+        QVERIFY(sum <= 1.0 + 1e-12);
+        // After "say cat red box . say cat red" the induction has "box" next.
+        QCOMPARE(QString::fromStdString(t.next[0].text), QStringLiteral(" box"));
+        QCOMPARE(mv->predictionTable()->item(0, 0)->text(), QStringLiteral("␣box"));
+    }
+
+    // Into the lab: one undoable edit whose trace has the head's weights.
+    void takeHeadIntoTheLab()
+    {
+        MainWindow &w = *m_window;
+        Document *doc = w.document();
+        const Scenario before = doc->scenario();
+        const int steps = doc->undoStack()->count();
+        QVERIFY(w.openBuiltinModel().isEmpty());
+        w.setModelMode(true);
+        ModelView *mv = w.modelView();
+        const QString text = QStringLiteral("say cat red box . say cat red box .");
+        mv->setText(text);
+        mv->setHead(2, 0);
+        QCOMPARE(doc->scenario(), before); // the model mode changes nothing by itself
+        QTest::mouseClick(mv->takeButton(), Qt::LeftButton);
+        QVERIFY(!w.modelMode());
+        QCOMPARE(doc->undoStack()->count(), steps + 1);
+        const ModelTrace ref = reference(text);
+        const Trace t = compute(doc->scenario());
+        QCOMPARE(t.heads.size(), std::size_t(1));
+        QVERIFY(maxDiff(t.heads[0].weights, ref.layers[2].heads[0].weights) <= 1e-12);
+        QVERIFY(maxDiff(doc->trace().heads[0].weights, ref.layers[2].heads[0].weights) <= 1e-12);
+        QCOMPARE(doc->scenario().tokens, tokenLabels(ref));
+        QVERIFY(doc->scenario().mask.causal);
+        // The lab's own maps show it.
+        QVERIFY(maxDiff(w.stageView(Stage::Weights)->data().values, ref.layers[2].heads[0].weights) <= 1e-12);
+        doc->undo();
+        QCOMPARE(doc->scenario(), before);
+    }
+
+    // A broken folder: one message naming the file, nothing else changes.
+    void badFolderLeavesEverything()
+    {
+        MainWindow &w = *m_window;
+        Document *doc = w.document();
+        const Scenario before = doc->scenario();
+        const int steps = doc->undoStack()->count();
+        QTemporaryDir dir;
+        for (const char *f : {"config.json", "vocab.json", "merges.txt"})
+            QVERIFY(QFile::copy(modelSourceDir() + QLatin1Char('/') + QLatin1String(f), dir.filePath(QLatin1String(f))));
+        QFile model(modelSourceDir() + QStringLiteral("/model.safetensors"));
+        QVERIFY(model.open(QIODevice::ReadOnly));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("model.safetensors")), model.read(model.size() / 2))); // cut short
+
+        QVERIFY(w.openBuiltinModel().isEmpty());
+        const Gpt2Model *open = w.modelView()->model();
+        QVERIFY(!w.modelMode());
+        const QString message = w.openModel(dir.path());
+        QVERIFY(!message.isEmpty());
+        QVERIFY2(message.contains(QStringLiteral("model.safetensors")), qPrintable(message));
+        QVERIFY(!w.modelMode());
+        QCOMPARE(w.modelView()->model(), open);
+        QCOMPARE(doc->scenario(), before);
+        QCOMPARE(doc->undoStack()->count(), steps);
+
+        QVERIFY(QFile::remove(dir.filePath(QStringLiteral("config.json"))));
+        const QString missing = w.openModel(dir.path());
+        QVERIFY2(missing.contains(QStringLiteral("config.json")), qPrintable(missing));
+        QCOMPARE(doc->scenario(), before);
+    }
+
+    // A model too big to follow every key: a note, and the forward after a
+    // pause or on Enter. GPT-2 small's layer shapes (one layer, F16).
+    void bigModelWaitsForAPause()
+    {
+        QTemporaryDir dir;
+        for (const char *f : {"vocab.json", "merges.txt"})
+            QVERIFY(QFile::copy(modelSourceDir() + QLatin1Char('/') + QLatin1String(f), dir.filePath(QLatin1String(f))));
+        const int V = builtin()->config.vocabSize, d = 768, P = 64, I = 3072;
+        std::mt19937_64 rng(5);
+        std::normal_distribution<double> normal(0, 0.02);
+        std::vector<TensorToWrite> t;
+        auto add = [&](const std::string &name, std::vector<std::int64_t> shape, double around = 0) {
+            std::int64_t count = 1;
+            for (auto s : shape)
+                count *= s;
+            std::vector<double> v(static_cast<std::size_t>(count));
+            for (double &x : v)
+                x = around + normal(rng);
+            t.push_back({name, DType::F16, shape, std::move(v)});
+        };
+        add("wte.weight", {V, d});
+        add("wpe.weight", {P, d});
+        add("h.0.ln_1.weight", {d}, 1);
+        add("h.0.ln_1.bias", {d});
+        add("h.0.attn.c_attn.weight", {d, 3 * d});
+        add("h.0.attn.c_attn.bias", {3 * d});
+        add("h.0.attn.c_proj.weight", {d, d});
+        add("h.0.attn.c_proj.bias", {d});
+        add("h.0.ln_2.weight", {d}, 1);
+        add("h.0.ln_2.bias", {d});
+        add("h.0.mlp.c_fc.weight", {d, I});
+        add("h.0.mlp.c_fc.bias", {I});
+        add("h.0.mlp.c_proj.weight", {I, d});
+        add("h.0.mlp.c_proj.bias", {d});
+        add("ln_f.weight", {d}, 1);
+        add("ln_f.bias", {d});
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("model.safetensors")), safetensorsBytes(t)));
+        const QJsonObject c{{"n_layer", 1}, {"n_head", 12}, {"n_embd", d}, {"n_positions", P}, {"vocab_size", V}};
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("config.json")), QJsonDocument(c).toJson()));
+
+        Gpt2Config config;
+        config.nLayer = 1, config.nHead = 12, config.nEmbd = d, config.nInner = I, config.vocabSize = V;
+        // 32 tokens: 32 (4 d² + 2 d I + 2·32 d) + V d, the products a forward cannot avoid.
+        const double macs = 32.0 * (4.0 * d * d + 2.0 * d * I + 2.0 * 32 * d) + double(V) * d;
+        QCOMPARE(ModelView::forwardMultiplyAdds(config, 32), macs);
+        QVERIFY(macs > ModelView::kLiveBudget);
+        const double builtinMacs = 32.0 * 3 * (4.0 * 128 * 128 + 2.0 * 128 * 512 + 2.0 * 32 * 128) + 601.0 * 128;
+        QCOMPARE(ModelView::forwardMultiplyAdds(builtin()->config, 32), builtinMacs);
+        QVERIFY(builtinMacs < ModelView::kLiveBudget);
+
+        MainWindow &w = *m_window;
+        const QString opened = w.openModel(dir.path());
+        QVERIFY2(opened.isEmpty(), qPrintable(opened));
+        QVERIFY(w.modelMode());
+        ModelView *mv = w.modelView();
+        QVERIFY(!mv->isLive());
+        QVERIFY(!mv->slowNote()->isHidden());
+        QVERIFY(mv->slowNote()->text().contains(QLocale().toString(macs / 1e6, 'f', 0)));
+        QCOMPARE(mv->stagePlot(Stage::Weights)->data().values.rows(), Eigen::Index(mv->trace()->ids.size()));
+        QLineEdit *field = mv->sentenceField();
+        field->setFocus();
+        field->clear();
+        QTest::keyClicks(field, QStringLiteral("the cat"));
+        QVERIFY(!mv->trace() || mv->trace()->ids.size() != 2); // not yet
+        QTRY_VERIFY_WITH_TIMEOUT(mv->trace() && mv->trace()->ids.size() == 2, 5000);
+        QTest::keyClicks(field, QStringLiteral(" sat"));
+        QCOMPARE(mv->trace()->ids.size(), std::size_t(2));
+        QTest::keyClick(field, Qt::Key_Return); // Enter: at once
+        QCOMPARE(mv->trace()->ids.size(), std::size_t(3));
+        QCOMPARE(mv->trace()->layers[0].heads.size(), std::size_t(12));
+    }
+
+    // Right-click ▸ Export figure… draws the same numbers as the screen.
+    void figuresExport()
+    {
+        MainWindow &w = *m_window;
+        QVERIFY(w.openBuiltinModel().isEmpty());
+        ModelView *mv = w.modelView();
+        mv->setText(QStringLiteral("the cat sat on the mat ."));
+        FigureStyle style;
+        FigureSize size;
+        size.width = 900, size.height = 700;
+        const QImage grid = QImage::fromData(mv->figure(ModelFigure::Overview, style, FigureFormat::Png, size), "PNG");
+        QCOMPARE(grid.size(), QSize(900, 700));
+        QVERIFY(distinctColours(grid, grid.rect()) > 30);
+        const QByteArray svg = mv->figure(ModelFigure::Overview, style, FigureFormat::Svg, size);
+        QVERIFY(svg.contains("<svg"));
+        for (ModelFigure f : {ModelFigure::Weights, ModelFigure::Scores, ModelFigure::Q}) {
+            const QImage image = QImage::fromData(mv->figure(f, style, FigureFormat::Png, size), "PNG");
+            QCOMPARE(image.size(), QSize(900, 700));
+            QVERIFY(distinctColours(image, image.rect()) > 30);
+        }
+        QVERIFY(mv->figure(ModelFigure::Weights, style, FigureFormat::Svg, size).contains("<svg"));
+        QCOMPARE(mv->figureStem(ModelFigure::Weights), QStringLiteral("tiny-bilingual_L%1H%2_weights").arg(mv->layer() + 1).arg(mv->head() + 1));
+        QVERIFY(mv->figureOf(mv->overview()) == ModelFigure::Overview);
+        QCOMPARE(mv->overview()->contextMenuPolicy(), Qt::CustomContextMenu);
+        QCOMPARE(mv->stagePlot(Stage::Weights)->contextMenuPolicy(), Qt::CustomContextMenu);
+    }
+
+    // `attention-lab --show model --screenshot`: the model mode, drawn.
+    void screenshotOfTheModelMode()
+    {
+        // Where the maps are: the same window here, at the same size.
+        MainWindow &w = *m_window;
+        QVERIFY(w.showView(QStringLiteral("model")) == &w);
+        QVERIFY(w.modelMode());
+        QTest::qWait(50);
+        const QRect gridArea(w.modelView()->overview()->mapTo(&w, QPoint(0, 0)), w.modelView()->overview()->size());
+        const QRect weightsArea(w.modelView()->stagePlot(Stage::Weights)->mapTo(&w, QPoint(0, 0)),
+                                w.modelView()->stagePlot(Stage::Weights)->size());
+        QVERIFY(gridArea.width() > 200 && gridArea.height() > 200);
+
+        QTemporaryDir dir;
+        const QString shot = dir.filePath(QStringLiteral("model.png"));
+        QProcess app;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        app.setProcessEnvironment(env);
+        app.start(test::binaryDir() + QStringLiteral("/bin/attention-lab"),
+                  {QStringLiteral("--show"), QStringLiteral("model"), QStringLiteral("--screenshot"), shot,
+                   QStringLiteral("--size"), QStringLiteral("1600x1000")});
+        QVERIFY(app.waitForFinished(120000));
+        QCOMPARE(app.exitCode(), 0);
+        const QImage image(shot);
+        QCOMPARE(image.size(), QSize(1600, 1000));
+        const int inGrid = distinctColours(image, gridArea);
+        const int inWeights = distinctColours(image, weightsArea);
+        QVERIFY2(inGrid > 40, qPrintable(QString::number(inGrid)));
+        QVERIFY2(inWeights > 40, qPrintable(QString::number(inWeights)));
+    }
+
+private:
+    QTemporaryDir m_settings;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+QTEST_MAIN(TestModelView)
+#include "test_modelview.moc"

@@ -1,0 +1,307 @@
+#include "headgrid.h"
+
+#include "heatmapplot.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace attn {
+
+// figureexport.cpp's painter set-up for PNG, SVG (text as outlines) and PDF.
+QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::function<void(QCPPainter *)> &paint);
+
+namespace {
+
+const QColor kSelected(0xe8, 0x59, 0x0c); // orange: apart from viridis' and magma's colours
+const QColor kHover(0x55, 0x55, 0x55);
+
+QString labelOr(const QStringList &labels, int i, const QString &prefix)
+{
+    return i < labels.size() && !labels[i].isEmpty() ? labels[i] : prefix + QString::number(i + 1);
+}
+
+} // namespace
+
+HeadGrid::HeadGrid(QWidget *parent) : QWidget(parent)
+{
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    m_gradient = QCPColorGradient(QCPColorGradient::gpGrayscale);
+}
+
+void HeadGrid::setData(HeadGridData data)
+{
+    data.rows = std::max(0, data.rows);
+    data.cols = std::max(0, data.cols);
+    data.cells.resize(std::size_t(data.rows) * std::size_t(data.cols));
+    m_data = std::move(data);
+    m_images.assign(m_data.cells.size(), QImage());
+    if (m_selRow >= 0) {
+        m_selRow = std::clamp(m_selRow, 0, std::max(0, m_data.rows - 1));
+        m_selCol = std::clamp(m_selCol, 0, std::max(0, m_data.cols - 1));
+    }
+    m_hoverRow = m_hoverCol = -1;
+    updateGeometry();
+    update();
+}
+
+void HeadGrid::setSelected(int row, int col)
+{
+    if (row == -1 && col == -1) { // none: a figure of the model, not of one head
+        m_selRow = m_selCol = -1;
+        update();
+        return;
+    }
+    if (row < 0 || col < 0 || row >= m_data.rows || col >= m_data.cols || (row == m_selRow && col == m_selCol))
+        return;
+    m_selRow = row;
+    m_selCol = col;
+    update();
+}
+
+void HeadGrid::setGradient(const QCPColorGradient &gradient)
+{
+    m_gradient = gradient;
+    m_images.assign(m_data.cells.size(), QImage());
+    update();
+}
+
+const QImage &HeadGrid::cellImage(int index) const
+{
+    QImage &image = m_images[std::size_t(index)];
+    if (!image.isNull())
+        return image;
+    const HeadGridCell &c = m_data.cells[std::size_t(index)];
+    const int n = int(c.weights.rows()), m = int(c.weights.cols());
+    image = QImage(std::max(1, m), std::max(1, n), QImage::Format_RGB32);
+    image.fill(HeatmapPlot::blockedFillColor());
+    const bool hasBlocked = c.blocked.rows() == n && c.blocked.cols() == m;
+    const QCPRange range(0.0, 1.0);
+    for (int i = 0; i < n; ++i) {
+        auto *line = reinterpret_cast<QRgb *>(image.scanLine(i));
+        for (int j = 0; j < m; ++j) {
+            const double v = c.weights(i, j);
+            if ((hasBlocked && c.blocked(i, j)) || !std::isfinite(v))
+                continue;
+            line[j] = m_gradient.color(v, range);
+        }
+    }
+    return image;
+}
+
+HeadGrid::Layout HeadGrid::layout(const QRectF &rect, const QFont &font) const
+{
+    Layout l;
+    const QFontMetricsF fm(font);
+    const double line = fm.height();
+    double top = rect.top();
+    if (!m_data.title.isEmpty()) {
+        l.title = QRectF(rect.left(), top, rect.width(), line * 1.6);
+        top += l.title.height();
+    }
+    for (int r = 0; r < m_data.rows; ++r)
+        l.labelW = std::max(l.labelW, fm.horizontalAdvance(labelOr(m_data.rowLabels, r, QStringLiteral("L"))));
+    l.labelW += line * 0.8;
+    l.headerH = line * 1.3;
+    int lines = 0;
+    for (const HeadGridCell &c : m_data.cells)
+        lines = std::max(lines, int(c.caption.size()));
+    l.captionH = lines * line + (lines ? line * 0.5 : 0);
+    const int rows = std::max(1, m_data.rows), cols = std::max(1, m_data.cols);
+    l.cellW = std::max(1.0, (rect.width() - l.labelW) / cols);
+    l.cellH = std::max(1.0, (rect.bottom() - top - l.headerH) / rows);
+    const double pad = std::max(3.0, line * 0.3);
+    l.map = std::max(4.0, std::min(l.cellW - 2 * pad, l.cellH - l.captionH - 2 * pad));
+    l.origin = QPointF(rect.left() + l.labelW, top + l.headerH);
+    return l;
+}
+
+QRectF HeadGrid::mapRectIn(const Layout &l, int row, int col) const
+{
+    const double x = l.origin.x() + col * l.cellW + (l.cellW - l.map) / 2;
+    const double pad = std::max(3.0, (l.cellH - l.captionH - l.map) / 2);
+    const double y = l.origin.y() + row * l.cellH + std::min(pad, l.cellH * 0.1);
+    return QRectF(x, y, l.map, l.map);
+}
+
+QRectF HeadGrid::mapRect(int row, int col) const
+{
+    return mapRectIn(layout(QRectF(rect()), font()), row, col);
+}
+
+std::pair<int, int> HeadGrid::cellAt(const QPointF &pos) const
+{
+    const Layout l = layout(QRectF(rect()), font());
+    const double x = pos.x() - l.origin.x(), y = pos.y() - l.origin.y();
+    if (x < 0 || y < 0)
+        return {-1, -1};
+    const int col = int(x / l.cellW), row = int(y / l.cellH);
+    if (row >= m_data.rows || col >= m_data.cols)
+        return {-1, -1};
+    return {row, col};
+}
+
+void HeadGrid::paint(QPainter &p, const QRectF &rect, const QFont &font, bool forFigure) const
+{
+    p.save();
+    p.fillRect(rect, forFigure ? QColor(Qt::white) : palette().color(QPalette::Base));
+    const QColor text = forFigure ? QColor(Qt::black) : palette().color(QPalette::Text);
+    const Layout l = layout(rect, font);
+    QFont bold = font;
+    bold.setBold(true);
+    p.setPen(text);
+    if (!m_data.title.isEmpty()) {
+        p.setFont(bold);
+        p.drawText(l.title, Qt::AlignCenter, QFontMetricsF(bold).elidedText(m_data.title, Qt::ElideRight, l.title.width()));
+    }
+    p.setFont(font);
+    const QFontMetricsF fm(font);
+    for (int c = 0; c < m_data.cols; ++c)
+        p.drawText(QRectF(l.origin.x() + c * l.cellW, l.origin.y() - l.headerH, l.cellW, l.headerH), Qt::AlignCenter,
+                   labelOr(m_data.colLabels, c, QStringLiteral("H")));
+    for (int r = 0; r < m_data.rows; ++r) {
+        const QRectF map = mapRectIn(l, r, 0);
+        p.drawText(QRectF(rect.left(), map.top(), l.labelW, map.height()), Qt::AlignCenter,
+                   labelOr(m_data.rowLabels, r, QStringLiteral("L")));
+    }
+    for (int r = 0; r < m_data.rows; ++r)
+        for (int c = 0; c < m_data.cols; ++c) {
+            const int index = r * m_data.cols + c;
+            const HeadGridCell &cell = m_data.cells[std::size_t(index)];
+            const QRectF map = mapRectIn(l, r, c);
+            const int n = int(cell.weights.rows()), m = int(cell.weights.cols());
+            if (n > 0 && m > 0) {
+                if (forFigure) {
+                    // Vector cells: crisp at any zoom of the SVG or PDF.
+                    const bool hasBlocked = cell.blocked.rows() == n && cell.blocked.cols() == m;
+                    const double cw = map.width() / m, ch = map.height() / n;
+                    p.setPen(Qt::NoPen);
+                    for (int i = 0; i < n; ++i)
+                        for (int j = 0; j < m; ++j) {
+                            const double v = cell.weights(i, j);
+                            const bool blocked = (hasBlocked && cell.blocked(i, j)) || !std::isfinite(v);
+                            p.setBrush(blocked ? HeatmapPlot::blockedFillColor() : QColor(m_gradient.color(v, QCPRange(0, 1))));
+                            // A hair wider than the cell: no seams between neighbours.
+                            p.drawRect(QRectF(map.left() + j * cw, map.top() + i * ch, cw + 0.3, ch + 0.3));
+                        }
+                } else {
+                    p.setRenderHint(QPainter::SmoothPixmapTransform, false);
+                    p.drawImage(map, cellImage(index));
+                }
+            }
+            p.setBrush(Qt::NoBrush);
+            const bool selected = r == m_selRow && c == m_selCol;
+            if (selected) {
+                p.setPen(QPen(kSelected, 3));
+                p.drawRect(map.adjusted(-2, -2, 2, 2));
+            } else if (r == m_hoverRow && c == m_hoverCol && !forFigure) {
+                p.setPen(QPen(kHover, 1, Qt::DashLine));
+                p.drawRect(map.adjusted(-2, -2, 2, 2));
+            } else {
+                p.setPen(QPen(QColor(0xb0, 0xb0, 0xb0), 1));
+                p.drawRect(map);
+            }
+            p.setPen(selected ? kSelected.darker(130) : text);
+            QFont f = font;
+            f.setBold(selected);
+            p.setFont(f);
+            const QFontMetricsF cfm(f);
+            const double left = l.origin.x() + c * l.cellW + 2;
+            double y = map.bottom() + fm.height() * 0.35;
+            for (const QString &line : cell.caption) {
+                p.drawText(QRectF(left, y, l.cellW - 4, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
+                           cfm.elidedText(line, Qt::ElideRight, l.cellW - 4));
+                y += fm.height();
+            }
+        }
+    p.restore();
+}
+
+void HeadGrid::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    paint(p, QRectF(rect()), font(), false);
+}
+
+void HeadGrid::mousePressEvent(QMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton) {
+        QWidget::mousePressEvent(event);
+        return;
+    }
+    const auto [row, col] = cellAt(event->position());
+    if (row < 0)
+        return;
+    setSelected(row, col);
+    emit cellClicked(row, col);
+}
+
+void HeadGrid::mouseMoveEvent(QMouseEvent *event)
+{
+    const auto [row, col] = cellAt(event->position());
+    if (row != m_hoverRow || col != m_hoverCol) {
+        m_hoverRow = row;
+        m_hoverCol = col;
+        setCursor(row >= 0 ? Qt::PointingHandCursor : Qt::ArrowCursor);
+        update();
+    }
+}
+
+void HeadGrid::leaveEvent(QEvent *event)
+{
+    m_hoverRow = m_hoverCol = -1;
+    update();
+    QWidget::leaveEvent(event);
+}
+
+bool HeadGrid::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const auto [row, col] = cellAt(help->pos());
+        if (row >= 0 && !m_data.cells[std::size_t(row * m_data.cols + col)].toolTip.isEmpty())
+            QToolTip::showText(help->globalPos(), m_data.cells[std::size_t(row * m_data.cols + col)].toolTip, this);
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+QSize HeadGrid::sizeHint() const
+{
+    const int line = fontMetrics().height();
+    return QSize(std::max(1, m_data.cols) * 8 * line + 3 * line, std::max(1, m_data.rows) * 10 * line + 3 * line);
+}
+
+QSize HeadGrid::minimumSizeHint() const
+{
+    const int line = fontMetrics().height();
+    return QSize(std::max(1, m_data.cols) * 4 * line + 3 * line, std::max(1, m_data.rows) * 6 * line + 2 * line);
+}
+
+QByteArray renderHeadGrid(const HeadGridData &data, const QCPColorGradient &gradient, int selectedRow, int selectedCol,
+                          FigureFormat format, const FigureSize &size)
+{
+    HeadGrid grid;
+    grid.setAttribute(Qt::WA_DontShowOnScreen);
+    grid.setData(data);
+    grid.setGradient(gradient);
+    grid.setSelected(selectedRow, selectedCol);
+    QFont font = figureFont();
+    font.setPointSizeF(11);
+    const QRectF rect(0, 0, std::max(1, size.width), std::max(1, size.height));
+    return paintFigure(format, size, [&](QCPPainter *painter) {
+        const double m = 12;
+        painter->fillRect(rect, Qt::white);
+        grid.paint(*painter, rect.adjusted(m, m, -m, -m), font, true);
+    });
+}
+
+} // namespace attn

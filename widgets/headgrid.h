@@ -1,0 +1,98 @@
+#pragma once
+// HeadGrid: many small weight maps in a grid (a model's layers by heads),
+// each with a caption under it, one of them selected. Drawn from the data
+// it is given with a QPainter (one pixel per cell, scaled up): a grid of
+// small QCustomPlots would cost a replot each, on every keystroke.
+//
+// The same paint() draws the widget and the exported figure (PNG, SVG, PDF
+// through renderHeadGrid), so the file shows what the screen shows.
+
+#include "figureexport.h"
+#include "scenario.h"
+
+#include <QStringList>
+#include <QWidget>
+#include <qcustomplot.h>
+
+#include <vector>
+
+namespace attn {
+
+struct HeadGridCell {
+    Matrix weights;      // n by n, values in 0..1
+    BoolMatrix blocked;  // empty or n by n: drawn in the heatmaps' blocked grey
+    QStringList caption; // lines under the map ("previous-token", "H̄ 1.23 nats")
+    QString toolTip;
+};
+
+struct HeadGridData {
+    int rows = 0;                     // layers
+    int cols = 0;                     // heads
+    std::vector<HeadGridCell> cells;  // rows * cols, row by row
+    QStringList rowLabels;            // "L1", ...; missing ones are numbered from 1
+    QStringList colLabels;            // "H1", ...
+    QString title;                    // drawn above the grid when not empty
+};
+
+class HeadGrid : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit HeadGrid(QWidget *parent = nullptr);
+
+    // Shapes may change between calls; a selection outside the new grid is
+    // moved inside it.
+    void setData(HeadGridData data);
+    const HeadGridData &data() const { return m_data; }
+
+    // (-1, -1): none selected.
+    void setSelected(int row, int col);
+    int selectedRow() const { return m_selRow; }
+    int selectedColumn() const { return m_selCol; }
+
+    void setGradient(const QCPColorGradient &gradient);
+
+    // Where cell (row, col)'s map is drawn in widget pixels, and the cell at
+    // a point ((-1, -1) outside every map and caption).
+    QRectF mapRect(int row, int col) const;
+    std::pair<int, int> cellAt(const QPointF &pos) const;
+
+    // Draws the grid into `rect` with `font` (the widget's, or the figure font).
+    void paint(QPainter &painter, const QRectF &rect, const QFont &font, bool forFigure) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+signals:
+    void cellClicked(int row, int col);
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+    bool event(QEvent *event) override;
+
+private:
+    struct Layout {
+        QRectF title;
+        double labelW = 0, headerH = 0, captionH = 0;
+        double cellW = 0, cellH = 0, map = 0; // one grid cell, and its square map's side
+        QPointF origin;                        // top-left of cell (0, 0)
+    };
+    Layout layout(const QRectF &rect, const QFont &font) const;
+    QRectF mapRectIn(const Layout &l, int row, int col) const;
+    const QImage &cellImage(int index) const;
+
+    HeadGridData m_data;
+    mutable QCPColorGradient m_gradient; // color() is not const: it fills its lookup table on first use
+    int m_selRow = 0, m_selCol = 0;
+    int m_hoverRow = -1, m_hoverCol = -1;
+    mutable std::vector<QImage> m_images; // one per cell, made on first paint after setData
+};
+
+// The grid as a figure, in the figure font, at `size`.
+QByteArray renderHeadGrid(const HeadGridData &data, const QCPColorGradient &gradient, int selectedRow, int selectedCol,
+                          FigureFormat format, const FigureSize &size);
+
+} // namespace attn
