@@ -1,8 +1,10 @@
 #include "matrixmodel.h"
 
 #include "formula.h"
+#include "matrixio.h"
 
 #include <QColor>
+#include <QFont>
 #include <QLocale>
 
 #include <cmath>
@@ -40,6 +42,119 @@ MatrixModel::MatrixModel(Document *doc, MatrixId id, QObject *parent)
     }
     connect(doc, &Document::changed, this, &MatrixModel::onDocumentChanged);
     connect(doc, &Document::hoverChanged, this, &MatrixModel::onHoverChanged);
+    connect(doc, &Document::currentChanged, this, &MatrixModel::onCurrentChanged);
+    m_query = doc->currentQuery();
+}
+
+bool MatrixModel::rowIsQuery(int row) const
+{
+    if (!rowsAreTokens() || row < 0 || row >= m_rows)
+        return false;
+    return tokenSide(m_id) == Side::Query || sharesTokens(m_doc->scenario());
+}
+
+QString MatrixModel::cellPlace(int row, int col) const
+{
+    return tr("%1 row %2, column %3").arg(QLatin1String(matrixName(m_id))).arg(row + 1).arg(col + 1);
+}
+
+std::optional<QString> MatrixModel::refuse(const QModelIndex &at, const QString &message)
+{
+    emit refused(at, message);
+    return message;
+}
+
+std::optional<QString> MatrixModel::paste(const QModelIndex &topLeft, const QString &text)
+{
+    if (!isPresent() || m_rows == 0 || m_cols == 0)
+        return refuse(topLeft, tr("There is no table to paste into"));
+    const int top = topLeft.isValid() ? topLeft.row() : 0;
+    const int left = topLeft.isValid() ? topLeft.column() : 0;
+    const std::vector<QStringList> cells = splitTabSeparated(text);
+    if (cells.empty())
+        return refuse(topLeft, tr("The clipboard holds no cells to paste"));
+    const int rows = int(cells.size());
+    const int cols = int(cells.front().size());
+    for (int r = 1; r < rows; ++r)
+        if (cells[std::size_t(r)].size() != cols)
+            return refuse(topLeft, tr("Line %1 of the pasted text has %2 cells and line 1 has %3; a rectangular block is needed")
+                                       .arg(r + 1)
+                                       .arg(cells[std::size_t(r)].size())
+                                       .arg(cols));
+    const QString name = QLatin1String(matrixName(m_id));
+    if (top + rows > m_rows || left + cols > m_cols)
+        return refuse(topLeft, tr("A block of %1 by %2 cells pasted at %3 runs past the edge of %4, which is %5 by %6; nothing was pasted")
+                                   .arg(rows)
+                                   .arg(cols)
+                                   .arg(cellPlace(top, left), name)
+                                   .arg(m_rows)
+                                   .arg(m_cols));
+    Scenario next = m_doc->scenario();
+    Matrix &m = matrix(next, m_id);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+            const Result<double> v = parseNumber(cells[std::size_t(r)][c]);
+            std::optional<Problem> why;
+            if (const Problem *p = v.problem())
+                why = *p;
+            else
+                why = checkEntry(matrixName(m_id), top + r, left + c, v.value());
+            if (why)
+                return refuse(index(top + r, left + c), tr("%1: %2; nothing was pasted")
+                                                            .arg(cellPlace(top + r, left + c), QString::fromStdString(why->message)));
+            m(top + r, left + c) = v.value();
+        }
+    if (m == matrix(m_doc->scenario(), m_id))
+        return std::nullopt;
+    const QString what = rows * cols == 1 ? tr("Paste into %1").arg(cellPlace(top, left))
+                                          : tr("Paste %1 by %2 cells into %3 at row %4, column %5").arg(rows).arg(cols).arg(name).arg(top + 1).arg(left + 1);
+    // A refusal of the scenario as a whole is reported by the document itself.
+    if (auto p = m_doc->edit(next, what))
+        return problemText(*p);
+    return std::nullopt;
+}
+
+QString MatrixModel::copy(int r0, int c0, int r1, int c1) const
+{
+    if (!isPresent() || m_rows == 0 || m_cols == 0)
+        return {};
+    r0 = std::clamp(r0, 0, m_rows - 1);
+    r1 = std::clamp(r1, r0, m_rows - 1);
+    c0 = std::clamp(c0, 0, m_cols - 1);
+    c1 = std::clamp(c1, c0, m_cols - 1);
+    return matrixToTabSeparated(matrix(m_doc->scenario(), m_id).block(r0, c0, r1 - r0 + 1, c1 - c0 + 1));
+}
+
+Matrix MatrixModel::values() const
+{
+    return isPresent() ? matrix(m_doc->scenario(), m_id) : Matrix();
+}
+
+std::optional<QString> MatrixModel::replaceAll(const Matrix &values, const QString &source)
+{
+    const QString name = QLatin1String(matrixName(m_id));
+    if (!isPresent())
+        return refuse(QModelIndex(), tr("This lesson has no %1").arg(name));
+    if (values.rows() != m_rows || values.cols() != m_cols)
+        return refuse(QModelIndex(), tr("%1 holds %2 by %3 numbers, but %4 is %5 by %6; nothing was imported")
+                                         .arg(source)
+                                         .arg(values.rows())
+                                         .arg(values.cols())
+                                         .arg(name)
+                                         .arg(m_rows)
+                                         .arg(m_cols));
+    for (int r = 0; r < m_rows; ++r)
+        for (int c = 0; c < m_cols; ++c)
+            if (auto why = checkEntry(matrixName(m_id), r, c, values(r, c)))
+                return refuse(index(r, c), tr("%1 (from %2): %3; nothing was imported")
+                                               .arg(cellPlace(r, c), source, QString::fromStdString(why->message)));
+    if (values == matrix(m_doc->scenario(), m_id))
+        return std::nullopt;
+    Scenario next = m_doc->scenario();
+    matrix(next, m_id) = values;
+    if (auto p = m_doc->edit(next, tr("Import %1 from %2").arg(name, source)))
+        return problemText(*p);
+    return std::nullopt;
 }
 
 bool MatrixModel::isPresent() const
@@ -180,7 +295,13 @@ QVariant MatrixModel::headerData(int section, Qt::Orientation orientation, int r
     if (role == Qt::DisplayRole || role == Qt::EditRole)
         return orientation == Qt::Vertical ? rowName(section) : columnName(section);
     if (role == Qt::ToolTipRole && orientation == Qt::Vertical && rowsAreTokens())
-        return tr("Token %1: double-click to rename").arg(section + 1);
+        return rowIsQuery(section) ? tr("Token %1: click to select this query, double-click to rename").arg(section + 1)
+                                   : tr("Token %1: double-click to rename").arg(section + 1);
+    if (role == Qt::FontRole && orientation == Qt::Vertical && rowIsQuery(section) && section == m_doc->currentQuery()) {
+        QFont bold;
+        bold.setBold(true);
+        return bold;
+    }
     if (role == Qt::BackgroundRole && orientation == Qt::Vertical && rowsAreTokens()) {
         const int hovered = tokenSide(m_id) == Side::Query ? m_doc->hoveredRow() : m_doc->hoveredColumn();
         if (hovered == section)
@@ -233,6 +354,16 @@ void MatrixModel::onDocumentChanged(const DocumentChange &what)
         emit dataChanged(index(0, 0), index(m_rows - 1, m_cols - 1));
     }
     if (what.has(ChangeKind::Labels))
+        emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
+}
+
+void MatrixModel::onCurrentChanged()
+{
+    const int query = m_doc->currentQuery();
+    if (query == m_query)
+        return;
+    m_query = query;
+    if (rowsAreTokens() && m_rows > 0)
         emit headerDataChanged(Qt::Vertical, 0, m_rows - 1);
 }
 

@@ -10,6 +10,8 @@
 
 #include <QAbstractTableModel>
 
+#include <optional>
+
 namespace attn {
 
 class MatrixModel : public QAbstractTableModel {
@@ -36,6 +38,26 @@ public:
 
     // Rows are tokens (Q, K, V, X, source) or dimensions (the Ws).
     bool rowsAreTokens() const { return attn::rowsAreTokens(m_id); }
+    // Row `row` is a query's: Q and X, and K and V when the keys are the
+    // queries' own tokens (self-attention). Clicking its header selects it.
+    bool rowIsQuery(int row) const;
+
+    // A spreadsheet's block (tab-separated text, rows by newline) written
+    // from `topLeft` on as one undo step, every cell read as a typed one is.
+    // Refused, with nothing changed, when a cell is not a number (the message
+    // names the first such cell) or the block runs past the table's edge
+    // (the message names both shapes); refused() is emitted with the message.
+    std::optional<QString> paste(const QModelIndex &topLeft, const QString &text);
+    // The cells from row r0, column c0 to r1, c1 (inclusive) as tab-separated
+    // text, each number in its shortest exact form with an ASCII minus, so
+    // that pasting it back gives the same doubles.
+    QString copy(int r0, int c0, int r1, int c1) const;
+    // The whole matrix replaced (an import), as one undo step. Refused when
+    // the shape differs, the message naming both shapes, or when a value is
+    // refused. `source` names where the values came from, for the undo text.
+    std::optional<QString> replaceAll(const Matrix &values, const QString &source);
+    // The whole matrix, for an export.
+    Matrix values() const;
 
 signals:
     // A typed value was refused; nothing changed. The message says where and why.
@@ -46,11 +68,15 @@ private:
     void onHoverChanged();
     QString columnName(int col) const;
     QString rowName(int row) const;
+    QString cellPlace(int row, int col) const; // "K row 2, column 3"
+    std::optional<QString> refuse(const QModelIndex &at, const QString &message);
+    void onCurrentChanged();
 
     Document *m_doc;
     MatrixId m_id;
     int m_rows = 0;
     int m_cols = 0;
+    int m_query = -1; // the selected query drawn in bold, as last announced
 };
 
 // "h1·2": the column's head and the dimension within the head, or "d2"

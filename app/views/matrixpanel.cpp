@@ -2,8 +2,16 @@
 #include "sentencepanel.h"
 
 #include "matrixmodel.h"
+#include "matrixio.h"
 
+#include <QAction>
+#include <QApplication>
 #include <QButtonGroup>
+#include <QClipboard>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
 #include <QEvent>
 #include <QCheckBox>
 #include <QGridLayout>
@@ -18,6 +26,8 @@
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
+
+#include <limits>
 
 namespace attn {
 
@@ -107,6 +117,10 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     for (QToolButton *b : {m_add, m_remove, m_up, m_down})
         tokenRow->addWidget(b);
     tokenRow->addStretch();
+    m_import = toolButton(tr("Import…"), tr("Replace the table shown with the numbers of a .csv or .npy file of the same shape"), this);
+    m_export = toolButton(tr("Export…"), tr("Write the table shown to a .csv or .npy file"), this);
+    tokenRow->addWidget(m_import);
+    tokenRow->addWidget(m_export);
     layout->addLayout(tokenRow);
 
     auto *dims = new QGridLayout;
@@ -161,8 +175,27 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
         view->setWordWrap(false);
         view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
         view->verticalHeader()->setSectionsClickable(true);
-        view->setSelectionMode(QAbstractItemView::SingleSelection);
+        view->setSelectionMode(QAbstractItemView::ContiguousSelection); // a block to copy
         view->setEditTriggers(QAbstractItemView::AllEditTriggers);
+        view->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(view, &QWidget::customContextMenuRequested, this,
+                [this, view](const QPoint &at) { showContextMenu(view, at); });
+        // While a cell is being edited its line edit keeps Ctrl+C and Ctrl+V for its own text.
+        auto *copy = new QAction(tr("&Copy"), view);
+        copy->setShortcut(QKeySequence::Copy);
+        copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        connect(copy, &QAction::triggered, this, &MatrixPanel::copySelection);
+        auto *paste = new QAction(tr("&Paste"), view);
+        paste->setShortcut(QKeySequence::Paste);
+        paste->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        connect(paste, &QAction::triggered, this, &MatrixPanel::pasteClipboard);
+        view->addAction(copy);
+        view->addAction(paste);
+        // A query's row header selects that query, as a row label of the maps does.
+        connect(view->verticalHeader(), &QHeaderView::sectionClicked, this, [this, model](int section) {
+            if (model->rowIsQuery(section))
+                m_doc->setCurrentQuery(section);
+        });
         connect(model, &MatrixModel::refused, this,
                 [this, view](const QModelIndex &at, const QString &why) { showMessage(why, at, view); });
         connect(view->verticalHeader(), &QHeaderView::sectionDoubleClicked, this,
@@ -176,6 +209,8 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     connect(m_remove, &QToolButton::clicked, this, &MatrixPanel::removeToken);
     connect(m_up, &QToolButton::clicked, this, [this] { moveToken(-1); });
     connect(m_down, &QToolButton::clicked, this, [this] { moveToken(+1); });
+    connect(m_import, &QToolButton::clicked, this, &MatrixPanel::importWithDialog);
+    connect(m_export, &QToolButton::clicked, this, &MatrixPanel::exportWithDialog);
     connect(m_dk, &QSpinBox::valueChanged, this, [this](int v) {
         if (v != headDim(m_doc->scenario()))
             apply(setHeadDim(m_doc->scenario(), v), tr("Set d_k to %1").arg(v));
@@ -247,6 +282,127 @@ void MatrixPanel::showMatrix(MatrixId id)
 {
     if (QTableView *v = table(id))
         m_tabs->setCurrentWidget(v);
+}
+
+void MatrixPanel::copySelection()
+{
+    const Page *p = currentPage();
+    if (!p)
+        return;
+    int r0 = 0, c0 = 0, r1 = p->model->rowCount() - 1, c1 = p->model->columnCount() - 1;
+    const QModelIndexList selected = p->view->selectionModel()->selectedIndexes();
+    if (!selected.isEmpty()) {
+        r0 = c0 = std::numeric_limits<int>::max();
+        r1 = c1 = -1;
+        for (const QModelIndex &i : selected) {
+            r0 = std::min(r0, i.row());
+            r1 = std::max(r1, i.row());
+            c0 = std::min(c0, i.column());
+            c1 = std::max(c1, i.column());
+        }
+    }
+    if (r1 < 0 || c1 < 0)
+        return;
+    QApplication::clipboard()->setText(p->model->copy(r0, c0, r1, c1));
+}
+
+void MatrixPanel::pasteClipboard()
+{
+    const Page *p = currentPage();
+    if (!p)
+        return;
+    // The block starts at the top left of the selection, or at the current cell.
+    QModelIndex at = p->view->currentIndex();
+    const QModelIndexList selected = p->view->selectionModel()->selectedIndexes();
+    if (!selected.isEmpty()) {
+        int r = selected.front().row(), c = selected.front().column();
+        for (const QModelIndex &i : selected) {
+            r = std::min(r, i.row());
+            c = std::min(c, i.column());
+        }
+        at = p->model->index(r, c);
+    }
+    if (!at.isValid())
+        at = p->model->index(0, 0);
+    if (p->model->paste(at, QApplication::clipboard()->text()))
+        return; // refused: shown by the model's refused() signal
+    showMessage(QString());
+}
+
+std::optional<QString> MatrixPanel::importFile(const QString &path)
+{
+    const Page *p = currentPage();
+    if (!p)
+        return tr("There is no table to import into");
+    const Result<Matrix> m = loadMatrixFile(path);
+    if (const Problem *why = m.problem()) {
+        const QString text = tr("Nothing was imported: %1").arg(QString::fromStdString(why->toString()));
+        showMessage(text);
+        return text;
+    }
+    if (auto refused = p->model->replaceAll(m.value(), QFileInfo(path).fileName()))
+        return refused;
+    showMessage(QString());
+    return std::nullopt;
+}
+
+std::optional<QString> MatrixPanel::exportFile(const QString &path)
+{
+    const Page *p = currentPage();
+    if (!p)
+        return tr("There is no table to export");
+    if (auto why = saveMatrixFile(path, p->model->values())) {
+        const QString text = tr("Nothing was written: %1").arg(QString::fromStdString(why->toString()));
+        showMessage(text);
+        return text;
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+QString matrixFilters()
+{
+    return MatrixPanel::tr("Matrices (*.csv *.npy);;CSV, comma separated (*.csv);;NumPy array (*.npy)");
+}
+
+} // namespace
+
+void MatrixPanel::importWithDialog()
+{
+    const Page *p = currentPage();
+    if (!p)
+        return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import %1").arg(tabTitle(p->id)), QString(), matrixFilters());
+    if (!path.isEmpty())
+        importFile(path);
+}
+
+void MatrixPanel::exportWithDialog()
+{
+    const Page *p = currentPage();
+    if (!p)
+        return;
+    QString filter;
+    QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(tabTitle(p->id)),
+                                                QLatin1String(matrixName(p->id)) + QStringLiteral(".csv"), matrixFilters(), &filter);
+    if (path.isEmpty())
+        return;
+    if (!matrixFormatOf(path))
+        path += filter.contains(QLatin1String("*.npy")) && !filter.contains(QLatin1String("*.csv")) ? QStringLiteral(".npy")
+                                                                                                   : QStringLiteral(".csv");
+    exportFile(path);
+}
+
+void MatrixPanel::showContextMenu(QTableView *view, const QPoint &at)
+{
+    QMenu menu(view);
+    for (QAction *a : view->actions())
+        menu.addAction(a);
+    menu.addSeparator();
+    menu.addAction(tr("&Import from .csv or .npy…"), this, &MatrixPanel::importWithDialog);
+    menu.addAction(tr("&Export to .csv or .npy…"), this, &MatrixPanel::exportWithDialog);
+    menu.exec(view->viewport()->mapToGlobal(at));
 }
 
 QString MatrixPanel::message() const

@@ -9,6 +9,7 @@
 #include <QModelIndex>
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QButtonGroup;
@@ -39,6 +40,19 @@ public:
     void removeToken();
     void moveToken(int delta);
 
+    // The current table's selection (its bounding block; the whole table
+    // when nothing is selected) to the clipboard as tab-separated text.
+    void copySelection();
+    // The clipboard's tab-separated block into the current table at its
+    // current cell, one undo step; a refusal is shown and nothing changes.
+    void pasteClipboard();
+    // The current table from or to a .csv or .npy file; the message of a
+    // refusal or failure (also shown), or nothing. The dialogs call these.
+    std::optional<QString> importFile(const QString &path);
+    std::optional<QString> exportFile(const QString &path);
+    void importWithDialog();
+    void exportWithDialog();
+
     // The last refusal shown, for tests.
     QString message() const;
 
@@ -61,12 +75,13 @@ private:
     void editHeader(QTableView *view, int section);
     const Page *currentPage() const;
     void setMode(InputMode mode);
+    void showContextMenu(QTableView *view, const QPoint &at);
 
     Document *m_doc;
     std::vector<Page> m_pages; // one per matrix kind, created once
     QButtonGroup *m_mode;
     QTabWidget *m_tabs;
-    QToolButton *m_add, *m_remove, *m_up, *m_down;
+    QToolButton *m_add, *m_remove, *m_up, *m_down, *m_import, *m_export;
     QSpinBox *m_dk, *m_dv, *m_dModel, *m_dOut;
     QLabel *m_dModelLabel;
     QCheckBox *m_wo, *m_separate;

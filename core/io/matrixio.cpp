@@ -63,7 +63,7 @@ std::optional<std::string> parseCell(QByteArrayView cell, double &out)
         digits = digits.sliced(1);
     const char *first = digits.data();
     const char *last = first + digits.size();
-    if (digits.isEmpty() || *first == '+')
+    if (digits.isEmpty() || *first == '+' || (digits.size() != cell.size() && *first == '-'))
         return quoted(cell) + " is not a number";
     const auto [end, ec] = std::from_chars(first, last, out, std::chars_format::general);
     if (end != last || (ec != std::errc() && ec != std::errc::result_out_of_range))
