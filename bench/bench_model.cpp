@@ -11,7 +11,7 @@
 // Columns (milliseconds per key):
 //   median, p95, max   the whole key, as above
 //   handler            inside the key event: tokenizer, forward, every view taking its data
-//   forward            runModel alone on the whole sentence (median of 30 runs), for scale
+//   forward            runModel alone on the whole sentence (median of 30 runs; 3 for a big model), for scale
 //   (n >= 24)          the same for the keys typed when the text was 24 tokens or more
 //
 // Usage: bench_model [--repeat R] [--model DIR] [--tab maps|qkv]
@@ -266,7 +266,8 @@ int main(int argc, char **argv)
     // The forward alone, for scale.
     std::vector<double> forward;
     QElapsedTimer clock;
-    for (int i = 0; i < 30; ++i) {
+    const int runs = attn::ModelView::forwardMultiplyAdds(model.config, 32) <= attn::ModelView::kLiveBudget ? 30 : 3;
+    for (int i = 0; i < runs; ++i) {
         clock.start();
         const auto r = attn::runModel(model, text);
         forward.push_back(double(clock.nsecsElapsed()) / 1e6);
@@ -305,7 +306,7 @@ int main(int argc, char **argv)
             // Typed without a forward, then Enter: the wait a teacher sees.
             const QSignalBlocker quiet(field); // no pause timer in between
             field->setText(text);
-            for (int k = 0; k < 5; ++k) {
+            for (int k = 0; k < 3; ++k) {
                 clock.start();
                 view->recompute();
                 const double inside = double(clock.nsecsElapsed()) / 1e6;

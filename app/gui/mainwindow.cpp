@@ -1377,8 +1377,9 @@ QString MainWindow::openBuiltinModel()
     }
     m_modelView->setModel(std::get<std::shared_ptr<const Gpt2Model>>(loaded));
     if (m_modelView->text().trimmed().isEmpty()) {
-        // The induction head (layer 3, head 1) copies the span's second time.
-        m_modelView->setText(QStringLiteral("say cat red box . say cat red box ."));
+        // The induction head (layer 3, head 1) copies the span's second
+        // time: from "red" it looks at "box", the token the model then predicts.
+        m_modelView->setText(QStringLiteral("say cat red box . say cat red"));
         m_modelView->setHead(2, 0);
     }
     return QString();

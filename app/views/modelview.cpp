@@ -15,6 +15,8 @@
 #include <QSignalBlocker>
 #include <QLocale>
 #include <QMenu>
+#include <QPainter>
+#include <QStyledItemDelegate>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -55,6 +57,20 @@ QString tokenPlain(const std::string &bytes)
     const bool spaces = bytes.find_first_not_of(' ') == std::string::npos;
     return (!bytes.empty() && bytes[0] == ' ' && !spaces ? QStringLiteral("␣") : QString()) + utf8(tokenLabel(bytes));
 }
+
+// A probability as a bar behind its number (the value in Qt::UserRole).
+class BarDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        const double p = std::clamp(index.data(Qt::UserRole).toDouble(), 0.0, 1.0);
+        QRectF bar = QRectF(option.rect).adjusted(1, 2, -1, -2);
+        bar.setWidth(bar.width() * p);
+        painter->fillRect(bar, QColor(0x9c, 0xc3, 0xe6));
+        QStyledItemDelegate::paint(painter, option, index);
+    }
+};
 
 BoolMatrix causalBlocked(Eigen::Index n)
 {
@@ -140,6 +156,7 @@ ModelView::ModelView(QWidget *parent) : QWidget(parent)
     m_predictions->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_predictions->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
     m_predictions->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_predictions->setItemDelegateForColumn(1, new BarDelegate(m_predictions));
     m_predictions->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_predictions->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     leftLayout->addWidget(m_overviewTitle);
@@ -497,22 +514,13 @@ void ModelView::updatePredictions()
 {
     const std::vector<Prediction> &next = m_trace->next;
     m_predictions->setRowCount(int(next.size()));
-    const QColor bar(0x9c, 0xc3, 0xe6);
     for (int i = 0; i < int(next.size()); ++i) {
         const Prediction &p = next[std::size_t(i)];
         auto *token = new QTableWidgetItem(tokenPlain(p.text));
         token->setToolTip(tr("piece %1, id %2").arg(utf8(m_model->tokenizer.piece(p.id))).arg(p.id));
         auto *prob = new QTableWidgetItem(QLocale::c().toString(p.p, 'f', 4));
         prob->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        // The probability as a bar behind its number.
-        QLinearGradient g(0, 0, 1, 0);
-        g.setCoordinateMode(QGradient::ObjectBoundingMode);
-        const double at = std::clamp(p.p, 0.0, 1.0);
-        g.setColorAt(0, bar);
-        g.setColorAt(at, bar);
-        g.setColorAt(std::min(1.0, at + 1e-3), QColor(Qt::transparent));
-        g.setColorAt(1, QColor(Qt::transparent));
-        prob->setBackground(QBrush(g));
+        prob->setData(Qt::UserRole, p.p);
         prob->setForeground(QColor(0x1a, 0x1a, 0x1a));
         m_predictions->setItem(i, 0, token);
         m_predictions->setItem(i, 1, prob);
