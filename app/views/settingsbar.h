@@ -1,0 +1,46 @@
+#pragma once
+// The settings in one compact row (issue 11, a projector layout): mask,
+// where it acts, heads, encoding, scale, similarity and τ, each one click
+// away when the panels are hidden (maps-only, F9) or give their room to the
+// maps at a projector's zoom. Buttons of the same SettingsActions the
+// Attention menu and the settings panel use, so each is one edit with one
+// undo name and one enabled rule.
+
+#include "settingsactions.h"
+
+#include <QToolBar>
+
+class QDoubleSpinBox;
+class QLabel;
+class QToolButton;
+
+namespace attn {
+
+class SettingsBar : public QToolBar {
+    Q_OBJECT
+
+public:
+    SettingsBar(Document *doc, SettingsActions *actions, QWidget *parent = nullptr);
+
+    QToolButton *headsButton() const { return m_heads; }
+    QToolButton *encodingButton() const { return m_encoding; }
+    QToolButton *scaleButton() const { return m_scale; }
+    QToolButton *similarityButton() const { return m_similarity; }
+    QDoubleSpinBox *temperatureBox() const { return m_tau; }
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    QToolButton *menuButton(QActionGroup *group, const QString &objectName);
+    void sync();
+    void retranslate();
+
+    Document *m_doc;
+    SettingsActions *m_actions;
+    QToolButton *m_heads, *m_encoding, *m_scale, *m_similarity;
+    QDoubleSpinBox *m_tau;
+    QLabel *m_tauLabel;
+};
+
+} // namespace attn
