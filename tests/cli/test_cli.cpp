@@ -3,6 +3,7 @@
 // with status 2 and one line on stderr, never a crash.
 
 #include "attention.h"
+#include "compare.h"
 #include "attn_test.h"
 #include "json_test.h"
 #include "cli.h"
@@ -649,6 +650,12 @@ private slots:
     void exportCsvOntoFullDisk();
 
     // ---- text that reaches a terminal shows control characters escaped ----
+    void refusalsNameTheNumberAndTheLimit_data();
+    void refusalsNameTheNumberAndTheLimit();
+    void justAcceptedLargeTraceStreams();
+    void comparisonLessonAlone();
+    void modelTraceEscapesControls();
+    void jsonOnTheTerminalEscapesControls();
     void escapeControlsWritesEscapes_data();
 
     void escapeControlsWritesEscapes();
@@ -739,6 +746,179 @@ void TestCli::exportCsvOntoFullDisk()
     // The files listed on stdout are the ones written whole.
     for (const QString &line : r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
         QCOMPARE(readBytes(line), readBytes(QDir(good).filePath(QFileInfo(line).fileName())));
+}
+
+
+namespace {
+
+// A direct-mode file of n tokens, d = 1, and `extra` members.
+QByteArray directFile(int n, const QByteArray &extra = {})
+{
+    QByteArray column = "[";
+    for (int i = 0; i < n; ++i)
+        column += (i ? ",[" : "[") + QByteArray::number((i % 7) * 0.25 - 0.75) + "]";
+    column += "]";
+    return "{" + extra + "\"inputs\": {\"Q\": " + column + ", \"K\": " + column + ", \"V\": " + column + "}}";
+}
+
+} // namespace
+
+// Issue 12: each refusal of too much work is status 2 and one line that
+// names the number and the limit; nothing is computed or written first.
+void TestCli::refusalsNameTheNumberAndTheLimit_data()
+{
+    QTest::addColumn<QByteArray>("file"); // written to big.json and given as FILE, unless empty
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QStringList>("mentions");
+    // One head of n by n, d = 1: 3n^2 (scores, scaled, weights) + n^2 (mask) + 9n.
+    const double cells = 4.0 * 2896 * 2896 + 9.0 * 2896; // 33 573 328
+    QCOMPARE(cells, 33573328.0);
+    QTest::newRow("trace over the budget") << directFile(2896) << QStringList{"trace"}
+                                           << QStringList{"inputs: the trace would hold 33 573 328 numbers", "limit of 33 554 432"};
+    QTest::newRow("trace json over the budget") << directFile(2896) << QStringList{"trace", "--format", "json"}
+                                                << QStringList{"33 573 328", "33 554 432"};
+    QTest::newRow("the audit's 4096 tokens") << directFile(4096) << QStringList{"trace", "--format", "json"}
+                                             << QStringList{"67 145 728", "33 554 432"};
+    QTest::newRow("export over the budget") << directFile(2896) << QStringList{"export", "--out", "figs"}
+                                            << QStringList{"33 573 328", "33 554 432"};
+    QTest::newRow("compare over the budget") << directFile(2896) << QStringList{"compare", "--preset", "causal"}
+                                             << QStringList{"33 573 328", "33 554 432"};
+    const QByteArray big = directFile(2) + QByteArray(16 * 1024 * 1024, ' ');
+    QTest::newRow("file over 16 MiB") << big << QStringList{"trace"}
+                                      << QStringList{QStringLiteral("is %1 bytes, more than the limit of 16777216").arg(big.size())};
+    QTest::newRow("label of 10000 characters") << directFile(2, "\"tokens\": [\"a\", \"" + QByteArray(10000, 'x') + "\"], ")
+                                               << QStringList{"export", "--stages", "plane", "--format", "svg", "--out", "figs"}
+                                               << QStringList{"tokens[1]: 10000 characters is more than the limit of 64"};
+    QTest::newRow("title of 201 characters") << directFile(2, "\"title\": \"" + QByteArray(201, 'T') + "\", ")
+                                             << QStringList{"trace"} << QStringList{"title: 201 characters", "limit of 200"};
+    QTest::newRow("PNG of 16000 x 16000") << QByteArray() << QStringList{"export", "--preset", "causal", "--out", "figs", "--size", "8000x8000", "--scale", "2"}
+                                          << QStringList{"16000x16000 = 256000000 pixels", "limit of 64000000"};
+    QTest::newRow("model text of 16385 characters") << QByteArray()
+                                                    << QStringList{"model", "trace", "--text", QString(16385, QLatin1Char('a'))}
+                                                    << QStringList{"--text: 16385 characters is more than the limit of 16384"};
+}
+
+void TestCli::refusalsNameTheNumberAndTheLimit()
+{
+    QFETCH(QByteArray, file);
+    QFETCH(QStringList, args);
+    QFETCH(QStringList, mentions);
+    QTemporaryDir dir;
+    QStringList full;
+    for (const QString &a : args)
+        full << (a == QLatin1String("figs") ? dir.filePath(a) : a);
+    if (!file.isEmpty()) {
+        const QString path = dir.filePath(QStringLiteral("big.json"));
+        QVERIFY(writeFile(path, file));
+        full.insert(1, path);
+    }
+    const Run r = runBinary(full);
+    ATTN_VERIFY_NO_MISMATCH(badInputProblem(r), r.describe().left(3000));
+    for (const QString &m : mentions)
+        QVERIFY2(r.err.contains(m), qPrintable(QStringLiteral("\"%1\" is not in \"%2\"").arg(m, r.err.left(1000))));
+    QVERIFY2(!QFileInfo::exists(dir.filePath(QStringLiteral("figs"))), "a refused export made its folder");
+}
+
+// The largest trace the budget accepts (n = 2895, one head: 33 550 155
+// numbers) is written whole, streamed: a gigabyte of JSON in well under
+// 2 GB of memory. Its end holds the last query's row statistics.
+void TestCli::justAcceptedLargeTraceStreams()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("n2895.json")), json = dir.filePath(QStringLiteral("trace.json"));
+    QVERIFY(writeFile(path, directFile(2895)));
+    const Run r = runBinaryWith({QStringLiteral("trace"), path, QStringLiteral("--format"), QStringLiteral("json")}, json, -1);
+    QVERIFY2(r.finished && r.code == 0 && r.err.isEmpty(), qPrintable(r.describe()));
+    rusage usage{};
+    QCOMPARE(::getrusage(RUSAGE_CHILDREN, &usage), 0);
+    QVERIFY2(usage.ru_maxrss < 2L * 1024 * 1024, qPrintable(QStringLiteral("peak %1 KB").arg(usage.ru_maxrss))); // KB
+    // Four maps of 2895^2 numbers, each on its own line of at least 22 bytes.
+    const qint64 size = QFileInfo(json).size();
+    QVERIFY2(size > 4LL * 2895 * 2895 * 22, qPrintable(QString::number(size)));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.seek(size - 200));
+    const QByteArray tail = f.readAll();
+    QVERIFY2(tail.endsWith("    \"version\": 1\n}\n"), tail.constData());
+    QVERIFY(f.seek(0));
+    QVERIFY(f.read(16) == "{\n    \"concat\": ");
+}
+
+// Issue 10: a comparison lesson alone names its A ("compare": {"a": ...,
+// "align_by_token": true}); the numbers are the core's for that pair.
+void TestCli::comparisonLessonAlone()
+{
+    const Run j = runBinary({QStringLiteral("compare"), QStringLiteral("--preset"), QStringLiteral("compare-word-order"),
+                             QStringLiteral("--format"), QStringLiteral("json")});
+    QVERIFY2(j.code == 0, qPrintable(j.describe()));
+    const QJsonObject o = QJsonDocument::fromJson(j.out.toUtf8()).object();
+    QVERIFY2(o.value(QLatin1String("a")).toString().startsWith(QLatin1String("--preset permutation")), qPrintable(j.out));
+    QCOMPARE(o.value(QLatin1String("b")).toString(), QStringLiteral("--preset compare-word-order"));
+    QCOMPARE(o.value(QLatin1String("aligned")).toBool(), true);
+    const auto a = loadLesson(QStringLiteral("permutation")), b = loadLesson(QStringLiteral("compare-word-order"));
+    QVERIFY(std::holds_alternative<Scenario>(a) && std::holds_alternative<Scenario>(b));
+    const Comparison c = compareScenarios(std::get<Scenario>(a), std::get<Scenario>(b), true);
+    QVERIFY(c.aligned && c.maxAbsDiff() < 1e-12);
+    QCOMPARE(o.value(QLatin1String("max_abs_diff")).toDouble(), c.maxAbsDiff());
+    QCOMPARE(o.value(QLatin1String("same_numbers_reordered")).toBool(), true);
+    const QJsonArray stages = o.value(QLatin1String("stages")).toArray();
+    QCOMPARE(stages.size(), qsizetype(c.stages.size()));
+    for (qsizetype i = 0; i < stages.size(); ++i)
+        QCOMPARE(stages.at(i).toObject().value(QLatin1String("max_abs_diff")).toDouble(), c.stages[std::size_t(i)].maxAbsDiff);
+
+    // Text, and the lesson as a file: the same pair.
+    const Run t = runBinary({QStringLiteral("compare"), test::sourceDir() + QStringLiteral("/resources/lessons/compare-word-order.json")});
+    QVERIFY2(t.code == 0, qPrintable(t.describe()));
+    QVERIFY2(t.out.startsWith(QLatin1String("A: --preset permutation")), qPrintable(t.out));
+    QVERIFY2(t.out.contains(QLatin1String("The same numbers, reordered")), qPrintable(t.out));
+
+    // A lesson that is not a comparison: one line saying so.
+    const Run bad = runBinary({QStringLiteral("compare"), QStringLiteral("--preset"), QStringLiteral("causal")});
+    ATTN_VERIFY_NO_MISMATCH(badInputProblem(bad), bad.describe());
+    QVERIFY2(bad.err.contains(QLatin1String("--preset causal is not a comparison lesson")), qPrintable(bad.err));
+}
+
+// Issue 12: model trace shows the tokens of a sentence with terminal
+// controls escaped, in the token list, the maps' labels and as JSON.
+void TestCli::modelTraceEscapesControls()
+{
+    const QString text = QStringLiteral("a\x1b[31mb \u202e c\u009b");
+    for (const QString &format : {QStringLiteral("text"), QStringLiteral("json")}) {
+        const Run r = runBinary({QStringLiteral("model"), QStringLiteral("trace"), QStringLiteral("--text"), text,
+                                 QStringLiteral("--layer"), QStringLiteral("1"), QStringLiteral("--head"), QStringLiteral("1"),
+                                 QStringLiteral("--format"), format});
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        for (QChar c : r.out)
+            QVERIFY2(c == QLatin1Char('\n') || (c.unicode() >= 0x20 && c.unicode() != 0x7f && !(c.unicode() >= 0x80 && c.unicode() < 0xa0)
+                                                && c.unicode() != 0x202e),
+                     qPrintable(format + QStringLiteral(": U+") + QString::number(c.unicode(), 16)));
+        if (format == QLatin1String("json"))
+            QVERIFY2(QJsonDocument::fromJson(r.out.toUtf8()).object().value(QLatin1String("tokens")).toArray().size() > 3, qPrintable(r.out.left(500)));
+        else
+            QVERIFY2(r.out.contains(QLatin1String("\\x1b")) || r.out.contains(QLatin1String("\\u{1b}")), qPrintable(r.out.left(800)));
+    }
+}
+
+// trace --format json and compare --format json: labels with C1 or bidi
+// controls arrive escaped and parse back to themselves.
+void TestCli::jsonOnTheTerminalEscapesControls()
+{
+    QTemporaryDir dir;
+    const QString a = dir.filePath(QStringLiteral("a.json")), b = dir.filePath(QStringLiteral("b.json"));
+    const QByteArray inputs = R"("inputs": {"Q": [[1, 0], [0, 1]], "K": [[1, 0], [0, 1]], "V": [[1], [2]]})";
+    QVERIFY(writeFile(a, "{\"tokens\": [\"x\\u009b2J\", \"y\\u202e\\u007f\"], " + inputs + "}"));
+    QVERIFY(writeFile(b, "{\"tokens\": [\"y\\u202e\\u007f\", \"x\\u009b2J\"], " + inputs + "}"));
+    const Run t = runBinary({QStringLiteral("trace"), a, QStringLiteral("--format"), QStringLiteral("json")});
+    const Run c = runBinary({QStringLiteral("compare"), a, b, QStringLiteral("--align-by-token"), QStringLiteral("--format"), QStringLiteral("json")});
+    const Run ct = runBinary({QStringLiteral("compare"), a, b});
+    for (const Run *r : {&t, &c, &ct}) {
+        QVERIFY2(r->code == 0, qPrintable(r->describe()));
+        QVERIFY2(!r->out.contains(QChar(0x9b)) && !r->out.contains(QChar(0x202e)) && !r->out.contains(QChar(0x7f)), qPrintable(r->out.left(500)));
+    }
+    QVERIFY2(t.out.contains(QLatin1String("\"x\\u009b2J\"")) && t.out.contains(QLatin1String("\"y\\u202e\\u007f\"")), qPrintable(t.out.left(800)));
+    const QJsonArray tokens = QJsonDocument::fromJson(t.out.toUtf8()).object().value(QLatin1String("tokens")).toArray();
+    QCOMPARE(tokens.at(0).toString(), QStringLiteral("x\u009b2J"));
+    QCOMPARE(tokens.at(1).toString(), QStringLiteral("y\u202e\x7f"));
 }
 
 void TestCli::escapeControlsWritesEscapes_data()

@@ -10,8 +10,10 @@
 #include "atomicwrite.h"
 #include "scenario_json.h"
 #include "trace_json.h"
+#include "validate.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -713,6 +715,190 @@ private slots:
         ATTN_COMPARE_NEAR(row.value(QLatin1String("max_weight")).toDouble(), std::exp(4 / r2) / z, 1e-15);
         ATTN_COMPARE_NEAR(row.value(QLatin1String("entropy")).toDouble(), 0.6564748462, 1e-10);
         QCOMPARE(o.value(QLatin1String("source_tokens")).toArray().at(2).toString(), QStringLiteral("k3"));
+    }
+
+
+    // Issue 12: the streamed JSON is the document's JSON, byte for byte, for
+    // every lesson and random scenarios of both modes, every option and
+    // awkward labels; traceJsonSize counts exactly those bytes.
+    void streamedJsonIsTheDocumentsJson()
+    {
+        auto check = [](const Scenario &s, const QString &at) {
+            const Trace t = compute(s);
+            const QByteArray expected = QJsonDocument(traceToJson(s, t)).toJson(QJsonDocument::Indented);
+            QByteArray streamed;
+            int chunks = 0;
+            QVERIFY(writeTraceJson(s, t, [&](const QByteArray &c) {
+                streamed += c;
+                ++chunks;
+                return true;
+            }));
+            QVERIFY2(streamed == expected, qPrintable(at));
+            QVERIFY(chunks >= 1);
+            QCOMPARE(traceJsonSize(s, t), qint64(expected.size()));
+            QCOMPARE(traceJsonBytes(s, t), expected);
+        };
+        for (const QString &name : lessonIndex()) {
+            const auto r = loadLesson(name);
+            QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(name));
+            check(std::get<Scenario>(r), name);
+        }
+        test::RandomOptions o;
+        o.labels = true;
+        for (std::uint64_t seed = 1; seed <= 300; ++seed)
+            check(test::randomScenario(seed, o), QStringLiteral("seed %1").arg(seed));
+    }
+
+    // A large trace comes in pieces of about 1 MB, and a sink that refuses
+    // stops the writer at once.
+    void streamedJsonComesInPiecesAndStops()
+    {
+        Scenario s;
+        s.Q = Matrix::Constant(300, 2, 0.25);
+        s.K = Matrix::Constant(300, 2, -0.5);
+        s.V = Matrix::Constant(300, 2, 1.0 / 3);
+        const Trace t = compute(s);
+        qsizetype largest = 0, total = 0;
+        int chunks = 0;
+        QVERIFY(writeTraceJson(s, t, [&](const QByteArray &c) {
+            largest = std::max(largest, c.size());
+            total += c.size();
+            ++chunks;
+            return true;
+        }));
+        // 4 maps of 300 x 300 numbers, each on a line of at least 25 bytes.
+        QVERIFY2(total > 4 * 300 * 300 * 25, qPrintable(QString::number(total)));
+        QVERIFY2(chunks >= total / (2 << 20), qPrintable(QString::number(chunks)));
+        QVERIFY2(largest < 2 * 1024 * 1024, qPrintable(QString::number(largest)));
+        int calls = 0;
+        QVERIFY(!writeTraceJson(s, t, [&](const QByteArray &) { return ++calls < 2; }));
+        QCOMPARE(calls, 2);
+    }
+
+    // JSON shown on a terminal: DEL, C1, the separators and bidi controls
+    // escaped; the parsed strings are the same.
+    void escapeTerminalControlsEscapesAndParsesBack_data()
+    {
+        QTest::addColumn<QString>("label");
+        QTest::addColumn<QByteArray>("escaped");
+        QTest::newRow("DEL") << QStringLiteral("a\x7f" "b") << QByteArray("a\\u007fb");
+        QTest::newRow("C1 CSI") << QStringLiteral("\u009b" "2J") << QByteArray("\\u009b2J");
+        QTest::newRow("bidi override") << QStringLiteral("abc\u202e" "def") << QByteArray("abc\\u202edef");
+        QTest::newRow("isolate") << QStringLiteral("x\u2066y") << QByteArray("x\\u2066y");
+        QTest::newRow("line separator") << QStringLiteral("a\u2028" "b") << QByteArray("a\\u2028b");
+        QTest::newRow("Chinese unchanged") << QStringLiteral("注意力 é") << QByteArray("注意力 é");
+    }
+
+    void escapeTerminalControlsEscapesAndParsesBack()
+    {
+        QFETCH(QString, label);
+        QFETCH(QByteArray, escaped);
+        const QByteArray json = QJsonDocument(QJsonArray{label}).toJson(QJsonDocument::Compact);
+        const QByteArray safe = escapeTerminalControls(json);
+        QCOMPARE(safe, "[\"" + escaped + "\"]");
+        QCOMPARE(QJsonDocument::fromJson(safe).array().at(0).toString(), label);
+    }
+
+    // The cost budget, worked from the formula: one head of n by n with
+    // d_k = d_v = 1 holds 3n^2 (scores, scaled, weights) + n^2 (the mask)
+    // + 9n (the head's Q, K, V, output; the layer's Q, K, V, concat, output).
+    void traceBudgetRefusesBeforeComputing_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::addColumn<bool>("accepted");
+        QTest::addColumn<QString>("said"); // 4n^2 + 9n, by hand
+        QTest::newRow("n = 2895, just under") << 2895 << true << "33 550 155";
+        QTest::newRow("n = 2896, just over") << 2896 << false << "33 573 328";
+        QTest::newRow("n = 4096, the audit's file") << 4096 << false << "67 145 728";
+    }
+
+    void traceBudgetRefusesBeforeComputing()
+    {
+        QFETCH(int, n);
+        QFETCH(bool, accepted);
+        QFETCH(QString, said);
+        Scenario s;
+        s.Q = Matrix::Zero(n, 1);
+        s.K = Matrix::Zero(n, 1);
+        s.V = Matrix::Zero(n, 1);
+        const double cells = 4.0 * n * n + 9.0 * n;
+        QCOMPARE(traceCells(s), cells);
+        QCOMPARE(QString::number(qlonglong(cells)), QString(said).remove(QLatin1Char(' ')));
+        QCOMPARE(kMaxTraceCells, 33554432.0);
+        const auto p = validate(s);
+        QCOMPARE(!p.has_value(), accepted);
+        if (p) {
+            QCOMPARE(QString::fromStdString(p->place), QStringLiteral("inputs"));
+            const QString m = QString::fromStdString(p->message);
+            QVERIFY2(m.contains(QStringLiteral("would hold %1 numbers").arg(said)) && m.contains(QStringLiteral("limit of 33 554 432")),
+                     qPrintable(m));
+        }
+        // Eight heads of n = 1024 (the benchmarks' largest) fit: 25 n^2 + 9n*8.
+        Scenario eight;
+        eight.heads = 8;
+        eight.Q = Matrix::Zero(1024, 8);
+        eight.K = Matrix::Zero(1024, 8);
+        eight.V = Matrix::Zero(1024, 8);
+        QCOMPARE(traceCells(eight), 25.0 * 1024 * 1024 + 9.0 * 1024 * 8);
+        QVERIFY(!validate(eight));
+    }
+
+    // Labels and titles: characters, not bytes, are counted.
+    void longLabelsAreRefusedAtLoad_data()
+    {
+        QTest::addColumn<QByteArray>("settings");
+        QTest::addColumn<QString>("mentions"); // empty: loads
+        const QByteArray zh64 = QString(64, QChar(0x6CE8)).toUtf8(), zh65 = QString(65, QChar(0x6CE8)).toUtf8();
+        QTest::newRow("64 Chinese characters") << "\"tokens\": [\"" + zh64 + "\"]" << QString();
+        QTest::newRow("65 Chinese characters") << "\"tokens\": [\"" + zh65 + "\"]"
+                                               << "tokens[0]: 65 characters is more than the limit of 64 for a token label";
+        QTest::newRow("source label of 10000") << "\"source_tokens\": [\"a\", \"b\", \"" + QByteArray(10000, 'x') + "\"]"
+                                               << "source_tokens[2]: 10000 characters is more than the limit of 64";
+        QTest::newRow("title of 200") << "\"title\": \"" + QByteArray(200, 't') + "\"" << QString();
+        QTest::newRow("title of 201") << "\"title\": \"" + QByteArray(201, 't') + "\""
+                                      << "title: 201 characters is more than the limit of 200 for a title";
+    }
+
+    void longLabelsAreRefusedAtLoad()
+    {
+        QFETCH(QByteArray, settings);
+        QFETCH(QString, mentions);
+        const ScenarioOrProblem r = scenarioFromJson(withSmallInputs(settings));
+        if (mentions.isEmpty())
+            QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(problemText(r)));
+        else
+            QVERIFY2(problemText(r).contains(mentions), qPrintable(problemText(r)));
+    }
+
+    // The file size is checked before a byte is parsed: exactly the limit
+    // loads (spaces after the object), one byte more is refused naming both.
+    void fileSizeIsBoundedBeforeParsing()
+    {
+        QTemporaryDir dir;
+        const QByteArray body = withSmallInputs({});
+        QCOMPARE(kMaxScenarioFileBytes, qint64(16 * 1024 * 1024));
+        const QString at = dir.filePath(QStringLiteral("at.json")), over = dir.filePath(QStringLiteral("over.json"));
+        QVERIFY(writeFile(at, body + QByteArray(kMaxScenarioFileBytes - body.size(), ' ')));
+        QVERIFY(writeFile(over, body + QByteArray(kMaxScenarioFileBytes - body.size() + 1, ' ')));
+        QVERIFY2(std::holds_alternative<Scenario>(loadScenarioFile(at)), qPrintable(problemText(loadScenarioFile(at))));
+        QCOMPARE(problemText(loadScenarioFile(over)), QStringLiteral("is 16777217 bytes, more than the limit of 16777216 (16 MiB)"));
+    }
+
+    // A scenario whose file Open would refuse is not saved: nothing unreadable is written.
+    void saveRefusesAFileTooLargeToOpen()
+    {
+        QTemporaryDir dir;
+        Scenario s;
+        test::TestRng rng(5);
+        s.Q = test::randomMatrix(rng, 1000, 1000, 1.0); // about 19 bytes a number: 19 MB
+        s.K = s.Q;
+        s.V = s.Q;
+        const QString path = dir.filePath(QStringLiteral("big.json"));
+        const auto p = saveScenarioFile(path, s);
+        QVERIFY(p.has_value());
+        QVERIFY2(QString::fromStdString(p->message).contains(QStringLiteral("more than the limit of 16777216")),
+                 qPrintable(QString::fromStdString(p->toString())));
+        QVERIFY(!QFileInfo::exists(path));
     }
 
     // Over random scenarios: the JSON holds the trace's numbers, all finite;
