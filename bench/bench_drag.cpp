@@ -22,10 +22,22 @@
 //                      50 runs), for scale
 //   plots/event        how many plots replotted per move (all views follow)
 //
+// After the drags of a case, three more figures (issue 12):
+//   open      Document::replace with the case's scenario until the window
+//             has settled (every map drawn): what opening the lesson costs
+//             in a window that is already up (median of 3)
+//   edit      one typed cell (Document::setRow outside a gesture, as the
+//             matrix table does) until settled; median and max of 10 edits
+//             of different rows
+//   RSS       the process's resident memory after the case (VmRSS), and its
+//             peak so far (VmHWM), in MB
+//
 // Usage: bench_drag [--moves N] [--repeat R] [--detail] [--case NAME]...
 //   --detail adds each plot's mean replotTime() and replots per event.
 //   cases: seed000-basic, seed001-soft-knn, multihead (the built-in lessons)
-//          and n128 (projected, n = 128, d_model = 64, h = 8, fixed seed).
+//          and n128, n512, n1024 (projected, n tokens, d_model = 64, h = 8,
+//          fixed seed). Budgets for the drag's p95: 16.7 ms for the lessons
+//          and n128, 33 ms for n512, 50 ms for n1024.
 
 #include "attention.h"
 #include "lessons.h"
@@ -34,6 +46,7 @@
 #include "planeplot.h"
 
 #include <QAbstractEventDispatcher>
+#include <QFile>
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -82,6 +95,19 @@ attn::Scenario generated(int n, int dModel, int heads, std::uint64_t seed)
     s.Wk = random(dModel, dModel, sd);
     s.Wv = random(dModel, dModel, sd);
     return s;
+}
+
+// A line of /proc/self/status ("VmRSS:  123456 kB") in MB; 0 when unknown.
+double statusMB(const char *key)
+{
+    QFile f(QStringLiteral("/proc/self/status"));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray want = QByteArray(key) + ':';
+    for (const QByteArray &line : f.readAll().split('\n'))
+        if (line.startsWith(want))
+            return line.mid(want.size()).trimmed().split(' ').value(0).toDouble() / 1024.0;
+    return 0;
 }
 
 double percentile(std::vector<double> v, double p)
@@ -210,6 +236,8 @@ struct Result {
     int moves = 0;
     std::map<std::string, Watcher::PerPlot> perPlot; // summed over the timed events
     long events = 0;
+    std::vector<double> open, edit;
+    double rss = 0, peak = 0;
 };
 
 Result run(attn::MainWindow &window, const std::string &name, const attn::Scenario &scenario, int moves, int repeat)
@@ -274,6 +302,28 @@ Result run(attn::MainWindow &window, const std::string &name, const attn::Scenar
             std::fprintf(stderr, "bench_drag: %s: the drag made %d undo steps\n", name.c_str(), doc->undoStack()->count());
     }
     r.plotsPerEvent = events ? double(replotCount) / double(events) : 0;
+
+    // Opening the scenario, then typed cells: each until the window settled.
+    for (int i = 0; i < 3; ++i) {
+        drain(watcher);
+        clock.start();
+        doc->replace(scenario, QString(), QString::fromStdString(name));
+        drain(watcher);
+        r.open.push_back(double(clock.nsecsElapsed()) / 1e6);
+    }
+    const attn::MatrixId edited = scenario.mode == attn::InputMode::Projected ? attn::MatrixId::X : attn::MatrixId::Q;
+    const int rows = int(attn::matrix(scenario, edited).rows());
+    for (int i = 0; i < 10; ++i) {
+        const int row = (i * 7919 + 3) % rows;
+        Eigen::RowVectorXd values = attn::matrix(doc->scenario(), edited).row(row);
+        values(i % values.size()) += 0.25;
+        clock.start();
+        doc->setRow(edited, row, values, QStringLiteral("bench edit"));
+        drain(watcher);
+        r.edit.push_back(double(clock.nsecsElapsed()) / 1e6);
+    }
+    r.rss = statusMB("VmRSS");
+    r.peak = statusMB("VmHWM");
     r.perPlot = watcher.perPlot();
     r.events = events;
 
@@ -316,12 +366,12 @@ int main(int argc, char **argv)
             cases.push_back(args[++i].toStdString());
         else {
             std::fprintf(stderr, "usage: bench_drag [--moves N] [--repeat R] [--detail] [--case NAME]...\n"
-                                 "cases: seed000-basic seed001-soft-knn multihead n128\n");
+                                 "cases: seed000-basic seed001-soft-knn multihead n128 n512 n1024\n");
             return 2;
         }
     }
     if (cases.empty())
-        cases = {"seed000-basic", "seed001-soft-knn", "multihead", "n128"};
+        cases = {"seed000-basic", "seed001-soft-knn", "multihead", "n128", "n512", "n1024"};
 
     attn::MainWindow window;
     window.setInteractive(false);
@@ -335,15 +385,17 @@ int main(int argc, char **argv)
     std::printf("bench_drag: %d moves per drag, %d drags per case, window %dx%d, plane %dx%d, platform %s\n", moves, repeat,
                 window.width(), window.height(), window.vectorPlane()->width(), window.vectorPlane()->height(),
                 qPrintable(QGuiApplication::platformName()));
-    std::printf("%-18s %4s %4s %2s | %7s %7s %7s | %8s %7s %8s %11s\n", "case", "n", "d", "h", "median", "p95", "max",
-                "handler", "replot", "forward", "plots/event");
+    std::printf("%-18s %4s %4s %2s | %7s %7s %7s | %8s %7s %8s %11s | %7s %7s %7s | %6s %6s\n", "case", "n", "d", "h",
+                "median", "p95", "max", "handler", "replot", "forward", "plots/event", "open", "edit", "editmax", "RSS",
+                "peak");
     int failures = 0;
     for (const std::string &name : cases) {
         attn::Scenario s;
         double budget = 1000.0 / 60.0;
-        if (name == "n128") {
-            s = generated(128, 64, 8, 20250);
-            budget = 2000.0 / 60.0;
+        if (name == "n128" || name == "n512" || name == "n1024") {
+            const int n = std::stoi(name.substr(1));
+            s = generated(n, 64, 8, 20250);
+            budget = n == 128 ? 1000.0 / 60.0 : n == 512 ? 33.0 : 50.0;
         } else {
             const auto loaded = attn::loadLesson(QString::fromStdString(name));
             if (const auto *p = std::get_if<attn::Problem>(&loaded)) {
@@ -354,9 +406,11 @@ int main(int argc, char **argv)
         }
         const Result r = run(window, name, s, moves, repeat);
         const double p95 = percentile(r.total, 0.95);
-        std::printf("%-18s %4d %4d %2d | %7.2f %7.2f %7.2f | %8.2f %7.2f %8.3f %11.1f   %s (budget %.1f ms)\n", r.name.c_str(),
-                    r.n, r.dModel, r.heads, percentile(r.total, 0.5), p95, percentile(r.total, 1.0),
+        std::printf("%-18s %4d %4d %2d | %7.2f %7.2f %7.2f | %8.2f %7.2f %8.3f %11.1f | %7.1f %7.1f %7.1f | %6.0f %6.0f   %s "
+                    "(budget %.1f ms)\n",
+                    r.name.c_str(), r.n, r.dModel, r.heads, percentile(r.total, 0.5), p95, percentile(r.total, 1.0),
                     percentile(r.handler, 0.5), percentile(r.replot, 0.5), r.forward, r.plotsPerEvent,
+                    percentile(r.open, 0.5), percentile(r.edit, 0.5), percentile(r.edit, 1.0), r.rss, r.peak,
                     p95 <= budget ? "ok" : "OVER", budget);
         if (detail)
             for (const auto &[plot, pp] : r.perPlot)

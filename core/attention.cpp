@@ -784,6 +784,220 @@ Trace compute(const Scenario &s)
     return t;
 }
 
+namespace {
+
+// Runs task(k) for k in [0, count) as compute() runs its stages: in one
+// parallel region when the work is large, with Eigen kept to one thread
+// inside it (see "Threads" above).
+template <class Task>
+void runTasks(Eigen::Index count, double work, double largest, Task &&task)
+{
+    TaskError error;
+#if defined(_OPENMP)
+    if (work >= kParallelWork || largest >= kEigenSplitWork) {
+#pragma omp parallel num_threads(work >= kParallelWork ? omp_get_max_threads() : 1)
+        {
+            omp_set_num_threads(1);
+            forTasks(true, count, error, task);
+        }
+    } else {
+        forTasks(false, count, error, task);
+    }
+#else
+    (void)work;
+    (void)largest;
+    forTasks(false, count, error, task);
+#endif
+    error.rethrow();
+}
+
+// The rows [first, first + count) of a range, and the smallest range that
+// holds two.
+struct RowRange {
+    int first = 0, count = 0;
+    int end() const { return first + count; }
+    RowRange join(RowRange o) const
+    {
+        if (!count)
+            return o;
+        if (!o.count)
+            return *this;
+        const int a = std::min(first, o.first), b = std::max(end(), o.end());
+        return {a, b - a};
+    }
+};
+
+// The query rows in which key `key` is open (blocked entries get weight 0
+// at either mask stage): from the first to the last such row.
+RowRange rowsSeeingKey(const BoolMatrix &blocked, int nq, int key)
+{
+    if (blocked.size() == 0)
+        return {0, nq};
+    int lo = 0, hi = nq;
+    while (lo < hi && blocked(lo, key))
+        ++lo;
+    while (hi > lo && blocked(hi - 1, key))
+        --hi;
+    return {lo, hi - lo};
+}
+
+} // namespace
+
+bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *delta)
+{
+    const int nq = queryCount(s), nk = keyCount(s), h = s.heads;
+    const bool projected = s.mode == InputMode::Projected;
+    if (int(t.heads.size()) != h || t.Q.rows() != nq || t.K.rows() != nk || t.dk != headDim(s)
+        || t.dv != headValueDim(s) || t.blocked.rows() != nq || t.blocked.cols() != nk)
+        return false;
+    bool q = false, k = false, v = false, wo = false;
+    switch (id) {
+    case MatrixId::Q:
+        q = !projected;
+        break;
+    case MatrixId::K:
+        k = !projected;
+        break;
+    case MatrixId::V:
+        v = !projected;
+        break;
+    case MatrixId::X:
+        q = projected;
+        k = v = projected && !s.source;
+        break;
+    case MatrixId::Source:
+        k = v = projected && s.source.has_value();
+        break;
+    case MatrixId::Wo:
+        wo = projected && s.Wo.has_value() && t.output.cols() == s.Wo->cols();
+        break;
+    default:
+        return false; // Wq, Wk, Wv: every query, key or value
+    }
+    if (!(q || k || v || wo) || row < 0 || row >= ((q ? nq : wo ? int(s.Wo->rows()) : nk)))
+        return false;
+
+    TraceDelta d;
+    const bool withWo = projected && s.Wo.has_value();
+    if (wo) {
+        t.output.noalias() = t.concat * *s.Wo;
+        d.outputCount = nq;
+        if (delta)
+            *delta = d;
+        return true;
+    }
+
+    // The inputs: encoded and projected rows.
+    const bool rope = s.encoding == Encoding::Rope;
+    const bool additive = !rope && t.positionQuery.size() != 0;
+    const bool cosine = s.similarity == Similarity::Cosine;
+    if (projected) {
+        if (q) {
+            t.encodedX.row(row) = s.X.row(row);
+            if (additive)
+                t.encodedX.row(row) += t.positionQuery.row(row);
+            t.Q.row(row).noalias() = t.encodedX.row(row) * s.Wq;
+        }
+        if (k || v) {
+            const Matrix &source = s.source ? *s.source : s.X;
+            t.encodedSource.row(row) = source.row(row);
+            if (additive)
+                t.encodedSource.row(row) += t.positionKey.row(row);
+            t.K.row(row).noalias() = t.encodedSource.row(row) * s.Wk;
+            t.V.row(row).noalias() = t.encodedSource.row(row) * s.Wv;
+        }
+    } else {
+        if (q)
+            t.Q.row(row) = additive ? Eigen::RowVectorXd(s.Q.row(row) + t.positionQuery.row(row)) : Eigen::RowVectorXd(s.Q.row(row));
+        if (k)
+            t.K.row(row) = additive ? Eigen::RowVectorXd(s.K.row(row) + t.positionKey.row(row)) : Eigen::RowVectorXd(s.K.row(row));
+        if (v)
+            t.V.row(row) = t.positionValue.size() ? Eigen::RowVectorXd(s.V.row(row) + t.positionValue.row(row))
+                                                  : Eigen::RowVectorXd(s.V.row(row));
+    }
+
+    // Which rows of the softmax and of the output follow, the same in every head.
+    const RowRange seeing = k || v ? rowsSeeingKey(t.blocked, nq, row) : RowRange{};
+    RowRange weightRows = q ? RowRange{row, 1} : RowRange{};
+    if (k) // at after_softmax a blocked entry still takes part in its row's softmax
+        weightRows = weightRows.join(s.maskStage == MaskStage::AfterSoftmax && t.blocked.any() ? RowRange{0, nq} : seeing);
+    const RowRange outputRows = v ? weightRows.join(seeing) : weightRows;
+    const bool anyBlocked = t.blocked.any();
+
+    auto updateHead = [&](Eigen::Index i) {
+        HeadTrace &head = t.heads[std::size_t(i)];
+        const int dk = t.dk, dv = t.dv;
+        if (q)
+            head.Q.row(row) = rope ? Eigen::RowVectorXd(applyRope(t.Q.block(row, i * dk, 1, dk), t.positionQuery.row(row)).row(0))
+                                   : Eigen::RowVectorXd(t.Q.block(row, i * dk, 1, dk));
+        if (k)
+            head.K.row(row) = rope ? Eigen::RowVectorXd(applyRope(t.K.block(row, i * dk, 1, dk), t.positionKey.row(row)).row(0))
+                                   : Eigen::RowVectorXd(t.K.block(row, i * dk, 1, dk));
+        if (v)
+            head.V.row(row) = t.V.block(row, i * dv, 1, dv);
+        if (q) {
+            Matrix scores(1, nk);
+            if (cosine)
+                similarityOfCompared(s.similarity, unitRows(head.Q.row(row)), unitRows(head.K), scores);
+            else
+                similarityOfCompared(s.similarity, head.Q.row(row), head.K, scores);
+            head.scores.row(row) = scores;
+            head.scaled.row(row) = scores / t.divisor; // as compute(): x / (c tau), or the same bits
+        }
+        if (k) {
+            Matrix scores(nq, 1);
+            if (cosine)
+                similarityOfCompared(s.similarity, unitRows(head.Q), unitRows(head.K.row(row)), scores);
+            else
+                similarityOfCompared(s.similarity, head.Q, head.K.row(row), scores);
+            head.scores.col(row) = scores;
+            head.scaled.col(row) = scores / t.divisor;
+        }
+        if (weightRows.count) {
+            SoftmaxBlock b;
+            b.m = weightRows.count;
+            b.cols = nk;
+            b.in = head.scaled.data() + weightRows.first; // scaled already: Scaling::None
+            b.ldIn = nq;
+            b.blocked = anyBlocked ? t.blocked.data() + weightRows.first : nullptr;
+            b.ldBlocked = nq;
+            b.stage = s.maskStage;
+            b.weights = head.weights.data() + weightRows.first;
+            b.ldWeights = nq;
+            b.rows = head.rows.data() + weightRows.first;
+            runSoftmaxBlock(b);
+        }
+        if (outputRows.count) {
+            head.output.middleRows(outputRows.first, outputRows.count).noalias() =
+                head.weights.middleRows(outputRows.first, outputRows.count) * head.V;
+            t.concat.block(outputRows.first, i * dv, outputRows.count, dv) =
+                head.output.middleRows(outputRows.first, outputRows.count);
+        }
+    };
+    const double dk = t.dk, dv = t.dv;
+    const double softmax = double(weightRows.count) * double(nk) * 8.0; // a few passes and an exponential an entry
+    const double product = double(outputRows.count) * double(nk) * dv;
+    const double scores = (q ? double(nk) * dk : 0.0) + (k ? double(nq) * dk : 0.0);
+    runTasks(h, double(h) * (softmax + product + scores), std::max(product, scores), updateHead);
+
+    if (outputRows.count) {
+        if (withWo)
+            t.output.middleRows(outputRows.first, outputRows.count).noalias() =
+                t.concat.middleRows(outputRows.first, outputRows.count) * *s.Wo;
+        else
+            t.output.middleRows(outputRows.first, outputRows.count) = t.concat.middleRows(outputRows.first, outputRows.count);
+    }
+    d.scoreRow = q ? row : -1;
+    d.scoreColumn = k ? row : -1;
+    d.weightFirst = weightRows.first;
+    d.weightCount = weightRows.count;
+    d.outputFirst = outputRows.first;
+    d.outputCount = outputRows.count;
+    if (delta)
+        *delta = d;
+    return true;
+}
+
 Scenario toDirect(const Scenario &s)
 {
     if (s.mode == InputMode::Direct)

@@ -7,6 +7,7 @@
 //   out_h   = weights * V_h            n_q by d_v
 //   output  = [out_1 ... out_h] * W_o  (or the concatenation alone)
 
+#include "edit.h"
 #include "scenario.h"
 #include "validate.h"
 
@@ -90,6 +91,31 @@ Matrix maskedSoftmax(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &b
 
 // The whole forward pass. Throws ScenarioError if validate(s) finds a problem.
 Trace compute(const Scenario &s);
+
+// What updateRow() changed in a trace, in every head alike. Rows and columns
+// are query rows and key columns; a count of 0 is none.
+struct TraceDelta {
+    int scoreRow = -1;        // the query row whose scores and scaled changed, or -1
+    int scoreColumn = -1;     // the key column whose scores and scaled changed, or -1
+    int weightFirst = 0, weightCount = 0; // rows of weights and row statistics
+    int outputFirst = 0, outputCount = 0; // rows of the heads' outputs, concat and output
+};
+
+// Brings `t`, the trace of a scenario that differs from `s` in row `row` of
+// matrix `id` alone (values only: same shape and settings), up to date with
+// `s`, recomputing only what the row reaches:
+//   a query row (Q; X without a source)  its row of every stage, O(n_k d) a head;
+//   a key row (K)                        its column of scores and scaled, then
+//                                        the softmax and output of the rows
+//                                        where that key takes part;
+//   a value row (V)                      the outputs of the rows that weigh it;
+//   X of self-attention                  all three; a source row: K and V;
+//   a row of Wo                          the final output.
+// Returns false, with `t` unchanged, when the row reaches everything (Wq,
+// Wk, Wv: call compute()) or `t` is not a trace of `s`'s shape. Equals
+// compute(s) to rounding (a row is multiplied alone, not inside the whole
+// product, so not always to the bit).
+bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *delta = nullptr);
 
 // Converts a projected scenario to direct mode with the Q, K and V that it
 // computes (its positional table already added, so an additive encoding is

@@ -123,6 +123,90 @@ void haloRect(QCPPainter *p, const QRectF &r, double width, Qt::PenStyle style =
 
 } // namespace
 
+// QCPColorMapData keeps its numbers and its "modified" flag to itself and
+// its QCPColorMap; pointers to those members, formed in a derived class,
+// reach them for HeatmapColorMap.
+struct ColorMapDataPeek : QCPColorMapData {
+    static const double *values(const QCPColorMapData *d) { return d->*(&ColorMapDataPeek::mData); }
+    static const unsigned char *alpha(const QCPColorMapData *d) { return d->*(&ColorMapDataPeek::mAlpha); }
+    static void setUnmodified(QCPColorMapData *d) { d->*(&ColorMapDataPeek::mDataModified) = false; }
+};
+
+// QCPColorMap recolours every cell of its image after any setCell; a drag
+// at n = 1024 changes one row and one column of a score map, a million
+// cells. This one recolours only the rows and columns it was told changed
+// (markCells), when nothing else did: no new range, gradient or size.
+class HeatmapColorMap : public QCPColorMap {
+public:
+    using QCPColorMap::QCPColorMap;
+
+    // The cells written since the last image: rows [first, first + count)
+    // and column `col` (-1: none), added to what was marked before.
+    void markCells(int first, int count, int col)
+    {
+        if (m_all)
+            return;
+        for (int i = first; i < first + count; ++i)
+            m_rows.push_back(i);
+        if (col >= 0)
+            m_cols.push_back(col);
+        // A map not drawn for a while (hidden) collects no more than a whole image's worth.
+        if (m_rows.size() + m_cols.size() > std::size_t(data()->keySize() + data()->valueSize()))
+            markAll();
+    }
+    // Anything may have changed: the next image is coloured whole.
+    void markAll()
+    {
+        m_all = true;
+        m_rows.clear();
+        m_cols.clear();
+    }
+
+protected:
+    void updateMapImage() override
+    {
+        QCPColorMapData *d = data();
+        const int keys = d->keySize(), lines = d->valueSize();
+        const bool partial = !m_all && !mMapImageInvalidated && !d->isEmpty() && keyAxis()
+                             && keyAxis()->orientation() == Qt::Horizontal && mUndersampledMapImage.isNull()
+                             && mMapImage.width() == keys && mMapImage.height() == lines;
+        if (!partial) {
+            m_all = false;
+            m_rows.clear();
+            m_cols.clear();
+            QCPColorMap::updateMapImage();
+            return;
+        }
+        // As QCPColorMap::updateMapImage, for the marked lines and columns:
+        // image line lines - 1 - v holds value index v.
+        const double *values = ColorMapDataPeek::values(d);
+        const unsigned char *alpha = ColorMapDataPeek::alpha(d);
+        const bool log = mDataScaleType == QCPAxis::stLogarithmic;
+        auto colour = [&](int v, int k, int count) {
+            QRgb *pixels = reinterpret_cast<QRgb *>(mMapImage.scanLine(lines - 1 - v)) + k;
+            const std::size_t at = std::size_t(v) * std::size_t(keys) + std::size_t(k);
+            if (alpha)
+                mGradient.colorize(values + at, alpha + at, mDataRange, pixels, count, 1, log);
+            else
+                mGradient.colorize(values + at, mDataRange, pixels, count, 1, log);
+        };
+        for (int v : m_rows)
+            if (v >= 0 && v < lines)
+                colour(v, 0, keys);
+        for (int k : m_cols)
+            if (k >= 0 && k < keys)
+                for (int v = 0; v < lines; ++v)
+                    colour(v, k, 1);
+        m_rows.clear();
+        m_cols.clear();
+        ColorMapDataPeek::setUnmodified(d);
+    }
+
+private:
+    bool m_all = true;
+    std::vector<int> m_rows, m_cols;
+};
+
 // Everything that belongs to the cells: blocked cells, separators, dashed
 // outlines, head boundaries, the frame and the cell values. One draw() for
 // all cells, so a 256x256 map replots in milliseconds.
@@ -372,7 +456,7 @@ HeatmapPlot::HeatmapPlot(QWidget *parent)
     }
     yAxis2->setTickLabelColor(kNoteInk);
 
-    m_map = new QCPColorMap(xAxis2, yAxis);
+    m_map = new HeatmapColorMap(xAxis2, yAxis);
     m_map->setInterpolate(false);
     // Not a tight boundary: the data's key/value range holds the outer cell
     // *centres*, and a tight boundary would clip the outer cells to halves.
@@ -445,6 +529,69 @@ void HeatmapPlot::setData(HeatmapData data)
     requestReplot();
 }
 
+void HeatmapPlot::updateCells(int firstRow, int rowCount, int column, const std::function<void(HeatmapData &)> &edit)
+{
+    const int rows = this->rowCount(), cols = columnCount();
+    const QStringList notes = m_data.rowNotes;
+    const QVector<bool> flags = m_data.rowFlagged;
+    const HeatmapScale scale = m_data.scale;
+    edit(m_data);
+    firstRow = std::clamp(firstRow, 0, rows);
+    rowCount = std::clamp(rowCount, 0, rows - firstRow);
+    if (column >= cols)
+        column = -1;
+    // What the cells' rebuild alone cannot follow: another shape, the
+    // doubled storage of a single row or column (storedSpan), a scale that
+    // depends on every cell, a flag in a row label, a cell turning hidden
+    // or shown. Those take the whole rebuild.
+    bool whole = m_data.values.rows() != rows || m_data.values.cols() != cols || rows < 2 || cols < 2
+                 || scale != m_data.scale || m_data.scale == HeatmapScale::SequentialAuto
+                 || (m_data.scale == HeatmapScale::Diverging && !(std::isfinite(m_data.range) && m_data.range > 0))
+                 || m_data.rowFlagged != flags || m_data.rowNotes.size() != notes.size();
+    auto hiddenNow = [&](int i, int j) {
+        return !std::isfinite(m_data.values(i, j)) || (m_data.blocked.size() > 0 && m_data.blocked(i, j));
+    };
+    for (int i = firstRow; i < firstRow + rowCount && !whole; ++i)
+        for (int j = 0; j < cols && !whole; ++j)
+            whole = hiddenNow(i, j) != m_hidden(i, j);
+    for (int i = 0; i < rows && column >= 0 && !whole; ++i)
+        whole = hiddenNow(i, column) != m_hidden(i, column);
+    if (whole) {
+        setData(std::move(m_data));
+        return;
+    }
+
+    if (m_data.scale == HeatmapScale::Diverging) {
+        const QCPRange range(-m_data.range, m_data.range);
+        if (range != m_range) {
+            m_range = range;
+            m_map->setDataRange(m_range);
+        }
+    }
+    QCPColorMapData *d = m_map->data();
+    auto write = [&](int i, int j) {
+        if (!m_hidden(i, j)) // hidden cells keep their transparent placeholder
+            d->setCell(j, i, m_data.values(i, j));
+    };
+    for (int i = firstRow; i < firstRow + rowCount; ++i)
+        for (int j = 0; j < cols; ++j)
+            write(i, j);
+    if (column >= 0)
+        for (int i = 0; i < rows; ++i)
+            write(i, column);
+    static_cast<HeatmapColorMap *>(m_map)->markCells(firstRow, rowCount, column);
+
+    // The notes of the changed rows that are written beside the map.
+    if (m_data.rowNotes != notes && m_rowStep > 0) {
+        QMap<double, QString> &ticks = m_noteTicker->ticks();
+        for (int i = firstRow; i < firstRow + rowCount; ++i)
+            if (i % m_rowStep == 0 && i < m_data.rowNotes.size())
+                ticks[i] = m_data.rowNotes[i];
+    }
+    invalidateTextWidths();
+    requestReplot();
+}
+
 void HeatmapPlot::rebuildMap()
 {
     const int rows = rowCount(), cols = columnCount();
@@ -489,6 +636,7 @@ void HeatmapPlot::rebuildMap()
 
     // The colour map. Hidden cells are transparent: the cell layer paints
     // them grey, and no colour of the scale can show at their edges.
+    static_cast<HeatmapColorMap *>(m_map)->markAll();
     QCPColorMapData *d = m_map->data();
     if (rows == 0 || cols == 0) {
         d->clear();
@@ -692,6 +840,10 @@ HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight) c
 {
     TextFit fit;
     if (m_compact || m_valuesHidden || m_cellText == CellTextMode::Never || rowCount() == 0 || columnCount() == 0)
+        return fit;
+    // Cells lower than the smaller font's line hold no text: no need to
+    // measure the widest value (a pass over every cell).
+    if (m_cellText == CellTextMode::Auto && cellHeight < QFontMetricsF(cellTextFont(1)).height() + 2)
         return fit;
     ensureTextWidths();
     // The figure's own size first; a little smaller rather than no numbers.

@@ -64,6 +64,12 @@ public:
     // or padded (labels). Non-finite values are drawn like blocked cells.
     void setData(HeatmapData data);
     const HeatmapData &data() const { return m_data; }
+    // Some cells changed (a drag at n = 1024 changes one row and one column
+    // of a score map): `edit` changes the data in place, but only the values
+    // of rows [firstRow, firstRow + rowCount) and of column `column` (-1:
+    // none), those rows' notes and flags, and `range`. Only those cells are
+    // written again; shapes, labels, masks and the label layout stay.
+    void updateCells(int firstRow, int rowCount, int column, const std::function<void(HeatmapData &)> &edit);
     int rowCount() const;
     int columnCount() const;
 

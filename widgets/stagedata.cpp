@@ -30,10 +30,10 @@ double scoreRange(const Trace &t, int head, bool shared, Stage stage)
 {
     const HeadTrace &h = t.heads[std::size_t(head)];
     double r = 0;
+    // Scores and scaled are finite (validated inputs); column by column, as stored.
     auto take = [&](const Matrix &m) {
-        for (Eigen::Index i = 0; i < m.rows(); ++i)
-            for (Eigen::Index j = 0; j < m.cols(); ++j)
-                r = std::max(r, std::abs(m(i, j)));
+        if (m.size())
+            r = std::max(r, m.cwiseAbs().maxCoeff());
     };
     if (shared || stage == Stage::Scores)
         take(h.scores);
@@ -229,6 +229,55 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
     if (!summary.isEmpty())
         d.title += QLatin1Char('\n') + summary.mid(3); // the settings on their own line, without the leading " · "
     return d;
+}
+
+StageSpan changedCells(Stage stage, const TraceDelta &delta)
+{
+    switch (stage) {
+    case Stage::Scores:
+    case Stage::Scaled:
+    case Stage::Masked:
+        return {std::max(delta.scoreRow, 0), delta.scoreRow >= 0 ? 1 : 0, delta.scoreColumn};
+    case Stage::Weights:
+        return {delta.weightFirst, delta.weightCount, -1};
+    case Stage::Output:
+        return {delta.outputFirst, delta.outputCount, -1};
+    }
+    return {};
+}
+
+void updateStageData(HeatmapData &d, const Trace &t, Stage stage, const StageOptions &options, const TraceDelta &delta)
+{
+    const int head = std::clamp(options.head, 0, int(t.heads.size()) - 1);
+    const HeadTrace &h = t.heads[std::size_t(head)];
+    const StageSpan span = changedCells(stage, delta);
+    const int end = span.firstRow + span.rowCount;
+    const Matrix *source = &h.scaled;
+    switch (stage) {
+    case Stage::Scores:
+    case Stage::Scaled:
+    case Stage::Masked:
+        source = stage == Stage::Scores ? &h.scores : &h.scaled;
+        d.range = scoreRange(t, head, options.sharedScoreRange, stage);
+        break;
+    case Stage::Weights:
+        source = &h.weights;
+        for (int r = span.firstRow; r < end; ++r) {
+            const RowStats &st = h.rows[std::size_t(r)];
+            d.rowNotes[r] = rowNote(st);
+            d.rowFlagged[r] = st.fullyMasked || shortOfOne(st);
+        }
+        break;
+    case Stage::Output:
+        source = &h.output;
+        for (int r = span.firstRow; r < end; ++r)
+            d.rowFlagged[r] = h.rows[std::size_t(r)].fullyMasked;
+        break;
+    }
+    if (span.rowCount)
+        d.values.middleRows(span.firstRow, span.rowCount) = source->middleRows(span.firstRow, span.rowCount);
+    if (span.column >= 0)
+        d.values.col(span.column) = source->col(span.column);
 }
 
 namespace {

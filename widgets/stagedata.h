@@ -20,6 +20,19 @@ struct StageOptions {
 // The stage's matrix, masks, labels, title, colour bar label and row notes.
 HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const StageOptions &options);
 
+// The cells of a stage's map that updateRow() changed: rows [firstRow,
+// firstRow + rowCount) and one column (-1: none).
+struct StageSpan {
+    int firstRow = 0, rowCount = 0, column = -1;
+};
+StageSpan changedCells(Stage stage, const TraceDelta &delta);
+
+// After updateRow(): `d`, the stage's data for the trace before it, becomes
+// stageData(s, t, stage, options) for the trace now, by changing only the
+// cells changedCells() names, those rows' notes and flags, and the colour
+// range. Same shapes, settings and labels as before.
+void updateStageData(HeatmapData &d, const Trace &t, Stage stage, const StageOptions &options, const TraceDelta &delta);
+
 // "Softmax weights", "Scores s = q·k", ...: translated.
 QString stageName(Stage stage);
 // "scores", "scaled", "masked", "weights", "output": file names and the CLI.

@@ -6,11 +6,29 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace attn {
 
 namespace {
 
 constexpr int kUndoLimit = 500;
+
+// After a whole new trace replaced a large one (n = 1024, h = 8: about
+// 200 MB), the old one's memory is free but glibc keeps it in the process;
+// give it back, so that the resident size is what the document holds.
+void releaseFreedMemory(const Trace &t)
+{
+#if defined(__GLIBC__)
+    const double entries = t.heads.empty() ? 0.0 : double(t.heads.size()) * double(t.heads[0].weights.size());
+    if (entries >= 1e6)
+        malloc_trim(0);
+#else
+    (void)t;
+#endif
+}
 
 bool sameShape(const Scenario &a, const Scenario &b)
 {
@@ -218,6 +236,7 @@ std::optional<Problem> Document::replace(const Scenario &s, const QString &fileP
     m_query = 0;
     m_hoverRow = m_hoverCol = -1;
     m_trace = std::move(trace);
+    releaseFreedMemory(m_trace);
     m_scenario = s;
     emit changed(DocumentChange::all());
     emit currentChanged();
@@ -288,10 +307,19 @@ void Document::applyScenario(const Scenario &s, const DocumentChange &what)
     afterChange(what);
 }
 
-void Document::afterChange(const DocumentChange &what)
+void Document::afterChange(const DocumentChange &change)
 {
-    // Validated before it got here; compute() cannot throw for it.
-    m_trace = compute(m_scenario);
+    // Validated before it got here; compute() cannot throw for it. One row
+    // of one matrix: only what it reaches is recomputed, in place (a drag at
+    // n = 1024 would otherwise recompute and reallocate every stage).
+    DocumentChange what = change;
+    TraceDelta delta;
+    if (what.isRowChange() && what.rowCount == 1 && updateRow(m_scenario, m_trace, *what.matrix, what.firstRow, &delta))
+        what.trace = delta;
+    else {
+        m_trace = compute(m_scenario);
+        releaseFreedMemory(m_trace);
+    }
     const Scenario &s = m_scenario;
     const int head = std::clamp(m_head, 0, s.heads - 1), query = std::clamp(m_query, 0, queryCount(s) - 1);
     const bool moved = head != m_head || query != m_query;

@@ -109,7 +109,7 @@ private:
     std::optional<Problem> refuse(const Problem &p);
     // Pushes `cmd`, made within the current gesture or not.
     void push(DocumentCommand *cmd);
-    void afterChange(const DocumentChange &what);
+    void afterChange(const DocumentChange &change);
 
     Scenario m_scenario;
     Trace m_trace;

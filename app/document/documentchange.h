@@ -3,6 +3,7 @@
 // for what it shows (as Tiled's ChangeEvent). The trace is already
 // recomputed when a view hears of it.
 
+#include "attention.h"
 #include "edit.h"
 
 #include <QFlags>
@@ -40,6 +41,10 @@ struct DocumentChange {
     std::optional<MatrixId> matrix;
     int firstRow = 0;
     int rowCount = 0;
+    // Set when the trace was brought up to date for that row alone
+    // (attn::updateRow): which rows and columns of which stages changed, so
+    // that a view can redraw just those. Unset: any number may have changed.
+    std::optional<TraceDelta> trace;
 
     bool has(ChangeKind k) const { return kinds.testFlag(k); }
     bool any(ChangeKinds k) const { return (kinds & k) != ChangeKinds(); }

@@ -34,8 +34,10 @@ StageView::StageView(Document *doc, Stage stage, QWidget *parent) : HeatmapPlot(
             selectQuery(row);
     });
     // The maps of the window are always drawn: a window's first show finds them ready.
-    new ViewBinding(this, doc, ChangeKind::Values | ChangeKind::Shape | ChangeKind::Labels | ChangeKind::Settings,
-                    [this] { refresh(); }, ViewBinding::FollowsCurrent | ViewBinding::EvenWhenHidden);
+    auto *binding = new ViewBinding(this, doc,
+                                    ChangeKind::Values | ChangeKind::Shape | ChangeKind::Labels | ChangeKind::Settings,
+                                    [this] { refresh(); }, ViewBinding::FollowsCurrent | ViewBinding::EvenWhenHidden);
+    binding->setPartialRefresh([this](const DocumentChange &what) { return refreshCells(what); });
     connect(doc, &Document::hoverChanged, this, [this](int row, int col) {
         setHighlight(row, m_stage == Stage::Output ? -1 : col);
     });
@@ -58,8 +60,22 @@ void StageView::refresh()
     HeatmapData d = stageData(m_doc->scenario(), m_doc->trace(), m_stage, o);
     if (m_answersHidden)
         hideAnswers(d);
-    setData(d);
+    setData(std::move(d));
+    m_shownHead = o.head;
     setHighlight(m_doc->hoveredRow(), m_stage == Stage::Output ? -1 : m_doc->hoveredColumn());
+}
+
+bool StageView::refreshCells(const DocumentChange &what)
+{
+    if (m_answersHidden || !what.trace || m_shownHead != m_doc->currentHead())
+        return false;
+    StageOptions o;
+    o.head = m_shownHead;
+    o.sharedScoreRange = m_sharedRange;
+    const StageSpan span = changedCells(m_stage, *what.trace);
+    updateCells(span.firstRow, span.rowCount, span.column,
+                [&](HeatmapData &d) { updateStageData(d, m_doc->trace(), m_stage, o, *what.trace); });
+    return true;
 }
 
 void StageView::setAnswersHidden(bool hidden)

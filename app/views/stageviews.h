@@ -41,9 +41,12 @@ private:
     void onCellClicked(int row, int col, Qt::MouseButton button);
     void selectQuery(int row);
     void onHover(int row, int col);
+    // A row edit: only the cells it changed (false: refresh() instead).
+    bool refreshCells(const DocumentChange &what);
 
     Document *m_doc;
     Stage m_stage;
+    int m_shownHead = -1;
     bool m_sharedRange = true;
     bool m_answersHidden = false;
 };

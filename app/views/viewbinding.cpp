@@ -9,8 +9,12 @@ ViewBinding::ViewBinding(QWidget *view, Document *doc, ChangeKinds shows, std::f
     : QObject(view), m_view(view), m_refresh(std::move(refresh)), m_options(options)
 {
     connect(doc, &Document::changed, this, [this, shows](const DocumentChange &what) {
-        if (what.any(shows))
-            request();
+        if (!what.any(shows))
+            return;
+        const bool now = m_options.testFlag(EvenWhenHidden) || m_view->isVisible();
+        if (m_partial && what.trace && now && !m_stale && m_partial(what))
+            return;
+        request();
     });
     if (options.testFlag(FollowsCurrent))
         connect(doc, &Document::currentChanged, this, &ViewBinding::request);
