@@ -1079,201 +1079,324 @@ void PlanePlot::drawGuides(QCPPainter *p)
 
 // --- drawing ---------------------------------------------------------------
 
-void PlanePlot::drawScene(QCPPainter *p)
-{
-    const PlaneScene &sc = m_scene;
-    if (sc.d == 0)
-        return;
-    const double u = unit();
-    const QRectF area = axisRect()->rect();
-    const QPointF origin = pixelAt(Eigen::Vector2d::Zero());
-    const int nq = int(sc.queries.rows()), nk = int(sc.keys.rows());
-    const QFont font = this->font();
-    QFont bold = font;
-    bold.setBold(true);
-    const QFontMetricsF fm(font), fmBold(bold);
-    LabelPlacer labels(area);
-
-    std::vector<QPointF> keyAt = std::vector<QPointF>(std::size_t(nk)), queryAt = std::vector<QPointF>(std::size_t(nq));
-    for (int j = 0; j < nk; ++j)
-        keyAt[std::size_t(j)] = keyPixel(j);
-    for (int i = 0; i < nq; ++i)
-        queryAt[std::size_t(i)] = queryPixel(i);
-    auto weight = [&](int j) { return j < sc.weights.size() ? clampWeight(sc.weights(j)) : 0.0; };
-    auto discRadius = [&](int j) { return keyDiscRadius(j); };
-    drawGuides(p);
-
-    // Values, and a line from each to the output that is as strong as its weight.
-    const bool values = sc.values.rows() == nk && nk > 0;
-    std::vector<QPointF> valueAt;
-    QPointF outputAt;
-    if (values) {
-        for (int j = 0; j < nk; ++j)
-            valueAt.push_back(pixelAt(sc.values.row(j).transpose()));
-        if (sc.output)
-            outputAt = pixelAt(*sc.output);
-        if (sc.output && !sc.fullyMasked) {
-            for (int j = 0; j < nk; ++j) {
-                const double w = weight(j);
-                if (w < 0.005 || sc.blocked[std::size_t(j)])
-                    continue;
-                p->setPen(QPen(withAlpha(kValue, 0.25 + 0.6 * w), u * (0.7 + 2.0 * w), Qt::DashLine, Qt::FlatCap));
-                p->drawLine(valueAt[std::size_t(j)], outputAt);
-            }
-        }
-        for (int j = 0; j < nk; ++j)
-            drawDisc(p, valueAt[std::size_t(j)], 4.0 * u, QColor(255, 255, 255, 200), QPen(kValue, 1.6 * u));
+// Where one drawing of the scene puts things, worked out once: every
+// vector's pixel, each key's weight (clamped) and disc, the keys from the
+// lightest to the heaviest, and the fonts.
+struct PlanePlot::Frame {
+    explicit Frame(const QFont &f) : font(f), bold(boldOf(f)), fm(font), fmBold(bold) {}
+    static QFont boldOf(QFont f)
+    {
+        f.setBold(true);
+        return f;
     }
 
-    // The other queries, faint and under the keys (in self-attention a
-    // token's query often sits on its key).
-    // With many queries only their handles: a fan of faint arrows would hide
-    // the keys (and cost a millisecond per replot).
-    const bool queryArrows = nq <= kAllQueryLabels;
+    double u = 1;
+    QRectF area;
+    QPointF origin;
+    int nq = 0, nk = 0;
+    QFont font, bold;
+    QFontMetricsF fm, fmBold;
+    std::vector<QPointF> keyAt, queryAt;
+    bool values = false;           // the values are drawn (d_v = 2)
+    std::vector<QPointF> valueAt;  // with values only
+    QPointF outputAt;              // with values only
+    std::vector<double> weight;    // clamped to [0, 1]
+    std::vector<double> disc;      // keyDiscRadius
+    std::vector<int> order;        // lightest key first
+};
+
+// The labels of one drawing: where each went, and the places taken.
+class PlanePlot::Labels {
+public:
+    explicit Labels(const Frame &f) : m_frame(f), m_placer(f.area) {}
+
+    LabelPlacer &placer() { return m_placer; }
+    std::vector<PlaneLabel> &placed() { return m_placed; }
+    static double pad(const Frame &f) { return 2.0 * f.u; }
+
+    // Places a label near its anchor, away from the origin; an optional one
+    // is left out when there is no free place.
+    void put(const QString &text, const QPointF &anchor, double clearance, const QColor &color, bool isBold, bool optional)
+    {
+        const QFontMetricsF &m = isBold ? m_frame.fmBold : m_frame.fm;
+        const double pad = Labels::pad(m_frame);
+        const QSizeF size(m.horizontalAdvance(text) + 2 * pad, m.height() + pad);
+        QPointF outward = anchor - m_frame.origin;
+        if (std::hypot(outward.x(), outward.y()) < 2)
+            outward = QPointF(1, -1);
+        if (const auto spot = m_placer.place(anchor, outward, clearance, size, optional))
+            m_placed.push_back({text, spot->rect, anchor, spot->leader, color, isBold});
+    }
+
+private:
+    const Frame &m_frame;
+    LabelPlacer m_placer;
+    std::vector<PlaneLabel> m_placed;
+};
+
+namespace {
+
+// Two pixels closer than this are one spot: their labels are shared.
+bool samePlace(const QPointF &a, const QPointF &b)
+{
+    return std::hypot(a.x() - b.x(), a.y() - b.y()) < 3.0;
+}
+
+} // namespace
+
+PlanePlot::Frame PlanePlot::frame() const
+{
+    const PlaneScene &sc = m_scene;
+    Frame f(font());
+    f.u = unit();
+    f.area = axisRect()->rect();
+    f.origin = pixelAt(Eigen::Vector2d::Zero());
+    f.nq = int(sc.queries.rows());
+    f.nk = int(sc.keys.rows());
+    f.keyAt.resize(std::size_t(f.nk));
+    f.queryAt.resize(std::size_t(f.nq));
+    for (int j = 0; j < f.nk; ++j)
+        f.keyAt[std::size_t(j)] = keyPixel(j);
+    for (int i = 0; i < f.nq; ++i)
+        f.queryAt[std::size_t(i)] = queryPixel(i);
+    f.values = sc.values.rows() == f.nk && f.nk > 0;
+    if (f.values) {
+        for (int j = 0; j < f.nk; ++j)
+            f.valueAt.push_back(pixelAt(sc.values.row(j).transpose()));
+        if (sc.output)
+            f.outputAt = pixelAt(*sc.output);
+    }
+    for (int j = 0; j < f.nk; ++j) {
+        f.weight.push_back(j < sc.weights.size() ? clampWeight(sc.weights(j)) : 0.0);
+        f.disc.push_back(keyDiscRadius(j));
+    }
+    f.order.resize(std::size_t(f.nk));
+    std::iota(f.order.begin(), f.order.end(), 0);
+    std::stable_sort(f.order.begin(), f.order.end(),
+                     [&f](int a, int b) { return f.weight[std::size_t(a)] < f.weight[std::size_t(b)]; });
+    return f;
+}
+
+// Back to front: what the similarity compares, the values, the other
+// queries, the keys, the output and the selected query, the rings; then the
+// labels, placed around everything drawn.
+void PlanePlot::drawScene(QCPPainter *p)
+{
+    if (m_scene.d == 0)
+        return;
+    const Frame f = frame();
+    drawGuides(p);
+    drawValues(p, f);
+    drawOtherQueries(p, f);
+    drawKeys(p, f);
+    drawOutputAndQuery(p, f);
+    drawRings(p, f);
+
+    Labels labels(f);
+    blockLabelObstacles(labels, f);
+    drawShownBadge(p, f, labels);
+    placeQueryAndOutputLabels(labels, f);
+    placeKeyLabels(labels, f);
+    placeAngleLabel(labels, f);
+    placeOtherLabels(labels, f);
+    drawLabels(p, f, labels.placed());
+}
+
+// Values, and a line from each to the output that is as strong as its weight.
+void PlanePlot::drawValues(QCPPainter *p, const Frame &f)
+{
+    const PlaneScene &sc = m_scene;
+    if (!f.values)
+        return;
+    const double u = f.u;
+    if (sc.output && !sc.fullyMasked) {
+        for (int j = 0; j < f.nk; ++j) {
+            const double w = f.weight[std::size_t(j)];
+            if (w < 0.005 || sc.blocked[std::size_t(j)])
+                continue;
+            p->setPen(QPen(withAlpha(kValue, 0.25 + 0.6 * w), u * (0.7 + 2.0 * w), Qt::DashLine, Qt::FlatCap));
+            p->drawLine(f.valueAt[std::size_t(j)], f.outputAt);
+        }
+    }
+    for (int j = 0; j < f.nk; ++j)
+        drawDisc(p, f.valueAt[std::size_t(j)], 4.0 * u, QColor(255, 255, 255, 200), QPen(kValue, 1.6 * u));
+}
+
+// The other queries, faint and under the keys (in self-attention a token's
+// query often sits on its key). With many queries only their handles: a fan
+// of faint arrows would hide the keys (and cost a millisecond per replot).
+void PlanePlot::drawOtherQueries(QCPPainter *p, const Frame &f)
+{
+    const PlaneScene &sc = m_scene;
+    const double u = f.u;
+    const bool queryArrows = f.nq <= kAllQueryLabels;
     std::vector<QPointF> manyQueries;
-    for (int i = 0; i < nq; ++i) {
+    for (int i = 0; i < f.nq; ++i) {
         if (i == sc.query)
             continue;
         if (queryArrows) {
-            drawArrow(p, origin, queryAt[std::size_t(i)], 1.1 * u, withAlpha(kQuery, 0.35), u);
-            drawDisc(p, queryAt[std::size_t(i)], 4.5 * u, withAlpha(kQuery, 0.3), QPen(withAlpha(kQuery, 0.8), 1.2 * u));
+            drawArrow(p, f.origin, f.queryAt[std::size_t(i)], 1.1 * u, withAlpha(kQuery, 0.35), u);
+            drawDisc(p, f.queryAt[std::size_t(i)], 4.5 * u, withAlpha(kQuery, 0.3), QPen(withAlpha(kQuery, 0.8), 1.2 * u));
         } else {
-            manyQueries.push_back(queryAt[std::size_t(i)]);
+            manyQueries.push_back(f.queryAt[std::size_t(i)]);
         }
     }
     if (!manyQueries.empty()) { // round dots in one call
         p->setPen(QPen(withAlpha(kQuery, 0.45), 6.0 * u, Qt::SolidLine, Qt::RoundCap));
         p->drawPoints(manyQueries.data(), int(manyQueries.size()));
     }
+}
 
-    // Keys, the heaviest drawn last (on top). Width and opacity grow with
-    // the square root of the weight, so small weights still differ; the
-    // disc's area grows with the weight itself.
-    std::vector<int> order = std::vector<int>(std::size_t(nk));
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return weight(a) < weight(b); });
-    for (int j : order) {
-        const QPointF tip = keyAt[std::size_t(j)];
+// Keys, the heaviest drawn last (on top). Width and opacity grow with the
+// square root of the weight, so small weights still differ; the disc's area
+// grows with the weight itself. A blocked key is a dashed grey arrow and a ✗.
+void PlanePlot::drawKeys(QCPPainter *p, const Frame &f)
+{
+    const PlaneScene &sc = m_scene;
+    const double u = f.u;
+    for (int j : f.order) {
+        const QPointF tip = f.keyAt[std::size_t(j)];
         if (sc.blocked[std::size_t(j)]) {
-            drawArrow(p, origin, tip, 1.4 * u, kBlocked, u, Qt::DashLine);
+            drawArrow(p, f.origin, tip, 1.4 * u, kBlocked, u, Qt::DashLine);
             const double c = 3.5 * u;
             p->setPen(QPen(kBlocked, 1.6 * u));
             p->drawLine(tip + QPointF(-c, -c), tip + QPointF(c, c));
             p->drawLine(tip + QPointF(-c, c), tip + QPointF(c, -c));
             continue;
         }
-        const double w = weight(j), root = std::sqrt(w);
+        const double w = f.weight[std::size_t(j)], root = std::sqrt(w);
         if (w >= 0.005) // a smaller disc would hide under the arrowhead anyway
-            drawDisc(p, tip, discRadius(j), withAlpha(kKey, 0.15 + 0.2 * w), QPen(withAlpha(kKey, 0.5 + 0.5 * root), u));
-        drawArrow(p, origin, tip, u * (1.0 + 6.5 * root), withAlpha(kKey, 0.45 + 0.55 * root), u);
+            drawDisc(p, tip, f.disc[std::size_t(j)], withAlpha(kKey, 0.15 + 0.2 * w), QPen(withAlpha(kKey, 0.5 + 0.5 * root), u));
+        drawArrow(p, f.origin, tip, u * (1.0 + 6.5 * root), withAlpha(kKey, 0.45 + 0.55 * root), u);
     }
+}
 
-    // The output, then the selected query on top.
+// The output, then the selected query on top.
+void PlanePlot::drawOutputAndQuery(QCPPainter *p, const Frame &f)
+{
+    const PlaneScene &sc = m_scene;
+    const double u = f.u;
     if (sc.output)
-        drawArrow(p, origin, outputAt, 2.8 * u, kOutput, u);
-    if (sc.query < nq) {
-        const QPointF q = queryAt[std::size_t(sc.query)];
-        drawArrow(p, origin, q, 2.6 * u, kQuery, u);
+        drawArrow(p, f.origin, f.outputAt, 2.8 * u, kOutput, u);
+    if (sc.query < f.nq) {
+        const QPointF q = f.queryAt[std::size_t(sc.query)];
+        drawArrow(p, f.origin, q, 2.6 * u, kQuery, u);
         drawDisc(p, q, 7.0 * u, kQuery, QPen(Qt::white, 2.0 * u));
         p->setPen(QPen(withAlpha(kQueryText, 0.9), u));
         p->setBrush(Qt::NoBrush);
         p->drawEllipse(q, 8.0 * u, 8.0 * u);
     }
+}
 
-    // Rings: the key the arrow keys move, and the hovered vector.
+// Rings: the key the arrow keys move, the hovered vector, and the key the
+// picture misrepresents (see the warning) in red.
+void PlanePlot::drawRings(QCPPainter *p, const Frame &f)
+{
+    const PlaneScene &sc = m_scene;
+    const double u = f.u;
+    const int nk = f.nk;
     if (sc.selectedKey >= 0 && sc.selectedKey < nk) {
+        const double disc = f.disc[std::size_t(sc.selectedKey)];
         p->setPen(QPen(kOutput, 1.5 * u, Qt::DashLine));
         p->setBrush(Qt::NoBrush);
-        p->drawEllipse(keyAt[std::size_t(sc.selectedKey)], discRadius(sc.selectedKey) + 4 * u, discRadius(sc.selectedKey) + 4 * u);
+        p->drawEllipse(f.keyAt[std::size_t(sc.selectedKey)], disc + 4 * u, disc + 4 * u);
     }
     const int hoverKey = sc.hoveredKey;
     if (hoverKey >= 0 && hoverKey < nk) {
         p->setPen(QPen(kKeyText, 2.0 * u));
         p->setBrush(Qt::NoBrush);
-        const double r = discRadius(hoverKey) + 2 * u;
-        p->drawEllipse(keyAt[std::size_t(hoverKey)], r, r);
+        const double r = f.disc[std::size_t(hoverKey)] + 2 * u;
+        p->drawEllipse(f.keyAt[std::size_t(hoverKey)], r, r);
     }
-    if (sc.hovered.isValid() && sc.hovered.role == PlaneRole::Query && sc.hovered.index < nq) {
+    if (sc.hovered.isValid() && sc.hovered.role == PlaneRole::Query && sc.hovered.index < f.nq) {
         p->setPen(QPen(kQueryText, 2.0 * u));
         p->setBrush(Qt::NoBrush);
-        p->drawEllipse(queryAt[std::size_t(sc.hovered.index)], 10 * u, 10 * u);
+        p->drawEllipse(f.queryAt[std::size_t(sc.hovered.index)], 10 * u, 10 * u);
     }
-
-    // The key the picture misrepresents (see the warning), ringed in red.
     const int misleading = warningText().isEmpty() ? -1 : sc.misleadingKey;
     if (misleading >= 0 && misleading < nk) {
         p->setPen(QPen(kWarning, 1.8 * u, Qt::DashLine));
         p->setBrush(Qt::NoBrush);
-        const double r = discRadius(misleading) + 5 * u;
-        p->drawEllipse(keyAt[std::size_t(misleading)], r, r);
+        const double r = f.disc[std::size_t(misleading)] + 5 * u;
+        p->drawEllipse(f.keyAt[std::size_t(misleading)], r, r);
     }
+}
 
-    // Labels: the obstacles first (handles, the output's tip, shafts that
-    // matter), then the labels in order of importance.
-    if (sc.query < nq) {
-        labels.blockDisc(queryAt[std::size_t(sc.query)], 8 * u);
-        if (nk <= kAllKeyLabels)
-            labels.blockSegment(origin, queryAt[std::size_t(sc.query)], 2 * u);
+// What no label may cover: the selected query's handle and shaft, the
+// output's tip and shaft, each key's weight disc and most of its shaft.
+void PlanePlot::blockLabelObstacles(Labels &labels, const Frame &f) const
+{
+    const PlaneScene &sc = m_scene;
+    const double u = f.u;
+    LabelPlacer &placer = labels.placer();
+    if (sc.query < f.nq) {
+        placer.blockDisc(f.queryAt[std::size_t(sc.query)], 8 * u);
+        if (f.nk <= kAllKeyLabels)
+            placer.blockSegment(f.origin, f.queryAt[std::size_t(sc.query)], 2 * u);
     }
     if (sc.output) {
-        labels.blockDisc(outputAt, 4 * u);
-        labels.blockSegment(origin, outputAt, 2 * u);
+        placer.blockDisc(f.outputAt, 4 * u);
+        placer.blockSegment(f.origin, f.outputAt, 2 * u);
     }
-    for (int j = 0; j < nk && nk <= kAllKeyLabels; ++j) {
+    for (int j = 0; j < f.nk && f.nk <= kAllKeyLabels; ++j) {
         // The whole weight disc: a label never covers one.
-        const bool disc = !sc.blocked[std::size_t(j)] && weight(j) >= 0.005;
-        labels.blockDisc(keyAt[std::size_t(j)], disc ? discRadius(j) : 3 * u);
+        const bool disc = !sc.blocked[std::size_t(j)] && f.weight[std::size_t(j)] >= 0.005;
+        placer.blockDisc(f.keyAt[std::size_t(j)], disc ? f.disc[std::size_t(j)] : 3 * u);
         // The shaft, short of the tip (the key's own label sits beside its tip).
-        const QPointF tip = keyAt[std::size_t(j)];
-        labels.blockSegment(origin, origin + (tip - origin) * 0.8, 1.5 * u);
+        const QPointF tip = f.keyAt[std::size_t(j)];
+        placer.blockSegment(f.origin, f.origin + (tip - f.origin) * 0.8, 1.5 * u);
     }
+}
 
-    // How much of the vectors the plane shows (d > 2), in the top left corner.
-    if (!sc.shownText.isEmpty()) {
-        const double bpad = 3.0 * u;
-        const QString text = fm.elidedText(sc.shownText, Qt::ElideRight, std::max(40.0, area.width() - 4 * bpad));
-        const QRectF badge(area.left() + bpad, area.top() + bpad, fm.horizontalAdvance(text) + 2 * bpad, fm.height() + bpad);
-        p->setPen(QPen(withAlpha(kNote, 0.5), 1.0));
-        p->setBrush(QColor(255, 255, 255, 230));
-        p->drawRoundedRect(badge, 3 * u, 3 * u);
-        p->setPen(kNote);
-        p->setFont(font);
-        p->drawText(badge, Qt::AlignCenter, text);
-        labels.block(badge.adjusted(-bpad, -bpad, bpad, bpad));
-        m_badge = badge;
-    } else {
+// How much of the vectors the plane shows (d > 2), in the top left corner.
+void PlanePlot::drawShownBadge(QCPPainter *p, const Frame &f, Labels &labels)
+{
+    const PlaneScene &sc = m_scene;
+    if (sc.shownText.isEmpty()) {
         m_badge = QRectF();
+        return;
     }
+    const double u = f.u;
+    const double bpad = 3.0 * u;
+    const QString text = f.fm.elidedText(sc.shownText, Qt::ElideRight, std::max(40.0, f.area.width() - 4 * bpad));
+    const QRectF badge(f.area.left() + bpad, f.area.top() + bpad, f.fm.horizontalAdvance(text) + 2 * bpad, f.fm.height() + bpad);
+    p->setPen(QPen(withAlpha(kNote, 0.5), 1.0));
+    p->setBrush(QColor(255, 255, 255, 230));
+    p->drawRoundedRect(badge, 3 * u, 3 * u);
+    p->setPen(kNote);
+    p->setFont(f.font);
+    p->drawText(badge, Qt::AlignCenter, text);
+    labels.placer().block(badge.adjusted(-bpad, -bpad, bpad, bpad));
+    m_badge = badge;
+}
 
-    using Label = PlaneLabel;
-    std::vector<Label> placed;
-    const double pad = 2.0 * u;
-    auto put = [&](const QString &text, const QPointF &anchor, double clearance, const QColor &color, bool isBold,
-                   bool optional) {
-        const QFontMetricsF &m = isBold ? fmBold : fm;
-        const QSizeF size(m.horizontalAdvance(text) + 2 * pad, m.height() + pad);
-        QPointF outward = anchor - origin;
-        if (std::hypot(outward.x(), outward.y()) < 2)
-            outward = QPointF(1, -1);
-        if (const auto spot = labels.place(anchor, outward, clearance, size, optional))
-            placed.push_back({text, spot->rect, anchor, spot->leader, color, isBold});
-    };
-    auto near = [&](const QPointF &a, const QPointF &b) { return std::hypot(a.x() - b.x(), a.y() - b.y()) < 3.0; };
-
-    if (sc.query < nq)
-        put(tr("query %1").arg(sc.queryLabels.value(sc.query)), queryAt[std::size_t(sc.query)], 9 * u, kQueryText, true, false);
+// The two labels that are always shown: the selected query and the output.
+void PlanePlot::placeQueryAndOutputLabels(Labels &labels, const Frame &f) const
+{
+    const PlaneScene &sc = m_scene;
+    if (sc.query < f.nq)
+        labels.put(tr("query %1").arg(sc.queryLabels.value(sc.query)), f.queryAt[std::size_t(sc.query)], 9 * f.u, kQueryText,
+                   true, false);
     if (sc.output)
-        put(tr("output"), outputAt, 5 * u, kOutput, true, false);
-    // Keys, heaviest first; with many keys only the heaviest are named.
-    std::vector<int> byWeight(order.rbegin(), order.rend());
+        labels.put(tr("output"), f.outputAt, 5 * f.u, kOutput, true, false);
+}
+
+// Keys with their weights, heaviest first (the heaviest in bold); with many
+// keys only the heaviest are named. Keys drawn on the same spot (equal in
+// the two dimensions shown) share one label, "小 0.00, 老鼠 0.05", instead of
+// two printed over each other. Then the blocked keys, where there is room:
+// the ✗ and the dashed arrow say "blocked" anyway, and the tooltip names them.
+void PlanePlot::placeKeyLabels(Labels &labels, const Frame &f) const
+{
+    const PlaneScene &sc = m_scene;
+    const int nk = f.nk;
+    const std::vector<int> byWeight(f.order.rbegin(), f.order.rend());
     int heaviest = -1;
     for (int j : byWeight)
         if (!sc.blocked[std::size_t(j)]) {
             heaviest = j;
             break;
         }
-    // Keys drawn on the same spot (equal in the two dimensions shown) share
-    // one label, "小 0.00, 老鼠 0.05", instead of two printed over each other.
     std::vector<bool> labelled(std::size_t(nk), false);
     int named = 0;
     for (int j : byWeight) {
@@ -1284,76 +1407,90 @@ void PlanePlot::drawScene(QCPPainter *p)
         ++named;
         QStringList parts;
         for (int k : byWeight)
-            if (!sc.blocked[std::size_t(k)] && !labelled[std::size_t(k)] && near(keyAt[std::size_t(k)], keyAt[std::size_t(j)])) {
+            if (!sc.blocked[std::size_t(k)] && !labelled[std::size_t(k)] && samePlace(f.keyAt[std::size_t(k)], f.keyAt[std::size_t(j)])) {
                 labelled[std::size_t(k)] = true;
-                parts << (sc.hideWeights ? sc.keyLabels.value(k) : QStringLiteral("%1 %2").arg(sc.keyLabels.value(k), number(weight(k))));
+                parts << (sc.hideWeights ? sc.keyLabels.value(k)
+                                         : QStringLiteral("%1 %2").arg(sc.keyLabels.value(k), number(f.weight[std::size_t(k)])));
             }
-        put(parts.join(QStringLiteral(", ")), keyAt[std::size_t(j)], discRadius(j) + 1.5 * u, kKeyText, j == heaviest && !sc.hideWeights,
-            nk > kAllKeyLabels);
+        labels.put(parts.join(QStringLiteral(", ")), f.keyAt[std::size_t(j)], f.disc[std::size_t(j)] + 1.5 * f.u, kKeyText,
+                   j == heaviest && !sc.hideWeights, nk > kAllKeyLabels);
     }
-    // Blocked keys are named where there is room; the ✗ and the dashed arrow
-    // say "blocked" anyway, and the tooltip names them.
     for (int j = 0; j < nk; ++j) {
         if (!sc.blocked[std::size_t(j)] || labelled[std::size_t(j)] || nk > kAllKeyLabels)
             continue;
         QStringList names;
         for (int k = j; k < nk; ++k)
-            if (sc.blocked[std::size_t(k)] && !labelled[std::size_t(k)] && near(keyAt[std::size_t(k)], keyAt[std::size_t(j)])) {
+            if (sc.blocked[std::size_t(k)] && !labelled[std::size_t(k)] && samePlace(f.keyAt[std::size_t(k)], f.keyAt[std::size_t(j)])) {
                 labelled[std::size_t(k)] = true;
                 names << sc.keyLabels.value(k);
             }
-        put(tr("%1 blocked").arg(names.join(QStringLiteral(", "))), keyAt[std::size_t(j)], 5 * u, QColor(0x60, 0x60, 0x60),
-            false, true);
+        labels.put(tr("%1 blocked").arg(names.join(QStringLiteral(", "))), f.keyAt[std::size_t(j)], 5 * f.u,
+                   QColor(0x60, 0x60, 0x60), false, true);
     }
-    // Cosine: the angle to the heaviest key, beside its arc (the heaviest
-    // that is not along the query: 0° says little).
-    if (!sc.angles.empty()) {
-        const auto turned = std::find_if(sc.angles.begin(), sc.angles.end(), [](const PlaneAngle &a) { return a.degrees >= 1.0; });
-        const PlaneAngle &a = turned != sc.angles.end() ? *turned : sc.angles.front();
-        const double r = (22.0 + 8.0 * double(&a - sc.angles.data())) * u;
-        double span = a.to - a.from;
-        while (span > M_PI)
-            span -= 2 * M_PI;
-        while (span < -M_PI)
-            span += 2 * M_PI;
-        const double mid = a.from + span / 2;
-        const QPointF at = origin + QPointF(std::cos(mid), -std::sin(mid)) * r;
-        put(tr("θ = %1°").arg(std::lround(a.degrees)), at, 3 * u, kKeyText, false, true);
-    }
-    // The other queries and the values, where there is room and they add a name.
-    if (nq <= kAllQueryLabels) {
-        for (int i = 0; i < nq; ++i) {
+}
+
+// Cosine: the angle to the heaviest key, beside its arc (the heaviest that
+// is not along the query: 0° says little).
+void PlanePlot::placeAngleLabel(Labels &labels, const Frame &f) const
+{
+    const PlaneScene &sc = m_scene;
+    if (sc.angles.empty())
+        return;
+    const auto turned = std::find_if(sc.angles.begin(), sc.angles.end(), [](const PlaneAngle &a) { return a.degrees >= 1.0; });
+    const PlaneAngle &a = turned != sc.angles.end() ? *turned : sc.angles.front();
+    const double r = (22.0 + 8.0 * double(&a - sc.angles.data())) * f.u;
+    double span = a.to - a.from;
+    while (span > M_PI)
+        span -= 2 * M_PI;
+    while (span < -M_PI)
+        span += 2 * M_PI;
+    const double mid = a.from + span / 2;
+    const QPointF at = f.origin + QPointF(std::cos(mid), -std::sin(mid)) * r;
+    labels.put(tr("θ = %1°").arg(std::lround(a.degrees)), at, 3 * f.u, kKeyText, false, true);
+}
+
+// The other queries and the values, where there is room and they add a name.
+void PlanePlot::placeOtherLabels(Labels &labels, const Frame &f) const
+{
+    const PlaneScene &sc = m_scene;
+    const double u = f.u;
+    if (f.nq <= kAllQueryLabels) {
+        for (int i = 0; i < f.nq; ++i) {
             if (i == sc.query)
                 continue;
             bool named = false;
-            for (int j = 0; j < nk && !named; ++j)
-                named = near(queryAt[std::size_t(i)], keyAt[std::size_t(j)]) && sc.keyLabels.value(j) == sc.queryLabels.value(i);
+            for (int j = 0; j < f.nk && !named; ++j)
+                named = samePlace(f.queryAt[std::size_t(i)], f.keyAt[std::size_t(j)]) && sc.keyLabels.value(j) == sc.queryLabels.value(i);
             if (!named)
-                put(sc.queryLabels.value(i), queryAt[std::size_t(i)], 6 * u, withAlpha(kQueryText, 0.75), false, true);
+                labels.put(sc.queryLabels.value(i), f.queryAt[std::size_t(i)], 6 * u, withAlpha(kQueryText, 0.75), false, true);
         }
     }
-    if (values && nk <= kAllValueLabels) {
-        for (int j = 0; j < nk; ++j)
-            if (!near(valueAt[std::size_t(j)], keyAt[std::size_t(j)]))
-                put(tr("v %1").arg(sc.keyLabels.value(j)), valueAt[std::size_t(j)], 5 * u, kValue, false, true);
+    if (f.values && f.nk <= kAllValueLabels) {
+        for (int j = 0; j < f.nk; ++j)
+            if (!samePlace(f.valueAt[std::size_t(j)], f.keyAt[std::size_t(j)]))
+                labels.put(tr("v %1").arg(sc.keyLabels.value(j)), f.valueAt[std::size_t(j)], 5 * u, kValue, false, true);
     }
+}
 
-    // Each label with a white halo (the text drawn white around itself), so
-    // that it reads over arrows and grid lines without hiding them behind a
-    // box. Plain drawText keeps to the glyph cache: outlines would cost
-    // milliseconds per replot.
-    const double halo = 1.4 * u;
+// Each label with a white halo (the text drawn white around itself), so
+// that it reads over arrows and grid lines without hiding them behind a
+// box; a label set off from its anchor has a leader line. Plain drawText
+// keeps to the glyph cache: outlines would cost milliseconds per replot.
+void PlanePlot::drawLabels(QCPPainter *p, const Frame &f, const std::vector<PlaneLabel> &placed)
+{
+    const double halo = 1.4 * f.u;
+    const double pad = Labels::pad(f);
     static const QPointF around[6] = {{1, 0}, {-1, 0}, {0.6, 0.8}, {-0.6, 0.8}, {0.6, -0.8}, {-0.6, -0.8}};
     const QColor white(255, 255, 255, 235);
-    for (const Label &l : placed) {
+    for (const PlaneLabel &l : placed) {
         if (!l.leader)
             continue;
-        p->setPen(QPen(withAlpha(l.color, 0.6), std::max(1.0, 0.9 * u)));
+        p->setPen(QPen(withAlpha(l.color, 0.6), std::max(1.0, 0.9 * f.u)));
         p->drawLine(l.anchor, nearestOnRect(l.rect, l.anchor));
     }
     m_labels = placed;
-    for (const Label &l : placed) {
-        p->setFont(l.bold ? bold : font);
+    for (const PlaneLabel &l : placed) {
+        p->setFont(l.bold ? f.bold : f.font);
         QStaticText text(l.text); // laid out once, drawn seven times
         text.setTextFormat(Qt::PlainText);
         text.prepare(p->transform(), p->font());

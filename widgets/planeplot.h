@@ -175,10 +175,29 @@ private:
     bool toolBusy() const { return m_tool && m_tool->busy(); }
 
     QString toolTipAt(const QPointF &pixel) const;
+
+    // Drawing the scene (the vector layer's draw()), back to front, each
+    // part in a function of its own; Frame holds the pixels of every vector
+    // for one drawing, Labels the labels placed so far (planeplot.cpp).
+    struct Frame;
+    class Labels;
+    Frame frame() const;
     void drawScene(QCPPainter *painter);
     // What the similarity compares: distance circles, the unit circle and
     // angles, projections onto the query's line (under everything else).
     void drawGuides(QCPPainter *painter);
+    void drawValues(QCPPainter *painter, const Frame &f);
+    void drawOtherQueries(QCPPainter *painter, const Frame &f);
+    void drawKeys(QCPPainter *painter, const Frame &f);
+    void drawOutputAndQuery(QCPPainter *painter, const Frame &f);
+    void drawRings(QCPPainter *painter, const Frame &f);
+    void blockLabelObstacles(Labels &labels, const Frame &f) const;
+    void drawShownBadge(QCPPainter *painter, const Frame &f, Labels &labels);
+    void placeQueryAndOutputLabels(Labels &labels, const Frame &f) const;
+    void placeKeyLabels(Labels &labels, const Frame &f) const;
+    void placeAngleLabel(Labels &labels, const Frame &f) const;
+    void placeOtherLabels(Labels &labels, const Frame &f) const;
+    void drawLabels(QCPPainter *painter, const Frame &f, const std::vector<PlaneLabel> &placed);
 
     PlaneScene m_scene;
     bool m_weightsHidden = false;
