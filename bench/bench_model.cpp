@@ -11,6 +11,7 @@
 // Columns (milliseconds per key):
 //   median, p95, max   the whole key, as above
 //   handler            inside the key event: tokenizer, forward, every view taking its data
+//   replot             the QCustomPlots' replotTime() summed over the key (median)
 //   forward            runModel alone on the whole sentence (median of 30 runs; 3 for a big model), for scale
 //   (n >= 24)          the same for the keys typed when the text was 24 tokens or more
 //
@@ -80,6 +81,7 @@ public:
                 if (p->isVisible())
                     m_unpainted[p] = true;
             });
+            QObject::connect(p, &QCustomPlot::afterReplot, this, [this, p] { m_replotMs += p->replotTime(); });
         }
         m_grid = view->overview();
         m_grid->installEventFilter(this);
@@ -87,6 +89,13 @@ public:
             if (m_grid->isVisible())
                 m_unpainted[m_grid] = true;
         });
+    }
+
+    double takeReplotMs()
+    {
+        const double ms = m_replotMs;
+        m_replotMs = 0;
+        return ms;
     }
 
     bool settled() const
@@ -112,6 +121,7 @@ private:
     std::vector<QCustomPlot *> m_plots;
     QWidget *m_grid = nullptr;
     std::map<QObject *, bool> m_unpainted;
+    double m_replotMs = 0;
 };
 
 void drain(Watcher &watcher)
@@ -278,7 +288,7 @@ int main(int argc, char **argv)
     Watcher watcher(view);
     QLineEdit *field = view->sentenceField();
     field->setFocus();
-    std::vector<double> total, handler, totalLate, handlerLate;
+    std::vector<double> total, handler, replot, totalLate, handlerLate;
     const double macs = attn::ModelView::forwardMultiplyAdds(model.config, 32);
     std::printf("model %s: %d layers, %d heads, n_embd %d; %.1f million multiply-adds for 32 tokens; %s\n",
                 qPrintable(model.name), model.config.nLayer, model.config.nHead, model.config.nEmbd, macs / 1e6,
@@ -290,6 +300,7 @@ int main(int argc, char **argv)
         drain(watcher);
         if (view->isLive()) {
             for (const QChar ch : text) {
+                watcher.takeReplotMs();
                 clock.start();
                 QTest::keyClicks(field, QString(ch));
                 const double inside = double(clock.nsecsElapsed()) / 1e6;
@@ -297,6 +308,7 @@ int main(int argc, char **argv)
                 const double all = double(clock.nsecsElapsed()) / 1e6;
                 total.push_back(all);
                 handler.push_back(inside);
+                replot.push_back(watcher.takeReplotMs());
                 if (view->trace() && view->trace()->ids.size() >= 24) {
                     totalLate.push_back(all);
                     handlerLate.push_back(inside);
@@ -307,12 +319,14 @@ int main(int argc, char **argv)
             const QSignalBlocker quiet(field); // no pause timer in between
             field->setText(text);
             for (int k = 0; k < 3; ++k) {
+                watcher.takeReplotMs();
                 clock.start();
                 view->recompute();
                 const double inside = double(clock.nsecsElapsed()) / 1e6;
                 drain(watcher);
                 total.push_back(double(clock.nsecsElapsed()) / 1e6);
                 handler.push_back(inside);
+                replot.push_back(watcher.takeReplotMs());
             }
         }
         if (!view->trace() || int(view->trace()->ids.size()) != tokens) {
@@ -320,10 +334,11 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    std::printf("%-10s %6s | %7s %7s %7s | %8s | %8s | %s\n", "", "events", "median", "p95", "max", "handler", "forward",
-                "n >= 24: median / p95");
-    std::printf("%-10s %6zu | %7.2f %7.2f %7.2f | %8.2f | %8.2f | %.2f / %.2f\n", view->isLive() ? "per key" : "per Enter",
+    std::printf("%-10s %6s | %7s %7s %7s | %8s %7s | %8s | %s\n", "", "events", "median", "p95", "max", "handler", "replot",
+                "forward", "n >= 24: median / p95");
+    std::printf("%-10s %6zu | %7.2f %7.2f %7.2f | %8.2f %7.2f | %8.2f | %.2f / %.2f\n", view->isLive() ? "per key" : "per Enter",
                 total.size(), percentile(total, 0.5), percentile(total, 0.95), percentile(total, 1.0),
-                percentile(handler, 0.5), percentile(forward, 0.5), percentile(totalLate, 0.5), percentile(totalLate, 0.95));
+                percentile(handler, 0.5), percentile(replot, 0.5), percentile(forward, 0.5), percentile(totalLate, 0.5),
+                percentile(totalLate, 0.95));
     return 0;
 }
