@@ -17,7 +17,7 @@ namespace attn {
 
 namespace {
 
-const char *const kKeys[] = {"scores", "scaled", "masked", "weights", "output", "plane", "dashboard"};
+const char *const kKeys[] = {"scores", "scaled", "masked", "weights", "output", "plane", "dashboard", "compare", "diff"};
 
 } // namespace
 
@@ -31,9 +31,20 @@ std::optional<Stage> ExportDialog::stageOf(What what)
     case What::Output: return Stage::Output;
     case What::Plane:
     case What::Dashboard:
+    case What::Compare:
+    case What::Difference:
         break;
     }
     return std::nullopt;
+}
+
+FigureSize ExportDialog::defaultSize(What what)
+{
+    switch (what) {
+    case What::Dashboard: return FigureSize{2400, 1500, 1.0};
+    case What::Compare: return FigureSize{1800, 700, 1.0}; // three maps in a row
+    default: return FigureSize{};
+    }
 }
 
 ExportDialog::What ExportDialog::whatOf(Stage stage)
@@ -41,8 +52,9 @@ ExportDialog::What ExportDialog::whatOf(Stage stage)
     return What(int(stage));
 }
 
-ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem, int head, int heads, QWidget *parent)
-    : QDialog(parent), m_folder(folder), m_stem(stem), m_head(head), m_heads(heads)
+ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem, int head, int heads,
+                           std::optional<Stage> compared, QWidget *parent)
+    : QDialog(parent), m_folder(folder), m_stem(stem), m_head(head), m_heads(heads), m_compared(compared)
 {
     setWindowTitle(tr("Export a figure"));
     auto *form = new QFormLayout(this);
@@ -52,7 +64,12 @@ ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem
         m_what->addItem(stageName(s));
     m_what->addItem(tr("Vector plane"));
     m_what->addItem(tr("Dashboard (every map and the plane)"));
-    m_what->setCurrentIndex(int(what));
+    if (m_compared) {
+        m_what->addItem(tr("A/B: A, B and B − A (%1)").arg(stageName(*m_compared)));
+        m_what->addItem(tr("Difference map B − A (%1)").arg(stageName(*m_compared)));
+    }
+    if (int(what) < m_what->count())
+        m_what->setCurrentIndex(int(what));
     form->addRow(tr("&Figure:"), m_what);
 
     m_format = new QComboBox(this);
@@ -64,12 +81,11 @@ ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem
     auto *sizeRow = new QHBoxLayout;
     m_width = new QSpinBox(this);
     m_width->setRange(200, 8000);
-    m_width->setValue(what == What::Dashboard ? 2400 : 1200);
     m_width->setSuffix(tr(" px"));
     m_height = new QSpinBox(this);
     m_height->setRange(200, 8000);
-    m_height->setValue(what == What::Dashboard ? 1500 : 900);
     m_height->setSuffix(tr(" px"));
+    updateSize();
     m_scale = new QComboBox(this);
     for (int s = 1; s <= 4; ++s)
         m_scale->addItem(QStringLiteral("%1×").arg(s), s);
@@ -81,14 +97,20 @@ ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem
     //: Pixels per point of a PNG (1×, 2×, ...).
     sizeRow->addWidget(new QLabel(tr("scale"), this));
     sizeRow->addWidget(m_scale);
-    form->addRow(tr("&Size:"), sizeRow);
+    // A row that is a layout gets no buddy from QFormLayout, and its label
+    // would show the "&" itself: these two labels are made here.
+    auto *sizeLabel = new QLabel(tr("&Size:"), this);
+    sizeLabel->setBuddy(m_width);
+    form->addRow(sizeLabel, sizeRow);
 
     auto *pathRow = new QHBoxLayout;
     m_path = new QLineEdit(this);
     auto *browse = new QPushButton(tr("&Browse…"), this);
     pathRow->addWidget(m_path, 1);
     pathRow->addWidget(browse);
-    form->addRow(tr("&File:"), pathRow);
+    auto *fileLabel = new QLabel(tr("&File:"), this);
+    fileLabel->setBuddy(m_path);
+    form->addRow(fileLabel, pathRow);
 
     m_error = new QLabel(this);
     m_error->setWordWrap(true);
@@ -104,8 +126,15 @@ ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem
     connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
     connect(m_what, &QComboBox::currentIndexChanged, this, [this] {
         updateLimits();
+        if (!m_sizeChosen)
+            updateSize();
         updatePath();
     });
+    for (QSpinBox *box : {m_width, m_height})
+        connect(box, &QSpinBox::valueChanged, this, [this] {
+            if (!m_settingSize)
+                m_sizeChosen = true;
+        });
     connect(m_format, &QComboBox::currentIndexChanged, this, [this] {
         m_scale->setEnabled(format() == FigureFormat::Png);
         updatePath();
@@ -120,6 +149,15 @@ void ExportDialog::updateLimits()
     const bool dashboard = what() == What::Dashboard;
     m_width->setMinimum(dashboard ? kMinDashboardWidth : 200);
     m_height->setMinimum(dashboard ? kMinDashboardHeight : 200);
+}
+
+void ExportDialog::updateSize()
+{
+    const FigureSize size = defaultSize(what());
+    m_settingSize = true;
+    m_width->setValue(size.width);
+    m_height->setValue(size.height);
+    m_settingSize = false;
 }
 
 void ExportDialog::accept()
@@ -163,9 +201,17 @@ void ExportDialog::updatePath()
 {
     // Keep a folder the user chose; rename the file after what and format.
     const QString folder = m_path->text().isEmpty() ? m_folder : QFileInfo(m_path->text()).absolutePath();
-    const QString name = m_stem + QLatin1Char('_')
-                       + figureFileName(QLatin1String(kKeys[m_what->currentIndex()]), m_head, m_heads, format());
+    const QString name = m_stem + QLatin1Char('_') + figureFileName(fileKey(), m_head, m_heads, format());
     m_path->setText(QDir(folder).filePath(name));
+}
+
+// As the command line names them: "weights", "compare_weights", "diff_weights".
+QString ExportDialog::fileKey() const
+{
+    QString key = QLatin1String(kKeys[m_what->currentIndex()]);
+    if ((what() == What::Compare || what() == What::Difference) && m_compared)
+        key += QLatin1Char('_') + stageKey(*m_compared);
+    return key;
 }
 
 void ExportDialog::browse()

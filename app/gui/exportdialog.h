@@ -5,6 +5,8 @@
 
 #include <QDialog>
 
+#include <optional>
+
 class QComboBox;
 class QDialogButtonBox;
 class QLabel;
@@ -17,13 +19,17 @@ class ExportDialog : public QDialog {
     Q_OBJECT
 
 public:
-    // What can be exported, in the order of the "Figure" list.
-    enum class What { Scores, Scaled, Masked, Weights, Output, Plane, Dashboard };
+    // What can be exported, in the order of the "Figure" list. Compare (A,
+    // B and B − A) and Difference (B − A alone) are listed only while a
+    // comparison is pinned, for the compare view's stage.
+    enum class What { Scores, Scaled, Masked, Weights, Output, Plane, Dashboard, Compare, Difference };
 
     // `head` of `heads` goes into the file name ("lesson_weights_head2.png"),
-    // as the command line names it.
+    // as the command line names it. `compared`: the stage of the pinned
+    // comparison, which adds its two figures to the list
+    // ("lesson_compare_weights.png", "lesson_diff_weights.png").
     ExportDialog(What what, const QString &folder, const QString &stem, int head = 0, int heads = 1,
-                 QWidget *parent = nullptr);
+                 std::optional<Stage> compared = std::nullopt, QWidget *parent = nullptr);
 
     What what() const;
     FigureFormat format() const;
@@ -35,6 +41,11 @@ public:
 
     static std::optional<Stage> stageOf(What what);
     static What whatOf(Stage stage);
+    // The size a figure is first offered at.
+    static FigureSize defaultSize(What what);
+
+    // The "Figure" list and its labels, for the tests.
+    QComboBox *figureBox() const { return m_what; }
 
     // Asks before a file that exists is replaced.
     void accept() override;
@@ -42,7 +53,9 @@ public:
 private:
     void updatePath();
     void updateLimits();
+    void updateSize();
     void browse();
+    QString fileKey() const;
 
     QComboBox *m_what;
     QComboBox *m_format;
@@ -55,6 +68,9 @@ private:
     QString m_stem;
     int m_head;
     int m_heads;
+    std::optional<Stage> m_compared;
+    bool m_sizeChosen = false; // the user set the size: a new figure keeps it
+    bool m_settingSize = false;
     QString m_confirmed; // a path the file dialog already asked to replace
 };
 

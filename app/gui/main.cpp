@@ -3,6 +3,10 @@
 //                 [--maps-only] [--screenshot PNG [--size WxH] [--tab N]]
 // --screenshot renders the window (offscreen works) to a PNG and exits: how
 // the README's picture is made.
+//
+// The command line is read before QApplication exists: --help, --version
+// and a wrong option print and exit (0, 0, 2) without a display, instead of
+// aborting in Qt's platform plugin.
 
 #include "lessons.h"
 #include "mainwindow.h"
@@ -15,8 +19,10 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QFileInfo>
 #include <QLibraryInfo>
 #include <QLocale>
+#include <QMessageBox>
 #include <QTabWidget>
 #include <QTimer>
 #include <QTranslator>
@@ -31,12 +37,76 @@ void installTranslations(QApplication &app, const QString &language)
 {
     const QLocale locale = language.isEmpty() ? QLocale() : QLocale(language);
     QLocale::setDefault(locale); // the lessons' titles follow the interface's language
+    // An installed .qm (PREFIX/share/attention-lab/translations, see
+    // cmake/Install.cmake) first, so a corrected one needs no rebuild; then
+    // the copy compiled in.
+    const QString installed = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/attention-lab/translations"));
     auto *ours = new QTranslator(&app);
-    if (ours->load(locale, QStringLiteral("attention-lab"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+    if (ours->load(locale, QStringLiteral("attention-lab"), QStringLiteral("_"), installed)
+        || ours->load(locale, QStringLiteral("attention-lab"), QStringLiteral("_"), QStringLiteral(":/i18n")))
         app.installTranslator(ours);
     auto *qt = new QTranslator(&app);
     if (qt->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
         app.installTranslator(qt);
+}
+
+// The arguments QGuiApplication and QApplication take for themselves
+// (-platform offscreen, -style=fusion, --reverse, ...): left out of our own
+// parse, which runs before QApplication has removed them.
+QStringList withoutQtOptions(const QStringList &args)
+{
+    static const QStringList withValue = {
+        QStringLiteral("platform"),   QStringLiteral("platformpluginpath"), QStringLiteral("platformtheme"),
+        QStringLiteral("plugin"),     QStringLiteral("qwindowgeometry"),    QStringLiteral("geometry"),
+        QStringLiteral("qwindowtitle"), QStringLiteral("title"),            QStringLiteral("qwindowicon"),
+        QStringLiteral("icon"),       QStringLiteral("session"),            QStringLiteral("display"),
+        QStringLiteral("name"),       QStringLiteral("style"),              QStringLiteral("stylesheet"),
+        QStringLiteral("visual"),     QStringLiteral("qmljsdebugger")};
+    static const QStringList flags = {QStringLiteral("reverse"), QStringLiteral("widgetcount"), QStringLiteral("testability"),
+                                      QStringLiteral("nograb"), QStringLiteral("dograb"), QStringLiteral("sync")};
+    QStringList kept;
+    for (int i = 0; i < args.size(); ++i) {
+        const QString &a = args.at(i);
+        if (a == QLatin1String("--")) { // everything after it is a file name
+            kept << args.mid(i);
+            break;
+        }
+        if (i == 0 || !a.startsWith(QLatin1Char('-')) || a == QLatin1String("-")) {
+            kept << a;
+            continue;
+        }
+        QString name = a.mid(a.startsWith(QLatin1String("--")) ? 2 : 1);
+        const bool inlineValue = name.contains(QLatin1Char('='));
+        name = name.section(QLatin1Char('='), 0, 0);
+        if (flags.contains(name))
+            continue;
+        if (withValue.contains(name)) {
+            if (!inlineValue)
+                ++i; // and its value
+            continue;
+        }
+        kept << a;
+    }
+    return kept;
+}
+
+// Whether Qt would find a screen: a display, or a platform named by hand.
+// Without one Qt aborts (SIGABRT, exit 134) with a message about plugins.
+bool displayAvailable(const QStringList &args)
+{
+#if defined(Q_OS_UNIX) && !defined(Q_OS_DARWIN)
+    if (!qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY")
+        || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") || qgetenv("XDG_SESSION_TYPE") == "wayland")
+        return true;
+    for (const QString &a : args)
+        if (a == QLatin1String("-platform") || a == QLatin1String("--platform") || a.startsWith(QLatin1String("-platform="))
+            || a.startsWith(QLatin1String("--platform=")))
+            return true;
+    return false;
+#else
+    Q_UNUSED(args);
+    return true;
+#endif
 }
 
 } // namespace
@@ -47,17 +117,14 @@ int main(int argc, char *argv[])
     // A file size limit fails the write (and the window says so) instead of killing the app.
     std::signal(SIGXFSZ, SIG_IGN);
 #endif
-    attn::prepareRuntimeDir();
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("AttentionLab"));
-    QApplication::setApplicationName(QStringLiteral("Attention Lab"));
-    QApplication::setApplicationVersion(QStringLiteral(ATTN_VERSION));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/attention-lab.svg")));
+    QCoreApplication::setOrganizationName(QStringLiteral("AttentionLab"));
+    QCoreApplication::setApplicationName(QStringLiteral("Attention Lab"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(ATTN_VERSION));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Scaled dot-product attention, live, for the classroom."));
-    parser.addHelpOption();
-    parser.addVersionOption();
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A scenario file to open."), QStringLiteral("[FILE.json]"));
     const QCommandLineOption lesson(QStringLiteral("lesson"), QStringLiteral("Open a built-in lesson."), QStringLiteral("NAME"));
     const QCommandLineOption zoom(QStringLiteral("zoom"), QStringLiteral("Font zoom, 1 = normal."), QStringLiteral("F"));
@@ -77,7 +144,6 @@ int main(int argc, char *argv[])
                                         QStringLiteral("N"));
     const QCommandLineOption hideOption(QStringLiteral("hide"), QStringLiteral("Start with the answers hidden (predict, then reveal)."));
     parser.addOptions({stepOption, hideOption});
-    parser.process(app);
 
     // Every option is checked before anything opens: a wrong one says so in
     // one line and exits 2, never a window that silently ignored it. Like
@@ -86,6 +152,20 @@ int main(int argc, char *argv[])
         std::fprintf(stderr, "attention-lab: %s\n", qPrintable(message));
         return 2;
     };
+    QStringList args;
+    for (int i = 0; i < argc; ++i)
+        args << QString::fromLocal8Bit(argv[i]);
+    if (!parser.parse(withoutQtOptions(args)))
+        return refuse(parser.errorText() + QStringLiteral(" (attention-lab --help lists the options)"));
+    if (parser.isSet(help) || parser.isSet(QStringLiteral("help-all"))) {
+        const QCoreApplication core(argc, argv); // the usage line names the program; no display needed
+        std::fputs(qPrintable(parser.helpText()), stdout);
+        return 0;
+    }
+    if (parser.isSet(version)) {
+        std::printf("attention-lab %s\n", ATTN_VERSION);
+        return 0;
+    }
     const QStringList files = parser.positionalArguments();
     if (files.size() > 1)
         return refuse(QStringLiteral("one scenario file at a time (got %1)").arg(files.size()));
@@ -110,6 +190,16 @@ int main(int argc, char *argv[])
             return refuse(QStringLiteral("--size: \"%1\" is not WIDTHxHEIGHT up to 8000x8000, e.g. 1600x1000").arg(parser.value(size)));
     }
 
+    if (!displayAvailable(args))
+        return refuse(QStringLiteral("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set); "
+                                     "without one, --screenshot works with QT_QPA_PLATFORM=offscreen"));
+
+    attn::prepareRuntimeDir();
+    QApplication app(argc, argv);
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/attention-lab.svg")));
+    // Menus and docks (Wayland, GNOME) match the installed .desktop file.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.attentionlab.AttentionLab"));
+
     const bool scripted = parser.isSet(screenshot);
     if (scripted) {
         // A screenshot must neither depend on nor change the user's settings.
@@ -131,17 +221,27 @@ int main(int argc, char *argv[])
         window.sideTabs()->setCurrentIndex(index);
     }
     QString problem;
+    window.setInteractive(false); // no message box before the window is up: it comes after show() below
     if (!files.isEmpty())
         problem = window.openFile(files.first());
     else
         problem = window.openLesson(parser.isSet(lesson) ? parser.value(lesson) : attn::prefs::lastLesson.get());
+    window.setInteractive(!scripted);
     if (!problem.isEmpty()) {
         // Said on the terminal too: the window may not be looked at (a script).
         std::fprintf(stderr, "attention-lab: %s\n", qPrintable(problem));
         if (scripted)
             return 2; // a screenshot of something else would pass for the one asked
-        if (window.document()->filePath().isEmpty() && !files.isEmpty())
-            window.openLesson(QStringLiteral("seed000-basic"));
+        // The window starts anyway, on the first lesson, and says why over it.
+        window.openLesson(QStringLiteral("seed000-basic"));
+        // (A remembered lesson that has gone is not worth a dialog.)
+        if (!files.isEmpty() || parser.isSet(lesson)) {
+            const QString what = files.isEmpty() ? parser.value(lesson) : QFileInfo(files.first()).fileName();
+            QTimer::singleShot(0, &window, [&window, problem, what] {
+                QMessageBox::warning(&window, QCoreApplication::translate("attn::MainWindow", "Cannot open %1").arg(what),
+                                     problem);
+            });
+        }
     }
     if (zoomFactor > 0)
         window.setZoom(zoomFactor, false);

@@ -1,6 +1,9 @@
 #include "windowexport.h"
 
 #include "atomicwrite.h"
+#include "attention.h"
+#include "comparefigure.h"
+#include "compareview.h"
 #include "preferences.h"
 #include "trace_csv.h"
 #include "trace_json.h"
@@ -22,8 +25,26 @@ WindowExport::WindowExport(Document *doc, QWidget *window, std::function<FigureS
 {
 }
 
+CompareView *WindowExport::pinnedComparison() const
+{
+    // The main window makes its A/B view on first use, as a child window of
+    // its own; found here rather than handed over, so that it can come later.
+    auto *view = m_window->findChild<CompareView *>(QString(), Qt::FindDirectChildrenOnly);
+    return view && view->isPinned() ? view : nullptr;
+}
+
 QByteArray WindowExport::render(ExportDialog::What what, FigureFormat format, const FigureSize &size) const
 {
+    if (isComparison(what)) {
+        // Made afresh from A and the document: the view may be hidden and waiting to redraw.
+        const CompareView *view = pinnedComparison();
+        const Scenario &a = *view->pinned();
+        const Scenario &b = m_doc->scenario();
+        const bool align = view->alignByToken() && tokenAlignment(a, b).has_value();
+        const CompareMaps maps = compareMaps(a, compute(a), b, m_doc->trace(), view->stage(), m_doc->currentHead(), align);
+        return what == ExportDialog::What::Compare ? renderCompareFigure(maps, m_style(), format, size)
+                                                   : renderDifferenceFigure(maps, m_style(), format, size);
+    }
     const PlaneView view = m_plane();
     if (const auto stage = ExportDialog::stageOf(what))
         return renderStageFigure(m_doc->scenario(), m_doc->trace(), *stage, m_style(), format, size);
@@ -37,6 +58,8 @@ std::optional<Problem> WindowExport::exportFigure(ExportDialog::What what, Figur
 {
     if (path.isEmpty())
         return Problem{"", tr("no file name was given").toStdString()};
+    if (isComparison(what) && !pinnedComparison())
+        return Problem{"", tr("nothing is pinned as A to compare with (Compare ▸ Pin as A)").toStdString()};
     auto p = writeFileAtomically(path, render(what, format, size));
     if (!p) {
         prefs::lastFolder.set(QFileInfo(path).absolutePath());
@@ -47,9 +70,9 @@ std::optional<Problem> WindowExport::exportFigure(ExportDialog::What what, Figur
 
 QImage WindowExport::figureImage(ExportDialog::What what) const
 {
-    const bool dashboard = what == ExportDialog::What::Dashboard;
-    const FigureSize size{dashboard ? 2400 : 1200, dashboard ? 1500 : 900, 1.0};
-    return QImage::fromData(render(what, FigureFormat::Png, size), "PNG");
+    if (isComparison(what) && !pinnedComparison())
+        return QImage();
+    return QImage::fromData(render(what, FigureFormat::Png, ExportDialog::defaultSize(what)), "PNG");
 }
 
 void WindowExport::copyFigure(ExportDialog::What what)
@@ -77,7 +100,9 @@ void WindowExport::showDialog(ExportDialog::What what)
     QString folder = prefs::lastFolder.get();
     if (folder.isEmpty())
         folder = QDir::homePath();
-    ExportDialog dialog(what, folder, stem(), m_doc->currentHead(), m_doc->scenario().heads, m_window);
+    const CompareView *compared = pinnedComparison();
+    ExportDialog dialog(what, folder, stem(), m_doc->currentHead(), m_doc->scenario().heads,
+                        compared ? std::optional<Stage>(compared->stage()) : std::nullopt, m_window);
     while (dialog.exec() == QDialog::Accepted) {
         const auto p = exportFigure(dialog.what(), dialog.format(), dialog.size(), dialog.path());
         if (!p)

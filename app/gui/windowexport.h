@@ -1,9 +1,11 @@
 #pragma once
 // The window's exports: a figure of any map, the plane or the dashboard
 // (File ▸ Export figure, a map's context menu, Ctrl+Shift+C to the
-// clipboard) and the numbers as CSV or JSON. The figures are drawn by
-// widgets/figureexport.h from the document's scenario and trace with the
-// window's look (FigureStyle) and plane (PlaneView), as the CLI draws them.
+// clipboard), while a comparison is pinned its A/B figure and difference
+// map, and the numbers as CSV or JSON. The figures are drawn by
+// widgets/figureexport.h and comparefigure.h from the document's scenario
+// and trace with the window's look (FigureStyle) and plane (PlaneView), as
+// the CLI draws them.
 
 #include "document.h"
 #include "exportdialog.h"
@@ -20,6 +22,8 @@ class QWidget;
 
 namespace attn {
 
+class CompareView;
+
 class WindowExport : public QObject {
     Q_OBJECT
 
@@ -34,6 +38,9 @@ public:
     QImage figureImage(ExportDialog::What what) const;
     // The start of exported files' names: the lesson or file name.
     QString stem() const;
+    // The window's A/B view when a comparison is pinned (null otherwise):
+    // what the Compare and Difference figures draw, at its stage.
+    CompareView *pinnedComparison() const;
 
     // The figure the File menu's Export and Copy act on: the last one a
     // context menu was opened on.
@@ -50,6 +57,10 @@ signals:
 
 private:
     QByteArray render(ExportDialog::What what, FigureFormat format, const FigureSize &size) const;
+    static bool isComparison(ExportDialog::What what)
+    {
+        return what == ExportDialog::What::Compare || what == ExportDialog::What::Difference;
+    }
 
     Document *m_doc;
     QWidget *m_window;
