@@ -54,9 +54,9 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "fonts-noto-cjk")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "qt6-translations-l10n, qt6-wayland")
+# The synopsis line is CPACK_PACKAGE_DESCRIPTION_SUMMARY; this is the body.
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "Scaled dot-product attention, live, for the classroom\n\
-A teacher edits the queries, keys and values, drags a query across a plane,\n\
+    "A teacher edits the queries, keys and values, drags a query across a plane,\n\
 flips the causal mask, splits into heads or turns positional encoding on,\n\
 and the class watches the scores, the mask, the softmax weights and the\n\
 outputs change as heatmaps, with every number checkable by hand. In English\n\
