@@ -17,7 +17,7 @@ namespace attn {
 inline constexpr const char *kScenarioFormat = "attention-lab/scenario";
 inline constexpr int kScenarioVersion = 1;
 // 16 MiB: a lesson of 2048 tokens by 256 dimensions takes about 6 MB; the
-// parsed document costs about 25 times the file in memory.
+// parsed document costs about 7 times the file in memory.
 inline constexpr qint64 kMaxScenarioFileBytes = 16 * 1024 * 1024;
 
 using ScenarioOrProblem = Result<Scenario>;
