@@ -223,8 +223,8 @@ int presets(const QStringList &args, QTextStream &out)
     for (const LessonInfo &l : lessons)
         width = std::max(width, l.name.size());
     for (const LessonInfo &l : lessons)
-        out << l.name.leftJustified(width + 2) << l.title << "\n"
-            << QString(width + 2, QLatin1Char(' ')) << l.description << "\n";
+        out << safe(l.name.leftJustified(width + 2)) << safe(l.title) << "\n"
+            << QString(width + 2, QLatin1Char(' ')) << safe(l.description) << "\n";
     return 0;
 }
 

@@ -211,7 +211,7 @@ int info(const QStringList &args, QTextStream &out, QTextStream &err)
         << c.headDim() << "), MLP width: " << c.nInner << "\n"
         << "positions: at most " << c.nPositions << " tokens\n"
         << "vocabulary: " << c.vocabSize << " tokens (byte-level BPE, " << m->tokenizer.mergeCount() << " merges)\n"
-        << "parameters: " << m->parameters << " (" << QString::fromStdString(m->dtype) << " in the file, double in memory)\n"
+        << "parameters: " << m->parameters << " (" << safe(QString::fromStdString(m->dtype)) << " in the file, double in memory)\n"
         << "layer norm epsilon: " << c.epsilon << ", activation: " << (c.geluTanh ? "GELU (tanh)" : "GELU (erf)") << "\n";
     return 0;
 }
