@@ -841,6 +841,84 @@ RowRange rowsSeeingKey(const BoolMatrix &blocked, int nq, int key)
     return {lo, hi - lo};
 }
 
+// The softmax of one row, its statistics and its output, from its scaled
+// row (already written), as compute() does them.
+void softmaxRow(const Scenario &s, const Trace &t, HeadTrace &head, int r)
+{
+    const Eigen::Index nq = head.scaled.rows();
+    SoftmaxBlock b;
+    b.m = 1;
+    b.cols = head.scaled.cols();
+    b.in = head.scaled.data() + r;
+    b.ldIn = nq;
+    b.blocked = t.blocked.any() ? t.blocked.data() + r : nullptr;
+    b.ldBlocked = nq;
+    b.stage = s.maskStage;
+    b.weights = head.weights.data() + r;
+    b.ldWeights = nq;
+    b.rows = head.rows.data() + r;
+    runSoftmaxBlock(b);
+    head.output.row(r).noalias() = head.weights.row(r) * head.V;
+}
+
+// Key `key` changed (its scaled column is written, the old one is xOld; its
+// value row was vOld): the softmax and outputs of rows [first, first +
+// count). A row that sees the key keeps its other weights' proportions:
+// with w its old weight of the key, S = sum - w the rest, and e the key's
+// entry grown by exp(x_new - x_old), every other weight is multiplied by
+// c = 1 / (S + w e), the key's becomes w e c, and
+//   entropy = c (H + w ln w) - c S ln c - w' ln w'
+//   output  = c (out - w v_old) + w' v_new
+// O(n_k) a row instead of an exponential an entry and the product with V.
+// A row where this would lose digits (the key held most of the weight, or
+// underflowed to 0, or was the largest, or grew enormously) and the
+// changed query's own row are computed afresh instead.
+void rescaleForKey(const Scenario &s, const Trace &t, HeadTrace &head, int key, int queryRow, int first, int count,
+                   const Eigen::VectorXd &xOld, const Eigen::RowVectorXd &vOld)
+{
+    const bool anyBlocked = t.blocked.any();
+    Eigen::VectorXd ratio = Eigen::VectorXd::Ones(count);
+    std::vector<std::pair<int, double>> keyWeights; // (row, new weight of the key)
+    std::vector<int> afresh;
+    for (int r = first; r < first + count; ++r) {
+        if (r == queryRow) {
+            afresh.push_back(r);
+            continue;
+        }
+        if (anyBlocked && t.blocked(r, key))
+            continue; // before the softmax: this row never sees the key
+        RowStats &st = head.rows[std::size_t(r)];
+        const double w = head.weights(r, key), others = st.sum - w;
+        const double dx = head.scaled(r, key) - xOld(r);
+        if (st.fullyMasked || !(w > 1e-250) || !(others >= 1.0 / 16) || st.argmax == key || !(dx < 600)) {
+            afresh.push_back(r);
+            continue;
+        }
+        const double grown = w * std::exp(dx);
+        const double c = 1.0 / (others + grown);
+        const double wNew = grown * c;
+        ratio(r - first) = c;
+        keyWeights.emplace_back(r, wNew);
+        const double rest = st.entropy + w * std::log(w); // -sum of w ln w over the other keys
+        st.entropy = std::max(0.0, c * rest - c * others * std::log(c) - (wNew > 0 ? wNew * std::log(wNew) : 0.0));
+        st.sum = c * others + wNew;
+        const double largest = c * st.maxWeight;
+        if (wNew > largest || (wNew == largest && key < st.argmax)) {
+            st.maxWeight = wNew;
+            st.argmax = key;
+        } else {
+            st.maxWeight = largest;
+        }
+        head.output.row(r) = c * (head.output.row(r) - w * vOld) + wNew * head.V.row(key);
+    }
+    // Column by column, as stored; rows left as they were have c = 1.
+    head.weights.middleRows(first, count).array().colwise() *= ratio.array();
+    for (const auto &[r, wNew] : keyWeights)
+        head.weights(r, key) = wNew;
+    for (int r : afresh)
+        softmaxRow(s, t, head, r);
+}
+
 } // namespace
 
 bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *delta)
@@ -923,6 +1001,10 @@ bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *de
         weightRows = weightRows.join(s.maskStage == MaskStage::AfterSoftmax && t.blocked.any() ? RowRange{0, nq} : seeing);
     const RowRange outputRows = v ? weightRows.join(seeing) : weightRows;
     const bool anyBlocked = t.blocked.any();
+    // A changed key changes one entry of each row, so each row's weights
+    // are the old ones times one factor but for that entry (rescaleForKey);
+    // not at after_softmax with a mask, where blocked weights are gone.
+    const bool rescale = k && (s.maskStage == MaskStage::BeforeSoftmax || !anyBlocked);
 
     auto updateHead = [&](Eigen::Index i) {
         HeadTrace &head = t.heads[std::size_t(i)];
@@ -933,6 +1015,9 @@ bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *de
         if (k)
             head.K.row(row) = rope ? Eigen::RowVectorXd(applyRope(t.K.block(row, i * dk, 1, dk), t.positionKey.row(row)).row(0))
                                    : Eigen::RowVectorXd(t.K.block(row, i * dk, 1, dk));
+        // What the key's rescaling below needs of before.
+        const Eigen::RowVectorXd vOld = rescale ? Eigen::RowVectorXd(head.V.row(row)) : Eigen::RowVectorXd();
+        const Eigen::VectorXd xOld = rescale ? Eigen::VectorXd(head.scaled.col(row)) : Eigen::VectorXd();
         if (v)
             head.V.row(row) = t.V.block(row, i * dv, 1, dv);
         if (q) {
@@ -953,7 +1038,9 @@ bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *de
             head.scores.col(row) = scores;
             head.scaled.col(row) = scores / t.divisor;
         }
-        if (weightRows.count) {
+        if (rescale) {
+            rescaleForKey(s, t, head, row, q ? row : -1, weightRows.first, weightRows.count, xOld, vOld);
+        } else if (weightRows.count) {
             SoftmaxBlock b;
             b.m = weightRows.count;
             b.cols = nk;
@@ -968,8 +1055,9 @@ bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *de
             runSoftmaxBlock(b);
         }
         if (outputRows.count) {
-            head.output.middleRows(outputRows.first, outputRows.count).noalias() =
-                head.weights.middleRows(outputRows.first, outputRows.count) * head.V;
+            if (!rescale)
+                head.output.middleRows(outputRows.first, outputRows.count).noalias() =
+                    head.weights.middleRows(outputRows.first, outputRows.count) * head.V;
             t.concat.block(outputRows.first, i * dv, outputRows.count, dv) =
                 head.output.middleRows(outputRows.first, outputRows.count);
         }

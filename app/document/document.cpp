@@ -6,29 +6,11 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 namespace attn {
 
 namespace {
 
 constexpr int kUndoLimit = 500;
-
-// After a whole new trace replaced a large one (n = 1024, h = 8: about
-// 200 MB), the old one's memory is free but glibc keeps it in the process;
-// give it back, so that the resident size is what the document holds.
-void releaseFreedMemory(const Trace &t)
-{
-#if defined(__GLIBC__)
-    const double entries = t.heads.empty() ? 0.0 : double(t.heads.size()) * double(t.heads[0].weights.size());
-    if (entries >= 1e6)
-        malloc_trim(0);
-#else
-    (void)t;
-#endif
-}
 
 bool sameShape(const Scenario &a, const Scenario &b)
 {
@@ -236,7 +218,7 @@ std::optional<Problem> Document::replace(const Scenario &s, const QString &fileP
     m_query = 0;
     m_hoverRow = m_hoverCol = -1;
     m_trace = std::move(trace);
-    releaseFreedMemory(m_trace);
+    m_incremental = 0;
     m_scenario = s;
     emit changed(DocumentChange::all());
     emit currentChanged();
@@ -314,11 +296,16 @@ void Document::afterChange(const DocumentChange &change)
     // n = 1024 would otherwise recompute and reallocate every stage).
     DocumentChange what = change;
     TraceDelta delta;
-    if (what.isRowChange() && what.rowCount == 1 && updateRow(m_scenario, m_trace, *what.matrix, what.firstRow, &delta))
+    // Every so many, the whole forward again: updateRow's rescaled weights
+    // carry the rounding of each step, and this keeps it from adding up.
+    constexpr int kResync = 256;
+    if (what.isRowChange() && what.rowCount == 1 && m_incremental < kResync
+        && updateRow(m_scenario, m_trace, *what.matrix, what.firstRow, &delta)) {
         what.trace = delta;
-    else {
+        ++m_incremental;
+    } else {
         m_trace = compute(m_scenario);
-        releaseFreedMemory(m_trace);
+        m_incremental = 0;
     }
     const Scenario &s = m_scenario;
     const int head = std::clamp(m_head, 0, s.heads - 1), query = std::clamp(m_query, 0, queryCount(s) - 1);

@@ -113,6 +113,7 @@ private:
 
     Scenario m_scenario;
     Trace m_trace;
+    int m_incremental = 0; // updateRow()s since the last whole compute()
     QUndoStack m_undo;
     int m_gesture = 0;     // the open gesture's serial, 0 when none
     int m_gestureSerial = 0;
