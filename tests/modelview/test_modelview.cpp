@@ -425,6 +425,12 @@ private slots:
             QVERIFY(distinctColours(image, image.rect()) > 30);
         }
         QVERIFY(mv->figure(ModelFigure::Weights, style, FigureFormat::Svg, size).contains("<svg"));
+        // To look at them: ATTN_MODELVIEW_FIGURES=DIR keeps the PNGs there.
+        if (const QString keep = qEnvironmentVariable("ATTN_MODELVIEW_FIGURES"); !keep.isEmpty()) {
+            QVERIFY(writeFile(QDir(keep).filePath(QStringLiteral("overview.png")), mv->figure(ModelFigure::Overview, style, FigureFormat::Png, size)));
+            QVERIFY(writeFile(QDir(keep).filePath(QStringLiteral("weights.png")), mv->figure(ModelFigure::Weights, style, FigureFormat::Png, size)));
+            QVERIFY(writeFile(QDir(keep).filePath(QStringLiteral("q.png")), mv->figure(ModelFigure::Q, style, FigureFormat::Png, size)));
+        }
         QCOMPARE(mv->figureStem(ModelFigure::Weights), QStringLiteral("tiny-bilingual_L%1H%2_weights").arg(mv->layer() + 1).arg(mv->head() + 1));
         QVERIFY(mv->figureOf(mv->overview()) == ModelFigure::Overview);
         QCOMPARE(mv->overview()->contextMenuPolicy(), Qt::CustomContextMenu);
