@@ -84,7 +84,7 @@ def numpy_seconds(n, threads, reps):
 
 def ours_seconds(bench_core, threads, reps):
     """{n: seconds} for BM_Forward/projected at h = 8, the minimum of reps."""
-    pattern = "BM_Forward/projected/n:(%s)/h:%d$" % ("|".join(str(n) for n in SIZES), HEADS)
+    pattern = "BM_Forward/projected/n:(%s)/h:%d/" % ("|".join(str(n) for n in SIZES), HEADS)
     out = subprocess.run([bench_core, "--benchmark_filter=" + pattern, "--benchmark_format=json",
                           "--benchmark_repetitions=%d" % reps, "--benchmark_report_aggregates_only=true"],
                          env=thread_env(threads), check=True, capture_output=True, text=True)
