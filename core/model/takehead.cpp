@@ -4,11 +4,33 @@
 
 namespace attn {
 
+namespace {
+
+// A label a scenario accepts (validate.h: at most kMaxLabelCharacters code
+// points): a longer token of a big vocabulary keeps its start and an ellipsis.
+std::string boundedLabel(const std::string &utf8)
+{
+    int points = 0;
+    std::size_t cut = utf8.size();
+    for (std::size_t i = 0; i < utf8.size(); ++i) {
+        if ((static_cast<unsigned char>(utf8[i]) & 0xC0) == 0x80)
+            continue; // a continuation byte
+        if (points == kMaxLabelCharacters - 1)
+            cut = i;
+        ++points;
+    }
+    if (points <= kMaxLabelCharacters)
+        return utf8;
+    return utf8.substr(0, cut) + "\u2026";
+}
+
+} // namespace
+
 std::vector<std::string> tokenLabels(const ModelTrace &trace)
 {
     std::vector<std::string> labels;
     for (const std::string &bytes : trace.texts)
-        labels.push_back(tokenLabel(bytes));
+        labels.push_back(boundedLabel(tokenLabel(bytes)));
     return labels;
 }
 

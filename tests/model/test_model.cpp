@@ -159,6 +159,25 @@ class TestModel : public QObject {
     Q_OBJECT
 
 private slots:
+    // A big vocabulary's long token still makes a label a scenario accepts
+    // (at most kMaxLabelCharacters code points): its start and an ellipsis.
+    void longTokenLabelsAreShortened()
+    {
+        ModelTrace t;
+        t.texts = {std::string(100, 'a'), "short", std::string(30, 'x') + std::string(40, '\0') };
+        std::string chinese;
+        for (int i = 0; i < 70; ++i)
+            chinese += "\u6211"; // 我, three bytes each
+        t.texts.push_back(chinese);
+        const std::vector<std::string> labels = tokenLabels(t);
+        QCOMPARE(labels[0], std::string(63, 'a') + "\u2026");
+        QCOMPARE(labels[1], tokenLabel("short"));
+        for (const std::string &label : labels)
+            QVERIFY(QString::fromStdString(label).toUcs4().size() <= kMaxLabelCharacters);
+        QVERIFY(QString::fromStdString(labels[3]).startsWith(QStringLiteral("\u6211\u6211")));
+        QVERIFY(QString::fromStdString(labels[3]).endsWith(QChar(0x2026)));
+    }
+
     // --- safetensors -------------------------------------------------------
 
     void halfAndBfloat16EveryBitPattern()
