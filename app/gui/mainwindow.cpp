@@ -29,6 +29,8 @@
 #include "quizpanel.h"
 #include "planeplot.h"
 #include "modelview.h"
+#include "costpanel.h"
+#include "settingsbar.h"
 
 #include <QRegularExpression>
 #include <QSignalBlocker>
@@ -175,6 +177,18 @@ void MainWindow::createViews()
     addDockWidget(Qt::LeftDockWidgetArea, settings); // under the inputs: the maps get the width
     resizeDocks({inputs, settings}, {340, 560}, Qt::Vertical);
     resizeDocks({inputs}, {400}, Qt::Horizontal);
+    m_settingsDock = settings;
+
+    // Issue 11: whenever the settings panel is hidden (maps only, F9, or the
+    // projector layout), its settings stay one click away in a compact row.
+    m_settingsBar = new SettingsBar(&m_doc, m_settings, this);
+    addToolBarBreak();
+    addToolBar(Qt::TopToolBarArea, m_settingsBar);
+    m_settingsBar->hide();
+    connect(settings, &QDockWidget::visibilityChanged, this, [this] {
+        if (!modelMode())
+            m_settingsBar->setVisible(!m_settingsDock->isVisible());
+    });
 
     m_export = new WindowExport(&m_doc, this, [this] { return figureStyle(); }, [this] { return planeView(); });
     connect(m_export, &WindowExport::done, this, [this](const QString &message) { statusBar()->showMessage(message, 5000); });
@@ -537,7 +551,37 @@ void MainWindow::setZoom(double zoom, bool announce)
     QTimer::singleShot(0, this, [this] {
         if (m_inputsDock && !m_inputsDock->isFloating())
             resizeDocks({m_inputsDock}, {int(std::min(400 * m_zoom, 0.42 * width()))}, Qt::Horizontal);
+        // A projector's zoom: where the maps would drop their numbers or cut
+        // a title beside the panels, the panels give their room (issue 11);
+        // their settings stay in the settings bar, F9 brings them back.
+        QTimer::singleShot(0, this, [this] {
+            if (m_zoom >= 1.25 && !modelMode() && m_settingsDock->isVisible() && !mapsReadable()) {
+                setPanelsShown(false);
+                statusBar()->showMessage(tr("At this zoom the panels fold into the settings bar so that every map "
+                                            "keeps its numbers; F9 brings them back"),
+                                         8000);
+            }
+        });
     });
+}
+
+bool MainWindow::mapsReadable() const
+{
+    // Only where numbers are meant to show: the automatic cell text of a
+    // lesson-sized scenario (at large n cell values switch off by design).
+    if (CellTextMode(m_cellTextGroup->checkedAction()->data().toInt()) != CellTextMode::Auto
+        || queryCount(m_doc.scenario()) > 16 || keyCount(m_doc.scenario()) > 16)
+        return true;
+    for (StageView *v : m_stages) {
+        if (!v->isVisible())
+            continue;
+        v->replot(QCustomPlot::rpImmediateRefresh);
+        if (!v->cellTextVisible() || v->titleElement()->text() != v->data().title)
+            return false;
+        if (v->stage() == Stage::Weights && !v->yAxis2->visible())
+            return false;
+    }
+    return true;
 }
 
 void MainWindow::startRecovery(const QString &folder)
@@ -1016,6 +1060,13 @@ void MainWindow::createSweeps()
     m_sideTabs->insertTab(m_sideTabs->count() - 1, m_sweepPanel, tr("&Animate"));
     m_topKPanel = new TopKPanel(&m_doc, m_sideTabs);
     m_sideTabs->insertTab(m_sideTabs->count() - 1, m_topKPanel, tr("Top-&k"));
+    // What attention costs (issue 11; the quiz's 关卡四 opens it).
+    m_costPanel = new CostPanel(&m_doc, m_sideTabs);
+    m_sideTabs->insertTab(m_sideTabs->count() - 1, m_costPanel, tr("C&ost"));
+    registerView(QStringLiteral("cost"), [this]() -> QWidget * {
+        m_sideTabs->setCurrentWidget(m_costPanel);
+        return this;
+    });
     connect(m_sweepPanel, &SweepPanel::message, this, [this](const QString &text) { statusBar()->showMessage(text, 6000); });
     // What a click on a map did (selected a query, or Ctrl: blocked a cell).
     for (StageView *v : m_stages)

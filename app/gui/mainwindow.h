@@ -44,6 +44,8 @@ class SweepPanel;
 class TopKPanel;
 class PlanePlot;
 class ModelView;
+class SettingsBar;
+class CostPanel;
 enum class ModelFigure;
 
 class MainWindow : public QMainWindow {
@@ -75,6 +77,11 @@ public:
     double zoom() const { return m_zoom; }
     // The inputs and settings panels; hidden, the maps get the window (F9).
     void setPanelsShown(bool shown);
+    // The settings in one row, shown while the settings panel is hidden.
+    SettingsBar *settingsBar() const { return m_settingsBar; }
+    // Every stage map shows its numbers, its whole title and (weights) its
+    // row notes; checked to fold the panels away at a projector's zoom.
+    bool mapsReadable() const;
 
     // Writes a figure (WindowExport); nothing is left half-written on a problem.
     std::optional<Problem> exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size, const QString &path);
@@ -179,6 +186,9 @@ private:
     std::vector<StageView *> m_stages;
     QTabWidget *m_sideTabs = nullptr;
     QDockWidget *m_inputsDock = nullptr;
+    QDockWidget *m_settingsDock = nullptr;
+    SettingsBar *m_settingsBar = nullptr;
+    CostPanel *m_costPanel = nullptr;
     PlanePanel *m_planePanel = nullptr;
     ScalingLabPanel *m_scalingLab = nullptr;
     QLabel *m_statusProblem = nullptr;

@@ -123,7 +123,7 @@
 <context>
     <name>attn::AllHeadsView</name>
     <message>
-        <location filename="../../app/views/stageviews.cpp" line="+107" />
+        <location filename="../../app/views/stageviews.cpp" line="+160" />
         <source>Head %1: click to show it in every map</source>
         <translation>头 %1：点击后所有热图都显示这个头</translation>
     </message>
@@ -131,6 +131,306 @@
         <location line="+7" />
         <source>▶ head %1 (shown)</source>
         <translation>▶ 头 %1（显示中）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::CompareText</name>
+    <message>
+        <location filename="../../widgets/comparefigure.cpp" line="+33" />
+        <source>row sum</source>
+        <translation>行和</translation>
+    </message>
+    <message>
+        <location line="+52" />
+        <source>A · %1%2</source>
+        <translation>A · %1%2</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>B · %1%2</source>
+        <translation>B · %1%2</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source> · in A's token order</source>
+        <translation> · 按 A 的词序</translation>
+    </message>
+    <message>
+        <location line="+33" />
+        <source>B − A</source>
+        <translation>B − A</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <source> at (%1, %2)</source>
+        <translation>，位于 (%1, %2)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>max |B − A| = %1%2</source>
+        <translation>最大 |B − A| = %1%2</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>A and B cannot be compared cell by cell here: %1</source>
+        <translation>A 与 B 在这里无法逐格比较：%1</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>B − A · %1</source>
+        <translation>B − A · %1</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>the same numbers, reordered: attention alone cannot see word order</source>
+        <translation>同样的数，只是重新排列：注意力本身看不出语序</translation>
+    </message>
+    <message>
+        <location line="+12" />
+        <source>%1 (%2, %3)</source>
+        <translation>%1 (%2, %3)</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>not only reordered: the largest difference is %1 in %2</source>
+        <translation>不只是重新排列：最大差值为 %1，在 %2</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>cannot align by token: %1</source>
+        <translation>无法按词对齐：%1</translation>
+    </message>
+    <message>
+        <location line="-28" />
+        <source> (rounding only)</source>
+        <translation>（仅为舍入误差）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::CompareView</name>
+    <message>
+        <location filename="../../app/views/compareview.cpp" line="+64" />
+        <source>Align by token</source>
+        <translation>按词对齐</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>B holds A's tokens in another order: put B's rows and columns in A's order, so that the same word is compared with the same word</source>
+        <translation>B 以另一种顺序包含 A 的词：把 B 的行与列排成 A 的顺序，让同一个词与同一个词比较</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>The stage shown for A, B and B − A</source>
+        <translation>A、B 和 B − A 显示的阶段</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Pin B as A</source>
+        <translation>把 B 固定为 A</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Make the live document the new A</source>
+        <translation>把当前文档作为新的 A</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Unpin (back to A)</source>
+        <translation>取消固定（回到 A）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Put the document back as A was (one undo step) and close the comparison</source>
+        <translation>把文档恢复为 A（一步可撤销）并关闭对比</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Keep B</source>
+        <translation>保留 B</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Close the comparison and keep the document as it is</source>
+        <translation>关闭对比，文档保持现状</translation>
+    </message>
+    <message>
+        <location line="+18" />
+        <source>Pinned as A: %1. Change the document (B) and compare.</source>
+        <translation>已固定为 A：%1。修改文档（B）并对比。</translation>
+    </message>
+    <message>
+        <location line="+15" />
+        <source>Back to A</source>
+        <translation>回到 A</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Unpinned: the document is A again</source>
+        <translation>已取消固定：文档恢复为 A</translation>
+    </message>
+    <message>
+        <location line="+37" />
+        <source>Nothing pinned. Pin the current state as A (Ctrl+Shift+P), change the document, and A, B and B − A appear here.</source>
+        <translation>尚未固定。把当前状态固定为 A（Ctrl+Shift+P），再修改文档，A、B 和 B − A 就会显示在这里。</translation>
+    </message>
+    <message>
+        <location line="+15" />
+        <source>&lt;b&gt;A&lt;/b&gt;: %1 (pinned) · &lt;b&gt;B&lt;/b&gt;: %2 (live)</source>
+        <translation>&lt;b&gt;A&lt;/b&gt;：%1（已固定） · &lt;b&gt;B&lt;/b&gt;：%2（当前）</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>A and B hold the same tokens in another order: align by token to compare word with word.</source>
+        <translation>A 与 B 含有相同的词但顺序不同：按词对齐即可逐词比较。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::CostPanel</name>
+    <message>
+        <location filename="../../app/views/costpanel.cpp" line="+92" />
+        <source>&lt;b&gt;%1 score cells&lt;/b&gt; = h·n&lt;sub&gt;q&lt;/sub&gt;·n&lt;sub&gt;k&lt;/sub&gt; = %2·%3·%4: one for every pair of a query and a key, in every head. Double the tokens to %5 and there are %6 (×%7): the cost grows as n². All stages together: %8 multiply-adds, %9 stored.</source>
+        <translation>&lt;b&gt;%1 个打分格&lt;/b&gt; = h·n&lt;sub&gt;q&lt;/sub&gt;·n&lt;sub&gt;k&lt;/sub&gt; = %2·%3·%4：每个头里，每一对查询与键各一格。把词数加倍到 %5，就有 %6 格（×%7）：代价按 n² 增长。所有步骤合计：%8 次乘加，存储 %9。</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+22" />
+        <source>Recurrent network: from the first token to the last takes %n step(s), one token at a time</source>
+        <translation>
+            <numerusform>循环网络：从第一个词到最后一个词要走 %n 步，一次一个词</numerusform></translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Attention: every token reaches every other in 1 step, all pairs at once</source>
+        <translation>注意力：任意两个词之间 1 步直达，所有词对同时计算</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>Stage</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Work</source>
+        <translation>计算量</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Counted as</source>
+        <translation>计法</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Values stored</source>
+        <translation>存储的数值</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>Q, K, V = X W</source>
+        <translation>Q、K、V = X W</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>(n_q + n_k)·d_model·h·d_k + n_k·d_model·h·d_v products</source>
+        <translation>(n_q + n_k)·d_model·h·d_k + n_k·d_model·h·d_v 次乘法</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Scores q·k</source>
+        <translation>打分 q·k</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>h·n_q·n_k·d_k = %1·%2 products</source>
+        <translation>h·n_q·n_k·d_k = %1·%2 次乘法</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>, plus the norms</source>
+        <translation>，另加范数</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Scaled</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>one division a cell: %1</source>
+        <translation>每格一次除法：%1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Mask</source>
+        <translation>掩码</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>one test a cell: %1</source>
+        <translation>每格一次判断：%1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Softmax</source>
+        <translation>Softmax</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>subtract the max, e^x, divide: 3·%1</source>
+        <translation>减最大值、取 e^x、相除：3·%1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Output = weights·V</source>
+        <translation>输出 = 权重·V</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>h·n_q·n_k·d_v = %1·%2 products</source>
+        <translation>h·n_q·n_k·d_v = %1·%2 次乘法</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Concat · W_O</source>
+        <translation>拼接 · W_O</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>n_q·h·d_v·d_out products</source>
+        <translation>n_q·h·d_v·d_out 次乘法</translation>
+    </message>
+    <message>
+        <location line="+14" />
+        <source>Total</source>
+        <translation>合计</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>%1 of memory as doubles</source>
+        <translation>按双精度计占内存 %1</translation>
+    </message>
+    <message>
+        <location line="+27" />
+        <source>score cells h·n²</source>
+        <translation>打分格 h·n²</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>a recurrent network's steps, h·n</source>
+        <translation>循环网络的步数 h·n</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <source>now: n = %1</source>
+        <translation>当前：n = %1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>tokens n</source>
+        <translation>词数 n</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>cells</source>
+        <translation>格数</translation>
     </message>
 </context>
 <context>
@@ -142,12 +442,12 @@
         <translation>拖动</translation>
     </message>
     <message>
-        <location line="+71" />
+        <location line="+72" />
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location line="+81" />
+        <location line="+95" />
         <source>%1 row %2, column %3: %4</source>
         <translation>%1 第 %2 行第 %3 列：%4</translation>
     </message>
@@ -155,7 +455,7 @@
 <context>
     <name>attn::ExportDialog</name>
     <message>
-        <location filename="../../app/gui/exportdialog.cpp" line="+47" />
+        <location filename="../../app/gui/exportdialog.cpp" line="+59" />
         <source>Export a figure</source>
         <translation>导出图片</translation>
     </message>
@@ -171,6 +471,16 @@
     </message>
     <message>
         <location line="+2" />
+        <source>A/B: A, B and B − A (%1)</source>
+        <translation>A/B：A、B 和 B − A（%1）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Difference map B − A (%1)</source>
+        <translation>差值图 B − A（%1）</translation>
+    </message>
+    <message>
+        <location line="+4" />
         <source>&amp;Figure:</source>
         <translation>图片(&amp;F)：</translation>
     </message>
@@ -195,13 +505,13 @@
         <translation>格式(&amp;O)：</translation>
     </message>
     <message>
-        <location line="+6" />
-        <location line="+4" />
+        <location line="+5" />
+        <location line="+3" />
         <source> px</source>
         <translation> 像素</translation>
     </message>
     <message>
-        <location line="+4" />
+        <location line="+5" />
         <source>PNG only: pixels per point, for sharp slides on large screens</source>
         <translation>仅用于 PNG：像素倍率，让大屏幕上的幻灯片更清晰</translation>
     </message>
@@ -212,12 +522,12 @@
         <translation>倍率</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+4" />
         <source>&amp;Size:</source>
         <translation>尺寸(&amp;S)：</translation>
     </message>
     <message>
-        <location line="+4" />
+        <location line="+6" />
         <source>&amp;Browse…</source>
         <translation>浏览(&amp;B)…</translation>
     </message>
@@ -227,7 +537,7 @@
         <translation>文件(&amp;F)：</translation>
     </message>
     <message>
-        <location line="+38" />
+        <location line="+56" />
         <source>Replace the file?</source>
         <translation>替换文件？</translation>
     </message>
@@ -237,7 +547,7 @@
         <translation>%1 已存在。要替换它吗？</translation>
     </message>
     <message>
-        <location line="+44" />
+        <location line="+52" />
         <source>Export to</source>
         <translation>导出到</translation>
     </message>
@@ -289,14 +599,62 @@
     </message>
 </context>
 <context>
+    <name>attn::GuessBars</name>
+    <message>
+        <location filename="../../app/views/guesspanel.cpp" line="+21" />
+        <source>Drag each bar to the weight you expect</source>
+        <translation>把每根柱子拖到你预计的权重</translation>
+    </message>
+</context>
+<context>
+    <name>attn::GuessPanel</name>
+    <message>
+        <location line="+119" />
+        <source>&amp;Reveal</source>
+        <translation>揭晓(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Ne&amp;xt row</source>
+        <translation>下一行(&amp;X)</translation>
+    </message>
+    <message>
+        <location line="+48" />
+        <source>Winner:</source>
+        <translation>胜者：</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Guess that %1 gets the most weight</source>
+        <translation>猜 %1 得到最大权重</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Query %1: which key wins? Click it, or drag the bars to guess the whole row, then Reveal.</source>
+        <translation>查询 %1：哪把键胜出？点击它，或拖动柱子猜整行，然后揭晓。</translation>
+    </message>
+    <message>
+        <location line="+70" />
+        <source>Rounds: %1 · average difference %2</source>
+        <translation>轮数：%1 · 平均差 %2</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Orange: your guess (scaled to sum to 1 for the score) · blue: the true weights. Difference Σ|guess − w| = %1 (0 is perfect, 2 the worst).</source>
+        <extracomment>The score of a guess: the total absolute difference from the true row (0 = perfect, 2 = worst).</extracomment>
+        <translation>橙色：你的猜测（计分时缩放到和为 1）· 蓝色：真实权重。差 Σ|猜测 − w| = %1（0 为满分，2 最差）。</translation>
+    </message>
+</context>
+<context>
     <name>attn::MainWindow</name>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="+56" />
+        <location filename="../../app/gui/mainwindow.cpp" line="+75" />
+        <location line="+519" />
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location line="+72" />
+        <location line="-443" />
         <source>Vector &amp;plane</source>
         <translation>向量平面(&amp;P)</translation>
     </message>
@@ -311,12 +669,12 @@
         <translation>拼接 → 输出(&amp;C)</translation>
     </message>
     <message>
-        <location line="+133" />
+        <location line="+153" />
         <source>&amp;Positional encoding</source>
         <translation>位置编码(&amp;P)</translation>
     </message>
     <message>
-        <location line="-125" />
+        <location line="-145" />
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
@@ -331,7 +689,7 @@
         <translation>设置</translation>
     </message>
     <message>
-        <location line="+35" />
+        <location line="+47" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -344,6 +702,21 @@
         <location line="+4" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Open &amp;model…</source>
+        <translation>打开模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Open a GPT-2 model folder (config.json, model.safetensors, vocab.json, merges.txt)</source>
+        <translation>打开一个 GPT-2 模型文件夹（config.json、model.safetensors、vocab.json、merges.txt）</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>A model folder in the Hugging Face GPT-2 layout: every layer and head for a sentence you type</source>
+        <translation>Hugging Face GPT-2 格式的模型文件夹：你输入的句子在每一层、每个头上的注意力</translation>
     </message>
     <message>
         <location line="+1" />
@@ -451,11 +824,12 @@
     </message>
     <message>
         <location line="+8" />
+        <location line="+989" />
         <source>&amp;Attention</source>
         <translation>注意力(&amp;A)</translation>
     </message>
     <message>
-        <location line="+5" />
+        <location line="-984" />
         <source>&amp;Heads</source>
         <translation>多头(&amp;H)</translation>
     </message>
@@ -476,11 +850,12 @@
     </message>
     <message>
         <location line="+14" />
+        <location line="+1029" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+1" />
+        <location line="-1028" />
         <source>Colours for &amp;weights</source>
         <translation>权重配色(&amp;W)</translation>
     </message>
@@ -555,7 +930,7 @@
         <translation>整个窗口只显示热图，适合投影；再按 F9 恢复面板</translation>
     </message>
     <message>
-        <location line="+15" />
+        <location line="+16" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
@@ -580,7 +955,17 @@
         <translation>课程(&amp;L)</translation>
     </message>
     <message>
-        <location line="+16" />
+        <location line="+13" />
+        <source>A real transformer: the built-in model</source>
+        <translation>真正的 Transformer：内置模型</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>A small GPT-2 trained on English and Chinese: type a sentence and see every layer and head</source>
+        <translation>一个用英文和中文训练的小 GPT-2：输入一个句子，查看每一层、每个头</translation>
+    </message>
+    <message>
+        <location line="+8" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -605,12 +990,47 @@
         <translation>关于 &amp;Qt</translation>
     </message>
     <message>
-        <location line="+90" />
+        <location line="+92" />
         <source>Zoom %1%</source>
         <translation>显示比例 %1%</translation>
     </message>
     <message>
-        <location line="+34" />
+        <location line="+18" />
+        <source>At this zoom the panels fold into the settings bar so that every map keeps its numbers; F9 brings them back</source>
+        <translation>在这个缩放下，面板收进设置工具栏，让每张图都保留数字；按 F9 恢复面板</translation>
+    </message>
+    <message>
+        <location line="+35" />
+        <source>Restore unsaved work?</source>
+        <translation>恢复未保存的内容？</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Attention Lab did not close properly. %1 has changes from %2 that were not saved.</source>
+        <translation>Attention Lab 上次没有正常关闭。%1 有 %2 的改动尚未保存。</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>&amp;Restore</source>
+        <translation>恢复(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Discard</source>
+        <translation>丢弃(&amp;D)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Ask &amp;later</source>
+        <translation>以后再问(&amp;L)</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>Restored the unsaved changes of %1</source>
+        <translation>已恢复 %1 未保存的改动</translation>
+    </message>
+    <message>
+        <location line="+47" />
         <source>%1[*] — Attention Lab</source>
         <translation>%1[*] — Attention Lab</translation>
     </message>
@@ -625,17 +1045,63 @@
         <translation>未能打开 %1：%2</translation>
     </message>
     <message>
+        <location line="+619" />
+        <source>&amp;Model mode</source>
+        <translation>模型模式(&amp;M)</translation>
+    </message>
+    <message>
         <location line="+3" />
+        <source>A real transformer reading a sentence: every layer and head (the built-in model unless you opened one)</source>
+        <translation>一个真正的 Transformer 读一个句子：每一层、每个头（除非另外打开了模型，否则用内置模型）</translation>
+    </message>
+    <message>
+        <location line="+61" />
+        <source>The model %1 was not opened: %2</source>
+        <translation>未能打开模型 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Cannot open the model %1</source>
+        <translation>无法打开模型 %1</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <source>Opened the model %1</source>
+        <translation>已打开模型 %1</translation>
+    </message>
+    <message>
+        <location line="+10" />
+        <source>The built-in model was not opened: %1</source>
+        <translation>未能打开内置模型：%1</translation>
+    </message>
+    <message>
+        <location line="+22" />
+        <source>%1 is now the lab's document; Edit ▸ Undo brings back what was open before</source>
+        <translation>%1 现在是实验室的文档；编辑 ▸ 撤销可恢复之前打开的内容</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>Export figure</source>
+        <translation>导出图片</translation>
+    </message>
+    <message>
+        <location line="+10" />
+        <source>Nothing to export yet: type a sentence the model can read</source>
+        <translation>还没有可导出的内容：请输入模型能读的句子</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui/main.cpp" line="+241" />
+        <location filename="../../app/gui/mainwindow.cpp" line="-742" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
     <message>
-        <location line="+6" />
+        <location filename="../../app/gui/mainwindow.cpp" line="+7" />
         <source>Opened %1</source>
         <translation>已打开 %1</translation>
     </message>
     <message>
-        <location line="+30" />
+        <location line="+33" />
         <source>Open a scenario</source>
         <translation>打开场景</translation>
     </message>
@@ -691,7 +1157,7 @@
         <translation>清空列表(&amp;C)</translation>
     </message>
     <message>
-        <location line="-379" />
+        <location line="-474" />
         <source>√d_k &amp;lab…</source>
         <translation>√d_k 实验室(&amp;L)…</translation>
     </message>
@@ -701,15 +1167,262 @@
         <translation>为什么要除以 √d_k：随机的 q 和 k、它们的打分和 softmax，在单独的窗口里</translation>
     </message>
     <message>
-        <location line="+166" />
+        <location line="+257" />
         <source>√d_k lab — Attention Lab</source>
         <translation>√d_k 实验室 — Attention Lab</translation>
+    </message>
+    <message>
+        <location line="+230" />
+        <source>&amp;Steps</source>
+        <translation>逐步(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Guess</source>
+        <translation>猜测(&amp;G)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Lesson notes</source>
+        <translation>课程笔记</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <source>&amp;Classroom</source>
+        <translation>课堂(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Classroom</source>
+        <translation>课堂</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&amp;Step through</source>
+        <translation>逐步演示(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Step through the chain one stage at a time (F6); Left/Right or Page Up/Down step, Home/End jump</source>
+        <translation>一次一步地演示整条计算链（F6）；左/右方向键或 Page Up/Down 前后一步，Home/End 跳到首尾</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>Previous step</source>
+        <translation>上一步</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Next step</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>First step</source>
+        <translation>第一步</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Last step</source>
+        <translation>最后一步</translation>
+    </message>
+    <message>
+        <location line="+13" />
+        <source>&amp;Hide the answers</source>
+        <translation>隐藏答案(&amp;H)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Predict, then reveal: weights and outputs show neither numbers nor colours (F7)</source>
+        <translation>先预测，再揭晓：权重和输出既不显示数字也不显示颜色（F7）</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Hide the scaled scores too</source>
+        <translation>也隐藏缩放后的分数</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>&amp;Guess the row</source>
+        <translation>猜这一行(&amp;G)</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Lesson &amp;notes</source>
+        <translation>课程笔记(&amp;N)</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>&amp;Quiz…</source>
+        <translation>测验(&amp;Q)…</translation>
+    </message>
+    <message>
+        <location line="+82" />
+        <source>Quiz — Attention Lab</source>
+        <translation>测验 — Attention Lab</translation>
+    </message>
+    <message>
+        <location line="+30" />
+        <source>Quiz setting</source>
+        <translation>测验设置</translation>
+    </message>
+    <message>
+        <location line="+16" />
+        <source>&amp;Animate</source>
+        <translation>动画(&amp;A)</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Top-&amp;k</source>
+        <translation>Top-k(&amp;K)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>C&amp;ost</source>
+        <translation>代价(&amp;O)</translation>
+    </message>
+    <message>
+        <location line="+11" />
+        <source>Animate</source>
+        <translation>动画</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>▶ Sweep τ</source>
+        <translation>▶ 扫描 τ</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>Animate the temperature from 0.05 to 20 and back while the maps follow (the Animate tab)</source>
+        <translation>让温度从 0.05 变到 20 再变回来，热图随之变化（见“动画”标签页）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>▶ Turn the query</source>
+        <translation>▶ 旋转查询</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>Turn the selected query once around the origin while the maps follow</source>
+        <translation>让选中的查询绕原点转一圈，热图随之变化</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>■ Stop</source>
+        <translation>■ 停止</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Stop the animation and put everything back as it was</source>
+        <translation>停止动画并恢复原状</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Hard against soft: each row's k largest weights only, and the hard k-NN average</source>
+        <translation>硬与软对比：每行只保留最大的 k 个权重，以及硬 k-NN 平均</translation>
+    </message>
+    <message>
+        <location line="+52" />
+        <source>A/B — Attention Lab</source>
+        <translation>A/B — 注意力实验室</translation>
+    </message>
+    <message>
+        <location line="+91" />
+        <source>Changed lesson</source>
+        <translation>课程已修改</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>%1 has changes. Keep it as A, to compare with the lesson you open?</source>
+        <translation>%1 已有修改。要把它保留为 A，与要打开的课程对比吗？</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Keep as A</source>
+        <translation>保留为 A</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Just switch</source>
+        <translation>直接切换</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Save a copy…</source>
+        <translation>另存副本…</translation>
+    </message>
+    <message>
+        <location line="+16" />
+        <source>&amp;Compare</source>
+        <translation>对比(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&amp;Pin as A</source>
+        <translation>固定为 A(&amp;P)</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Pin the current state as A; keep changing the document (B) and compare them side by side</source>
+        <translation>把当前状态固定为 A；继续修改文档（B），并排对比两者</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&amp;Unpin (back to A)</source>
+        <translation>取消固定（回到 A）(&amp;U)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Show A/B</source>
+        <translation>显示 A/B</translation>
+    </message>
+    <message>
+        <location line="+24" />
+        <source>A/B</source>
+        <translation>A/B</translation>
+    </message>
+    <message>
+        <location line="-134" />
+        <source>Export the difference map</source>
+        <translation>导出差值图</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Export the A/B figure</source>
+        <translation>导出 A/B 图</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <location line="+295" />
+        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <location line="-283" />
+        <location line="+298" />
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
+    </message>
+    <message>
+        <location line="-296" />
+        <source>Export the A/B figure…</source>
+        <translation>导出 A/B 图…</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Export the difference map…</source>
+        <translation>导出差值图…</translation>
     </message>
 </context>
 <context>
     <name>attn::MatrixModel</name>
     <message>
-        <location filename="../../app/document/matrixmodel.cpp" line="+71" />
+        <location filename="../../app/document/matrixmodel.cpp" line="+186" />
         <source>%1 = %2</source>
         <translation>%1 = %2</translation>
     </message>
@@ -729,12 +1442,68 @@
         <translation>“%1”不是数字</translation>
     </message>
     <message>
-        <location line="+8" />
+        <location line="-167" />
+        <location line="+175" />
         <source>%1 row %2, column %3</source>
         <translation>%1 第 %2 行第 %3 列</translation>
     </message>
     <message>
+        <location line="-163" />
+        <source>There is no table to paste into</source>
+        <translation>没有可粘贴的表格</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>The clipboard holds no cells to paste</source>
+        <translation>剪贴板中没有可粘贴的单元格</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>Line %1 of the pasted text has %2 cells and line 1 has %3; a rectangular block is needed</source>
+        <translation>粘贴文本第 %1 行有 %2 个单元格，而第 1 行有 %3 个；需要矩形区域</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>A block of %1 by %2 cells pasted at %3 runs past the edge of %4, which is %5 by %6; nothing was pasted</source>
+        <translation>在 %3 处粘贴的 %1×%2 区域超出了 %4 的边界（%4 为 %5×%6）；未粘贴任何内容</translation>
+    </message>
+    <message>
+        <location line="+17" />
+        <source>%1: %2; nothing was pasted</source>
+        <translation>%1：%2；未粘贴任何内容</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Paste into %1</source>
+        <translation>粘贴到 %1</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Paste %1 by %2 cells into %3 at row %4, column %5</source>
+        <translation>将 %1×%2 个单元格粘贴到 %3 的第 %4 行第 %5 列</translation>
+    </message>
+    <message>
+        <location line="+27" />
+        <source>This lesson has no %1</source>
+        <translation>本课没有 %1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>%1 holds %2 by %3 numbers, but %4 is %5 by %6; nothing was imported</source>
+        <translation>%1 含 %2×%3 个数，但 %4 为 %5×%6；未导入任何内容</translation>
+    </message>
+    <message>
         <location line="+10" />
+        <source>%1 (from %2): %3; nothing was imported</source>
+        <translation>%1（来自 %2）：%3；未导入任何内容</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Import %1 from %2</source>
+        <translation>从 %2 导入 %1</translation>
+    </message>
+    <message>
+        <location line="+88" />
         <source>%1: %2; it stays %3</source>
         <translation>%1：%2；仍为 %3</translation>
     </message>
@@ -745,11 +1514,16 @@
     </message>
     <message>
         <location line="+45" />
+        <source>Token %1: click to select this query, double-click to rename</source>
+        <translation>词元 %1：单击选中此查询，双击重命名</translation>
+    </message>
+    <message>
+        <location line="+1" />
         <source>Token %1: double-click to rename</source>
         <translation>词元 %1：双击可重命名</translation>
     </message>
     <message>
-        <location line="+15" />
+        <location line="+20" />
         <source>A token needs a label; token %1 keeps its name</source>
         <translation>词元必须有名称；词元 %1 保留原名</translation>
     </message>
@@ -762,7 +1536,7 @@
 <context>
     <name>attn::MatrixPanel</name>
     <message>
-        <location filename="../../app/views/matrixpanel.cpp" line="+29" />
+        <location filename="../../app/views/matrixpanel.cpp" line="+40" />
         <source>S (source)</source>
         <translation>S（源序列）</translation>
     </message>
@@ -867,7 +1641,27 @@
         <translation>下移当前词元（Alt+Down）</translation>
     </message>
     <message>
-        <location line="+14" />
+        <location line="+4" />
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Replace the table shown with the numbers of a .csv or .npy file of the same shape</source>
+        <translation>用形状相同的 .csv 或 .npy 文件中的数替换当前表格</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Write the table shown to a .csv or .npy file</source>
+        <translation>将当前表格写入 .csv 或 .npy 文件</translation>
+    </message>
+    <message>
+        <location line="+13" />
         <source>d_k: the width of one head's queries and keys</source>
         <translation>d_k：每个头的查询和键的维度</translation>
     </message>
@@ -912,12 +1706,22 @@
         <translation>用 W_O 投影拼接后的各头；d_out 是它的宽度</translation>
     </message>
     <message>
-        <location line="+77" />
+        <location line="+39" />
+        <source>&amp;Copy</source>
+        <translation>复制(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>&amp;Paste</source>
+        <translation>粘贴(&amp;P)</translation>
+    </message>
+    <message>
+        <location line="+57" />
         <source>Self-attention needs as many keys as queries (now n_q = %1, n_k = %2); add or remove tokens first</source>
         <translation>自注意力要求键与查询一样多（现在 n_q = %1，n_k = %2）；请先添加或删除词元</translation>
     </message>
     <message>
-        <location line="-65" />
+        <location line="-88" />
         <source>Separate key sequence (cross-&amp;attention)</source>
         <translation>独立的键序列（交叉注意力）(&amp;A)</translation>
     </message>
@@ -927,7 +1731,7 @@
         <translation>键和值来自自己的词元序列，而不是查询的词元</translation>
     </message>
     <message>
-        <location line="+35" />
+        <location line="+58" />
         <source>Set d_k to %1</source>
         <translation>将 d_k 设为 %1</translation>
     </message>
@@ -967,7 +1771,52 @@
         <translation>自注意力</translation>
     </message>
     <message>
-        <location line="+101" />
+        <location line="+85" />
+        <source>There is no table to import into</source>
+        <translation>没有可导入的表格</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Nothing was imported: %1</source>
+        <translation>未导入任何内容：%1</translation>
+    </message>
+    <message>
+        <location line="+14" />
+        <source>There is no table to export</source>
+        <translation>没有可导出的表格</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Nothing was written: %1</source>
+        <translation>未写入任何内容：%1</translation>
+    </message>
+    <message>
+        <location line="+11" />
+        <source>Matrices (*.csv *.npy);;CSV, comma separated (*.csv);;NumPy array (*.npy)</source>
+        <translation>矩阵 (*.csv *.npy);;CSV，逗号分隔 (*.csv);;NumPy 数组 (*.npy)</translation>
+    </message>
+    <message>
+        <location line="+10" />
+        <source>Import %1</source>
+        <translation>导入 %1</translation>
+    </message>
+    <message>
+        <location line="+11" />
+        <source>Export %1</source>
+        <translation>导出 %1</translation>
+    </message>
+    <message>
+        <location line="+16" />
+        <source>&amp;Import from .csv or .npy…</source>
+        <translation>从 .csv 或 .npy 导入(&amp;I)…</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Export to .csv or .npy…</source>
+        <translation>导出为 .csv 或 .npy(&amp;E)…</translation>
+    </message>
+    <message>
+        <location line="+69" />
         <source>Pick Q, K, V, X or S to edit tokens</source>
         <translation>选中 Q、K、V、X 或 S 页才能编辑词元</translation>
     </message>
@@ -1030,6 +1879,225 @@
         <location line="+16" />
         <source>Move token %1</source>
         <translation>移动词元 %1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ModelView</name>
+    <message>
+        <location filename="../../app/views/modelview.cpp" line="+259" />
+        <source>Take layer %1, head %2 into the lab</source>
+        <translation>把第 %1 层第 %2 个头带进实验室</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>Export figure…</source>
+        <translation>导出图片…</translation>
+    </message>
+    <message>
+        <location line="+93" />
+        <source>Type a sentence for the model to read.</source>
+        <translation>输入一个句子，让模型来读。</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <location line="+272" />
+        <source>Tokens:</source>
+        <translation>词元：</translation>
+    </message>
+    <message>
+        <location line="-229" />
+        <location line="+231" />
+        <source>Tokens (%1):</source>
+        <translation>词元（%1 个）：</translation>
+    </message>
+    <message>
+        <location line="-219" />
+        <source>L%1</source>
+        <translation>第%1层</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>H%1</source>
+        <translation>头%1</translation>
+    </message>
+    <message>
+        <location line="+10" />
+        <source>H̄ %1 nats</source>
+        <translation>H̄ %1 奈特</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Layer %1, head %2: %3
+mean entropy %4 nats
+previous token %5 · first token %6 · itself %7
+Click to show this head</source>
+        <translation>第 %1 层，头 %2：%3
+平均熵 %4 奈特
+前一个词元 %5 · 第一个词元 %6 · 自身 %7
+点击显示这个头</translation>
+    </message>
+    <message>
+        <location line="+11" />
+        <source>%1: every head's softmax weights for “%2”</source>
+        <translation>%1：“%2”的每个头的 softmax 权重</translation>
+    </message>
+    <message>
+        <location line="+25" />
+        <source>&lt;b&gt;%1&lt;/b&gt; · mean entropy %2 nats · previous token %3 · first token %4 · itself %5</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; · 平均熵 %2 奈特 · 前一个词元 %3 · 第一个词元 %4 · 自身 %5</translation>
+    </message>
+    <message>
+        <location line="+35" />
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>dimension of the head</source>
+        <translation>头的维度</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>%1 of layer %2, head %3 (%4 × %5)</source>
+        <translation>第 %2 层头 %3 的 %1（%4 × %5）</translation>
+    </message>
+    <message>
+        <location line="+13" />
+        <source>piece %1, id %2</source>
+        <translation>片段 %1，编号 %2</translation>
+    </message>
+    <message>
+        <location line="+62" />
+        <source>%1 · layer %2, head %3</source>
+        <translation>%1 · 第 %2 层，头 %3</translation>
+    </message>
+    <message>
+        <location line="+20" />
+        <source>previous-token</source>
+        <translation>前一个词元</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>first-token (sink)</source>
+        <translation>第一个词元（汇点）</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>self</source>
+        <translation>自身</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>broad</source>
+        <translation>分散</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>mixed</source>
+        <translation>混合</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>No model open: Lessons ▸ A real transformer, or File ▸ Open model…</source>
+        <translation>没有打开模型：课程 ▸ 真正的 Transformer，或 文件 ▸ 打开模型…</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>built-in</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>%1 (%2) · %3 layers × %4 heads · n_embd %5 · %6 parameters · %7</source>
+        <translation>%1（%2）· %3 层 × %4 个头 · n_embd %5 · %6 个参数 · %7</translation>
+    </message>
+    <message>
+        <location line="+12" />
+        <source>Back to the lab</source>
+        <translation>回到实验室</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Leave the model mode; the lab's document is as you left it</source>
+        <translation>离开模型模式；实验室里的文档保持原样</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Sentence:</source>
+        <translation>句子(&amp;S)：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Type a sentence; the model reads it as you type</source>
+        <translation>输入一个句子；模型边输入边读</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>&lt;b&gt;Every layer × head&lt;/b&gt;: the softmax weights (click one to show it)</source>
+        <translation>&lt;b&gt;每一层 × 每个头&lt;/b&gt;：softmax 权重（点击一个查看）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&lt;b&gt;Next token&lt;/b&gt; after the last position (top 5)</source>
+        <translation>最后一个位置之后的&lt;b&gt;下一个词元&lt;/b&gt;（前 5 名）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>probability</source>
+        <translation>概率</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Layer</source>
+        <translation>层(&amp;L)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Head</source>
+        <translation>头(&amp;H)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Take this head into the lab</source>
+        <translation>把这个头带进实验室</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The head's q, k and v for this sentence become the lab's Q, K and V (causal, scaled by √d_k): one step you can undo</source>
+        <translation>这个头在本句上的 q、k、v 成为实验室的 Q、K、V（因果掩码，除以 √d_k）：一步操作，可以撤销</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Scores → weights → output</source>
+        <translation>打分 → 权重 → 输出</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Q, K, V</source>
+        <translation>Q、K、V</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>This model is big: a 32-token sentence takes about %1 million multiply-adds, %2 times the built-in model (about 10 ms). Typing would lag, so the views are recomputed when you press Enter or pause typing.</source>
+        <translation>这个模型很大：一个 32 词元的句子大约需要 %1 百万次乘加，是内置模型（约 10 毫秒）的 %2 倍。边打字边计算会卡顿，所以在按回车或停止输入片刻后才重新计算。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::NotesPanel</name>
+    <message>
+        <location filename="../../app/views/notespanel.cpp" line="+41" />
+        <source>The notes are hidden while the answers are hidden: they give the numbers away.</source>
+        <translation>答案隐藏时笔记也隐藏：笔记里有答案的数字。</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>This lesson has no notes. A lesson file can carry them under the key "notes".</source>
+        <translation>本课没有笔记。课程文件可以在 "notes" 键下写笔记。</translation>
     </message>
 </context>
 <context>
@@ -1143,7 +2211,7 @@
 <context>
     <name>attn::PlanePlot</name>
     <message>
-        <location filename="../../widgets/planeplot.cpp" line="+328" />
+        <location filename="../../widgets/planeplot.cpp" line="+348" />
         <source>key (width: weight)</source>
         <translation>键（粗细：权重）</translation>
     </message>
@@ -1163,7 +2231,7 @@
         <translation>查询：可拖动</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+18" />
         <source>value v = x·W_V</source>
         <translation>值 v = x·W_V</translation>
     </message>
@@ -1203,7 +2271,7 @@
         <translation>拖动查询（橙色），观察各个键的权重如何变化。方向键微调选中的向量；Page Up/Down 选择上一个或下一个查询；开启“可拖动键”后，Shift+Page Up/Down 选择键。右键拖动可平移，滚轮或 +/− 缩放视图，F 适配视图，Escape 取消拖动。</translation>
     </message>
     <message>
-        <location line="+489" />
+        <location line="+507" />
         <source>Drag a query; right-drag to pan, the wheel to zoom, F to fit.</source>
         <translation>拖动查询；右键拖动可平移，滚轮可缩放视图，按 F 适配视图。</translation>
     </message>
@@ -1237,34 +2305,94 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>对查询 %1 已屏蔽</translation>
     </message>
     <message>
-        <location line="+1" />
+        <location line="+2" />
         <source>weight for query %1: %2</source>
         <translation>对查询 %1 的权重：%2</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+18" />
         <source>Drag it to move it (Shift picks the key over a query on the same spot).</source>
         <translation>拖动可移动它（与查询重叠时，按住 Shift 选中的是键）。</translation>
     </message>
     <message>
-        <location line="+164" />
+        <location line="+368" />
         <source>query %1</source>
         <translation>查询 %1</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+3" />
         <source>output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location line="+39" />
+        <location line="+46" />
         <source>%1 blocked</source>
         <translation>%1 已屏蔽</translation>
     </message>
     <message>
-        <location line="+18" />
+        <location line="+44" />
         <source>v %1</source>
         <translation>v %1</translation>
+    </message>
+    <message>
+        <location line="-480" />
+        <source>weight for query %1: hidden (predict it)</source>
+        <translation>查询 %1 的权重：已隐藏（请预测）</translation>
+    </message>
+    <message>
+        <location line="-638" />
+        <source>circles: distance to q</source>
+        <translation>圆：到 q 的距离</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>dashed circles: each key's distance to the query</source>
+        <translation>虚线圆：每个键到查询的距离</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>unit circle, angles</source>
+        <translation>单位圆、夹角</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>unit circle: cosine compares directions (the angles)</source>
+        <translation>单位圆：余弦比较的是方向（夹角）</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>dashed: projection on q</source>
+        <translation>虚线：在 q 上的投影</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>dashed: each key's projection onto the query's line</source>
+        <translation>虚线：每个键在查询所在直线上的投影</translation>
+    </message>
+    <message>
+        <location line="+634" />
+        <source>distance to the query in the picture: %1</source>
+        <translation>图中到查询的距离：%1</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>angle to the query: %1° (cos %2)</source>
+        <translation>与查询的夹角：%1°（cos %2）</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>projection onto the query's direction: %1</source>
+        <translation>在查询方向上的投影：%1</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>in this plane: %1% of its ‖k‖²</source>
+        <translation>在此平面中：其 ‖k‖² 的 %1%</translation>
+    </message>
+    <message>
+        <location line="+441" />
+        <source>θ = %1°</source>
+        <translation>θ = %1°</translation>
     </message>
 </context>
 <context>
@@ -1390,7 +2518,7 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>（无：只有一维）</translation>
     </message>
     <message>
-        <location line="+74" />
+        <location line="+214" />
         <location line="+1" />
         <source>embedding %1</source>
         <translation>嵌入 %1</translation>
@@ -1410,6 +2538,31 @@ Drag it to move it; the arrow keys nudge it.</source>
         <source>key %1</source>
         <translation>键 %1</translation>
     </message>
+    <message>
+        <location line="-132" />
+        <source>In view: %1% of the spread (Σ‖v‖²) of keys and queries</source>
+        <translation>视图中：键和查询的分布（Σ‖v‖²）的 %1%</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>In view, of each key's ‖k‖²: %1</source>
+        <translation>视图中各键 ‖k‖² 的占比：%1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>In view: %1%–%2% of each key's ‖k‖²</source>
+        <translation>视图中：各键 ‖k‖² 的 %1%–%2%</translation>
+    </message>
+    <message>
+        <location line="+28" />
+        <source>Careful: %1 has the largest weight, yet in this picture it points away from the query; the dimensions not shown decide.</source>
+        <translation>注意：%1 的权重最大，但在此图中它背离查询；起决定作用的是未显示的维度。</translation>
+    </message>
+    <message>
+        <location line="+11" />
+        <source>Careful: %1 has the largest weight, yet %2 looks closer to the query in this picture; the dimensions not shown decide.</source>
+        <translation>注意：%1 的权重最大，但在此图中 %2 看起来离查询更近；起决定作用的是未显示的维度。</translation>
+    </message>
 </context>
 <context>
     <name>attn::PositionalView</name>
@@ -1426,9 +2579,76 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
 </context>
 <context>
+    <name>attn::QuizPanel</name>
+    <message>
+        <location filename="../../app/views/quizpanel.cpp" line="+35" />
+        <source>&amp;Check the answer</source>
+        <translation>核对答案(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <source>◀ &amp;Previous</source>
+        <translation>◀ 上一题(&amp;P)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Show it live</source>
+        <translation>现场演示(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Open the lesson (and the setting) that shows this question live</source>
+        <translation>打开能现场演示本题的课程（及设置）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Next ▶</source>
+        <translation>下一题(&amp;N) ▶</translation>
+    </message>
+    <message>
+        <location line="+40" />
+        <source>No lesson has quiz questions.</source>
+        <translation>没有课程带测验题。</translation>
+    </message>
+    <message>
+        <location line="+14" />
+        <source>Question %1 of %2</source>
+        <translation>第 %1 题，共 %2 题</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>More than one choice is right: pick every right one, then check.</source>
+        <translation>不止一个选项正确：选出所有正确选项，再核对。</translation>
+    </message>
+    <message>
+        <location line="+35" />
+        <source>Right!</source>
+        <translation>答对了！</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Not quite: the answer is %1.</source>
+        <translation>不对：答案是 %1。</translation>
+    </message>
+    <message>
+        <location line="+38" />
+        <source>Score: %1 of %2 answered</source>
+        <extracomment>The quiz's score for this session: right answers of questions answered.</extracomment>
+        <translation>得分：已答 %2 题，答对 %1 题</translation>
+    </message>
+</context>
+<context>
+    <name>attn::Recovery</name>
+    <message>
+        <location filename="../../app/document/recovery.cpp" line="+160" />
+        <source>Recovered changes</source>
+        <translation>恢复的改动</translation>
+    </message>
+</context>
+<context>
     <name>attn::ScalingLabPanel</name>
     <message>
-        <location filename="../../app/views/scalinglabpanel.cpp" line="+125" />
+        <location filename="../../app/views/scalinglabpanel.cpp" line="+127" />
         <source>d_k</source>
         <translation>d_k</translation>
     </message>
@@ -1438,7 +2658,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>d_k 取对数刻度，从 1 到 1024：每一格约乘以 1.07</translation>
     </message>
     <message>
-        <location line="+28" />
+        <location line="+50" />
         <source>&amp;Trials</source>
         <translation>试验次数(&amp;T)</translation>
     </message>
@@ -1468,7 +2688,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>softmax 这一行里的键：打分 q·k_1 … q·k_n</translation>
     </message>
     <message>
-        <location line="+93" />
+        <location line="+113" />
         <source>d_k = %1</source>
         <translation>d_k = %1</translation>
     </message>
@@ -1492,6 +2712,31 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <location line="+5" />
         <source>d_k = %1: q, k ~ N(0, I), %L2 trials, seed %3, n = %4 keys (%5 s)</source>
         <translation>d_k = %1：q, k ~ N(0, I)，%L2 次试验，种子 %3，n = %4 个键（%5 秒）</translation>
+    </message>
+    <message>
+        <location line="-276" />
+        <source>Play: d_k walks from 1 to 1024 and back while the plots follow</source>
+        <translation>播放：d_k 从 1 走到 1024 再回来，图表随之变化</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Step ▸</source>
+        <translation>单步 ▸</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>d_k one notch on, paused</source>
+        <translation>d_k 前进一格并暂停</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>▶ Play d_k</source>
+        <translation>▶ 播放 d_k</translation>
     </message>
 </context>
 <context>
@@ -1699,6 +2944,81 @@ weight</source>
         <location line="+16" />
         <source>&lt;p style='margin-top:4px'&gt;The handout's printed scores are not what its code gives: Python 3.11 prints raw = %1 and scaled = %2 for this seed. Even taking its 3.79 as given, softmax([3.79, 0, 0]) has max weight %3 and entropy %4, not the printed %5 and %6. Any one draw is only one draw: the histograms above show thousands (docs/lessons.md, “Where the seeds are wrong”).&lt;/p&gt;</source>
         <translation>&lt;p style='margin-top:4px'&gt;讲义印出的打分并不是它的代码算出来的：对这个种子，Python 3.11 输出原始打分 = %1，缩放后 = %2。即使照讲义取 3.79，softmax([3.79, 0, 0]) 的最大权重也是 %3、熵是 %4，而不是印出的 %5 和 %6。一次抽样只是一次抽样：上面的直方图展示的是成千上万次（见 docs/lessons.md “种子材料中的错误”）。&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>attn::SentencePanel</name>
+    <message>
+        <location filename="../../app/views/sentencepanel.cpp" line="+22" />
+        <source>Type a sentence: 我 打 你, the cat sat</source>
+        <translation>输入一句话：我 打 你，the cat sat</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&amp;Fill from sentence</source>
+        <translation>由句子生成(&amp;F)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>One token per word, each with its own seeded vector: the same word always gets the same vector, so 我打你 and 你打我 share their embeddings</source>
+        <translation>每个词一个 token，各有由种子生成的向量：同一个词总得到同一个向量，所以“我打你”和“你打我”共享嵌入</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>words or characters</source>
+        <translation>按词或按字</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>split on spaces</source>
+        <translation>按空格切分</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>one per character</source>
+        <translation>每字一个</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Automatic: on spaces when there are any, else one token per character (Chinese)</source>
+        <translation>自动：有空格就按空格切分，否则每个字一个 token（中文）</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>seed </source>
+        <translation>种子 </translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Randomi&amp;se matrix</source>
+        <translation>随机填充矩阵(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Fill the matrix shown above with numbers drawn from the seed</source>
+        <translation>用种子生成的随机数填充上方显示的矩阵</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Sentence:</source>
+        <translation>句子：</translation>
+    </message>
+    <message>
+        <location line="+26" />
+        <source>Type a sentence first</source>
+        <translation>请先输入一句话</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>Sentence “%1”</source>
+        <extracomment>An undo step: the tokens made from a typed sentence.</extracomment>
+        <translation>句子“%1”</translation>
+    </message>
+    <message>
+        <location line="+12" />
+        <source>Randomise %1</source>
+        <extracomment>An undo step: a matrix filled with random numbers; %1 names it.</extracomment>
+        <translation>随机填充 %1</translation>
     </message>
 </context>
 <context>
@@ -1953,6 +3273,64 @@ weight</source>
     </message>
 </context>
 <context>
+    <name>attn::SettingsBar</name>
+    <message>
+        <location filename="../../app/views/settingsbar.cpp" line="+76" />
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source> &amp;τ </source>
+        <translation> &amp;τ </translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>How many heads (h): the width splits into h parts of d_k</source>
+        <translation>头数 h：宽度平分成 h 份，每份 d_k</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Positional encoding</source>
+        <translation>位置编码</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>What the scores are divided by before the softmax</source>
+        <translation>softmax 之前打分除以什么</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>How a query and a key are compared</source>
+        <translation>查询与键怎样比较</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Temperature τ: the scores are divided by τ; small τ sharpens, large τ flattens</source>
+        <translation>温度 τ：打分除以 τ；τ 小则更尖锐，τ 大则更平缓</translation>
+    </message>
+    <message>
+        <location line="+11" />
+        <source>Heads: %1</source>
+        <translation>头数：%1</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Position: %1</source>
+        <translation>位置：%1</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Scale: %1</source>
+        <translation>缩放：%1</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Similarity: %1</source>
+        <translation>相似度：%1</translation>
+    </message>
+</context>
+<context>
     <name>attn::StageText</name>
     <message>
         <location filename="../../widgets/stagedata.cpp" line="+48" />
@@ -2047,13 +3425,13 @@ weight</source>
     </message>
     <message>
         <location line="+14" />
-        <location line="+183" />
+        <location line="+232" />
         <location line="+15" />
         <source>queries</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-197" />
+        <location line="-246" />
         <source>keys</source>
         <translation>键</translation>
     </message>
@@ -2079,7 +3457,7 @@ weight</source>
         <translation>缩放后分数</translation>
     </message>
     <message>
-        <location line="+90" />
+        <location line="+139" />
         <source>scaled = score / (c·τ) = %1 / %2 = %3 / %4 = %5</source>
         <translation>缩放后 = 分数 / (c·τ) = %1 / %2 = %3 / %4 = %5</translation>
     </message>
@@ -2102,7 +3480,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>单击可屏蔽或取消屏蔽此单元格。</translation>
     </message>
     <message>
-        <location line="-208" />
+        <location line="-257" />
         <source>after softmax ✗</source>
         <translation>softmax 后掩码 ✗</translation>
     </message>
@@ -2138,7 +3516,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
         <location line="+1" />
-        <location line="+134" />
+        <location line="+183" />
         <location line="+16" />
         <source>output</source>
         <translation>输出</translation>
@@ -2287,7 +3665,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::StageView</name>
     <message>
-        <location filename="../../app/views/stageviews.cpp" line="-69" />
+        <location filename="../../app/views/stageviews.cpp" line="-80" />
         <source>%1 is blocked by the causal mask; turn the causal mask off to open it</source>
         <translation>%1 被因果掩码屏蔽；关闭因果掩码才能打开它</translation>
     </message>
@@ -2306,6 +3684,311 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <source>Unblock %1</source>
         <extracomment>An undo step: a map cell clicked open again (unmasked) or blocked (masked).</extracomment>
         <translation>取消屏蔽 %1</translation>
+    </message>
+    <message>
+        <location line="-95" />
+        <source>Click: select query %1</source>
+        <extracomment>The last line of a map cell's tooltip: what a click and a Ctrl+click do.</extracomment>
+        <translation>单击：选择查询 %1</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Click: select query %1 · Ctrl+click: block or open this cell</source>
+        <translation>单击：选择查询 %1 · Ctrl+单击：屏蔽或打开此单元格</translation>
+    </message>
+    <message>
+        <location line="+104" />
+        <source>Query %1 selected</source>
+        <translation>已选择查询 %1</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Query %1 selected (Ctrl+click a cell to block or open it)</source>
+        <translation>已选择查询 %1（Ctrl+单击单元格可屏蔽或打开它）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::StepPanel</name>
+    <message>
+        <location filename="../../app/views/steppanel.cpp" line="+119" />
+        <source>First step (Home)</source>
+        <translation>第一步（Home）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Previous step (Left, Page Up)</source>
+        <translation>上一步（左方向键、Page Up）</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>Next step (Right, Page Down)</source>
+        <translation>下一步（右方向键、Page Down）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Last step (End)</source>
+        <translation>最后一步（End）</translation>
+    </message>
+    <message>
+        <location line="+25" />
+        <source>Scores: compare the query with every key</source>
+        <translation>打分：查询与每把键比较</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Scale: divide by √d_k (and τ)</source>
+        <translation>缩放：除以 √d_k（和 τ）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Mask: add 0 or −∞</source>
+        <translation>掩码：加上 0 或 −∞</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Softmax, part 1: exponentials</source>
+        <translation>Softmax 第一步：取指数</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Softmax, part 2: divide by the sum</source>
+        <translation>Softmax 第二步：除以总和</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Weighted sum of the values</source>
+        <translation>对值向量加权求和</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Concatenate the heads (and W_O)</source>
+        <translation>拼接各头（再乘 W_O）</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>Each score is the dot product of the query with one key: multiply matching entries and add.</source>
+        <translation>每个分数是查询与一把键的点积：对应分量相乘再相加。</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Each score is the cosine of the angle between the query and one key.</source>
+        <translation>每个分数是查询与一把键夹角的余弦。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Each score is minus the squared distance between the query and one key.</source>
+        <translation>每个分数是查询与一把键距离平方的相反数。</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Every score is divided by the same number, so that large d_k does not push the softmax into saturation.</source>
+        <translation>每个分数都除以同一个数，使 d_k 很大时 softmax 也不会进入饱和区。</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>A blocked key gets −∞, so that e^−∞ = 0 removes it from the softmax; an open key gets 0.</source>
+        <translation>被屏蔽的键加上 −∞，e^−∞ = 0 把它从 softmax 中去掉；未屏蔽的键加 0。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Here the mask acts after the softmax (the misconception): the row is normalised with every key, then the blocked weights are set to 0.</source>
+        <translation>这里掩码作用在 softmax 之后（常见误区）：先用全部键归一化，再把被屏蔽的权重置 0。</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>e to the power of each score. Subtracting the row's maximum first gives the same weights and never overflows: both are written out.</source>
+        <translation>对每个分数取 e 的幂。先减去该行最大值，权重不变且不会溢出：两种算法都写出来了。</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Each exponential divided by their sum: the weights are positive and add up to 1.</source>
+        <translation>每个指数除以它们的和：权重都为正，且加起来等于 1。</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>The output is the average of the value vectors, weighted by the weights.</source>
+        <translation>输出是值向量按权重的加权平均。</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>The heads' outputs side by side, then multiplied by W_O when there is one.</source>
+        <translation>各头的输出并排拼接，有 W_O 时再乘以 W_O。</translation>
+    </message>
+    <message>
+        <location line="+37" />
+        <source>&lt;b&gt;Step %1 of %2:&lt;/b&gt; %3 &amp;nbsp; &lt;span style='color:#666'&gt;(query %4)&lt;/span&gt;</source>
+        <extracomment>%1 and %2 count the steps, %3 names the step, %4 the selected query.</extracomment>
+        <translation>&lt;b&gt;第 %1 步，共 %2 步：&lt;/b&gt;%3 &amp;nbsp; &lt;span style='color:#666'&gt;（查询 %4）&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <location line="+15" />
+        <source>Hidden: predict it, then reveal.</source>
+        <translation>已隐藏：先预测，再揭晓。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::SweepCurvePlot</name>
+    <message>
+        <location filename="../../app/views/sweeppanel.cpp" line="+49" />
+        <source>temperature τ (log scale)</source>
+        <translation>温度 τ（对数刻度）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>entropy (nats), solid</source>
+        <translation>熵（奈特），实线</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>largest weight, dashed</source>
+        <translation>最大权重，虚线</translation>
+    </message>
+    <message>
+        <location line="+102" />
+        <source>Query %1 as τ runs</source>
+        <translation>查询 %1 随 τ 的变化</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Entropy and largest weight against τ</source>
+        <translation>熵与最大权重随 τ 的变化</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>uniform: ln %1 = %2</source>
+        <extracomment>The entropy of uniform weights over n keys.</extracomment>
+        <translation>均匀：ln %1 = %2</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>low τ: nearly one-hot</source>
+        <translation>低 τ：接近独热</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>high τ: nearly uniform</source>
+        <translation>高 τ：接近均匀</translation>
+    </message>
+</context>
+<context>
+    <name>attn::SweepPanel</name>
+    <message>
+        <location line="+62" />
+        <source>Play the temperature from 0.05 to 20 and back while every map follows; nothing changes for good until you keep a value</source>
+        <translation>让温度从 0.05 变到 20 再变回来，所有热图随之变化；只有保留某个值才会真正改变</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Turn the selected query once around the origin in the plane while every map follows</source>
+        <translation>让选中的查询在平面中绕原点转一圈，所有热图随之变化</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>One frame on, paused</source>
+        <translation>前进一帧并暂停</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Step ▸</source>
+        <translation>单步 ▸</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Stop and put everything back as it was</source>
+        <translation>停止并恢复原状</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>■ Stop</source>
+        <translation>■ 停止</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Keep the value on show, as one undo step</source>
+        <translation>保留当前显示的值，作为一个撤销步骤</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>✓ Keep this value</source>
+        <translation>✓ 保留此值</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>How fast the sweep plays</source>
+        <translation>动画播放的速度</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <location line="+100" />
+        <source>Temperature sweep</source>
+        <extracomment>An undo step: the temperature kept from a sweep.</extracomment>
+        <translation>温度扫描</translation>
+    </message>
+    <message>
+        <location line="+22" />
+        <source>Turn query %1</source>
+        <extracomment>An undo step: the query's direction kept from its turn around the origin.</extracomment>
+        <translation>旋转查询 %1</translation>
+    </message>
+    <message>
+        <location line="+52" />
+        <source>Sweep stopped: everything is as it was</source>
+        <translation>扫描已停止：一切恢复原状</translation>
+    </message>
+    <message>
+        <location line="+13" />
+        <source>Kept: %1 (one undo step)</source>
+        <translation>已保留：%1（一个撤销步骤）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Kept: nothing had changed</source>
+        <translation>已保留：没有任何改变</translation>
+    </message>
+    <message>
+        <location line="+33" />
+        <source>The sweep stopped for another edit; its value stays as an undo step</source>
+        <translation>扫描因另一处编辑而停止；其值保留为一个撤销步骤</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The sweep stopped</source>
+        <translation>扫描已停止</translation>
+    </message>
+    <message>
+        <location line="+13" />
+        <location line="+1" />
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <location line="-1" />
+        <source>▶ Sweep τ</source>
+        <translation>▶ 扫描 τ</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>▶ Turn the query</source>
+        <translation>▶ 旋转查询</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>τ = %1. ▶ plays τ from 0.05 to 20 and back (or turns the query) while every map follows; nothing changes for good until you keep a value.</source>
+        <translation>τ = %1。▶ 让 τ 从 0.05 变到 20 再变回来（或旋转查询），所有热图随之变化；只有保留某个值才会真正改变。</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Preview τ = %1: Stop puts τ = %2 back; Keep makes it one undo step.</source>
+        <translation>预览 τ = %1：停止则恢复 τ = %2；保留则成为一个撤销步骤。</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Preview: the query turned by %1°. Stop puts it back; Keep makes it one undo step.</source>
+        <translation>预览：查询已旋转 %1°。停止则恢复原位；保留则成为一个撤销步骤。</translation>
     </message>
 </context>
 <context>
@@ -2572,20 +4255,62 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
 </context>
 <context>
+    <name>attn::TopKPanel</name>
+    <message>
+        <location filename="../../app/views/topkpanel.cpp" line="+19" />
+        <source>Keep the &amp;k largest weights of each row:</source>
+        <translation>每行保留最大的 k 个权重(&amp;K)：</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>Top-k: each row keeps its k largest weights, renormalised to sum 1; hard k-NN averages those k values equally</source>
+        <translation>Top-k：每行只保留最大的 k 个权重，并重新归一化使其和为 1；硬 k-NN 对这 k 个值取等权平均</translation>
+    </message>
+    <message>
+        <location line="+62" />
+        <source>Top-%1 weights
+the rest dropped, renormalised</source>
+        <translation>Top-%1 权重
+其余舍去，重新归一化</translation>
+    </message>
+    <message>
+        <location line="+10" />
+        <source>soft weight kept</source>
+        <translation>保留的软权重</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Hard %1-NN output
+the %1 nearest values averaged</source>
+        <translation>硬 %1-NN 输出
+最近的 %1 个值的平均</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Softmax gives every key some weight (soft nearest neighbours); top-%1 keeps only the %1 heaviest of each row, and hard %1-NN averages their values equally. Compare with the Softmax weights and Output maps.</source>
+        <translation>Softmax 给每个键都分一些权重（软近邻）；top-%1 每行只保留最重的 %1 个，硬 %1-NN 对它们的值取等权平均。请与 Softmax 权重和输出热图对比。</translation>
+    </message>
+</context>
+<context>
     <name>attn::WindowExport</name>
     <message>
-        <location filename="../../app/gui/windowexport.cpp" line="+39" />
+        <location filename="../../app/gui/windowexport.cpp" line="+60" />
         <source>no file name was given</source>
         <translation>未指定文件名</translation>
     </message>
     <message>
+        <location line="+2" />
+        <source>nothing is pinned as A to compare with (Compare ▸ Pin as A)</source>
+        <translation>没有固定为 A 的状态可供对比（对比 ▸ 固定为 A）</translation>
+    </message>
+    <message>
         <location line="+4" />
-        <location line="+82" />
+        <location line="+84" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location line="-67" />
+        <location line="-69" />
         <source>The figure is on the clipboard</source>
         <translation>图片已复制到剪贴板</translation>
     </message>
@@ -2605,7 +4330,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>导出总览图(&amp;D)…</translation>
     </message>
     <message>
-        <location line="+15" />
+        <location line="+17" />
         <location line="+36" />
         <source>%1 was not written: %2</source>
         <translation>未能写入 %1：%2</translation>
@@ -2630,7 +4355,8 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <location line="+4" />
         <source>Wrote %n CSV file(s) to %1</source>
         <translation>
-            <numerusform>已将 %n 个 CSV 文件写入 %1</numerusform></translation>
+            <numerusform>已将 %n 个 CSV 文件写入 %1</numerusform>
+        </translation>
     </message>
     <message>
         <location line="+5" />
@@ -2641,862 +4367,6 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <location line="+2" />
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
-    </message>
-</context>
-<context>
-    <name>attn::StepPanel</name>
-    <message>
-        <source>First step (Home)</source>
-        <translation>第一步（Home）</translation>
-    </message>
-    <message>
-        <source>Previous step (Left, Page Up)</source>
-        <translation>上一步（左方向键、Page Up）</translation>
-    </message>
-    <message>
-        <source>Next step (Right, Page Down)</source>
-        <translation>下一步（右方向键、Page Down）</translation>
-    </message>
-    <message>
-        <source>Last step (End)</source>
-        <translation>最后一步（End）</translation>
-    </message>
-    <message>
-        <source>Scores: compare the query with every key</source>
-        <translation>打分：查询与每把键比较</translation>
-    </message>
-    <message>
-        <source>Scale: divide by √d_k (and τ)</source>
-        <translation>缩放：除以 √d_k（和 τ）</translation>
-    </message>
-    <message>
-        <source>Mask: add 0 or −∞</source>
-        <translation>掩码：加上 0 或 −∞</translation>
-    </message>
-    <message>
-        <source>Softmax, part 1: exponentials</source>
-        <translation>Softmax 第一步：取指数</translation>
-    </message>
-    <message>
-        <source>Softmax, part 2: divide by the sum</source>
-        <translation>Softmax 第二步：除以总和</translation>
-    </message>
-    <message>
-        <source>Weighted sum of the values</source>
-        <translation>对值向量加权求和</translation>
-    </message>
-    <message>
-        <source>Concatenate the heads (and W_O)</source>
-        <translation>拼接各头（再乘 W_O）</translation>
-    </message>
-    <message>
-        <source>Each score is the dot product of the query with one key: multiply matching entries and add.</source>
-        <translation>每个分数是查询与一把键的点积：对应分量相乘再相加。</translation>
-    </message>
-    <message>
-        <source>Each score is the cosine of the angle between the query and one key.</source>
-        <translation>每个分数是查询与一把键夹角的余弦。</translation>
-    </message>
-    <message>
-        <source>Each score is minus the squared distance between the query and one key.</source>
-        <translation>每个分数是查询与一把键距离平方的相反数。</translation>
-    </message>
-    <message>
-        <source>Every score is divided by the same number, so that large d_k does not push the softmax into saturation.</source>
-        <translation>每个分数都除以同一个数，使 d_k 很大时 softmax 也不会进入饱和区。</translation>
-    </message>
-    <message>
-        <source>A blocked key gets −∞, so that e^−∞ = 0 removes it from the softmax; an open key gets 0.</source>
-        <translation>被屏蔽的键加上 −∞，e^−∞ = 0 把它从 softmax 中去掉；未屏蔽的键加 0。</translation>
-    </message>
-    <message>
-        <source>Here the mask acts after the softmax (the misconception): the row is normalised with every key, then the blocked weights are set to 0.</source>
-        <translation>这里掩码作用在 softmax 之后（常见误区）：先用全部键归一化，再把被屏蔽的权重置 0。</translation>
-    </message>
-    <message>
-        <source>e to the power of each score. Subtracting the row's maximum first gives the same weights and never overflows: both are written out.</source>
-        <translation>对每个分数取 e 的幂。先减去该行最大值，权重不变且不会溢出：两种算法都写出来了。</translation>
-    </message>
-    <message>
-        <source>Each exponential divided by their sum: the weights are positive and add up to 1.</source>
-        <translation>每个指数除以它们的和：权重都为正，且加起来等于 1。</translation>
-    </message>
-    <message>
-        <source>The output is the average of the value vectors, weighted by the weights.</source>
-        <translation>输出是值向量按权重的加权平均。</translation>
-    </message>
-    <message>
-        <source>The heads' outputs side by side, then multiplied by W_O when there is one.</source>
-        <translation>各头的输出并排拼接，有 W_O 时再乘以 W_O。</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Step %1 of %2:&lt;/b&gt; %3 &amp;nbsp; &lt;span style='color:#666'&gt;(query %4)&lt;/span&gt;</source>
-        <translation>&lt;b&gt;第 %1 步，共 %2 步：&lt;/b&gt;%3 &amp;nbsp; &lt;span style='color:#666'&gt;（查询 %4）&lt;/span&gt;</translation>
-    </message>
-    <message>
-        <source>Hidden: predict it, then reveal.</source>
-        <translation>已隐藏：先预测，再揭晓。</translation>
-    </message>
-</context>
-<context>
-    <name>attn::GuessBars</name>
-    <message>
-        <source>Drag each bar to the weight you expect</source>
-        <translation>把每根柱子拖到你预计的权重</translation>
-    </message>
-</context>
-<context>
-    <name>attn::GuessPanel</name>
-    <message>
-        <source>&amp;Reveal</source>
-        <translation>揭晓(&amp;R)</translation>
-    </message>
-    <message>
-        <source>Ne&amp;xt row</source>
-        <translation>下一行(&amp;X)</translation>
-    </message>
-    <message>
-        <source>Winner:</source>
-        <translation>胜者：</translation>
-    </message>
-    <message>
-        <source>Guess that %1 gets the most weight</source>
-        <translation>猜 %1 得到最大权重</translation>
-    </message>
-    <message>
-        <source>Query %1: which key wins? Click it, or drag the bars to guess the whole row, then Reveal.</source>
-        <translation>查询 %1：哪把键胜出？点击它，或拖动柱子猜整行，然后揭晓。</translation>
-    </message>
-    <message>
-        <source>Rounds: %1 · average difference %2</source>
-        <translation>轮数：%1 · 平均差 %2</translation>
-    </message>
-    <message>
-        <source>Orange: your guess (scaled to sum to 1 for the score) · blue: the true weights. Difference Σ|guess − w| = %1 (0 is perfect, 2 the worst).</source>
-        <translation>橙色：你的猜测（计分时缩放到和为 1）· 蓝色：真实权重。差 Σ|猜测 − w| = %1（0 为满分，2 最差）。</translation>
-    </message>
-</context>
-<context>
-    <name>attn::NotesPanel</name>
-    <message>
-        <source>The notes are hidden while the answers are hidden: they give the numbers away.</source>
-        <translation>答案隐藏时笔记也隐藏：笔记里有答案的数字。</translation>
-    </message>
-    <message>
-        <source>This lesson has no notes. A lesson file can carry them under the key "notes".</source>
-        <translation>本课没有笔记。课程文件可以在 "notes" 键下写笔记。</translation>
-    </message>
-</context>
-<context>
-    <name>attn::QuizPanel</name>
-    <message>
-        <source>&amp;Check the answer</source>
-        <translation>核对答案(&amp;C)</translation>
-    </message>
-    <message>
-        <source>◀ &amp;Previous</source>
-        <translation>◀ 上一题(&amp;P)</translation>
-    </message>
-    <message>
-        <source>&amp;Show it live</source>
-        <translation>现场演示(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Open the lesson (and the setting) that shows this question live</source>
-        <translation>打开能现场演示本题的课程（及设置）</translation>
-    </message>
-    <message>
-        <source>&amp;Next ▶</source>
-        <translation>下一题(&amp;N) ▶</translation>
-    </message>
-    <message>
-        <source>No lesson has quiz questions.</source>
-        <translation>没有课程带测验题。</translation>
-    </message>
-    <message>
-        <source>Question %1 of %2</source>
-        <translation>第 %1 题，共 %2 题</translation>
-    </message>
-    <message>
-        <source>More than one choice is right: pick every right one, then check.</source>
-        <translation>不止一个选项正确：选出所有正确选项，再核对。</translation>
-    </message>
-    <message>
-        <source>Right!</source>
-        <translation>答对了！</translation>
-    </message>
-    <message>
-        <source>Not quite: the answer is %1.</source>
-        <translation>不对：答案是 %1。</translation>
-    </message>
-    <message>
-        <source>Score: %1 of %2 answered</source>
-        <translation>得分：已答 %2 题，答对 %1 题</translation>
-    </message>
-</context>
-<context>
-    <name>attn::SentencePanel</name>
-    <message>
-        <source>Type a sentence: 我 打 你, the cat sat</source>
-        <translation>输入一句话：我 打 你，the cat sat</translation>
-    </message>
-    <message>
-        <source>&amp;Fill from sentence</source>
-        <translation>由句子生成(&amp;F)</translation>
-    </message>
-    <message>
-        <source>One token per word, each with its own seeded vector: the same word always gets the same vector, so 我打你 and 你打我 share their embeddings</source>
-        <translation>每个词一个 token，各有由种子生成的向量：同一个词总得到同一个向量，所以“我打你”和“你打我”共享嵌入</translation>
-    </message>
-    <message>
-        <source>words or characters</source>
-        <translation>按词或按字</translation>
-    </message>
-    <message>
-        <source>split on spaces</source>
-        <translation>按空格切分</translation>
-    </message>
-    <message>
-        <source>one per character</source>
-        <translation>每字一个</translation>
-    </message>
-    <message>
-        <source>Automatic: on spaces when there are any, else one token per character (Chinese)</source>
-        <translation>自动：有空格就按空格切分，否则每个字一个 token（中文）</translation>
-    </message>
-    <message>
-        <source>seed </source>
-        <translation>种子 </translation>
-    </message>
-    <message>
-        <source>Randomi&amp;se matrix</source>
-        <translation>随机填充矩阵(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Fill the matrix shown above with numbers drawn from the seed</source>
-        <translation>用种子生成的随机数填充上方显示的矩阵</translation>
-    </message>
-    <message>
-        <source>Sentence:</source>
-        <translation>句子：</translation>
-    </message>
-    <message>
-        <source>Type a sentence first</source>
-        <translation>请先输入一句话</translation>
-    </message>
-    <message>
-        <source>Sentence “%1”</source>
-        <translation>句子“%1”</translation>
-    </message>
-    <message>
-        <source>Randomise %1</source>
-        <translation>随机填充 %1</translation>
-    </message>
-</context>
-<context>
-    <name>attn::MainWindow</name>
-    <message>
-        <source>&amp;Steps</source>
-        <translation>逐步(&amp;S)</translation>
-    </message>
-    <message>
-        <source>&amp;Guess</source>
-        <translation>猜测(&amp;G)</translation>
-    </message>
-    <message>
-        <source>Lesson notes</source>
-        <translation>课程笔记</translation>
-    </message>
-    <message>
-        <source>&amp;Classroom</source>
-        <translation>课堂(&amp;C)</translation>
-    </message>
-    <message>
-        <source>Classroom</source>
-        <translation>课堂</translation>
-    </message>
-    <message>
-        <source>&amp;Step through</source>
-        <translation>逐步演示(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Step through the chain one stage at a time (F6); Left/Right or Page Up/Down step, Home/End jump</source>
-        <translation>一次一步地演示整条计算链（F6）；左/右方向键或 Page Up/Down 前后一步，Home/End 跳到首尾</translation>
-    </message>
-    <message>
-        <source>Previous step</source>
-        <translation>上一步</translation>
-    </message>
-    <message>
-        <source>Next step</source>
-        <translation>下一步</translation>
-    </message>
-    <message>
-        <source>First step</source>
-        <translation>第一步</translation>
-    </message>
-    <message>
-        <source>Last step</source>
-        <translation>最后一步</translation>
-    </message>
-    <message>
-        <source>&amp;Hide the answers</source>
-        <translation>隐藏答案(&amp;H)</translation>
-    </message>
-    <message>
-        <source>Predict, then reveal: weights and outputs show neither numbers nor colours (F7)</source>
-        <translation>先预测，再揭晓：权重和输出既不显示数字也不显示颜色（F7）</translation>
-    </message>
-    <message>
-        <source>Hide the scaled scores too</source>
-        <translation>也隐藏缩放后的分数</translation>
-    </message>
-    <message>
-        <source>&amp;Guess the row</source>
-        <translation>猜这一行(&amp;G)</translation>
-    </message>
-    <message>
-        <source>Lesson &amp;notes</source>
-        <translation>课程笔记(&amp;N)</translation>
-    </message>
-    <message>
-        <source>&amp;Quiz…</source>
-        <translation>测验(&amp;Q)…</translation>
-    </message>
-    <message>
-        <source>Quiz — Attention Lab</source>
-        <translation>测验 — Attention Lab</translation>
-    </message>
-    <message>
-        <source>Quiz setting</source>
-        <translation>测验设置</translation>
-    </message>
-</context>
-<context>
-    <name>attn::PlanePlot</name>
-    <message>
-        <source>weight for query %1: hidden (predict it)</source>
-        <translation>查询 %1 的权重：已隐藏（请预测）</translation>
-    </message>
-</context>
-<context>
-    <name>attn::SweepCurvePlot</name>
-    <message>
-        <source>temperature τ (log scale)</source>
-        <translation>温度 τ（对数刻度）</translation>
-    </message>
-    <message>
-        <source>entropy (nats), solid</source>
-        <translation>熵（奈特），实线</translation>
-    </message>
-    <message>
-        <source>largest weight, dashed</source>
-        <translation>最大权重，虚线</translation>
-    </message>
-    <message>
-        <source>Query %1 as τ runs</source>
-        <translation>查询 %1 随 τ 的变化</translation>
-    </message>
-    <message>
-        <source>Entropy and largest weight against τ</source>
-        <translation>熵与最大权重随 τ 的变化</translation>
-    </message>
-    <message>
-        <source>uniform: ln %1 = %2</source>
-        <translation>均匀：ln %1 = %2</translation>
-    </message>
-    <message>
-        <source>low τ: nearly one-hot</source>
-        <translation>低 τ：接近独热</translation>
-    </message>
-    <message>
-        <source>high τ: nearly uniform</source>
-        <translation>高 τ：接近均匀</translation>
-    </message>
-</context>
-<context>
-    <name>attn::SweepPanel</name>
-    <message>
-        <source>Play the temperature from 0.05 to 20 and back while every map follows; nothing changes for good until you keep a value</source>
-        <translation>让温度从 0.05 变到 20 再变回来，所有热图随之变化；只有保留某个值才会真正改变</translation>
-    </message>
-    <message>
-        <source>Turn the selected query once around the origin in the plane while every map follows</source>
-        <translation>让选中的查询在平面中绕原点转一圈，所有热图随之变化</translation>
-    </message>
-    <message>
-        <source>One frame on, paused</source>
-        <translation>前进一帧并暂停</translation>
-    </message>
-    <message>
-        <source>Step ▸</source>
-        <translation>单步 ▸</translation>
-    </message>
-    <message>
-        <source>Stop and put everything back as it was</source>
-        <translation>停止并恢复原状</translation>
-    </message>
-    <message>
-        <source>■ Stop</source>
-        <translation>■ 停止</translation>
-    </message>
-    <message>
-        <source>Keep the value on show, as one undo step</source>
-        <translation>保留当前显示的值，作为一个撤销步骤</translation>
-    </message>
-    <message>
-        <source>✓ Keep this value</source>
-        <translation>✓ 保留此值</translation>
-    </message>
-    <message>
-        <source>How fast the sweep plays</source>
-        <translation>动画播放的速度</translation>
-    </message>
-    <message>
-        <source>Speed</source>
-        <translation>速度</translation>
-    </message>
-    <message>
-        <source>Temperature sweep</source>
-        <translation>温度扫描</translation>
-    </message>
-    <message>
-        <source>Turn query %1</source>
-        <translation>旋转查询 %1</translation>
-    </message>
-    <message>
-        <source>Sweep stopped: everything is as it was</source>
-        <translation>扫描已停止：一切恢复原状</translation>
-    </message>
-    <message>
-        <source>Kept: %1 (one undo step)</source>
-        <translation>已保留：%1（一个撤销步骤）</translation>
-    </message>
-    <message>
-        <source>Kept: nothing had changed</source>
-        <translation>已保留：没有任何改变</translation>
-    </message>
-    <message>
-        <source>The sweep stopped for another edit; its value stays as an undo step</source>
-        <translation>扫描因另一处编辑而停止；其值保留为一个撤销步骤</translation>
-    </message>
-    <message>
-        <source>The sweep stopped</source>
-        <translation>扫描已停止</translation>
-    </message>
-    <message>
-        <source>Pause</source>
-        <translation>暂停</translation>
-    </message>
-    <message>
-        <source>▶ Sweep τ</source>
-        <translation>▶ 扫描 τ</translation>
-    </message>
-    <message>
-        <source>▶ Turn the query</source>
-        <translation>▶ 旋转查询</translation>
-    </message>
-    <message>
-        <source>τ = %1. ▶ plays τ from 0.05 to 20 and back (or turns the query) while every map follows; nothing changes for good until you keep a value.</source>
-        <translation>τ = %1。▶ 让 τ 从 0.05 变到 20 再变回来（或旋转查询），所有热图随之变化；只有保留某个值才会真正改变。</translation>
-    </message>
-    <message>
-        <source>Preview τ = %1: Stop puts τ = %2 back; Keep makes it one undo step.</source>
-        <translation>预览 τ = %1：停止则恢复 τ = %2；保留则成为一个撤销步骤。</translation>
-    </message>
-    <message>
-        <source>Preview: the query turned by %1°. Stop puts it back; Keep makes it one undo step.</source>
-        <translation>预览：查询已旋转 %1°。停止则恢复原位；保留则成为一个撤销步骤。</translation>
-    </message>
-</context>
-<context>
-    <name>attn::TopKPanel</name>
-    <message>
-        <source>Keep the &amp;k largest weights of each row:</source>
-        <translation>每行保留最大的 k 个权重(&amp;K)：</translation>
-    </message>
-    <message>
-        <source>Top-k: each row keeps its k largest weights, renormalised to sum 1; hard k-NN averages those k values equally</source>
-        <translation>Top-k：每行只保留最大的 k 个权重，并重新归一化使其和为 1；硬 k-NN 对这 k 个值取等权平均</translation>
-    </message>
-    <message>
-        <source>Top-%1 weights
-the rest dropped, renormalised</source>
-        <translation>Top-%1 权重
-其余舍去，重新归一化</translation>
-    </message>
-    <message>
-        <source>soft weight kept</source>
-        <translation>保留的软权重</translation>
-    </message>
-    <message>
-        <source>Hard %1-NN output
-the %1 nearest values averaged</source>
-        <translation>硬 %1-NN 输出
-最近的 %1 个值的平均</translation>
-    </message>
-    <message>
-        <source>Softmax gives every key some weight (soft nearest neighbours); top-%1 keeps only the %1 heaviest of each row, and hard %1-NN averages their values equally. Compare with the Softmax weights and Output maps.</source>
-        <translation>Softmax 给每个键都分一些权重（软近邻）；top-%1 每行只保留最重的 %1 个，硬 %1-NN 对它们的值取等权平均。请与 Softmax 权重和输出热图对比。</translation>
-    </message>
-</context>
-<context>
-    <name>attn::StageView</name>
-    <message>
-        <source>Click: select query %1</source>
-        <translation>单击：选择查询 %1</translation>
-    </message>
-    <message>
-        <source>Click: select query %1 · Ctrl+click: block or open this cell</source>
-        <translation>单击：选择查询 %1 · Ctrl+单击：屏蔽或打开此单元格</translation>
-    </message>
-    <message>
-        <source>Query %1 selected</source>
-        <translation>已选择查询 %1</translation>
-    </message>
-    <message>
-        <source>Query %1 selected (Ctrl+click a cell to block or open it)</source>
-        <translation>已选择查询 %1（Ctrl+单击单元格可屏蔽或打开它）</translation>
-    </message>
-</context>
-<context>
-    <name>attn::PlaneScene</name>
-    <message>
-        <source>In view: %1% of the spread (Σ‖v‖²) of keys and queries</source>
-        <translation>视图中：键和查询的分布（Σ‖v‖²）的 %1%</translation>
-    </message>
-    <message>
-        <source>In view, of each key's ‖k‖²: %1</source>
-        <translation>视图中各键 ‖k‖² 的占比：%1</translation>
-    </message>
-    <message>
-        <source>In view: %1%–%2% of each key's ‖k‖²</source>
-        <translation>视图中：各键 ‖k‖² 的 %1%–%2%</translation>
-    </message>
-    <message>
-        <source>Careful: %1 has the largest weight, yet in this picture it points away from the query; the dimensions not shown decide.</source>
-        <translation>注意：%1 的权重最大，但在此图中它背离查询；起决定作用的是未显示的维度。</translation>
-    </message>
-    <message>
-        <source>Careful: %1 has the largest weight, yet %2 looks closer to the query in this picture; the dimensions not shown decide.</source>
-        <translation>注意：%1 的权重最大，但在此图中 %2 看起来离查询更近；起决定作用的是未显示的维度。</translation>
-    </message>
-</context>
-<context>
-    <name>attn::PlanePlot</name>
-    <message>
-        <source>circles: distance to q</source>
-        <translation>圆：到 q 的距离</translation>
-    </message>
-    <message>
-        <source>dashed circles: each key's distance to the query</source>
-        <translation>虚线圆：每个键到查询的距离</translation>
-    </message>
-    <message>
-        <source>unit circle, angles</source>
-        <translation>单位圆、夹角</translation>
-    </message>
-    <message>
-        <source>unit circle: cosine compares directions (the angles)</source>
-        <translation>单位圆：余弦比较的是方向（夹角）</translation>
-    </message>
-    <message>
-        <source>dashed: projection on q</source>
-        <translation>虚线：在 q 上的投影</translation>
-    </message>
-    <message>
-        <source>dashed: each key's projection onto the query's line</source>
-        <translation>虚线：每个键在查询所在直线上的投影</translation>
-    </message>
-    <message>
-        <source>distance to the query in the picture: %1</source>
-        <translation>图中到查询的距离：%1</translation>
-    </message>
-    <message>
-        <source>angle to the query: %1° (cos %2)</source>
-        <translation>与查询的夹角：%1°（cos %2）</translation>
-    </message>
-    <message>
-        <source>projection onto the query's direction: %1</source>
-        <translation>在查询方向上的投影：%1</translation>
-    </message>
-    <message>
-        <source>in this plane: %1% of its ‖k‖²</source>
-        <translation>在此平面中：其 ‖k‖² 的 %1%</translation>
-    </message>
-    <message>
-        <source>θ = %1°</source>
-        <translation>θ = %1°</translation>
-    </message>
-</context>
-<context>
-    <name>attn::ScalingLabPanel</name>
-    <message>
-        <source>Play: d_k walks from 1 to 1024 and back while the plots follow</source>
-        <translation>播放：d_k 从 1 走到 1024 再回来，图表随之变化</translation>
-    </message>
-    <message>
-        <source>Step ▸</source>
-        <translation>单步 ▸</translation>
-    </message>
-    <message>
-        <source>d_k one notch on, paused</source>
-        <translation>d_k 前进一格并暂停</translation>
-    </message>
-    <message>
-        <source>Pause</source>
-        <translation>暂停</translation>
-    </message>
-    <message>
-        <source>▶ Play d_k</source>
-        <translation>▶ 播放 d_k</translation>
-    </message>
-</context>
-<context>
-    <name>attn::MainWindow</name>
-    <message>
-        <source>&amp;Animate</source>
-        <translation>动画(&amp;A)</translation>
-    </message>
-    <message>
-        <source>Top-&amp;k</source>
-        <translation>Top-k(&amp;K)</translation>
-    </message>
-    <message>
-        <source>Animate</source>
-        <translation>动画</translation>
-    </message>
-    <message>
-        <source>▶ Sweep τ</source>
-        <translation>▶ 扫描 τ</translation>
-    </message>
-    <message>
-        <source>Animate the temperature from 0.05 to 20 and back while the maps follow (the Animate tab)</source>
-        <translation>让温度从 0.05 变到 20 再变回来，热图随之变化（见“动画”标签页）</translation>
-    </message>
-    <message>
-        <source>▶ Turn the query</source>
-        <translation>▶ 旋转查询</translation>
-    </message>
-    <message>
-        <source>Turn the selected query once around the origin while the maps follow</source>
-        <translation>让选中的查询绕原点转一圈，热图随之变化</translation>
-    </message>
-    <message>
-        <source>■ Stop</source>
-        <translation>■ 停止</translation>
-    </message>
-    <message>
-        <source>Stop the animation and put everything back as it was</source>
-        <translation>停止动画并恢复原状</translation>
-    </message>
-    <message>
-        <source>Top-k</source>
-        <translation>Top-k</translation>
-    </message>
-    <message>
-        <source>Hard against soft: each row's k largest weights only, and the hard k-NN average</source>
-        <translation>硬与软对比：每行只保留最大的 k 个权重，以及硬 k-NN 平均</translation>
-    </message>
-</context>
-<context>
-    <name>attn::CompareText</name>
-    <message>
-        <source>row sum</source>
-        <translation>行和</translation>
-    </message>
-    <message>
-        <source>A · %1%2</source>
-        <translation>A · %1%2</translation>
-    </message>
-    <message>
-        <source>B · %1%2</source>
-        <translation>B · %1%2</translation>
-    </message>
-    <message>
-        <source> · in A&apos;s token order</source>
-        <translation> · 按 A 的词序</translation>
-    </message>
-    <message>
-        <source>B − A</source>
-        <translation>B − A</translation>
-    </message>
-    <message>
-        <source> at (%1, %2)</source>
-        <translation>，位于 (%1, %2)</translation>
-    </message>
-    <message>
-        <source>max |B − A| = %1%2</source>
-        <translation>最大 |B − A| = %1%2</translation>
-    </message>
-    <message>
-        <source>A and B cannot be compared cell by cell here: %1</source>
-        <translation>A 与 B 在这里无法逐格比较：%1</translation>
-    </message>
-    <message>
-        <source>B − A · %1</source>
-        <translation>B − A · %1</translation>
-    </message>
-    <message>
-        <source>the same numbers, reordered: attention alone cannot see word order</source>
-        <translation>同样的数，只是重新排列：注意力本身看不出语序</translation>
-    </message>
-    <message>
-        <source>%1 (%2, %3)</source>
-        <translation>%1 (%2, %3)</translation>
-    </message>
-    <message>
-        <source>not only reordered: the largest difference is %1 in %2</source>
-        <translation>不只是重新排列：最大差值为 %1，在 %2</translation>
-    </message>
-    <message>
-        <source>cannot align by token: %1</source>
-        <translation>无法按词对齐：%1</translation>
-    </message>
-</context>
-<context>
-    <name>attn::CompareView</name>
-    <message>
-        <source>Align by token</source>
-        <translation>按词对齐</translation>
-    </message>
-    <message>
-        <source>B holds A&apos;s tokens in another order: put B&apos;s rows and columns in A&apos;s order, so that the same word is compared with the same word</source>
-        <translation>B 以另一种顺序包含 A 的词：把 B 的行与列排成 A 的顺序，让同一个词与同一个词比较</translation>
-    </message>
-    <message>
-        <source>The stage shown for A, B and B − A</source>
-        <translation>A、B 和 B − A 显示的阶段</translation>
-    </message>
-    <message>
-        <source>Pin B as A</source>
-        <translation>把 B 固定为 A</translation>
-    </message>
-    <message>
-        <source>Make the live document the new A</source>
-        <translation>把当前文档作为新的 A</translation>
-    </message>
-    <message>
-        <source>Unpin (back to A)</source>
-        <translation>取消固定（回到 A）</translation>
-    </message>
-    <message>
-        <source>Put the document back as A was (one undo step) and close the comparison</source>
-        <translation>把文档恢复为 A（一步可撤销）并关闭对比</translation>
-    </message>
-    <message>
-        <source>Keep B</source>
-        <translation>保留 B</translation>
-    </message>
-    <message>
-        <source>Close the comparison and keep the document as it is</source>
-        <translation>关闭对比，文档保持现状</translation>
-    </message>
-    <message>
-        <source>Pinned as A: %1. Change the document (B) and compare.</source>
-        <translation>已固定为 A：%1。修改文档（B）并对比。</translation>
-    </message>
-    <message>
-        <source>Back to A</source>
-        <translation>回到 A</translation>
-    </message>
-    <message>
-        <source>Unpinned: the document is A again</source>
-        <translation>已取消固定：文档恢复为 A</translation>
-    </message>
-    <message>
-        <source>Nothing pinned. Pin the current state as A (Ctrl+Shift+P), change the document, and A, B and B − A appear here.</source>
-        <translation>尚未固定。把当前状态固定为 A（Ctrl+Shift+P），再修改文档，A、B 和 B − A 就会显示在这里。</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;A&lt;/b&gt;: %1 (pinned) · &lt;b&gt;B&lt;/b&gt;: %2 (live)</source>
-        <translation>&lt;b&gt;A&lt;/b&gt;：%1（已固定） · &lt;b&gt;B&lt;/b&gt;：%2（当前）</translation>
-    </message>
-    <message>
-        <source>A and B hold the same tokens in another order: align by token to compare word with word.</source>
-        <translation>A 与 B 含有相同的词但顺序不同：按词对齐即可逐词比较。</translation>
-    </message>
-</context>
-<context>
-    <name>attn::MainWindow</name>
-    <message>
-        <source>A/B — Attention Lab</source>
-        <translation>A/B — 注意力实验室</translation>
-    </message>
-    <message>
-        <source>Changed lesson</source>
-        <translation>课程已修改</translation>
-    </message>
-    <message>
-        <source>%1 has changes. Keep it as A, to compare with the lesson you open?</source>
-        <translation>%1 已有修改。要把它保留为 A，与要打开的课程对比吗？</translation>
-    </message>
-    <message>
-        <source>Keep as A</source>
-        <translation>保留为 A</translation>
-    </message>
-    <message>
-        <source>Just switch</source>
-        <translation>直接切换</translation>
-    </message>
-    <message>
-        <source>Save a copy…</source>
-        <translation>另存副本…</translation>
-    </message>
-    <message>
-        <source>&amp;Compare</source>
-        <translation>对比(&amp;C)</translation>
-    </message>
-    <message>
-        <source>&amp;Pin as A</source>
-        <translation>固定为 A(&amp;P)</translation>
-    </message>
-    <message>
-        <source>Pin the current state as A; keep changing the document (B) and compare them side by side</source>
-        <translation>把当前状态固定为 A；继续修改文档（B），并排对比两者</translation>
-    </message>
-    <message>
-        <source>&amp;Unpin (back to A)</source>
-        <translation>取消固定（回到 A）(&amp;U)</translation>
-    </message>
-    <message>
-        <source>Show A/B</source>
-        <translation>显示 A/B</translation>
-    </message>
-    <message>
-        <source>A/B</source>
-        <translation>A/B</translation>
-    </message>
-    <message>
-        <source>Export the difference map</source>
-        <translation>导出差值图</translation>
-    </message>
-    <message>
-        <source>Export the A/B figure</source>
-        <translation>导出 A/B 图</translation>
-    </message>
-    <message>
-        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
-        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
-    </message>
-    <message>
-        <source>Exported %1</source>
-        <translation>已导出 %1</translation>
-    </message>
-    <message>
-        <source>Export the A/B figure…</source>
-        <translation>导出 A/B 图…</translation>
-    </message>
-    <message>
-        <source>Export the difference map…</source>
-        <translation>导出差值图…</translation>
-    </message>
-</context>
-<context>
-    <name>attn::CompareText</name>
-    <message>
-        <source> (rounding only)</source>
-        <translation>（仅为舍入误差）</translation>
     </message>
 </context>
 </TS>

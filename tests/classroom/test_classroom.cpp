@@ -14,6 +14,7 @@
 #include "scenario_json.h"
 #include "sentence.h"
 #include "sentencepanel.h"
+#include "settingsbar.h"
 #include "stagedata.h"
 #include "stageviews.h"
 #include "steppanel.h"
@@ -398,6 +399,12 @@ void TestClassroom::quizAnswersAreScored()
     QCOMPARE(w.document()->scenario().scale, Scale::None);
     QVERIFY(attn::test::close(w.document()->trace().heads[0].weights(0, 0), 0.8668, 0, 5e-5));
     QVERIFY(w.showView(QStringLiteral("quiz")) == inWindow->window());
+    // Every question's "view" is one the window shows (关卡四: what attention costs).
+    for (const QString &name : lessonIndex())
+        for (const QuizQuestion &q : lesson(name).quiz)
+            if (!q.view.empty())
+                QVERIFY2(w.viewNames().contains(QString::fromStdString(q.view)), q.id.c_str());
+    QVERIFY(w.viewNames().contains(QStringLiteral("cost")));
 }
 
 void TestClassroom::notesAndQuizInBothLanguages()
@@ -568,6 +575,10 @@ void TestClassroom::projectorLayout()
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             QTest::qWait(50);
             QApplication::processEvents();
+            // Panels folded away or not, the settings stay one click away.
+            const bool panels = w.findChild<QDockWidget *>(QStringLiteral("settingsDock"))->isVisible();
+            if (panels == w.settingsBar()->isVisible())
+                failures << name + QStringLiteral(": the settings bar is shown exactly when the settings panel is not");
             for (Stage st : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output}) {
                 StageView *v = w.stageView(st);
                 v->replot(QCustomPlot::rpImmediateRefresh);
@@ -582,10 +593,14 @@ void TestClassroom::projectorLayout()
         }
     }
     QApplication::setFont(before);
-    // Issue 11, item 5 (panels collapsing to a compact toolbar where there is
-    // no room) is not done yet: with the panels shown at zoom 1.5 and 2 some
-    // maps still drop their numbers. This test says which.
-    QEXPECT_FAIL("", "the projector layout (issue 11, item 5) is not done yet", Continue);
+    // Issue 11, item 5, as far as it goes: the panels fold into the settings
+    // bar where the maps need the room, and 1920x1080 at zoom 1.5 keeps every
+    // number. Still short (kept strict here, so a fix shows as XPASS): at
+    // zoom 2, and on 1600x1000, maps of 4+ tokens drop their numbers and the
+    // weights of mask-after-softmax its row notes.
+    QEXPECT_FAIL("1600x1000 zoom 1.5", "issue 11: the row notes of mask-after-softmax at 1600x1000", Continue);
+    QEXPECT_FAIL("1600x1000 zoom 2.0", "issue 11: zoom 2 on 1600x1000 drops numbers", Continue);
+    QEXPECT_FAIL("1920x1080 zoom 2.0", "issue 11: the row notes of mask-after-softmax at zoom 2", Continue);
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
 }
 
