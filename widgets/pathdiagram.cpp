@@ -77,7 +77,12 @@ void PathDiagram::paintEvent(QPaintEvent *)
     const double slot = (width() - 2 * margin) / count;
     const double boxW = std::max(lineH * 1.6, slot * 0.72);
     const double boxH = lineH * 1.6;
-    const double midY = height() * 0.5;
+    // The captions wrap (the tab beside the maps is narrow); the tokens sit
+    // in the middle of what is left between them.
+    const QRectF textArea(margin, 2, width() - 2 * margin, height());
+    const double topH = fm.boundingRect(textArea, Qt::TextWordWrap, m_recurrent).height();
+    const double bottomH = fm.boundingRect(textArea, Qt::TextWordWrap, m_attention).height();
+    const double midY = topH + (height() - topH - bottomH) * 0.45;
     const QColor ink = pal.color(QPalette::Text);
     const QColor recurrent(0xd5, 0x5e, 0x00); // Okabe-Ito vermillion
     const QColor attention(0x00, 0x72, 0xb2); // Okabe-Ito blue
@@ -133,11 +138,11 @@ void PathDiagram::paintEvent(QPaintEvent *)
 
     // Captions: above the chain and below the arcs.
     p.setPen(recurrent);
-    p.drawText(QRectF(margin, 2, width() - 2 * margin, lineH * 1.2), Qt::AlignLeft | Qt::AlignTop,
-               fm.elidedText(m_recurrent, Qt::ElideRight, width() - 2 * margin));
+    p.drawText(QRectF(margin, 2, width() - 2 * margin, topH), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
+               m_recurrent);
     p.setPen(attention);
-    p.drawText(QRectF(margin, height() - lineH * 1.3, width() - 2 * margin, lineH * 1.2), Qt::AlignLeft | Qt::AlignBottom,
-               fm.elidedText(m_attention, Qt::ElideRight, width() - 2 * margin));
+    p.drawText(QRectF(margin, height() - bottomH - 2, width() - 2 * margin, bottomH),
+               Qt::AlignLeft | Qt::AlignBottom | Qt::TextWordWrap, m_attention);
 }
 
 } // namespace attn

@@ -22,8 +22,8 @@ public:
     // The captions drawn above and below (translated by the caller).
     void setCaptions(const QString &recurrent, const QString &attention);
 
-    QSize sizeHint() const override { return {420, 200}; }
-    QSize minimumSizeHint() const override { return {200, 140}; }
+    QSize sizeHint() const override { return {420, 220}; }
+    QSize minimumSizeHint() const override { return {200, 110}; }
 
     static constexpr int kShown = 9;
 

@@ -23,24 +23,36 @@ CostPanel::CostPanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(do
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
 
-    m_table = new QTableWidget(0, 4, this);
+    m_table = new QTableWidget(0, 3, this);
     m_table->setObjectName(QStringLiteral("costTable"));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
+    // The stage and how it is counted share the wide first column, wrapped:
+    // the tab beside the maps is narrow.
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_table->setWordWrap(true);
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
 
     m_growth = new QCustomPlot(this);
     m_growth->setObjectName(QStringLiteral("costGrowth"));
-    m_growth->setMinimumHeight(140);
+    m_growth->setMinimumHeight(90);
+    // Beside the maps: the panel must not take the maps' height.
+    m_table->setMinimumHeight(60);
+    m_table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
+    m_growth->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
 
     m_path = new PathDiagram(this);
+    m_growthLegend = new QLabel(this);
+    m_growthLegend->setObjectName(QStringLiteral("costGrowthLegend"));
+    m_growthLegend->setWordWrap(true);
+    m_growthLegend->setTextFormat(Qt::RichText);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_summary);
     layout->addWidget(m_table, 3);
+    layout->addWidget(m_growthLegend);
     layout->addWidget(m_growth, 3);
     layout->addWidget(m_path, 2);
 
@@ -111,16 +123,15 @@ void CostPanel::retranslate()
     const int n = int(tokens.size());
     m_path->setTokens(tokens);
     m_path->setCaptions(
-        tr("Recurrent network: from the first token to the last takes %n step(s), one token at a time", nullptr,
-           std::max(0, n - 1)),
+        tr("Recurrent network: from the first token to the last, n − 1 = %1 steps, one token at a time")
+            .arg(std::max(0, n - 1)),
         tr("Attention: every token reaches every other in 1 step, all pairs at once"));
 }
 
 void CostPanel::fillTable()
 {
     const AttentionCost &c = m_cost;
-    m_table->setHorizontalHeaderLabels(
-        {tr("Stage"), tr("Work"), tr("Counted as"), tr("Values stored")});
+    m_table->setHorizontalHeaderLabels({tr("Stage"), tr("Work"), tr("Values stored")});
     m_table->setRowCount(int(c.stages.size()) + 1);
     const QString hq = QStringLiteral("%1·%2·%3").arg(c.heads).arg(c.nq).arg(c.nk);
     int row = 0;
@@ -150,30 +161,32 @@ void CostPanel::fillTable()
             name = tr("Concat · W_O");
             how = tr("n_q·h·d_v·d_out products");
         }
-        m_table->setItem(row, 0, new QTableWidgetItem(name));
+        auto *stage = new QTableWidgetItem(name + QLatin1Char('\n') + how);
+        stage->setToolTip(how);
+        m_table->setItem(row, 0, stage);
         auto *work = new QTableWidgetItem(count(st.operations));
         work->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         m_table->setItem(row, 1, work);
-        m_table->setItem(row, 2, new QTableWidgetItem(how));
         auto *stored = new QTableWidgetItem(count(st.stored));
         stored->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        m_table->setItem(row, 3, stored);
+        m_table->setItem(row, 2, stored);
         ++row;
     }
     QFont bold = m_table->font();
     bold.setBold(true);
-    auto *total = new QTableWidgetItem(tr("Total"));
+    auto *total = new QTableWidgetItem(tr("Total") + QLatin1Char('\n')
+                                       + tr("%1 of memory as doubles").arg(bytesText(c.bytes())));
     total->setFont(bold);
     m_table->setItem(row, 0, total);
     auto *work = new QTableWidgetItem(count(c.totalOperations));
     work->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     work->setFont(bold);
     m_table->setItem(row, 1, work);
-    m_table->setItem(row, 2, new QTableWidgetItem(tr("%1 of memory as doubles").arg(bytesText(c.bytes()))));
     auto *stored = new QTableWidgetItem(count(c.totalStored));
     stored->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     stored->setFont(bold);
-    m_table->setItem(row, 3, stored);
+    m_table->setItem(row, 2, stored);
+    m_table->resizeRowsToContents();
 }
 
 void CostPanel::fillGrowth()
@@ -190,9 +203,14 @@ void CostPanel::fillGrowth()
     }
     m_growth->clearGraphs();
     m_growth->clearItems();
-    m_growth->legend->setVisible(true);
-    m_growth->legend->setFont(font());
-    m_growth->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // The legend is a line of text above the chart: inside a short chart
+    // it would hide the curves.
+    m_growth->legend->setVisible(false);
+    m_growthLegend->setText(QStringLiteral("<span style='color:#0072b2'>━ %1</span> &nbsp; "
+                                           "<span style='color:#d55e00'>╌ %2</span> &nbsp; "
+                                           "<span style='color:#0072b2'>●</span> %3")
+                                .arg(tr("score cells h·n²"), tr("a recurrent network's steps, h·n"),
+                                     tr("now: n = %1").arg(now)));
 
     QCPGraph *g = m_growth->addGraph();
     g->setData(n, cells, true);

@@ -50,6 +50,7 @@ private:
     QLabel *m_summary;
     QTableWidget *m_table;
     QCustomPlot *m_growth;
+    QLabel *m_growthLegend;
     PathDiagram *m_path;
 };
 

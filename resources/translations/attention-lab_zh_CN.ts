@@ -287,23 +287,17 @@
 <context>
     <name>attn::CostPanel</name>
     <message>
-        <location filename="../../app/views/costpanel.cpp" line="+92" />
+        <location filename="../../app/views/costpanel.cpp" line="+99" />
         <source>&lt;b&gt;%1 score cells&lt;/b&gt; = h·n&lt;sub&gt;q&lt;/sub&gt;·n&lt;sub&gt;k&lt;/sub&gt; = %2·%3·%4: one for every pair of a query and a key, in every head. Double the tokens to %5 and there are %6 (×%7): the cost grows as n². All stages together: %8 multiply-adds, %9 stored.</source>
         <translation>&lt;b&gt;%1 个打分格&lt;/b&gt; = h·n&lt;sub&gt;q&lt;/sub&gt;·n&lt;sub&gt;k&lt;/sub&gt; = %2·%3·%4：每个头里，每一对查询与键各一格。把词数加倍到 %5，就有 %6 格（×%7）：代价按 n² 增长。所有步骤合计：%8 次乘加，存储 %9。</translation>
     </message>
-    <message numerus="yes">
-        <location line="+22" />
-        <source>Recurrent network: from the first token to the last takes %n step(s), one token at a time</source>
-        <translation>
-            <numerusform>循环网络：从第一个词到最后一个词要走 %n 步，一次一个词</numerusform></translation>
-    </message>
     <message>
-        <location line="+2" />
+        <location line="+24" />
         <source>Attention: every token reaches every other in 1 step, all pairs at once</source>
         <translation>注意力：任意两个词之间 1 步直达，所有词对同时计算</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+6" />
         <source>Stage</source>
         <translation>步骤</translation>
     </message>
@@ -313,12 +307,12 @@
         <translation>计算量</translation>
     </message>
     <message>
-        <location line="+0" />
-        <source>Counted as</source>
-        <translation>计法</translation>
+        <location line="-8" />
+        <source>Recurrent network: from the first token to the last, n − 1 = %1 steps, one token at a time</source>
+        <translation>循环网络：从第一个词到最后一个词要走 n − 1 = %1 步，一次一个词</translation>
     </message>
     <message>
-        <location line="+0" />
+        <location line="+8" />
         <source>Values stored</source>
         <translation>存储的数值</translation>
     </message>
@@ -398,17 +392,17 @@
         <translation>n_q·h·d_v·d_out 次乘法</translation>
     </message>
     <message>
-        <location line="+14" />
+        <location line="+15" />
         <source>Total</source>
         <translation>合计</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+1" />
         <source>%1 of memory as doubles</source>
         <translation>按双精度计占内存 %1</translation>
     </message>
     <message>
-        <location line="+27" />
+        <location line="+38" />
         <source>score cells h·n²</source>
         <translation>打分格 h·n²</translation>
     </message>

@@ -125,6 +125,8 @@ private slots:
         QTableWidget *t = panel.table();
         QCOMPARE(t->rowCount(), int(panel.cost().stages.size()) + 1);
         QCOMPARE(t->item(1, 1)->text(), CostPanel::count(150)); // scores
+        QVERIFY(t->item(1, 0)->text().contains(QStringLiteral("2·5·5·3")));
+        QCOMPARE(t->item(1, 2)->text(), CostPanel::count(50));
         QCOMPARE(t->item(t->rowCount() - 1, 1)->text(), CostPanel::count(1120));
         QVERIFY(panel.summary().contains(CostPanel::count(50)));
         QVERIFY(panel.summary().contains(CostPanel::count(200))); // doubled: 2*10*10
