@@ -12,9 +12,6 @@
 
 namespace attn {
 
-// figureexport.cpp's painter for any picture in the three formats.
-QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::function<void(QCPPainter *)> &paint);
-
 namespace {
 
 struct CompareText {

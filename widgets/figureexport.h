@@ -14,9 +14,11 @@
 #include <QByteArray>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
+class QCPPainter;
 class QCustomPlot;
 
 namespace attn {
@@ -43,6 +45,11 @@ struct FigureStyle {
 
 // The font every exported figure is drawn with.
 QFont figureFont();
+
+// Any picture in the three formats: `paint` draws on a QCPPainter of
+// size.width by size.height logical pixels; SVG text becomes outlines.
+// Every figure goes through here, so the formats look alike.
+QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::function<void(QCPPainter *)> &paint);
 
 // The bytes of the figure. SVG text is turned into outlines, so Chinese
 // labels need no font where the file is opened; PDF embeds what it uses.

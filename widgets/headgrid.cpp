@@ -13,9 +13,6 @@
 
 namespace attn {
 
-// figureexport.cpp's painter set-up for PNG, SVG (text as outlines) and PDF.
-QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::function<void(QCPPainter *)> &paint);
-
 namespace {
 
 const QColor kSelected(0xe8, 0x59, 0x0c); // orange: apart from viridis' and magma's colours
