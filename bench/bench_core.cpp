@@ -219,7 +219,9 @@ void BM_FastExponentials(benchmark::State &state)
     exponentials(state, true);
 }
 
-void BM_Forward(benchmark::State &state, attn::InputMode mode)
+// keepScaled false: the forward without the scaled stage stored (the views
+// derive it from the scores: HeadTrace::scaledAt), as "derived".
+void BM_Forward(benchmark::State &state, attn::InputMode mode, bool keepScaled = true)
 {
     const int n = int(state.range(0)), h = int(state.range(1));
     const attn::Scenario projected = projectedScenario(n, h);
@@ -227,7 +229,7 @@ void BM_Forward(benchmark::State &state, attn::InputMode mode)
 
     const LoopClock clock;
     for (auto _ : state) {
-        attn::Trace t = attn::compute(s);
+        attn::Trace t = attn::compute(s, attn::ComputeOptions{.keepScaled = keepScaled});
         benchmark::DoNotOptimize(t.output.data());
         benchmark::ClobberMemory();
     }
@@ -276,6 +278,7 @@ BENCHMARK(BM_Exponentials)->Apply(sizes);
 BENCHMARK(BM_FastExponentials)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Forward, projected, attn::InputMode::Projected)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Forward, direct, attn::InputMode::Direct)->Apply(sizes);
+BENCHMARK_CAPTURE(BM_Forward, derived, attn::InputMode::Projected, false)->Apply(sizes);
 
 int main(int argc, char **argv)
 {

@@ -9,15 +9,22 @@ scores = Q_h K_h^T, scaled = scores / sqrt(d_k), weights = the row softmax
 stage is kept, as our Trace keeps it for the views (NumPy keeps no row
 statistics; ours computes them as well).
 
-Ours is timed by bench_core (bench/bench_core.cpp, BM_Forward/projected:
-attn::compute, validation included), run with --benchmark_filter and read
+Ours is timed by bench_core (bench/bench_core.cpp: BM_Forward/projected,
+attn::compute with every stage stored, validation included; and
+BM_Forward/derived, the same without storing the scaled stage, which the
+views then derive from the scores), run with --benchmark_filter and read
 from its JSON output; NumPy in a child process started with the thread
-count set in the environment before NumPy loads its BLAS. Both report the
+count set in the environment before NumPy loads its BLAS. All report the
 minimum over repetitions, wall-clock.
 
+--baseline OTHER_BENCH_CORE times another build's forward (an older commit)
+in the same run, interleaved with ours and NumPy's, so that a loaded
+machine slows all of them alike: compare the ratios, not the times.
+
 Usage: bench/compare_numpy.py [--bench-core build/bin/bench_core] [--repetitions 5]
-Needs Debian's python3-numpy. Prints a table and the ratio ours / NumPy
-(below 1: ours is faster).
+                              [--baseline OTHER/bin/bench_core]
+Needs Debian's python3-numpy. Prints a table and the ratios ours / NumPy
+(below 1: ours is faster). About 2 minutes; 3 with --baseline.
 """
 
 import argparse
@@ -82,9 +89,9 @@ def numpy_seconds(n, threads, reps):
     return float(out.stdout.strip())
 
 
-def ours_seconds(bench_core, threads, reps):
-    """{n: seconds} for BM_Forward/projected at h = 8, the minimum of reps."""
-    pattern = "BM_Forward/projected/n:(%s)/h:%d/" % ("|".join(str(n) for n in SIZES), HEADS)
+def ours_seconds(bench_core, threads, reps, variant="projected"):
+    """{n: seconds} for BM_Forward/<variant> at h = 8, the minimum of reps."""
+    pattern = "BM_Forward/%s/n:(%s)/h:%d/" % (variant, "|".join(str(n) for n in SIZES), HEADS)
     out = subprocess.run([bench_core, "--benchmark_filter=" + pattern, "--benchmark_format=json",
                           "--benchmark_repetitions=%d" % reps, "--benchmark_report_aggregates_only=true"],
                          env=thread_env(threads), check=True, capture_output=True, text=True)
@@ -108,10 +115,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench-core", default=os.path.join(here, "..", "build", "bin", "bench_core"))
     parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--baseline", help="another build's bench_core, timed beside ours")
     args = parser.parse_args()
-    if not os.access(args.bench_core, os.X_OK):
-        sys.exit("compare_numpy: %s: no bench_core there (build the bench_core target, or pass --bench-core)"
-                 % args.bench_core)
+    for path in [args.bench_core] + ([args.baseline] if args.baseline else []):
+        if not os.access(path, os.X_OK):
+            sys.exit("compare_numpy: %s: no bench_core there (build the bench_core target, or pass --bench-core)"
+                     % path)
     try:
         import numpy
         version = numpy.__version__
@@ -123,16 +132,28 @@ def main():
         load = ["?"]
     print("compare_numpy: NumPy %s, d_model %d, h %d, minimum of %d; load average %s"
           % (version, D_MODEL, HEADS, args.repetitions, " ".join(load)))
-    print("| n | threads | NumPy | ours | ours / NumPy |")
-    print("|--:|--:|--:|--:|--:|")
+    base_head = " baseline | baseline / NumPy |" if args.baseline else ""
+    print("| n | threads | NumPy |%s ours | ours / NumPy | ours, scaled derived | derived / NumPy |" % base_head)
+    print("|--:|--:|--:|%s--:|--:|--:|--:|" % ("--:|--:|" if args.baseline else ""))
+
+    def ratio(mine, theirs):
+        return "%.2f×" % (mine / theirs) if mine else "?"
+
     for threads in THREADS:
+        # Interleaved: baseline, ours, NumPy a size at a time, ours derived.
+        base = ours_seconds(args.baseline, threads, args.repetitions) if args.baseline else {}
         ours = ours_seconds(args.bench_core, threads, args.repetitions)
+        theirs = {n: numpy_seconds(n, threads, args.repetitions) for n in SIZES}
+        derived = ours_seconds(args.bench_core, threads, args.repetitions, "derived")
         for n in SIZES:
-            theirs = numpy_seconds(n, threads, args.repetitions)
-            mine = ours.get(n)
-            ratio = "%.2f×" % (mine / theirs) if mine else "?"
-            print("| %d | %d | %s | %s | %s |" % (n, threads, fmt(theirs), fmt(mine) if mine else "?", ratio))
-            sys.stdout.flush()
+            cells = [str(n), str(threads), fmt(theirs[n])]
+            if args.baseline:
+                b = base.get(n)
+                cells += [fmt(b) if b else "?", ratio(b, theirs[n])]
+            cells += [fmt(ours[n]) if ours.get(n) else "?", ratio(ours.get(n), theirs[n]),
+                      fmt(derived[n]) if derived.get(n) else "?", ratio(derived.get(n), theirs[n])]
+            print("| " + " | ".join(cells) + " |")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

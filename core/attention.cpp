@@ -160,7 +160,35 @@ struct SoftmaxBlock {
     double *weights = nullptr;
     Eigen::Index ldWeights = 0;
     RowStats *rows = nullptr;      // the block's first row; null: no statistics
+    // With a value matrix (n_k by d_v, column-major, d_v <= kFusedValueWidth)
+    // pass 3 also forms output = weights * V into `output` (the block's first
+    // row, column c at output + c * ldOutput): the weights are then in
+    // registers, so the product costs no pass over them of its own.
+    const double *values = nullptr;
+    Eigen::Index ldValues = 0, valueWidth = 0;
+    double *output = nullptr;
+    Eigen::Index ldOutput = 0;
+    // With queries and keys (dot similarity, d_k in kFusedKeyWidths) pass 1
+    // also forms the scores, s(i, j) = sum over c, in order, of Q(i, c)
+    // K(j, c), and writes them where `in` points (`scoresOut`): no product
+    // of Eigen's, which clears its n_q by n_k destination before it adds to
+    // it, and no pass of its own to read them back.
+    const double *queries = nullptr; // the block's first row; column c at queries + c * ldQueries
+    Eigen::Index ldQueries = 0;
+    const double *keys = nullptr;    // n_k by d_k, column-major
+    Eigen::Index ldKeys = 0, keyWidth = 0;
+    double *scoresOut = nullptr;
 };
+
+// The d_k for which pass 1 forms the scores itself.
+bool fusesScores(Eigen::Index dk)
+{
+    return dk == 1 || dk == 2 || dk == 3 || dk == 4 || dk == 8 || dk == 16;
+}
+
+// The widest d_v whose product with the weights pass 3 forms itself; wider
+// ones are left to Eigen, whose kernel is as fast once d_v fills its panels.
+constexpr Eigen::Index kFusedValueWidth = 16;
 
 // The running values of a block's rows, m of each, in one allocation.
 struct RowRun {
@@ -183,9 +211,12 @@ struct RowRun {
 
 // Pass 1: scaled (unless the input is scaled already), each row's maximum
 // over the entries that take part, and (kArgmax) the first column with it.
-template <bool kExclude, Scaling kScaling, bool kArgmax>
+template <bool kExclude, Scaling kScaling, bool kArgmax, bool kStore, int DK>
 void maxPass(const SoftmaxBlock &b, RowRun &run)
 {
+    const double *queries = b.queries, *keys = b.keys;
+    const Eigen::Index ldQueries = b.ldQueries, ldKeys = b.ldKeys;
+    double *scoresOut = b.scoresOut;
     // Locals, so that the compiler need not reload them after every store.
     const Eigen::Index m = b.m, ldIn = b.ldIn, ldScaled = b.ldScaled, ldBlocked = b.ldBlocked;
     const double *scores = b.in;
@@ -202,16 +233,49 @@ void maxPass(const SoftmaxBlock &b, RowRun &run)
     } lowest;
     for (Eigen::Index j = 0; j < b.cols; ++j) {
         const double *in = scores + j * ldIn;
-        double *scaled = kScaling == Scaling::None ? nullptr : scaledAll + j * ldScaled;
+        double *scaled = kStore ? scaledAll + j * ldScaled : nullptr;
         const bool *blocked = kExclude ? blockedAll + j * ldBlocked : nullptr;
         const double column = double(j);
-        forRows(m, [=, &lowest]<class L>(Eigen::Index i) {
-            L x = L::load(in + i);
+        // Key j's entries, each as a pair for both lanes.
+        [[maybe_unused]] Lane1 key1[DK > 0 ? DK : 1];
+#if defined(__SSE2__)
+        [[maybe_unused]] Lane2 key2[DK > 0 ? DK : 1];
+#endif
+        if constexpr (DK > 0) {
+            for (int c = 0; c < DK; ++c) {
+                key1[c] = Lane1::all(keys[c * ldKeys + j]);
+#if defined(__SSE2__)
+                key2[c] = Lane2::all(key1[c].v);
+#endif
+            }
+        }
+        double *out = DK > 0 ? scoresOut + j * ldIn : nullptr;
+        forRows(m, [=, &lowest, &key1
+#if defined(__SSE2__)
+                    , &key2
+#endif
+        ]<class L>(Eigen::Index i) {
+            L x;
+            if constexpr (DK > 0) {
+                const L *key;
+#if defined(__SSE2__)
+                if constexpr (L::kSize == 2)
+                    key = key2;
+                else
+#endif
+                    key = key1;
+                x = L::load(queries + i) * key[0];
+                for (int c = 1; c < DK; ++c)
+                    x = x + L::load(queries + c * ldQueries + i) * key[c];
+                x.store(out + i);
+            } else {
+                x = L::load(in + i);
+            }
             if constexpr (kScaling == Scaling::Divide)
                 x = x / L::all(divisor);
             else if constexpr (kScaling == Scaling::Multiply)
                 x = x * L::all(inverse);
-            if constexpr (kScaling != Scaling::None)
+            if constexpr (kStore)
                 x.store(scaled + i);
             if constexpr (kExclude) {
                 x = L::select(L::blockedAt(blocked + i), L::all(-kInf), x);
@@ -259,9 +323,10 @@ void findOpenRows(const SoftmaxBlock &b, RowRun &run)
 // (e = 0) adds nothing: with w = e / z,
 //   -sum w log w = log z * sum w - sum e (x - max) / z,
 // one multiply-add per entry instead of one logarithm.
-template <bool kMasked, bool kExclude, bool kStats, bool kInRange>
+template <bool kMasked, bool kExclude, bool kStats, bool kInRange, bool kMultiply>
 void expPass(const SoftmaxBlock &b, const double *scaledAll, Eigen::Index ldScaled, RowRun &run)
 {
+    const double inverse = b.inverse;
     const Eigen::Index m = b.m, ldWeights = b.ldWeights, ldBlocked = b.ldBlocked;
     double *weights = b.weights;
     const bool *blockedAll = b.blocked;
@@ -272,7 +337,10 @@ void expPass(const SoftmaxBlock &b, const double *scaledAll, Eigen::Index ldScal
             const L shift = L::load(rowMax + i);
             L sum = L::load(z + i), sumShifted = L::load(eShift + i);
             for (int c = 0; c < C; ++c) {
-                const L d = L::load(scaledAll + (j + c) * ldScaled + i) - shift;
+                L x = L::load(scaledAll + (j + c) * ldScaled + i);
+                if constexpr (kMultiply)
+                    x = x * L::all(inverse); // the same x as pass 1's
+                const L d = x - shift;
                 double *w = weights + (j + c) * ldWeights + i;
                 L e;
                 if constexpr (kExclude) {
@@ -341,7 +409,107 @@ void normalisePass(const SoftmaxBlock &b, RowRun &run)
     });
 }
 
-template <bool kMasked, bool kExclude, bool kStats>
+// Pass 3 with the output: as normalisePass, and for each row i
+//   output(i, c) = sum over j, in order, of w(i, j) V(j, c),
+// one running sum a value column, kept in `output` itself (the block's rows:
+// a few KB, in the cache). Each row's sum is the same sequence of operations
+// in any block and on any thread. V's entries of the columns in hand are
+// read once a visit and held as pairs for both lanes.
+template <int DV, bool kSums, bool kSearch>
+void normaliseOutputPass(const SoftmaxBlock &b, RowRun &run)
+{
+    const Eigen::Index m = b.m, ldWeights = b.ldWeights, ldOutput = b.ldOutput, ldValues = b.ldValues;
+    double *weights = b.weights, *output = b.output;
+    const double *values = b.values;
+    const double *zInverse = run.zInverse;
+    double *sums = run.sums, *maxWeight = run.maxWeight, *argmax = run.argmax;
+    for (int c = 0; c < DV; ++c)
+        std::fill_n(output + c * ldOutput, m, 0.0);
+    forColumns<4>(b.cols, [=]<int C>(Eigen::Index j) {
+        // V's entries for these columns, each as a pair for both lanes.
+        Lane1 v1[C][DV];
+#if defined(__SSE2__)
+        Lane2 v2[C][DV];
+#endif
+        for (int k = 0; k < C; ++k)
+            for (int c = 0; c < DV; ++c) {
+                v1[k][c] = Lane1::all(values[c * ldValues + j + k]);
+#if defined(__SSE2__)
+                v2[k][c] = Lane2::all(v1[k][c].v);
+#endif
+            }
+        forRows(m, [=, &v1
+#if defined(__SSE2__)
+                    , &v2
+#endif
+        ]<class L>(Eigen::Index i) {
+            const L(*v)[DV];
+#if defined(__SSE2__)
+            if constexpr (L::kSize == 2)
+                v = v2;
+            else
+#endif
+                v = v1;
+            const L scale = L::load(zInverse + i);
+            L sum = kSums ? L::load(sums + i) : L::all(0.0);
+            L best = kSearch ? L::load(maxWeight + i) : L::all(0.0);
+            L where = kSearch ? L::load(argmax + i) : L::all(0.0);
+            L acc[DV];
+            for (int c = 0; c < DV; ++c)
+                acc[c] = L::load(output + c * ldOutput + i);
+            for (int k = 0; k < C; ++k) {
+                double *w = weights + (j + k) * ldWeights + i;
+                const L x = L::load(w) * scale;
+                x.store(w);
+                if constexpr (kSums)
+                    sum = sum + x;
+                if constexpr (kSearch) {
+                    const typename L::Mask better = L::greater(x, best);
+                    best = L::select(better, x, best);
+                    where = L::select(better, L::all(double(j + k)), where);
+                }
+                for (int c = 0; c < DV; ++c)
+                    acc[c] = acc[c] + x * v[k][c];
+            }
+            for (int c = 0; c < DV; ++c)
+                acc[c].store(output + c * ldOutput + i);
+            if constexpr (kSums)
+                sum.store(sums + i);
+            if constexpr (kSearch) {
+                best.store(maxWeight + i);
+                where.store(argmax + i);
+            }
+        });
+    });
+}
+
+// Pass 3, with the output when the block asks for it and d_v is narrow enough.
+template <bool kSums, bool kSearch>
+void finishPass(const SoftmaxBlock &b, RowRun &run)
+{
+    if (!b.output)
+        return normalisePass<kSums, kSearch>(b, run);
+    switch (b.valueWidth) {
+    case 1: return normaliseOutputPass<1, kSums, kSearch>(b, run);
+    case 2: return normaliseOutputPass<2, kSums, kSearch>(b, run);
+    case 3: return normaliseOutputPass<3, kSums, kSearch>(b, run);
+    case 4: return normaliseOutputPass<4, kSums, kSearch>(b, run);
+    case 5: return normaliseOutputPass<5, kSums, kSearch>(b, run);
+    case 6: return normaliseOutputPass<6, kSums, kSearch>(b, run);
+    case 7: return normaliseOutputPass<7, kSums, kSearch>(b, run);
+    case 8: return normaliseOutputPass<8, kSums, kSearch>(b, run);
+    case 12: return normaliseOutputPass<12, kSums, kSearch>(b, run);
+    case 16: return normaliseOutputPass<16, kSums, kSearch>(b, run);
+    default: break;
+    }
+    normalisePass<kSums, kSearch>(b, run);
+    Eigen::Map<Matrix, 0, Eigen::OuterStride<>> out(b.output, b.m, b.valueWidth, Eigen::OuterStride<>(b.ldOutput));
+    Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> w(b.weights, b.m, b.cols, Eigen::OuterStride<>(b.ldWeights));
+    Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> v(b.values, b.cols, b.valueWidth, Eigen::OuterStride<>(b.ldValues));
+    out.noalias() = w * v;
+}
+
+template <bool kMasked, bool kExclude, bool kStats, int DK>
 void softmaxBlock(const SoftmaxBlock &b)
 {
     // after_softmax with a blocked entry: the largest x may be blocked, so
@@ -350,18 +518,30 @@ void softmaxBlock(const SoftmaxBlock &b)
     const Eigen::Index m = b.m;
     RowRun run(m);
 
+    // Without a place for scaled (b.scaled null) pass 1 does not write it,
+    // and pass 2 forms x again from the input: as x * (1 / (c tau)), which
+    // costs a multiplication where a division would cost several.
+    const bool store = b.scaled != nullptr;
+    const bool multiply = !store && b.scaling == Scaling::Multiply;
+    constexpr bool kArgmax = kStats && !kSearch;
     switch (b.scaling) {
     case Scaling::None:
-        maxPass<kExclude, Scaling::None, kStats && !kSearch>(b, run);
+        maxPass<kExclude, Scaling::None, kArgmax, false, DK>(b, run);
         break;
     case Scaling::Copy:
-        maxPass<kExclude, Scaling::Copy, kStats && !kSearch>(b, run);
+        if (store)
+            maxPass<kExclude, Scaling::Copy, kArgmax, true, DK>(b, run);
+        else
+            maxPass<kExclude, Scaling::None, kArgmax, false, DK>(b, run);
         break;
     case Scaling::Divide:
-        maxPass<kExclude, Scaling::Divide, kStats && !kSearch>(b, run);
+        maxPass<kExclude, Scaling::Divide, kArgmax, true, DK>(b, run);
         break;
     case Scaling::Multiply:
-        maxPass<kExclude, Scaling::Multiply, kStats && !kSearch>(b, run);
+        if (store)
+            maxPass<kExclude, Scaling::Multiply, kArgmax, true, DK>(b, run);
+        else
+            maxPass<kExclude, Scaling::Multiply, kArgmax, false, DK>(b, run);
         break;
     }
     if constexpr (kMasked)
@@ -375,12 +555,14 @@ void softmaxBlock(const SoftmaxBlock &b)
     // entry is within it of the highest maximum: then no lane needs the check.
     const double highest = m ? *std::max_element(run.max, run.max + m) : 0.0;
     const bool inRange = !kExclude && run.lowest - highest >= -kFastExpRange;
-    const double *x = b.scaling == Scaling::None ? b.in : b.scaled;
-    const Eigen::Index ldX = b.scaling == Scaling::None ? b.ldIn : b.ldScaled;
+    const double *x = store && b.scaling != Scaling::None ? b.scaled : b.in;
+    const Eigen::Index ldX = store && b.scaling != Scaling::None ? b.ldScaled : b.ldIn;
     if (inRange)
-        expPass<kMasked, kExclude, kStats, true>(b, x, ldX, run);
+        multiply ? expPass<kMasked, kExclude, kStats, true, true>(b, x, ldX, run)
+                 : expPass<kMasked, kExclude, kStats, true, false>(b, x, ldX, run);
     else
-        expPass<kMasked, kExclude, kStats, false>(b, x, ldX, run);
+        multiply ? expPass<kMasked, kExclude, kStats, false, true>(b, x, ldX, run)
+                 : expPass<kMasked, kExclude, kStats, false, false>(b, x, ldX, run);
 
     // A fully masked row has every entry blocked, so it is all zero already.
     for (std::size_t i = 0; i < std::size_t(m); ++i) {
@@ -390,7 +572,7 @@ void softmaxBlock(const SoftmaxBlock &b)
     }
     if constexpr (kSearch)
         std::fill_n(run.argmax, m, 0.0);
-    normalisePass<kStats, kSearch>(b, run);
+    finishPass<kStats, kSearch>(b, run);
 
     if constexpr (kStats) {
         for (std::size_t i = 0; i < std::size_t(m); ++i) {
@@ -409,24 +591,43 @@ void softmaxBlock(const SoftmaxBlock &b)
 }
 
 // The block's softmax, with the variant of the passes that its mask needs.
-void runSoftmaxBlock(const SoftmaxBlock &b)
+template <int DK>
+void runSoftmaxBlockWith(const SoftmaxBlock &b)
 {
     const bool stats = b.rows != nullptr;
     if (!b.blocked)
-        return stats ? softmaxBlock<false, false, true>(b) : softmaxBlock<false, false, false>(b);
+        return stats ? softmaxBlock<false, false, true, DK>(b) : softmaxBlock<false, false, false, DK>(b);
     if (b.stage == MaskStage::BeforeSoftmax)
-        return stats ? softmaxBlock<true, true, true>(b) : softmaxBlock<true, true, false>(b);
-    return stats ? softmaxBlock<true, false, true>(b) : softmaxBlock<true, false, false>(b);
+        return stats ? softmaxBlock<true, true, true, DK>(b) : softmaxBlock<true, true, false, DK>(b);
+    return stats ? softmaxBlock<true, false, true, DK>(b) : softmaxBlock<true, false, false, DK>(b);
 }
 
-// How scores become scaled = scores / divisor, bit for bit.
-void setScaling(SoftmaxBlock &b, double divisor)
+void runSoftmaxBlock(const SoftmaxBlock &b)
+{
+    switch (b.keys ? b.keyWidth : 0) {
+    case 1: return runSoftmaxBlockWith<1>(b);
+    case 2: return runSoftmaxBlockWith<2>(b);
+    case 3: return runSoftmaxBlockWith<3>(b);
+    case 4: return runSoftmaxBlockWith<4>(b);
+    case 8: return runSoftmaxBlockWith<8>(b);
+    case 16: return runSoftmaxBlockWith<16>(b);
+    default: return runSoftmaxBlockWith<0>(b);
+    }
+}
+
+// How scores become scaled = scores / divisor, bit for bit when `stored`
+// (then written); otherwise, where it is not written, as scores * (1 /
+// divisor), within an ulp of it.
+void setScaling(SoftmaxBlock &b, double divisor, bool stored = true)
 {
     b.divisor = divisor;
     int exponent = 0;
     const double inverse = 1.0 / divisor;
     if (divisor == 1.0) {
         b.scaling = Scaling::Copy;
+    } else if (!stored) {
+        b.scaling = Scaling::Multiply;
+        b.inverse = inverse;
     } else if (std::frexp(divisor, &exponent) == 0.5 && std::isfinite(inverse) && inverse * divisor == 1.0) {
         // A power of two: 1 / divisor is exact, and x * (1 / divisor) is the
         // same real number as x / divisor, so it rounds to the same double.
@@ -627,12 +828,35 @@ Matrix maskedSoftmax(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &b
     return weights;
 }
 
-Trace compute(const Scenario &s)
+Trace compute(const Scenario &s, const ComputeOptions &options)
+{
+    Trace t;
+    computeInto(s, t, options);
+    return t;
+}
+
+namespace {
+
+void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options);
+
+} // namespace
+
+void computeInto(const Scenario &s, Trace &t, const ComputeOptions &options)
 {
     if (auto p = validate(s))
         throw ScenarioError(*p);
+    try {
+        computeStages(s, t, options);
+    } catch (...) {
+        t = Trace();
+        throw;
+    }
+}
 
-    Trace t;
+namespace {
+
+void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
+{
     const int nq = queryCount(s), nk = keyCount(s), h = s.heads;
     t.dk = headDim(s);
     t.dv = headValueDim(s);
@@ -652,7 +876,9 @@ Trace compute(const Scenario &s)
         t.Q.resize(nq, s.Wq.cols());
         t.K.resize(nk, s.Wk.cols());
         t.V.resize(nk, s.Wv.cols());
+        t.positionValue = Matrix(); // (a reused trace may hold a direct one's)
     } else {
+        t.encodedX = t.encodedSource = Matrix();
         // As if Q, K and V were embeddings under an identity projection.
         t.positionQuery = additiveTable(s.encoding, nq, int(s.Q.cols()), s.seed);
         t.positionKey = additiveTable(s.encoding, nk, int(s.K.cols()), s.seed);
@@ -667,24 +893,31 @@ Trace compute(const Scenario &s)
     }
 
     // Every matrix is allocated here, on the calling thread; the tasks fill them.
+    // (Resized in place: a matrix of the same size keeps its memory.)
     t.heads.resize(std::size_t(h));
     for (HeadTrace &head : t.heads) {
         head.scores.resize(nq, nk);
-        head.scaled.resize(nq, nk);
+        if (options.keepScaled)
+            head.scaled.resize(nq, nk);
+        else
+            head.scaled = Matrix();
         head.weights.resize(nq, nk);
         head.output.resize(nq, t.dv);
         head.rows.assign(std::size_t(nq), RowStats{});
+        head.divisor = t.divisor;
     }
     t.concat.resize(nq, Eigen::Index(h) * t.dv);
     const bool withWo = projected && s.Wo.has_value();
     if (withWo)
         t.output.resize(nq, s.Wo->cols());
+    else
+        t.output = Matrix();
     // Cosine compares unit rows: one copy of each head's Q and K, normalised.
     std::vector<Matrix> unitQ(cosine ? std::size_t(h) : 0), unitK(cosine ? std::size_t(h) : 0);
 
     SoftmaxBlock model; // what every block of every head shares
     model.cols = nk;
-    setScaling(model, t.divisor);
+    setScaling(model, t.divisor, options.keepScaled);
     model.blocked = anyBlocked ? t.blocked.data() : nullptr;
     model.ldBlocked = nq;
     model.stage = s.maskStage;
@@ -724,19 +957,32 @@ Trace compute(const Scenario &s)
         HeadTrace &head = t.heads[std::size_t(i)];
         const Matrix &Q = cosine ? unitQ[std::size_t(i)] : head.Q;
         const Matrix &K = cosine ? unitK[std::size_t(i)] : head.K;
-        similarityOfCompared(s.similarity, Q.middleRows(r0, rows), K, head.scores.middleRows(r0, rows));
-
         SoftmaxBlock b = model;
+        if (s.similarity == Similarity::Dot && fusesScores(t.dk)) {
+            b.queries = head.Q.data() + r0;
+            b.ldQueries = head.Q.rows();
+            b.keys = head.K.data();
+            b.ldKeys = head.K.rows();
+            b.keyWidth = t.dk;
+            b.scoresOut = head.scores.data() + r0;
+        } else {
+            similarityOfCompared(s.similarity, Q.middleRows(r0, rows), K, head.scores.middleRows(r0, rows));
+        }
+
         b.m = rows;
         b.in = head.scores.data() + r0;
-        b.scaled = head.scaled.data() + r0;
+        b.scaled = options.keepScaled ? head.scaled.data() + r0 : nullptr;
         if (b.blocked)
             b.blocked += r0;
         b.weights = head.weights.data() + r0;
         b.rows = head.rows.data() + r0;
+        b.values = head.V.data();
+        b.ldValues = head.V.rows();
+        b.valueWidth = head.V.cols();
+        b.output = head.output.data() + r0;
+        b.ldOutput = nq;
         runSoftmaxBlock(b);
 
-        head.output.middleRows(r0, rows).noalias() = head.weights.middleRows(r0, rows) * head.V;
         t.concat.block(r0, i * t.dv, rows, t.dv) = head.output.middleRows(r0, rows);
     };
 
@@ -781,10 +1027,7 @@ Trace compute(const Scenario &s)
 
     if (!withWo)
         t.output = t.concat;
-    return t;
 }
-
-namespace {
 
 // Runs task(k) for k in [0, count) as compute() runs its stages: in one
 // parallel region when the work is large, with Eigen kept to one thread
@@ -843,22 +1086,48 @@ RowRange rowsSeeingKey(const BoolMatrix &blocked, int nq, int key)
 
 // The softmax of one row, its statistics and its output, from its scaled
 // row (already written), as compute() does them.
+// The softmax's input for rows from `first` of a head, as compute() took
+// it: the stored scaled, or the scores with the scaling to apply.
+SoftmaxBlock softmaxInput(const Trace &t, const HeadTrace &head, int first)
+{
+    const Eigen::Index nq = head.scores.rows();
+    SoftmaxBlock b;
+    b.cols = head.scores.cols();
+    if (head.scaled.size()) {
+        b.in = head.scaled.data() + first; // Scaling::None
+    } else {
+        b.in = head.scores.data() + first;
+        setScaling(b, t.divisor, false); // b.scaled stays null: nothing written
+    }
+    b.ldIn = nq;
+    return b;
+}
+
+// Entry (i, j) of the softmax's input, as softmaxInput() gives it.
+double softmaxInputAt(const Trace &t, const HeadTrace &head, Eigen::Index i, Eigen::Index j)
+{
+    if (head.scaled.size())
+        return head.scaled(i, j);
+    return t.divisor == 1.0 ? head.scores(i, j) : head.scores(i, j) * (1.0 / t.divisor);
+}
+
 void softmaxRow(const Scenario &s, const Trace &t, HeadTrace &head, int r)
 {
-    const Eigen::Index nq = head.scaled.rows();
-    SoftmaxBlock b;
+    const Eigen::Index nq = head.scores.rows();
+    SoftmaxBlock b = softmaxInput(t, head, r);
     b.m = 1;
-    b.cols = head.scaled.cols();
-    b.in = head.scaled.data() + r;
-    b.ldIn = nq;
     b.blocked = t.blocked.any() ? t.blocked.data() + r : nullptr;
     b.ldBlocked = nq;
     b.stage = s.maskStage;
     b.weights = head.weights.data() + r;
     b.ldWeights = nq;
     b.rows = head.rows.data() + r;
+    b.values = head.V.data();
+    b.ldValues = head.V.rows();
+    b.valueWidth = head.V.cols();
+    b.output = head.output.data() + r;
+    b.ldOutput = nq;
     runSoftmaxBlock(b);
-    head.output.row(r).noalias() = head.weights.row(r) * head.V;
 }
 
 // Key `key` changed (its scaled column is written, the old one is xOld; its
@@ -889,7 +1158,7 @@ void rescaleForKey(const Scenario &s, const Trace &t, HeadTrace &head, int key, 
             continue; // before the softmax: this row never sees the key
         RowStats &st = head.rows[std::size_t(r)];
         const double w = head.weights(r, key), others = st.sum - w;
-        const double dx = head.scaled(r, key) - xOld(r);
+        const double dx = softmaxInputAt(t, head, r, key) - xOld(r);
         if (st.fullyMasked || !(w > 1e-250) || !(others >= 1.0 / 16) || st.argmax == key || !(dx < 600)) {
             afresh.push_back(r);
             continue;
@@ -1017,7 +1286,12 @@ bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *de
                                    : Eigen::RowVectorXd(t.K.block(row, i * dk, 1, dk));
         // What the key's rescaling below needs of before.
         const Eigen::RowVectorXd vOld = rescale ? Eigen::RowVectorXd(head.V.row(row)) : Eigen::RowVectorXd();
-        const Eigen::VectorXd xOld = rescale ? Eigen::VectorXd(head.scaled.col(row)) : Eigen::VectorXd();
+        Eigen::VectorXd xOld;
+        if (rescale) {
+            xOld.resize(nq);
+            for (int r = 0; r < nq; ++r)
+                xOld(r) = softmaxInputAt(t, head, r, row);
+        }
         if (v)
             head.V.row(row) = t.V.block(row, i * dv, 1, dv);
         if (q) {
@@ -1027,7 +1301,8 @@ bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *de
             else
                 similarityOfCompared(s.similarity, head.Q.row(row), head.K, scores);
             head.scores.row(row) = scores;
-            head.scaled.row(row) = scores / t.divisor; // as compute(): x / (c tau), or the same bits
+            if (head.scaled.size())
+                head.scaled.row(row) = scores / t.divisor; // as compute(): x / (c tau), or the same bits
         }
         if (k) {
             Matrix scores(nq, 1);
@@ -1036,16 +1311,14 @@ bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *de
             else
                 similarityOfCompared(s.similarity, head.Q, head.K.row(row), scores);
             head.scores.col(row) = scores;
-            head.scaled.col(row) = scores / t.divisor;
+            if (head.scaled.size())
+                head.scaled.col(row) = scores / t.divisor;
         }
         if (rescale) {
             rescaleForKey(s, t, head, row, q ? row : -1, weightRows.first, weightRows.count, xOld, vOld);
         } else if (weightRows.count) {
-            SoftmaxBlock b;
+            SoftmaxBlock b = softmaxInput(t, head, weightRows.first);
             b.m = weightRows.count;
-            b.cols = nk;
-            b.in = head.scaled.data() + weightRows.first; // scaled already: Scaling::None
-            b.ldIn = nq;
             b.blocked = anyBlocked ? t.blocked.data() + weightRows.first : nullptr;
             b.ldBlocked = nq;
             b.stage = s.maskStage;

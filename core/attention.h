@@ -47,10 +47,28 @@ struct HeadTrace {
     Matrix K;       // n_k by d_k: the keys compared
     Matrix V;       // n_k by d_v: the values averaged
     Matrix scores;  // n_q by n_k: s(q_i, k_j)
-    Matrix scaled;  // n_q by n_k: scores / (c * tau), before the mask
+    // n_q by n_k: scores / (c * tau), before the mask. Stored only when the
+    // trace was computed with ComputeOptions::keepScaled (the default, for
+    // readers not yet moved to scaledAt()/scaledMatrix()); empty otherwise,
+    // saving n_q n_k doubles a head (64 MB at n = 1024, h = 8).
+    Matrix scaled;
     Matrix weights; // n_q by n_k: softmax weights, blocked entries 0
     Matrix output;  // n_q by d_v: weights * V
     std::vector<RowStats> rows; // n_q entries
+    double divisor = 1; // c * tau, as Trace::divisor
+
+    // The scaled stage, stored or not: scores / (c * tau), the same bits as
+    // a stored `scaled` (compute() divides, or multiplies by 1 / (c * tau)
+    // only where that is exact).
+    double scaledAt(Eigen::Index i, Eigen::Index j) const
+    {
+        return scaled.size() ? scaled(i, j) : scores(i, j) / divisor;
+    }
+    Eigen::RowVectorXd scaledRow(Eigen::Index i) const
+    {
+        return scaled.size() ? Eigen::RowVectorXd(scaled.row(i)) : Eigen::RowVectorXd(scores.row(i) / divisor);
+    }
+    Matrix scaledMatrix() const { return scaled.size() ? scaled : Matrix(scores / divisor); }
 };
 
 struct Trace {
@@ -89,8 +107,20 @@ Matrix similarity(Similarity kind, const Eigen::Ref<const Matrix> &Q, const Eige
 Matrix maskedSoftmax(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &blocked, MaskStage stage,
                      std::vector<RowStats> *rows = nullptr);
 
+struct ComputeOptions {
+    // Store HeadTrace::scaled. Without it the softmax takes scores times
+    // 1 / (c * tau) (within an ulp of the division; the views read
+    // scaledAt(), which divides), and the forward writes one n_q by n_k
+    // matrix a head fewer.
+    bool keepScaled = true;
+};
+
 // The whole forward pass. Throws ScenarioError if validate(s) finds a problem.
-Trace compute(const Scenario &s);
+Trace compute(const Scenario &s, const ComputeOptions &options = {});
+// The same into `t`, reusing its matrices' memory where the sizes allow (a
+// settings change, a resync): the old trace and the new are never both
+// alive. On a throw `t` is left empty, never half old and half new.
+void computeInto(const Scenario &s, Trace &t, const ComputeOptions &options = {});
 
 // What updateRow() changed in a trace, in every head alike. Rows and columns
 // are query rows and key columns; a count of 0 is none.

@@ -42,9 +42,9 @@ Matrix compareStageMatrix(const Trace &t, const Scenario &s, CompareStage stage,
         return {};
     switch (stage) {
     case CompareStage::Scores: return t.heads[std::size_t(head)].scores;
-    case CompareStage::Scaled: return t.heads[std::size_t(head)].scaled;
+    case CompareStage::Scaled: return t.heads[std::size_t(head)].scaledMatrix();
     case CompareStage::Masked: {
-        Matrix m = t.heads[std::size_t(head)].scaled;
+        Matrix m = t.heads[std::size_t(head)].scaledMatrix();
         if (s.maskStage == MaskStage::BeforeSoftmax && t.blocked.rows() == m.rows() && t.blocked.cols() == m.cols())
             for (Eigen::Index i = 0; i < m.rows(); ++i)
                 for (Eigen::Index j = 0; j < m.cols(); ++j)
@@ -132,7 +132,8 @@ Trace alignTrace(const Trace &b, const std::vector<int> &order)
         h.K = permuteRows(h.K, order);
         h.V = permuteRows(h.V, order);
         h.scores = permuteBoth(h.scores, order);
-        h.scaled = permuteBoth(h.scaled, order);
+        if (h.scaled.size()) // (not stored with ComputeOptions::keepScaled off)
+            h.scaled = permuteBoth(h.scaled, order);
         h.weights = permuteBoth(h.weights, order);
         h.output = permuteRows(h.output, order);
         if (h.rows.size() == order.size()) {

@@ -72,15 +72,15 @@ SoftmaxTerms softmaxTerms(const Scenario &s, const Trace &t, int head, int i, in
     const HeadTrace &h = t.heads[std::size_t(head)];
     const bool before = s.maskStage == MaskStage::BeforeSoftmax;
     SoftmaxTerms r{-INFINITY, 0, 0};
-    for (Eigen::Index k = 0; k < h.scaled.cols(); ++k)
+    for (Eigen::Index k = 0; k < h.scores.cols(); ++k)
         if (!(before && t.blocked(i, k)))
-            r.max = std::max(r.max, h.scaled(i, k));
+            r.max = std::max(r.max, h.scaledAt(i, k));
     if (!std::isfinite(r.max))
         return SoftmaxTerms{};
-    for (Eigen::Index k = 0; k < h.scaled.cols(); ++k)
+    for (Eigen::Index k = 0; k < h.scores.cols(); ++k)
         if (!(before && t.blocked(i, k)))
-            r.sum += std::exp(h.scaled(i, k) - r.max);
-    r.exp = (before && t.blocked(i, j)) ? 0.0 : std::exp(h.scaled(i, j) - r.max);
+            r.sum += std::exp(h.scaledAt(i, k) - r.max);
+    r.exp = (before && t.blocked(i, j)) ? 0.0 : std::exp(h.scaledAt(i, j) - r.max);
     return r;
 }
 

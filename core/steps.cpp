@@ -120,7 +120,7 @@ std::vector<std::string> stepLines(const Scenario &s, const Trace &t, StepKind s
         lines.push_back("c·τ = " + c);
         for (Eigen::Index j = 0; j < nk; ++j)
             lines.push_back("s′" + sub(k(j)) + " = " + num(h.scores(row, j)) + " / " + divisor + " = "
-                            + num(h.scaled(row, j)));
+                            + num(h.scaledAt(row, j)));
         break;
     }
     case StepKind::Mask: {
@@ -128,10 +128,10 @@ std::vector<std::string> stepLines(const Scenario &s, const Trace &t, StepKind s
             const bool b = t.blocked(row, j);
             if (!before)
                 lines.push_back("m" + sub(k(j)) + " = " + (b ? "−∞" : "0") + "   s′" + sub(k(j)) + " = "
-                                + num(h.scaled(row, j)));
+                                + num(h.scaledAt(row, j)));
             else
-                lines.push_back("s′" + sub(k(j)) + " + m" + sub(k(j)) + " = " + num(h.scaled(row, j)) + " + "
-                                + (b ? "(−∞) = −∞" : "0 = " + num(h.scaled(row, j))));
+                lines.push_back("s′" + sub(k(j)) + " + m" + sub(k(j)) + " = " + num(h.scaledAt(row, j)) + " + "
+                                + (b ? "(−∞) = −∞" : "0 = " + num(h.scaledAt(row, j))));
         }
         break;
     }
@@ -143,12 +143,12 @@ std::vector<std::string> stepLines(const Scenario &s, const Trace &t, StepKind s
         double m = -INFINITY;
         for (Eigen::Index j = 0; j < nk; ++j)
             if (!(before && t.blocked(row, j)))
-                m = std::max(m, h.scaled(row, j));
+                m = std::max(m, h.scaledAt(row, j));
         lines.push_back("max = " + num(m));
         std::string raw, shifted;
         double rawSum = 0, shiftedSum = 0;
         for (Eigen::Index j = 0; j < nk; ++j) {
-            const double x = h.scaled(row, j);
+            const double x = h.scaledAt(row, j);
             if (before && t.blocked(row, j)) {
                 lines.push_back("e" + sub(k(j)) + " = e^{−∞} = 0");
                 raw += std::string(raw.empty() ? "" : " + ") + "0";
@@ -177,14 +177,14 @@ std::vector<std::string> stepLines(const Scenario &s, const Trace &t, StepKind s
         double m = -INFINITY;
         for (Eigen::Index j = 0; j < nk; ++j)
             if (!(before && t.blocked(row, j)))
-                m = std::max(m, h.scaled(row, j));
+                m = std::max(m, h.scaledAt(row, j));
         double sum = 0;
         for (Eigen::Index j = 0; j < nk; ++j)
             if (!(before && t.blocked(row, j)))
-                sum += std::exp(h.scaled(row, j) - m);
+                sum += std::exp(h.scaledAt(row, j) - m);
         for (Eigen::Index j = 0; j < nk; ++j) {
             const bool b = t.blocked(row, j);
-            const double es = (before && b) ? 0.0 : std::exp(h.scaled(row, j) - m);
+            const double es = (before && b) ? 0.0 : std::exp(h.scaledAt(row, j) - m);
             std::string line = "w" + sub(k(j)) + " = " + num(es) + " / " + num(sum) + " = " + num(es / sum);
             if (!before && b)
                 line += " → 0";

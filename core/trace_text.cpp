@@ -187,7 +187,7 @@ bool writeTraceText(const Scenario &s, const Trace &t, const std::function<bool(
                 o << "      " << label(kl, j) << ": " << (hand.empty() ? "" : hand + " = ")
                   << fixed4(head.scores(i, j)) << "\n";
             }
-            o << "    scaled   s_j / " << divisorTerms(s, t) << "  " << vec(head.scaled.row(i)) << "\n";
+            o << "    scaled   s_j / " << divisorTerms(s, t) << "  " << vec(head.scaledRow(i)) << "\n";
             o << "    mask     [";
             for (Eigen::Index j = 0; j < nk; ++j)
                 o << (j ? ", " : "") << (t.blocked(i, j) ? "−∞" : "0");
@@ -200,10 +200,10 @@ bool writeTraceText(const Scenario &s, const Trace &t, const std::function<bool(
                 double m = -INFINITY;
                 for (Eigen::Index j = 0; j < nk; ++j)
                     if (!(before && t.blocked(i, j)))
-                        m = std::max(m, head.scaled(i, j));
+                        m = std::max(m, head.scaledAt(i, j));
                 Eigen::RowVectorXd e(nk);
                 for (Eigen::Index j = 0; j < nk; ++j)
-                    e(j) = (before && t.blocked(i, j)) ? 0.0 : std::exp(head.scaled(i, j) - m);
+                    e(j) = (before && t.blocked(i, j)) ? 0.0 : std::exp(head.scaledAt(i, j) - m);
                 o << "    exp      e^(s_j − " << fixed4(m) << ")  " << vec(e) << "  Σ = " << fixed4(e.sum()) << "\n";
                 if (!before && t.blocked.row(i).any()) {
                     Eigen::RowVectorXd full = e / e.sum();

@@ -155,6 +155,125 @@ class TestCore : public QObject {
     Q_OBJECT
 
 private slots:
+    // ---- compute() options and storage (issue 12) ----
+
+    // Without a stored scaled stage the trace still answers it, with the
+    // bits of scores / (c tau), and the softmax (from scores times 1 / (c
+    // tau), within an ulp of it) gives the same weights to rounding.
+    void derivedScaledMatchesStored()
+    {
+        constexpr double kTol = 1e-12;
+        for (std::uint64_t seed = 1; seed <= 600; ++seed) {
+            attn::test::RandomOptions o;
+            o.magnitude = seed % 3 == 0 ? 3.0 : 1.0;
+            const Scenario s = attn::test::randomScenario(seed, o);
+            const Trace a = compute(s), b = compute(s, ComputeOptions{.keepScaled = false});
+            const QString at = QStringLiteral("seed %1").arg(seed);
+            QCOMPARE(b.heads.size(), a.heads.size());
+            for (std::size_t h = 0; h < a.heads.size(); ++h) {
+                const HeadTrace &x = a.heads[h], &y = b.heads[h];
+                QVERIFY2(y.scaled.size() == 0, qPrintable(at));
+                QVERIFY2(x.scores == y.scores, qPrintable(at + QStringLiteral(": scores")));
+                // Derived or stored, the same bits, and those of the division.
+                QVERIFY2(y.scaledMatrix() == x.scaled, qPrintable(at + QStringLiteral(": scaled")));
+                QVERIFY2(x.scaledMatrix() == x.scaled, qPrintable(at));
+                QVERIFY2(Matrix(x.scores / a.divisor) == x.scaled, qPrintable(at + QStringLiteral(": scores / divisor")));
+                const Eigen::Index i = x.scores.rows() - 1, j = x.scores.cols() / 2;
+                QCOMPARE(y.scaledAt(i, j), x.scaled(i, j));
+                QVERIFY2(y.scaledRow(i) == Eigen::RowVectorXd(x.scaled.row(i)), qPrintable(at));
+                ATTN_VERIFY_NO_MISMATCH(attn::test::matrixMismatch(y.weights, x.weights, kTol, kTol), at + " weights");
+                ATTN_VERIFY_NO_MISMATCH(attn::test::matrixMismatch(y.output, x.output, kTol, kTol), at + " output");
+                for (std::size_t r = 0; r < x.rows.size(); ++r) {
+                    QCOMPARE(y.rows[r].fullyMasked, x.rows[r].fullyMasked);
+                    QVERIFY2(attn::test::close(y.rows[r].entropy, x.rows[r].entropy, kTol, kTol), qPrintable(at));
+                    QVERIFY2(attn::test::close(y.rows[r].sum, x.rows[r].sum, kTol, kTol), qPrintable(at));
+                }
+            }
+            ATTN_VERIFY_NO_MISMATCH(attn::test::matrixMismatch(b.output, a.output, kTol, kTol), at + " final output");
+        }
+    }
+
+    // computeInto() over a trace of another scenario (other sizes, the other
+    // mode, more or fewer heads, an encoding or none) gives exactly what a
+    // fresh compute() gives, and keeps the memory of matrices whose size
+    // did not change.
+    void computeIntoEqualsFresh()
+    {
+        auto same = [](const Trace &a, const Trace &b) {
+            auto eq = [](const Matrix &x, const Matrix &y) {
+                return x.rows() == y.rows() && x.cols() == y.cols() && x == y;
+            };
+            if (!(eq(a.Q, b.Q) && eq(a.K, b.K) && eq(a.V, b.V) && eq(a.encodedX, b.encodedX)
+                  && eq(a.encodedSource, b.encodedSource) && eq(a.positionQuery, b.positionQuery)
+                  && eq(a.positionKey, b.positionKey) && eq(a.positionValue, b.positionValue)
+                  && eq(a.concat, b.concat) && eq(a.output, b.output) && a.heads.size() == b.heads.size()
+                  && a.dk == b.dk && a.dv == b.dv && a.divisor == b.divisor && a.blocked.rows() == b.blocked.rows()
+                  && a.blocked.cols() == b.blocked.cols() && (a.blocked == b.blocked).all()))
+                return false;
+            for (std::size_t h = 0; h < a.heads.size(); ++h) {
+                const HeadTrace &x = a.heads[h], &y = b.heads[h];
+                if (!(eq(x.Q, y.Q) && eq(x.K, y.K) && eq(x.V, y.V) && eq(x.scores, y.scores) && eq(x.scaled, y.scaled)
+                      && eq(x.weights, y.weights) && eq(x.output, y.output) && x.divisor == y.divisor
+                      && x.rows.size() == y.rows.size()))
+                    return false;
+                for (std::size_t r = 0; r < x.rows.size(); ++r)
+                    if (x.rows[r].sum != y.rows[r].sum || x.rows[r].entropy != y.rows[r].entropy
+                        || x.rows[r].argmax != y.rows[r].argmax || x.rows[r].maxWeight != y.rows[r].maxWeight)
+                        return false;
+            }
+            return true;
+        };
+        Trace t;
+        for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+            const Scenario s = attn::test::randomScenario(seed + 500);
+            const ComputeOptions o{.keepScaled = seed % 2 == 0};
+            computeInto(s, t, o);
+            QVERIFY2(same(t, compute(s, o)), qPrintable(QStringLiteral("seed %1").arg(seed)));
+        }
+        // The same shape again (a settings change): the same memory.
+        Scenario s = attn::test::randomScenario(42);
+        computeInto(s, t);
+        const double *weights = t.heads[0].weights.data(), *scores = t.heads[0].scores.data();
+        s.temperature = 0.5;
+        computeInto(s, t);
+        QCOMPARE(t.heads[0].weights.data(), weights);
+        QCOMPARE(t.heads[0].scores.data(), scores);
+        QVERIFY(same(t, compute(s)));
+        // A refused scenario throws and leaves the trace as it was.
+        Scenario bad = s;
+        bad.temperature = 0;
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, computeInto(bad, t));
+        QVERIFY(same(t, compute(s)));
+    }
+
+    // The output is formed inside the softmax's last pass for d_v up to 8,
+    // 12 and 16, by Eigen otherwise: either way weights * V, for every
+    // width, and the same bits whatever the number of threads (the row
+    // blocks depend on the sizes alone).
+    void outputIsWeightsTimesValues()
+    {
+        for (int dv : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 32}) {
+            for (int n : {1, 2, 3, 7, 50, 130}) {
+                attn::test::TestRng rng(std::uint64_t(dv * 1000 + n));
+                Scenario s;
+                s.mode = InputMode::Direct;
+                s.Q = attn::test::randomMatrix(rng, n, 3, 2.0);
+                const bool causal = n % 2 == 1; // (square) or one key more than queries
+                s.K = attn::test::randomMatrix(rng, causal ? n : n + 1, 3, 2.0);
+                s.V = attn::test::randomMatrix(rng, causal ? n : n + 1, dv, 5.0);
+                s.mask.causal = causal;
+                const auto problem = validate(s);
+                QVERIFY2(!problem, problem ? problem->toString().c_str() : "");
+                const Trace t = compute(s);
+                const HeadTrace &h = t.heads[0];
+                const Matrix expected = h.weights * h.V;
+                const QString at = QStringLiteral("d_v %1, n %2").arg(dv).arg(n);
+                ATTN_VERIFY_NO_MISMATCH(attn::test::matrixMismatch(h.output, expected, 1e-13, 1e-13), at);
+                QVERIFY2(t.concat == h.output, qPrintable(at));
+            }
+        }
+    }
+
     // ---- positional encodings ----
 
     void sinusoidalEntries_data()
