@@ -199,11 +199,7 @@ void CompareFigure::setMaps(const CompareMaps &maps)
 std::unique_ptr<HeatmapPlot> makeComparePlot(const HeatmapData &data, const FigureStyle &style)
 {
     auto plot = std::make_unique<HeatmapPlot>();
-    plot->setAttribute(Qt::WA_DontShowOnScreen);
-    plot->setFont(figureFont());
-    plot->setSequentialGradient(sequentialGradient(style.sequential));
-    plot->setDivergingGradient(divergingGradient(style.diverging));
-    plot->setCellText(style.cellText);
+    styleFigurePlot(plot.get(), style);
     plot->setData(data);
     return plot;
 }
@@ -214,8 +210,11 @@ QByteArray renderCompareFigure(const CompareMaps &maps, const FigureStyle &style
     const int w = std::max(600, size.width), h = std::max(300, size.height);
     std::array<std::unique_ptr<HeatmapPlot>, 3> plots{makeComparePlot(maps.a, style), makeComparePlot(maps.b, style),
                                                       makeComparePlot(maps.diff, style)};
-    QFont title = figureFont();
-    title.setPointSizeF(13);
+    for (auto &p : plots) // three maps share the width: a slide's type for several plots
+        p->setFont(figureFont(style.preset, true));
+    QFont title = figureFont(style.preset);
+    title.setPointSizeF(style.preset == FigurePreset::Slide ? 24 : 13);
+    const PlotTheme theme = plotTheme(style.theme);
     const int header = QFontMetrics(title).height() * 3;
     const int cellW = w / 3, cellH = h - header;
     for (auto &p : plots)
@@ -225,9 +224,9 @@ QByteArray renderCompareFigure(const CompareMaps &maps, const FigureStyle &style
     sized.height = h;
     return paintFigure(format, sized, [&](QCPPainter *painter) {
         painter->save();
-        painter->fillRect(QRect(0, 0, w, h), Qt::white);
+        painter->fillRect(QRect(0, 0, w, h), theme.background);
         painter->setFont(title);
-        painter->setPen(Qt::black);
+        painter->setPen(theme.ink);
         const QString text = maps.verdict.isEmpty() ? maps.maxText : maps.maxText + QLatin1Char('\n') + maps.verdict;
         painter->drawText(QRect(8, 0, w - 16, header), Qt::AlignCenter | Qt::TextWordWrap, text);
         painter->restore();
@@ -237,7 +236,7 @@ QByteArray renderCompareFigure(const CompareMaps &maps, const FigureStyle &style
             plots[std::size_t(i)]->toPainter(painter, cellW, cellH);
             painter->restore();
         }
-    });
+    }, theme.background);
 }
 
 QByteArray renderDifferenceFigure(const CompareMaps &maps, const FigureStyle &style, FigureFormat format,

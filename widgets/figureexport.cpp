@@ -5,6 +5,7 @@
 #include "planeplot.h"
 
 #include <QBuffer>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QPdfWriter>
@@ -18,6 +19,11 @@ namespace attn {
 namespace {
 
 constexpr int kExportDpi = 96; // font points to pixels as on a usual screen
+
+// Translation context for the names (free functions have no tr()).
+class FigureText {
+    Q_DECLARE_TR_FUNCTIONS(attn::FigureExport)
+};
 
 } // namespace
 
@@ -48,13 +54,66 @@ QString figureSuffix(FigureFormat format)
 
 QFont figureFont()
 {
+    return figureFont(FigurePreset::Default);
+}
+
+QFont figureFont(FigurePreset preset, bool dashboard)
+{
     QFont f(QStringLiteral("Noto Sans CJK SC"));
     f.setStyleHint(QFont::SansSerif);
-    f.setPointSizeF(10);
+    f.setPointSizeF(preset == FigurePreset::Slide ? (dashboard ? 13 : 22) : 10);
     return f;
 }
 
-QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::function<void(QCPPainter *)> &paint)
+QList<FigurePreset> allFigurePresets()
+{
+    return {FigurePreset::Default, FigurePreset::Slide};
+}
+
+QString displayName(FigurePreset preset)
+{
+    switch (preset) {
+    case FigurePreset::Default: return FigureText::tr("Default");
+    case FigurePreset::Slide: return FigureText::tr("Slide (16:9, large type)");
+    }
+    return QString();
+}
+
+QString settingsKey(FigurePreset preset)
+{
+    switch (preset) {
+    case FigurePreset::Default: return QStringLiteral("default");
+    case FigurePreset::Slide: return QStringLiteral("slide");
+    }
+    return QString();
+}
+
+std::optional<FigurePreset> figurePresetFromKey(const QString &key)
+{
+    const QString k = key.trimmed().toLower();
+    for (FigurePreset p : allFigurePresets())
+        if (settingsKey(p) == k)
+            return p;
+    return std::nullopt;
+}
+
+FigureSize presetSize(FigurePreset preset, const FigureSize &fallback)
+{
+    return preset == FigurePreset::Slide ? FigureSize{1600, 900, 2.0} : fallback;
+}
+
+void styleFigurePlot(HeatmapPlot *plot, const FigureStyle &style, bool dashboard)
+{
+    plot->setAttribute(Qt::WA_DontShowOnScreen);
+    plot->setFont(figureFont(style.preset, dashboard));
+    plot->setTheme(plotTheme(style.theme));
+    plot->setSequentialGradient(sequentialGradient(style.sequential));
+    plot->setDivergingGradient(divergingGradient(style.diverging));
+    plot->setCellText(style.cellText);
+}
+
+QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::function<void(QCPPainter *)> &paint,
+                       const QColor &background)
 {
     const int w = std::max(1, size.width), h = std::max(1, size.height);
     QByteArray bytes;
@@ -66,7 +125,7 @@ QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::f
         QImage image(QSize(int(std::lround(w * scale)), int(std::lround(h * scale))), QImage::Format_ARGB32_Premultiplied);
         image.setDotsPerMeterX(int(std::lround(kExportDpi * scale / 0.0254)));
         image.setDotsPerMeterY(int(std::lround(kExportDpi * scale / 0.0254)));
-        image.fill(Qt::white);
+        image.fill(background);
         QCPPainter painter(&image);
         painter.scale(scale, scale);
         paint(&painter);
@@ -112,7 +171,11 @@ QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::f
 QByteArray renderFigure(QCustomPlot *plot, FigureFormat format, const FigureSize &size)
 {
     const int w = std::max(1, size.width), h = std::max(1, size.height);
-    const QByteArray bytes = paintFigure(format, size, [&](QCPPainter *painter) { plot->toPainter(painter, w, h); });
+    QColor background(Qt::white);
+    if (auto *heatmap = qobject_cast<HeatmapPlot *>(plot))
+        background = heatmap->theme().background;
+    const QByteArray bytes =
+        paintFigure(format, size, [&](QCPPainter *painter) { plot->toPainter(painter, w, h); }, background);
     // A heatmap lays itself out for the size it draws at; put back the
     // widget's own layout for the mouse.
     if (auto *heatmap = qobject_cast<HeatmapPlot *>(plot))
@@ -129,7 +192,8 @@ namespace {
 struct OffscreenPlane {
     std::unique_ptr<PlanePlot> plane;
 
-    OffscreenPlane(const Scenario &s, const Trace &t, const PlaneView &view, int width, int height)
+    OffscreenPlane(const Scenario &s, const Trace &t, const PlaneView &view, int width, int height,
+                   const QFont &font = figureFont(), FigureTheme theme = FigureTheme::Default)
     {
         PlaneSettings settings;
         settings.head = view.head;
@@ -140,7 +204,8 @@ struct OffscreenPlane {
         settings.forFigure = true;
         plane = std::make_unique<PlanePlot>();
         plane->setAttribute(Qt::WA_DontShowOnScreen);
-        plane->setFont(figureFont());
+        plane->setFont(font);
+        plane->setTheme(plotTheme(theme));
         plane->setScene(makePlaneScene(s, t, settings));
         plane->resize(width, height);
         plane->fit();
@@ -151,9 +216,17 @@ struct OffscreenPlane {
 
 QByteArray renderPlaneFigure(const Scenario &s, const PlaneView &view, FigureFormat format, const FigureSize &size)
 {
+    return renderPlaneFigure(s, view, FigureStyle{}, format, size);
+}
+
+QByteArray renderPlaneFigure(const Scenario &s, const PlaneView &view, const FigureStyle &style, FigureFormat format,
+                             const FigureSize &size)
+{
     const int w = std::max(1, size.width), h = std::max(1, size.height);
-    OffscreenPlane p(s, compute(s), view, w, h);
-    return renderFigure(p.plane.get(), format, size);
+    OffscreenPlane p(s, compute(s), view, w, h, figureFont(style.preset), style.theme);
+    const QByteArray bytes = paintFigure(
+        format, size, [&](QCPPainter *painter) { p.plane->toPainter(painter, w, h); }, plotTheme(style.theme).background);
+    return bytes;
 }
 
 QByteArray renderDashboard(const Scenario &s, const Trace &t, const FigureStyle &style, const PlaneView *planeView,
@@ -162,17 +235,21 @@ QByteArray renderDashboard(const Scenario &s, const Trace &t, const FigureStyle 
     const int w = std::max(kMinDashboardWidth, size.width), h = std::max(kMinDashboardHeight, size.height);
     const Stage stages[] = {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output};
     std::vector<std::unique_ptr<HeatmapPlot>> plots;
-    for (Stage stage : stages)
-        plots.push_back(makeStagePlot(s, t, stage, style));
+    for (Stage stage : stages) {
+        auto plot = makeStagePlot(s, t, stage, style);
+        plot->setFont(figureFont(style.preset, true));
+        plots.push_back(std::move(plot));
+    }
+    const PlotTheme theme = plotTheme(style.theme);
 
-    QFont title = figureFont();
-    title.setPointSizeF(16);
+    QFont title = figureFont(style.preset, true);
+    title.setPointSizeF(style.preset == FigurePreset::Slide ? 20 : 16);
     const int header = QFontMetrics(title).height() * 2;
     const int cols = 3, rows = 2;
     const int cellW = w / cols, cellH = (h - header) / rows;
     std::optional<OffscreenPlane> planeFigure;
     if (planeView)
-        planeFigure.emplace(s, t, *planeView, cellW, cellH);
+        planeFigure.emplace(s, t, *planeView, cellW, cellH, figureFont(style.preset, true), style.theme);
     QCustomPlot *plane = planeFigure ? planeFigure->plane.get() : nullptr;
     const Formula f = formula(s);
     QString heading = QString::fromStdString(s.title);
@@ -183,9 +260,9 @@ QByteArray renderDashboard(const Scenario &s, const Trace &t, const FigureStyle 
     sized.height = h;
     const QByteArray bytes = paintFigure(format, sized, [&](QCPPainter *painter) {
         painter->save();
-        painter->fillRect(QRect(0, 0, w, h), Qt::white);
+        painter->fillRect(QRect(0, 0, w, h), theme.background);
         painter->setFont(title);
-        painter->setPen(Qt::black);
+        painter->setPen(theme.ink);
         painter->drawText(QRect(0, 0, w, header), Qt::AlignCenter, heading);
         painter->restore();
         for (int i = 0; i < 6; ++i) {
@@ -197,18 +274,14 @@ QByteArray renderDashboard(const Scenario &s, const Trace &t, const FigureStyle 
             plot->toPainter(painter, cellW, cellH);
             painter->restore();
         }
-    });
+    }, theme.background);
     return bytes;
 }
 
 std::unique_ptr<HeatmapPlot> makeStagePlot(const Scenario &s, const Trace &t, Stage stage, const FigureStyle &style)
 {
     auto plot = std::make_unique<HeatmapPlot>();
-    plot->setAttribute(Qt::WA_DontShowOnScreen);
-    plot->setFont(figureFont());
-    plot->setSequentialGradient(sequentialGradient(style.sequential));
-    plot->setDivergingGradient(divergingGradient(style.diverging));
-    plot->setCellText(style.cellText);
+    styleFigurePlot(plot.get(), style);
     plot->setData(stageData(s, t, stage, style.stage));
     return plot;
 }

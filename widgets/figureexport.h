@@ -34,6 +34,18 @@ struct FigureSize {
     double scale = 1.0; // PNG only: pixels per logical pixel (2 for a 2x image)
 };
 
+// What a figure is made for. Slide: a 16:9 slide (1600 by 900 logical
+// pixels, a 2x PNG) in type large enough to read from the back of a room:
+// a map's cell values are at least 3 % of the figure's height.
+enum class FigurePreset { Default, Slide };
+
+QList<FigurePreset> allFigurePresets();
+QString displayName(FigurePreset preset);
+QString settingsKey(FigurePreset preset); // "default", "slide"
+std::optional<FigurePreset> figurePresetFromKey(const QString &key);
+// The size a preset offers; Default leaves `fallback` as it is.
+FigureSize presetSize(FigurePreset preset, const FigureSize &fallback = FigureSize{});
+
 // How a figure looks: the View menu's choices. Exports use a fixed font,
 // not the window's zoomed one, so a picture does not depend on the screen.
 struct FigureStyle {
@@ -41,15 +53,24 @@ struct FigureStyle {
     DivergingGradient diverging = DivergingGradient::BlueRed;
     CellTextMode cellText = CellTextMode::Auto;
     StageOptions stage;
+    FigurePreset preset = FigurePreset::Default; // the type size
+    FigureTheme theme = FigureTheme::Default;    // background, text, borders
 };
 
-// The font every exported figure is drawn with.
+// The font every exported figure is drawn with: 10 pt, and for a slide
+// 22 pt for one map or the plane (29 px, 3.3 % of 900) and 13 pt in the
+// dashboard, where six plots share the slide.
 QFont figureFont();
+QFont figureFont(FigurePreset preset, bool dashboard = false);
+
+// A plot of a figure set up in the style's font and theme and gradients.
+void styleFigurePlot(HeatmapPlot *plot, const FigureStyle &style, bool dashboard = false);
 
 // Any picture in the three formats: `paint` draws on a QCPPainter of
 // size.width by size.height logical pixels; SVG text becomes outlines.
 // Every figure goes through here, so the formats look alike.
-QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::function<void(QCPPainter *)> &paint);
+QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::function<void(QCPPainter *)> &paint,
+                       const QColor &background = QColor(Qt::white));
 
 // The bytes of the figure. SVG text is turned into outlines, so Chinese
 // labels need no font where the file is opened; PDF embeds what it uses.
@@ -66,8 +87,11 @@ struct PlaneView {
     bool pca = false;
 };
 
-// The vector plane of `s` drawn off screen in the figure font, fitted.
+// The vector plane of `s` drawn off screen in the figure font, fitted;
+// the style's preset and theme (its gradients are the maps' business).
 QByteArray renderPlaneFigure(const Scenario &s, const PlaneView &view, FigureFormat format, const FigureSize &size);
+QByteArray renderPlaneFigure(const Scenario &s, const PlaneView &view, const FigureStyle &style, FigureFormat format,
+                             const FigureSize &size);
 
 // The smallest dashboard that keeps six plots readable.
 inline constexpr int kMinDashboardWidth = 600;

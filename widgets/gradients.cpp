@@ -2,6 +2,8 @@
 
 #include <QCoreApplication>
 
+#include <cmath>
+
 namespace attn {
 
 namespace {
@@ -64,6 +66,14 @@ constexpr QRgb kPurpleOrange[] = {
     0x2d004b, 0x542788, 0x8073ac, 0xb2abd2, 0xd8daeb, 0xf7f7f7,
     0xfee0b6, 0xfdb863, 0xe08214, 0xb35806, 0x7f3b08,
 };
+// For dark figures: lightness rises from a near-black centre to light ends,
+// blue for negative and orange for positive (the hues of ColorBrewer's
+// RdBu/PuOr ends, which colour-blind viewers tell apart), symmetric in
+// lightness so that equal |s| look equally strong.
+constexpr QRgb kBlueBlackOrange[] = {
+    0xd6ecff, 0x9fd0f5, 0x5fa8df, 0x2f79b8, 0x1d4a75, 0x1c1c1c,
+    0x74421a, 0xb8661d, 0xe79137, 0xf8c07a, 0xffe6c4,
+};
 
 // Odd, so that position 0.5 is a level of its own.
 constexpr int kLevelCount = 511;
@@ -119,6 +129,7 @@ QCPColorGradient divergingGradient(DivergingGradient g)
     switch (g) {
     case DivergingGradient::BlueRed: return fromBrewer(kBlueRed);
     case DivergingGradient::PurpleOrange: return fromBrewer(kPurpleOrange);
+    case DivergingGradient::BlueBlackOrange: return fromBrewer(kBlueBlackOrange);
     }
     return fromBrewer(kBlueRed);
 }
@@ -130,6 +141,7 @@ QList<SequentialGradient> allSequentialGradients()
 
 QList<DivergingGradient> allDivergingGradients()
 {
+    // BlueBlackOrange is the dark theme's own, not a menu choice.
     return {DivergingGradient::BlueRed, DivergingGradient::PurpleOrange};
 }
 
@@ -148,6 +160,7 @@ QString displayName(DivergingGradient g)
     switch (g) {
     case DivergingGradient::BlueRed: return GradientText::tr("Blue–white–red");
     case DivergingGradient::PurpleOrange: return GradientText::tr("Purple–white–orange");
+    case DivergingGradient::BlueBlackOrange: return GradientText::tr("Blue–black–orange (dark figures)");
     }
     return QString();
 }
@@ -167,6 +180,7 @@ QString settingsKey(DivergingGradient g)
     switch (g) {
     case DivergingGradient::BlueRed: return QStringLiteral("blue-red");
     case DivergingGradient::PurpleOrange: return QStringLiteral("purple-orange");
+    case DivergingGradient::BlueBlackOrange: return QStringLiteral("blue-black-orange");
     }
     return QString();
 }
@@ -187,6 +201,112 @@ std::optional<DivergingGradient> divergingGradientFromKey(const QString &key)
         if (settingsKey(g) == k)
             return g;
     return std::nullopt;
+}
+
+// --- themes ---------------------------------------------------------------
+
+PlotTheme plotTheme(FigureTheme theme)
+{
+    PlotTheme t;
+    t.id = theme;
+    switch (theme) {
+    case FigureTheme::Default:
+        t.background = QColor(Qt::white);
+        t.ink = QColor(0x1a, 0x1a, 0x1a);
+        t.noteInk = QColor(0x4d, 0x4d, 0x4d);
+        t.frame = QColor(0x40, 0x40, 0x40);
+        t.separator = QColor(Qt::white);
+        t.blockedFill = QColor(0xd4, 0xd4, 0xd4);
+        t.blockedHatch = QColor(0x8c, 0x8c, 0x8c);
+        t.blockedText = QColor(0x26, 0x26, 0x26);
+        t.hiddenFill = QColor(0xe8, 0xe4, 0xdc);
+        t.grid = QColor(0xe2, 0xe2, 0xe2);
+        t.axis = QColor(0x5a, 0x5a, 0x5a);
+        break;
+    case FigureTheme::ContrastLight:
+        // Black on white; blocked cells white with black hatching, so that
+        // no grey sits next to the colours; borders twice as wide.
+        t.background = QColor(Qt::white);
+        t.ink = QColor(Qt::black);
+        t.noteInk = QColor(Qt::black);
+        t.frame = QColor(Qt::black);
+        t.separator = QColor(Qt::white);
+        t.separatorWidth = 2.0;
+        t.blockedFill = QColor(Qt::white);
+        t.blockedHatch = QColor(Qt::black);
+        t.blockedText = QColor(Qt::black);
+        t.hiddenFill = QColor(0xe0, 0xe0, 0xe0);
+        t.grid = QColor(0x76, 0x76, 0x76); // 4.5:1 on white: visible from the back
+        t.axis = QColor(Qt::black);
+        break;
+    case FigureTheme::ContrastDark:
+        t.dark = true;
+        t.background = QColor(Qt::black);
+        t.ink = QColor(Qt::white);
+        t.noteInk = QColor(Qt::white);
+        t.frame = QColor(Qt::white);
+        t.separator = QColor(Qt::black);
+        t.separatorWidth = 2.0;
+        t.blockedFill = QColor(Qt::black);
+        t.blockedHatch = QColor(Qt::white);
+        t.blockedText = QColor(Qt::white);
+        t.hiddenFill = QColor(0x33, 0x33, 0x33);
+        t.grid = QColor(0x8a, 0x8a, 0x8a); // 6.5:1 on black
+        t.axis = QColor(Qt::white);
+        break;
+    }
+    return t;
+}
+
+DivergingGradient themedDiverging(FigureTheme theme, DivergingGradient chosen)
+{
+    return plotTheme(theme).dark ? DivergingGradient::BlueBlackOrange : chosen;
+}
+
+QList<FigureTheme> allFigureThemes()
+{
+    return {FigureTheme::Default, FigureTheme::ContrastLight, FigureTheme::ContrastDark};
+}
+
+QString displayName(FigureTheme theme)
+{
+    switch (theme) {
+    case FigureTheme::Default: return GradientText::tr("Default");
+    case FigureTheme::ContrastLight: return GradientText::tr("High contrast, light (projector)");
+    case FigureTheme::ContrastDark: return GradientText::tr("High contrast, dark (projector)");
+    }
+    return QString();
+}
+
+QString settingsKey(FigureTheme theme)
+{
+    switch (theme) {
+    case FigureTheme::Default: return QStringLiteral("default");
+    case FigureTheme::ContrastLight: return QStringLiteral("contrast-light");
+    case FigureTheme::ContrastDark: return QStringLiteral("contrast-dark");
+    }
+    return QString();
+}
+
+std::optional<FigureTheme> figureThemeFromKey(const QString &key)
+{
+    const QString k = key.trimmed().toLower();
+    for (FigureTheme t : allFigureThemes())
+        if (settingsKey(t) == k)
+            return t;
+    return std::nullopt;
+}
+
+double relativeLuminance(const QColor &c)
+{
+    auto lin = [](double s) { return s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4); };
+    return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+}
+
+double contrastRatio(const QColor &a, const QColor &b)
+{
+    const double la = relativeLuminance(a), lb = relativeLuminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
 }
 
 } // namespace attn

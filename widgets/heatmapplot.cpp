@@ -16,13 +16,8 @@ namespace attn {
 
 namespace {
 
-const QColor kBlockedFill(0xd4, 0xd4, 0xd4);
-const QColor kBlockedHatch(0x8c, 0x8c, 0x8c);
-const QColor kBlockedText(0x26, 0x26, 0x26);
-const QColor kInk(0x1a, 0x1a, 0x1a);
-const QColor kNoteInk(0x4d, 0x4d, 0x4d);
-const QColor kFrame(0x40, 0x40, 0x40);
-const QColor kHiddenFill(0xe8, 0xe4, 0xdc); // predict, then reveal: no colour of any scale
+// The theme a plot made now starts with (setWindowPlotTheme).
+FigureTheme g_windowTheme = FigureTheme::Default;
 
 constexpr int kDecimals[3] = {4, 3, 2};
 constexpr double kMaxAspect = 1.5; // cells at most this much taller than wide, or wider than tall
@@ -281,9 +276,10 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
         return;
     const double cw = g.width(), ch = g.height();
     const QFontMetricsF fm(hp.font());
+    const PlotTheme &theme = hp.m_theme;
     if (hp.m_valuesHidden) {
-        painter->fillRect(g.all(), kHiddenFill);
-        painter->setPen(QPen(kFrame, 1.0));
+        painter->fillRect(g.all(), theme.hiddenFill);
+        painter->setPen(QPen(theme.frame, 1.0));
         painter->setBrush(Qt::NoBrush);
         painter->drawRect(g.all().adjusted(-0.5, -0.5, -0.5, -0.5));
         return;
@@ -307,14 +303,14 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
     if (!runs.isEmpty()) {
         painter->setPen(Qt::NoPen);
         for (const QRectF &r : runs)
-            painter->fillRect(r, kBlockedFill);
+            painter->fillRect(r, theme.blockedFill);
         if (ch >= 3) {
             const double spacing = std::max(5.0, fm.height() * 0.4);
             QVector<QLineF> lines;
             for (const QRectF &r : runs)
                 addHatch(r, spacing, lines);
             painter->setAntialiasing(true);
-            painter->setPen(QPen(kBlockedHatch, std::max(1.0, fm.height() / 16.0)));
+            painter->setPen(QPen(theme.blockedHatch, std::max(1.0, fm.height() / 16.0)));
             painter->drawLines(lines);
             painter->setAntialiasing(false);
         }
@@ -327,7 +323,7 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
             lines.append(QLineF(g.xs[j], g.ys.first(), g.xs[j], g.ys.last()));
         for (int i = 1; i < rows; ++i)
             lines.append(QLineF(g.xs.first(), g.ys[i], g.xs.last(), g.ys[i]));
-        painter->setPen(QPen(Qt::white, 1.0));
+        painter->setPen(QPen(theme.separator, theme.separatorWidth));
         painter->drawLines(lines);
     }
 
@@ -350,15 +346,28 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
         QVector<QLineF> lines;
         for (int j = group; j < cols; j += group)
             lines.append(QLineF(g.xs[j], g.ys.first(), g.xs[j], g.ys.last()));
-        painter->setPen(QPen(Qt::white, 4.0));
+        painter->setPen(QPen(theme.separator, 4.0));
         painter->drawLines(lines);
-        painter->setPen(QPen(Qt::black, 2.0));
+        painter->setPen(QPen(theme.dark ? QColor(Qt::white) : QColor(Qt::black), 2.0));
         painter->drawLines(lines);
     }
 
-    painter->setPen(QPen(kFrame, 1.0));
+    painter->setPen(QPen(theme.frame, theme.separatorWidth));
     painter->setBrush(Qt::NoBrush);
     painter->drawRect(g.all().adjusted(-0.5, -0.5, -0.5, -0.5));
+
+    // What the row notes are: a header above them, a legend under the map.
+    if (hp.yAxis2->visible() && !hp.m_compact && !hp.m_valuesHidden) {
+        painter->setPen(theme.noteInk);
+        QFont header = hp.yAxis2->tickLabelFont();
+        header.setBold(true);
+        painter->setFont(header);
+        painter->drawText(hp.rowNotesHeaderRect(), Qt::AlignLeft | Qt::AlignBottom, hp.m_data.rowNotesLabel);
+        if (!hp.m_legendText.isEmpty()) {
+            painter->setFont(hp.yAxis2->tickLabelFont());
+            painter->drawText(hp.rowNotesLegendRect(), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, hp.m_legendText);
+        }
+    }
 
     // Cell values and the blocked text.
     const auto fit = hp.textFit(cw, ch);
@@ -380,8 +389,8 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
                 // A plain box behind the text keeps the hatching off the glyphs.
                 const QRectF box(cell.center().x() - blockedW / 2, cell.center().y() - tfm.height() / 2,
                                  blockedW, tfm.height());
-                painter->fillRect(box, kBlockedFill);
-                painter->setPen(kBlockedText);
+                painter->fillRect(box, theme.blockedFill);
+                painter->setPen(theme.blockedText);
                 painter->drawText(cell, Qt::AlignCenter, hp.m_data.blockedText);
                 continue;
             }
@@ -423,7 +432,6 @@ HeatmapPlot::HeatmapPlot(QWidget *parent)
       m_diverging(attn::divergingGradient(DivergingGradient::BlueRed))
 {
     setMouseTracking(true);
-    setBackground(QBrush(Qt::white));
     setInteractions(QCP::Interactions());
     // Cached label pixmaps keep their size after a rotation change until the
     // next draw, which would size the margins wrongly for one layout.
@@ -451,10 +459,7 @@ HeatmapPlot::HeatmapPlot(QWidget *parent)
         axis->setTickLength(0, 0);
         axis->setSubTickLength(0, 0);
         axis->setSubTicks(false);
-        axis->setTickLabelColor(kInk);
-        axis->setLabelColor(kNoteInk);
     }
-    yAxis2->setTickLabelColor(kNoteInk);
 
     m_map = new HeatmapColorMap(xAxis2, yAxis);
     m_map->setInterpolate(false);
@@ -464,7 +469,6 @@ HeatmapPlot::HeatmapPlot(QWidget *parent)
     m_map->setAntialiased(false);
 
     m_title = new HeatmapTitle(this, QString());
-    m_title->setTextColor(kInk);
     plotLayout()->insertRow(0);
     plotLayout()->addElement(0, 0, m_title);
 
@@ -473,8 +477,6 @@ HeatmapPlot::HeatmapPlot(QWidget *parent)
     m_scale->setRangeDrag(false);
     m_scale->setRangeZoom(false);
     m_scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new MinusSignTicker));
-    m_scale->axis()->setTickLabelColor(kInk);
-    m_scale->axis()->setLabelColor(kInk);
     plotLayout()->addElement(1, 1, m_scale);
     m_map->setColorScale(m_scale);
 
@@ -493,10 +495,46 @@ HeatmapPlot::HeatmapPlot(QWidget *parent)
     setCurrentLayer(QStringLiteral("main"));
 
     applyFonts();
+    applyTheme(plotTheme(g_windowTheme));
     rebuildMap();
 }
 
 HeatmapPlot::~HeatmapPlot() = default;
+
+void HeatmapPlot::setTheme(const PlotTheme &theme)
+{
+    applyTheme(theme);
+    requestReplot();
+}
+
+void HeatmapPlot::applyTheme(const PlotTheme &theme)
+{
+    m_theme = theme;
+    setBackground(QBrush(theme.background));
+    for (QCPAxis *axis : {xAxis2, yAxis, yAxis2}) {
+        axis->setTickLabelColor(theme.ink);
+        axis->setLabelColor(theme.noteInk);
+    }
+    yAxis2->setTickLabelColor(theme.noteInk);
+    m_title->setTextColor(theme.ink);
+    m_scale->axis()->setTickLabelColor(theme.ink);
+    m_scale->axis()->setLabelColor(theme.ink);
+    const QColor scaleLine = theme.dark ? QColor(Qt::white) : QColor(Qt::black); // QCustomPlot's own on light
+    m_scale->axis()->setBasePen(QPen(scaleLine, 0));
+    m_scale->axis()->setTickPen(QPen(scaleLine, 0));
+    m_scale->axis()->setSubTickPen(QPen(scaleLine, 0));
+    applyGradient();
+}
+
+void HeatmapPlot::setWindowTheme(FigureTheme theme)
+{
+    g_windowTheme = theme;
+}
+
+FigureTheme HeatmapPlot::windowTheme()
+{
+    return g_windowTheme;
+}
 
 int HeatmapPlot::rowCount() const
 {
@@ -690,7 +728,11 @@ void HeatmapPlot::rebuildMap()
 
 QCPColorGradient HeatmapPlot::activeGradient() const
 {
-    return m_data.scale == HeatmapScale::Diverging ? m_diverging : m_sequential;
+    if (m_data.scale != HeatmapScale::Diverging)
+        return m_sequential;
+    // A light centre would glare on a dark figure: the dark theme's own map.
+    static const QCPColorGradient dark = attn::divergingGradient(DivergingGradient::BlueBlackOrange);
+    return m_theme.dark ? dark : m_diverging;
 }
 
 void HeatmapPlot::applyGradient()
@@ -740,7 +782,7 @@ void HeatmapPlot::applyCompact()
     m_scale->setVisible(!m_compact && !m_valuesHidden);
     const bool notes = !m_compact && !m_valuesHidden && !m_data.rowNotes.isEmpty();
     yAxis2->setVisible(notes);
-    yAxis2->setLabel(notes ? m_data.rowNotesLabel : QString());
+    yAxis2->setLabel(QString()); // the header above the notes says what they are (rowNotesHeaderRect)
     // Small multiples keep their room for the cells.
     xAxis2->setLabel(m_compact ? QString() : m_data.colAxisLabel);
     yAxis->setLabel(m_compact ? QString() : m_data.rowAxisLabel);
@@ -772,12 +814,12 @@ QString HeatmapPlot::formatValue(double value, int decimals)
 
 QColor HeatmapPlot::blockedFillColor()
 {
-    return kBlockedFill;
+    return plotTheme(FigureTheme::Default).blockedFill;
 }
 
 QColor HeatmapPlot::blockedHatchColor()
 {
-    return kBlockedHatch;
+    return plotTheme(FigureTheme::Default).blockedHatch;
 }
 
 QString HeatmapPlot::rowLabel(int row) const
@@ -838,6 +880,11 @@ QFont HeatmapPlot::cellTextFont(int index) const
 
 HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight) const
 {
+    return textFit(cellWidth, cellHeight, m_decimalsCap);
+}
+
+HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight, int cap) const
+{
     TextFit fit;
     if (m_compact || m_valuesHidden || m_cellText == CellTextMode::Never || rowCount() == 0 || columnCount() == 0)
         return fit;
@@ -853,7 +900,7 @@ HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight) c
         const double pad = std::max(4.0, m_textHeight[f] * 0.3);
         const bool tall = cellHeight >= m_textHeight[f] + 2;
         for (int k = 0; k < 3 && at.decimals < 0; ++k)
-            if (tall && m_valueWidth[f][k] + pad <= cellWidth)
+            if (kDecimals[k] <= cap && tall && m_valueWidth[f][k] + pad <= cellWidth)
                 at.decimals = kDecimals[k];
         at.blockedText = tall && m_blockedWidth[f] + pad <= cellWidth;
         if (f == 0 || at.decimals >= 0)
@@ -873,10 +920,66 @@ HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight) c
 
 bool HeatmapPlot::cellTextVisible() const
 {
+    return drawnDecimals() >= 0;
+}
+
+HeatmapPlot::TextFit HeatmapPlot::currentFit(int cap) const
+{
     if (size().isEmpty())
-        return false;
+        return TextFit{};
     const CellGrid g = cellGrid(this, rowCount(), columnCount());
-    return g.valid() && textFit(g.width(), g.height()).decimals >= 0;
+    return g.valid() ? textFit(g.width(), g.height(), cap) : TextFit{};
+}
+
+int HeatmapPlot::drawnDecimals() const
+{
+    return currentFit(m_decimalsCap).decimals;
+}
+
+int HeatmapPlot::decimalsThatFit() const
+{
+    return currentFit(kDecimals[0]).decimals;
+}
+
+QFont HeatmapPlot::drawnCellFont() const
+{
+    const TextFit fit = currentFit(m_decimalsCap);
+    return cellTextFont(fit.decimals >= 0 ? fit.font : 0);
+}
+
+void HeatmapPlot::setDecimalsCap(int cap)
+{
+    cap = std::clamp(cap, kDecimals[2], kDecimals[0]);
+    if (cap == m_decimalsCap)
+        return;
+    const int before = drawnDecimals();
+    m_decimalsCap = cap;
+    // Drawn now, not on the next turn of the event loop: a map that agrees
+    // with its neighbours repaints in the same frame as they do. A plot in
+    // its own replot draws with the cap it has just been given.
+    if (drawnDecimals() != before && !size().isEmpty() && isVisible())
+        replot(rpRefreshHint);
+}
+
+void HeatmapPlot::noteDecimalsFit()
+{
+    const int fit = isVisible() ? decimalsThatFit() : -1;
+    if (fit == m_reportedFit)
+        return;
+    m_reportedFit = fit;
+    emit decimalsFitChanged(fit);
+}
+
+void HeatmapPlot::showEvent(QShowEvent *event)
+{
+    QCustomPlot::showEvent(event);
+    noteDecimalsFit();
+}
+
+void HeatmapPlot::hideEvent(QHideEvent *event)
+{
+    QCustomPlot::hideEvent(event);
+    noteDecimalsFit();
 }
 
 // --- layout -------------------------------------------------------------------
@@ -1055,7 +1158,7 @@ void HeatmapPlot::updateLayout()
     m_title->setText(lines.join(QLatin1Char('\n')));
 
     // Row notes are extra: they never take the room the cells need.
-    const bool notes = !m_compact && !m_data.rowNotes.isEmpty();
+    const bool notes = !m_compact && !m_valuesHidden && !m_data.rowNotes.isEmpty();
     if (notes) {
         const QFontMetricsF nfm(yAxis2->tickLabelFont());
         double widest = 0;
@@ -1064,6 +1167,20 @@ void HeatmapPlot::updateLayout()
         const double room = widest + QFontMetricsF(yAxis2->labelFont()).height() * 2.5;
         yAxis2->setVisible(room <= kMaxNotesShare * viewport().width());
     }
+    // The legend takes lines under the map, wrapped to the figure's width.
+    m_legendText.clear();
+    int legendH = 0;
+    if (notes && yAxis2->visible() && !m_data.rowNotesLegend.isEmpty()) {
+        const QFontMetricsF lfm(yAxis2->tickLabelFont());
+        const int width = std::max(1, viewport().width() - 16);
+        const QRectF box = lfm.boundingRect(QRectF(0, 0, width, 1e6), Qt::TextWordWrap, m_data.rowNotesLegend);
+        // Two lines at most; a map too small for that shows none rather than half.
+        if (box.height() <= 2.2 * lfm.height() && box.height() + 4 * lfm.height() < 0.35 * viewport().height()) {
+            m_legendText = m_data.rowNotesLegend;
+            legendH = int(std::ceil(box.height() + 0.6 * lfm.height()));
+        }
+    }
+    axisRect()->setMinimumMargins(QMargins(0, 0, 0, legendH));
 
     QCustomPlot::updateLayout();
     // The label layout is decided once for a given room and set of labels and
@@ -1100,6 +1217,9 @@ void HeatmapPlot::updateLayout()
         }
     }
     m_layoutViewport = viewport();
+    // Only the widget's own layout tells the window what fits, not an export's.
+    if (viewport() == rect())
+        noteDecimalsFit();
 }
 
 void HeatmapPlot::applyFonts()
@@ -1123,6 +1243,33 @@ void HeatmapPlot::applyFonts()
 }
 
 // --- geometry and events ----------------------------------------------------
+
+QRectF HeatmapPlot::rowNotesHeaderRect() const
+{
+    if (!yAxis2->visible() || m_data.rowNotesLabel.isEmpty() || rowCount() == 0)
+        return QRectF();
+    const QRect ar = axisRect()->rect();
+    QFont header = yAxis2->tickLabelFont();
+    header.setBold(true);
+    const QFontMetricsF fm(header);
+    const double x = ar.right() + 1 + yAxis2->tickLabelPadding();
+    const double w = std::min(fm.horizontalAdvance(m_data.rowNotesLabel) + 2, viewport().right() - x);
+    const double h = fm.height();
+    return QRectF(x, ar.top() - h - 0.3 * fm.height(), std::max(0.0, w), h);
+}
+
+QRectF HeatmapPlot::rowNotesLegendRect() const
+{
+    if (m_legendText.isEmpty() || !yAxis2->visible())
+        return QRectF();
+    const QRect ar = axisRect()->rect();
+    const QFontMetricsF fm(yAxis2->tickLabelFont());
+    // From the map's left edge (or the figure's, if the lines need it).
+    const double width = viewport().width() - 16;
+    const QRectF box = fm.boundingRect(QRectF(0, 0, width, 1e6), Qt::TextWordWrap, m_legendText);
+    const double x = std::max(double(viewport().left() + 8), std::min(double(ar.left()), viewport().right() - 8 - box.width()));
+    return QRectF(x, ar.bottom() + 1 + 0.3 * fm.height(), box.width() + 1, box.height());
+}
 
 QRectF HeatmapPlot::cellRect(int row, int col) const
 {
@@ -1283,7 +1430,7 @@ void HeatmapPlot::setValuesHidden(bool hidden)
 
 QColor HeatmapPlot::hiddenFillColor()
 {
-    return kHiddenFill;
+    return plotTheme(FigureTheme::Default).hiddenFill;
 }
 
 QString HeatmapPlot::toolTipAt(int row, int col) const

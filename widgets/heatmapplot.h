@@ -9,6 +9,7 @@
 // labelled along the top, row labels on the left, row notes on the right,
 // then the colour bar.
 
+#include "gradients.h"
 #include "scenario.h"
 
 #include <QImage>
@@ -47,7 +48,8 @@ struct HeatmapData {
     HeatmapScale scale = HeatmapScale::Probability;
     double range = 0.0;      // Diverging: the half-range r; 0 = max |value| of the shown cells
     QStringList rowNotes;    // optional, one per row, right of the map ("0.77 · 0.66")
-    QString rowNotesLabel;   // what the notes are, written along them ("max · entropy")
+    QString rowNotesLabel;   // a short header above the notes ("max · H")
+    QString rowNotesLegend;  // under the map, what the notes mean in words ("max = ..., H = ...")
     QVector<bool> rowFlagged;// optional, rows marked with a warning sign (e.g. fully masked)
     int columnGroup = 0;     // > 0: a separator every columnGroup columns (head boundaries)
 };
@@ -77,6 +79,30 @@ public:
     CellTextMode cellText() const { return m_cellText; }
     // Whether the cell values are drawn at the current size and font.
     bool cellTextVisible() const;
+
+    // Decimals of the cell values (4, 3 or 2; -1: none drawn) at the last
+    // layout of the widget's own size. decimalsThatFit() is what the room
+    // allows, whatever the cap; drawnDecimals() is what is drawn: at most
+    // the cap. A window gives its maps one cap, the least that fits in any
+    // of them, so the same number reads alike in every map. The cap never
+    // changes the layout, so agreeing cannot loop.
+    int decimalsThatFit() const;
+    int drawnDecimals() const;
+    void setDecimalsCap(int cap); // 2 to 4; 4 (the default) caps nothing
+    int decimalsCap() const { return m_decimalsCap; }
+    // The font the cell values are drawn in at the last layout (the plot's
+    // own, or the smaller one when only that fits).
+    QFont drawnCellFont() const;
+
+    // Colours around the maps' colours: background, text, borders, blocked
+    // cells (gradients.h). A dark theme draws diverging maps with
+    // BlueBlackOrange whatever diverging gradient is set.
+    void setTheme(const PlotTheme &theme);
+    const PlotTheme &theme() const { return m_theme; }
+    // The theme a HeatmapPlot or PlanePlot made from now on starts with
+    // (the window's View ▸ Theme); see setWindowPlotTheme() in planeplot.h.
+    static void setWindowTheme(FigureTheme theme);
+    static FigureTheme windowTheme();
 
     void setSequentialGradient(const QCPColorGradient &gradient);
     void setDivergingGradient(const QCPColorGradient &gradient);
@@ -110,6 +136,12 @@ public:
     // Asked on a tooltip event for the cell under the pointer.
     void setToolTipProvider(std::function<QString(int row, int col)> provider);
 
+    // Where the row notes' header and legend were drawn at the last layout
+    // (empty when not drawn), in widget pixels.
+    QRectF rowNotesHeaderRect() const;
+    QRectF rowNotesLegendRect() const;
+    QString rowNotesLegendShown() const { return m_legendText; }
+
     // Geometry of the last layout, in widget pixels. cellAt gives (-1, -1)
     // outside the map.
     QRectF cellRect(int row, int col) const;
@@ -133,6 +165,9 @@ public:
     static QColor blockedHatchColor();
 
 signals:
+    // decimalsThatFit() changed after a layout of the widget's own size, or
+    // the plot was shown or hidden (hidden: -1).
+    void decimalsFitChanged(int decimals);
     void cellHovered(int row, int col);
     void cellClicked(int row, int col, Qt::MouseButton button);
     // A row's label, left of the map, was clicked (pressed and released on it).
@@ -143,6 +178,8 @@ protected:
     void changeEvent(QEvent *event) override;
     void leaveEvent(QEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
     void mouseMoveEvent(QMouseEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
@@ -166,6 +203,10 @@ private:
     void invalidateTextWidths();
     void ensureTextWidths() const;
     TextFit textFit(double cellWidth, double cellHeight) const;
+    TextFit textFit(double cellWidth, double cellHeight, int cap) const;
+    TextFit currentFit(int cap) const;
+    void noteDecimalsFit();
+    void applyTheme(const PlotTheme &theme);
     // The cell text's font: the plot's own (0) or the smaller one (1).
     QFont cellTextFont(int index) const;
     static constexpr double kSmallTextScale = 0.8;
@@ -201,6 +242,9 @@ private:
     bool m_compact = false;
     bool m_dimmed = false;
     bool m_valuesHidden = false;
+    int m_decimalsCap = 4;
+    int m_reportedFit = -2; // decimalsThatFit() when last signalled
+    PlotTheme m_theme;
     int m_highlightRow = -1;
     int m_highlightCol = -1;
     int m_hoverRow = -1;
@@ -225,6 +269,8 @@ private:
 
     QString m_tickKey;           // tickKey() when m_tickDecision was made
     TickDecision m_tickDecision;
+    // The row notes' legend under the map: its lines at the last layout.
+    QString m_legendText;
     QRect m_layoutViewport; // the viewport the current layout was made for
 
     QCPColorMap *m_map = nullptr;

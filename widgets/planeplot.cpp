@@ -2,6 +2,7 @@
 
 #include "heatmapplot.h"
 
+#include <QApplication>
 #include <QElapsedTimer>
 #include <QFontMetricsF>
 #include <QHelpEvent>
@@ -19,19 +20,47 @@ namespace attn {
 namespace {
 
 // Okabe-Ito colours: blue and vermillion stay apart for every colour
-// vision; black and grey for the output and the values.
-const QColor kKey(0x00, 0x72, 0xb2);
-const QColor kKeyText(0x00, 0x50, 0x80);
-const QColor kQuery(0xd5, 0x5e, 0x00);
-const QColor kQueryText(0xa8, 0x42, 0x00);
-const QColor kOutput(0x11, 0x11, 0x11);
-const QColor kValue(0x6e, 0x6e, 0x6e);
-const QColor kBlocked(0x8c, 0x8c, 0x8c);
-const QColor kNote(0x3a, 0x3a, 0x3a);
-const QColor kGrid(0xe2, 0xe2, 0xe2);
-const QColor kZeroLine(0x5a, 0x5a, 0x5a);
-const QColor kWarning(0xb0, 0x00, 0x20);
-const QColor kGuide(0x55, 0x55, 0x55);
+// vision; black and grey for the output and the values. Each theme has its
+// own set: on black, the light sky blue and orange of the same palette.
+struct PlanePalette {
+    QColor key, keyText, query, queryText, output, value, blocked, note, title, grid, zeroLine, axisPen, warning,
+        guide, paper, faint;
+};
+
+PlanePalette planePalette(const PlotTheme &t)
+{
+    PlanePalette p;
+    switch (t.id) {
+    case FigureTheme::Default:
+        p = {QColor(0x00, 0x72, 0xb2), QColor(0x00, 0x50, 0x80), QColor(0xd5, 0x5e, 0x00), QColor(0xa8, 0x42, 0x00),
+             QColor(0x11, 0x11, 0x11), QColor(0x6e, 0x6e, 0x6e), QColor(0x8c, 0x8c, 0x8c), QColor(0x3a, 0x3a, 0x3a),
+             QColor(0x1a, 0x1a, 0x1a), QColor(0xe2, 0xe2, 0xe2), QColor(0x5a, 0x5a, 0x5a), QColor(0x90, 0x90, 0x90),
+             QColor(0xb0, 0x00, 0x20), QColor(0x55, 0x55, 0x55), QColor(Qt::white), QColor(0x60, 0x60, 0x60)};
+        break;
+    case FigureTheme::ContrastLight:
+        p = {QColor(0x00, 0x72, 0xb2), QColor(0x00, 0x46, 0x70), QColor(0xd5, 0x5e, 0x00), QColor(0x8a, 0x36, 0x00),
+             QColor(Qt::black), QColor(0x50, 0x50, 0x50), QColor(0x6e, 0x6e, 0x6e), QColor(Qt::black),
+             QColor(Qt::black), t.grid, t.axis, t.axis, QColor(0xa0, 0x00, 0x1c), QColor(0x33, 0x33, 0x33),
+             QColor(Qt::white), QColor(0x40, 0x40, 0x40)};
+        break;
+    case FigureTheme::ContrastDark:
+        p = {QColor(0x56, 0xb4, 0xe9), QColor(0x8f, 0xd0, 0xf5), QColor(0xe6, 0x9f, 0x00), QColor(0xff, 0xc4, 0x4d),
+             QColor(Qt::white), QColor(0xb4, 0xb4, 0xb4), QColor(0x9a, 0x9a, 0x9a), QColor(Qt::white),
+             QColor(Qt::white), t.grid, t.axis, t.axis, QColor(0xff, 0x70, 0x80), QColor(0xcc, 0xcc, 0xcc),
+             QColor(Qt::black), QColor(0xc0, 0xc0, 0xc0)};
+        break;
+    }
+    return p;
+}
+
+// The palette of the plot being drawn (drawing is on the GUI thread, one
+// plot at a time); set where a draw starts.
+PlanePalette g_palette = planePalette(plotTheme(FigureTheme::Default));
+
+const PlanePalette &P()
+{
+    return g_palette;
+}
 
 constexpr double kZoomStep = 0.85;    // per wheel notch
 constexpr double kMinUnitsPerPixel = 1e-9;
@@ -398,6 +427,7 @@ void PlaneLegend::draw(QCPPainter *painter)
 {
     if (!m_shown)
         return;
+    g_palette = planePalette(m_plane->theme());
     const QRect r = mRect;
     const Layout &layout = layoutFor(r.width());
     const std::vector<Entry> &all = layout.entries;
@@ -431,25 +461,25 @@ void PlaneLegend::draw(QCPPainter *painter)
             const QPointF a(topLeft.x(), cy), b(topLeft.x() + gw, cy);
             switch (e.glyph) {
             case Glyph::Key:
-                drawDisc(painter, b - QPointF(5 * u, 0), 5.5 * u, withAlpha(kKey, 0.3), QPen(withAlpha(kKey, 0.7), u));
-                drawArrow(painter, a, b - QPointF(5 * u, 0), 3.5 * u, kKey, u);
+                drawDisc(painter, b - QPointF(5 * u, 0), 5.5 * u, withAlpha(P().key, 0.3), QPen(withAlpha(P().key, 0.7), u));
+                drawArrow(painter, a, b - QPointF(5 * u, 0), 3.5 * u, P().key, u);
                 break;
             case Glyph::Query:
-                drawArrow(painter, a, b - QPointF(6 * u, 0), 2.2 * u, kQuery, u);
-                drawDisc(painter, b - QPointF(6 * u, 0), 5.5 * u, kQuery, QPen(Qt::white, 1.5 * u));
+                drawArrow(painter, a, b - QPointF(6 * u, 0), 2.2 * u, P().query, u);
+                drawDisc(painter, b - QPointF(6 * u, 0), 5.5 * u, P().query, QPen(P().paper, 1.5 * u));
                 break;
             case Glyph::Value:
-                drawDisc(painter, QPointF(a.x() + gw / 2, cy), 4 * u, QColor(255, 255, 255), QPen(kValue, 1.6 * u));
+                drawDisc(painter, QPointF(a.x() + gw / 2, cy), 4 * u, P().paper, QPen(P().value, 1.6 * u));
                 break;
             case Glyph::Output:
-                drawArrow(painter, a, b, 2.6 * u, kOutput, u);
+                drawArrow(painter, a, b, 2.6 * u, P().output, u);
                 break;
             case Glyph::None:
                 break;
             }
             textX += gw + gap;
         }
-        painter->setPen(kNote);
+        painter->setPen(P().note);
         const QRectF textRect(textX, topLeft.y(), topLeft.x() + placed[i].width - textX, line);
         painter->drawText(textRect.adjusted(0, 0, 2, 0), Qt::AlignLeft | Qt::AlignVCenter,
                           fm.elidedText(e.text, Qt::ElideRight, textRect.width() + 1.0)); // + rounding
@@ -463,7 +493,6 @@ PlanePlot::PlanePlot(QWidget *parent) : QCustomPlot(parent)
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setInteractions(QCP::Interactions()); // left-drag belongs to the handles; panning and zooming are ours
-    setBackground(Qt::white);
     setMinimumSize(160, 160);
     setAccessibleName(tr("Vector plane"));
     setWhatsThis(tr("Drag a query (orange) and watch the keys' weights change. Arrow keys nudge the selected "
@@ -474,14 +503,8 @@ PlanePlot::PlanePlot(QWidget *parent) : QCustomPlot(parent)
     m_ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
     for (QCPAxis *axis : {xAxis, yAxis}) {
         axis->setTicker(m_ticker);
-        axis->grid()->setPen(QPen(kGrid, 1));
-        axis->grid()->setZeroLinePen(QPen(kZeroLine, 1.3));
         axis->grid()->setSubGridVisible(false);
-        axis->setBasePen(QPen(QColor(0x90, 0x90, 0x90)));
-        axis->setTickPen(QPen(QColor(0x90, 0x90, 0x90)));
         axis->setSubTicks(false);
-        axis->setTickLabelColor(kNote);
-        axis->setLabelColor(kNote);
     }
     xAxis2->setVisible(false);
     yAxis2->setVisible(false);
@@ -490,15 +513,12 @@ PlanePlot::PlanePlot(QWidget *parent) : QCustomPlot(parent)
     plotLayout()->insertRow(0);
     plotLayout()->insertRow(0);
     m_title = new PlaneCaption(this);
-    m_title->setTextColor(QColor(0x1a, 0x1a, 0x1a));
     m_note = new PlaneCaption(this);
-    m_note->setTextColor(kNote);
     plotLayout()->addElement(0, 0, m_title);
     plotLayout()->addElement(1, 0, m_note);
     // A warning when the picture can mislead, over the plot, never left out.
     plotLayout()->insertRow(2);
     m_warning = new PlaneCaption(this);
-    m_warning->setTextColor(kWarning);
     plotLayout()->addElement(2, 0, m_warning);
     m_legend = new PlaneLegend(this);
     plotLayout()->addElement(4, 0, m_legend);
@@ -511,7 +531,46 @@ PlanePlot::PlanePlot(QWidget *parent) : QCustomPlot(parent)
     layer(QStringLiteral("vectors"))->setMode(QCPLayer::lmBuffered);
     m_layer = new PlaneVectorLayer(this);
 
+    applyTheme(plotTheme(HeatmapPlot::windowTheme()));
     applyFonts();
+}
+
+void PlanePlot::setTheme(const PlotTheme &theme)
+{
+    applyTheme(theme);
+    applyFonts(); // the zero line's width; replots every layer
+}
+
+void PlanePlot::applyTheme(const PlotTheme &theme)
+{
+    m_theme = theme;
+    const PlanePalette pal = planePalette(theme);
+    setBackground(theme.background);
+    for (QCPAxis *axis : {xAxis, yAxis}) {
+        axis->grid()->setPen(QPen(pal.grid, 1));
+        axis->grid()->setZeroLinePen(QPen(pal.zeroLine, 1.3));
+        axis->setBasePen(QPen(pal.axisPen));
+        axis->setTickPen(QPen(pal.axisPen));
+        axis->setTickLabelColor(pal.note);
+        axis->setLabelColor(pal.note);
+    }
+    m_title->setTextColor(pal.title);
+    m_note->setTextColor(pal.note);
+    m_warning->setTextColor(pal.warning);
+}
+
+void setWindowPlotTheme(FigureTheme theme)
+{
+    HeatmapPlot::setWindowTheme(theme);
+    const PlotTheme t = plotTheme(theme);
+    for (QWidget *w : QApplication::allWidgets()) {
+        if (w->testAttribute(Qt::WA_DontShowOnScreen))
+            continue; // a figure being drawn has its own theme
+        if (auto *h = qobject_cast<HeatmapPlot *>(w))
+            h->setTheme(t);
+        else if (auto *plane = qobject_cast<PlanePlot *>(w))
+            plane->setTheme(t);
+    }
 }
 
 PlanePlot::~PlanePlot() = default;
@@ -665,7 +724,7 @@ void PlanePlot::applyFonts()
     axisRect()->setMinimumMargins(QMargins(fm.horizontalAdvance(QStringLiteral("−0.25")) + fm.height() + int(12 * u), 4,
                                            int(8 * u), 2 * fm.height() + int(10 * u)));
     for (QCPAxis *axis : {xAxis, yAxis}) {
-        axis->grid()->setZeroLinePen(QPen(kZeroLine, 1.3 * u));
+        axis->grid()->setZeroLinePen(QPen(planePalette(m_theme).zeroLine, 1.3 * u));
         axis->setTickLengthIn(int(std::lround(4 * u)));
         axis->setLabelPadding(int(std::lround(4 * u)));
     }
@@ -1037,10 +1096,10 @@ void PlanePlot::drawGuides(QCPPainter *p)
         const double r = c.radius * ppu;
         p->setBrush(Qt::NoBrush);
         if (c.key < 0) {
-            p->setPen(QPen(withAlpha(kGuide, 0.8), 1.4 * u));
+            p->setPen(QPen(withAlpha(P().guide, 0.8), 1.4 * u));
         } else {
             const double w = sc.hideWeights ? 0.3 : weightOf(c.key);
-            p->setPen(QPen(withAlpha(kKey, 0.3 + 0.5 * std::sqrt(w)), (0.9 + 1.2 * std::sqrt(w)) * u, Qt::DashLine));
+            p->setPen(QPen(withAlpha(P().key, 0.3 + 0.5 * std::sqrt(w)), (0.9 + 1.2 * std::sqrt(w)) * u, Qt::DashLine));
         }
         p->drawEllipse(centre, r, r);
     }
@@ -1049,14 +1108,14 @@ void PlanePlot::drawGuides(QCPPainter *p)
     for (std::size_t i = 0; i < sc.angles.size(); ++i) {
         const PlaneAngle &a = sc.angles[i];
         const QPointF onCircle = pixelAt(Eigen::Vector2d(std::cos(a.to), std::sin(a.to)));
-        drawDisc(p, onCircle, 2.6 * u, kKey, QPen(Qt::white, 0.8 * u));
+        drawDisc(p, onCircle, 2.6 * u, P().key, QPen(P().paper, 0.8 * u));
         double span = a.to - a.from;
         while (span > M_PI)
             span -= 2 * M_PI;
         while (span < -M_PI)
             span += 2 * M_PI;
         const double r = (22.0 + 8.0 * double(i)) * u;
-        p->setPen(QPen(withAlpha(kKey, i == 0 ? 0.9 : 0.45), (i == 0 ? 1.8 : 1.1) * u));
+        p->setPen(QPen(withAlpha(P().key, i == 0 ? 0.9 : 0.45), (i == 0 ? 1.8 : 1.1) * u));
         p->setBrush(Qt::NoBrush);
         p->drawArc(QRectF(origin.x() - r, origin.y() - r, 2 * r, 2 * r), int(std::lround(a.from * 180.0 / M_PI * 16)),
                    int(std::lround(span * 180.0 / M_PI * 16)));
@@ -1065,14 +1124,14 @@ void PlanePlot::drawGuides(QCPPainter *p)
     if (sc.queryDirection) {
         const Eigen::Vector2d dir = *sc.queryDirection;
         const double reach = std::hypot(area.width(), area.height()) * m_unitsPerPixel * 2;
-        p->setPen(QPen(withAlpha(kQuery, 0.45), 1.1 * u, Qt::DashDotLine));
+        p->setPen(QPen(withAlpha(P().query, 0.45), 1.1 * u, Qt::DashDotLine));
         p->drawLine(pixelAt(-dir * reach), pixelAt(dir * reach));
         for (const PlaneProjection &pr : sc.projections) {
             const QPointF tip = keyPixel(pr.key), foot = pixelAt(pr.foot);
             const double w = sc.hideWeights ? 0.3 : weightOf(pr.key);
-            p->setPen(QPen(withAlpha(kKey, 0.35 + 0.5 * std::sqrt(w)), 1.1 * u, Qt::DashLine));
+            p->setPen(QPen(withAlpha(P().key, 0.35 + 0.5 * std::sqrt(w)), 1.1 * u, Qt::DashLine));
             p->drawLine(tip, foot);
-            drawDisc(p, foot, 2.8 * u, withAlpha(kKey, 0.5 + 0.5 * std::sqrt(w)), QPen(Qt::white, 0.8 * u));
+            drawDisc(p, foot, 2.8 * u, withAlpha(P().key, 0.5 + 0.5 * std::sqrt(w)), QPen(P().paper, 0.8 * u));
         }
     }
 }
@@ -1182,6 +1241,7 @@ PlanePlot::Frame PlanePlot::frame() const
 // labels, placed around everything drawn.
 void PlanePlot::drawScene(QCPPainter *p)
 {
+    g_palette = planePalette(m_theme);
     if (m_scene.d == 0)
         return;
     const Frame f = frame();
@@ -1214,12 +1274,12 @@ void PlanePlot::drawValues(QCPPainter *p, const Frame &f)
             const double w = f.weight[std::size_t(j)];
             if (w < 0.005 || sc.blocked[std::size_t(j)])
                 continue;
-            p->setPen(QPen(withAlpha(kValue, 0.25 + 0.6 * w), u * (0.7 + 2.0 * w), Qt::DashLine, Qt::FlatCap));
+            p->setPen(QPen(withAlpha(P().value, 0.25 + 0.6 * w), u * (0.7 + 2.0 * w), Qt::DashLine, Qt::FlatCap));
             p->drawLine(f.valueAt[std::size_t(j)], f.outputAt);
         }
     }
     for (int j = 0; j < f.nk; ++j)
-        drawDisc(p, f.valueAt[std::size_t(j)], 4.0 * u, QColor(255, 255, 255, 200), QPen(kValue, 1.6 * u));
+        drawDisc(p, f.valueAt[std::size_t(j)], 4.0 * u, withAlpha(P().paper, 0.78), QPen(P().value, 1.6 * u));
 }
 
 // The other queries, faint and under the keys (in self-attention a token's
@@ -1235,14 +1295,14 @@ void PlanePlot::drawOtherQueries(QCPPainter *p, const Frame &f)
         if (i == sc.query)
             continue;
         if (queryArrows) {
-            drawArrow(p, f.origin, f.queryAt[std::size_t(i)], 1.1 * u, withAlpha(kQuery, 0.35), u);
-            drawDisc(p, f.queryAt[std::size_t(i)], 4.5 * u, withAlpha(kQuery, 0.3), QPen(withAlpha(kQuery, 0.8), 1.2 * u));
+            drawArrow(p, f.origin, f.queryAt[std::size_t(i)], 1.1 * u, withAlpha(P().query, 0.35), u);
+            drawDisc(p, f.queryAt[std::size_t(i)], 4.5 * u, withAlpha(P().query, 0.3), QPen(withAlpha(P().query, 0.8), 1.2 * u));
         } else {
             manyQueries.push_back(f.queryAt[std::size_t(i)]);
         }
     }
     if (!manyQueries.empty()) { // round dots in one call
-        p->setPen(QPen(withAlpha(kQuery, 0.45), 6.0 * u, Qt::SolidLine, Qt::RoundCap));
+        p->setPen(QPen(withAlpha(P().query, 0.45), 6.0 * u, Qt::SolidLine, Qt::RoundCap));
         p->drawPoints(manyQueries.data(), int(manyQueries.size()));
     }
 }
@@ -1257,17 +1317,17 @@ void PlanePlot::drawKeys(QCPPainter *p, const Frame &f)
     for (int j : f.order) {
         const QPointF tip = f.keyAt[std::size_t(j)];
         if (sc.blocked[std::size_t(j)]) {
-            drawArrow(p, f.origin, tip, 1.4 * u, kBlocked, u, Qt::DashLine);
+            drawArrow(p, f.origin, tip, 1.4 * u, P().blocked, u, Qt::DashLine);
             const double c = 3.5 * u;
-            p->setPen(QPen(kBlocked, 1.6 * u));
+            p->setPen(QPen(P().blocked, 1.6 * u));
             p->drawLine(tip + QPointF(-c, -c), tip + QPointF(c, c));
             p->drawLine(tip + QPointF(-c, c), tip + QPointF(c, -c));
             continue;
         }
         const double w = f.weight[std::size_t(j)], root = std::sqrt(w);
         if (w >= 0.005) // a smaller disc would hide under the arrowhead anyway
-            drawDisc(p, tip, f.disc[std::size_t(j)], withAlpha(kKey, 0.15 + 0.2 * w), QPen(withAlpha(kKey, 0.5 + 0.5 * root), u));
-        drawArrow(p, f.origin, tip, u * (1.0 + 6.5 * root), withAlpha(kKey, 0.45 + 0.55 * root), u);
+            drawDisc(p, tip, f.disc[std::size_t(j)], withAlpha(P().key, 0.15 + 0.2 * w), QPen(withAlpha(P().key, 0.5 + 0.5 * root), u));
+        drawArrow(p, f.origin, tip, u * (1.0 + 6.5 * root), withAlpha(P().key, 0.45 + 0.55 * root), u);
     }
 }
 
@@ -1277,12 +1337,12 @@ void PlanePlot::drawOutputAndQuery(QCPPainter *p, const Frame &f)
     const PlaneScene &sc = m_scene;
     const double u = f.u;
     if (sc.output)
-        drawArrow(p, f.origin, f.outputAt, 2.8 * u, kOutput, u);
+        drawArrow(p, f.origin, f.outputAt, 2.8 * u, P().output, u);
     if (sc.query < f.nq) {
         const QPointF q = f.queryAt[std::size_t(sc.query)];
-        drawArrow(p, f.origin, q, 2.6 * u, kQuery, u);
-        drawDisc(p, q, 7.0 * u, kQuery, QPen(Qt::white, 2.0 * u));
-        p->setPen(QPen(withAlpha(kQueryText, 0.9), u));
+        drawArrow(p, f.origin, q, 2.6 * u, P().query, u);
+        drawDisc(p, q, 7.0 * u, P().query, QPen(P().paper, 2.0 * u));
+        p->setPen(QPen(withAlpha(P().queryText, 0.9), u));
         p->setBrush(Qt::NoBrush);
         p->drawEllipse(q, 8.0 * u, 8.0 * u);
     }
@@ -1297,25 +1357,25 @@ void PlanePlot::drawRings(QCPPainter *p, const Frame &f)
     const int nk = f.nk;
     if (sc.selectedKey >= 0 && sc.selectedKey < nk) {
         const double disc = f.disc[std::size_t(sc.selectedKey)];
-        p->setPen(QPen(kOutput, 1.5 * u, Qt::DashLine));
+        p->setPen(QPen(P().output, 1.5 * u, Qt::DashLine));
         p->setBrush(Qt::NoBrush);
         p->drawEllipse(f.keyAt[std::size_t(sc.selectedKey)], disc + 4 * u, disc + 4 * u);
     }
     const int hoverKey = sc.hoveredKey;
     if (hoverKey >= 0 && hoverKey < nk) {
-        p->setPen(QPen(kKeyText, 2.0 * u));
+        p->setPen(QPen(P().keyText, 2.0 * u));
         p->setBrush(Qt::NoBrush);
         const double r = f.disc[std::size_t(hoverKey)] + 2 * u;
         p->drawEllipse(f.keyAt[std::size_t(hoverKey)], r, r);
     }
     if (sc.hovered.isValid() && sc.hovered.role == PlaneRole::Query && sc.hovered.index < f.nq) {
-        p->setPen(QPen(kQueryText, 2.0 * u));
+        p->setPen(QPen(P().queryText, 2.0 * u));
         p->setBrush(Qt::NoBrush);
         p->drawEllipse(f.queryAt[std::size_t(sc.hovered.index)], 10 * u, 10 * u);
     }
     const int misleading = warningText().isEmpty() ? -1 : sc.misleadingKey;
     if (misleading >= 0 && misleading < nk) {
-        p->setPen(QPen(kWarning, 1.8 * u, Qt::DashLine));
+        p->setPen(QPen(P().warning, 1.8 * u, Qt::DashLine));
         p->setBrush(Qt::NoBrush);
         const double r = f.disc[std::size_t(misleading)] + 5 * u;
         p->drawEllipse(f.keyAt[std::size_t(misleading)], r, r);
@@ -1360,10 +1420,10 @@ void PlanePlot::drawShownBadge(QCPPainter *p, const Frame &f, Labels &labels)
     const double bpad = 3.0 * u;
     const QString text = f.fm.elidedText(sc.shownText, Qt::ElideRight, std::max(40.0, f.area.width() - 4 * bpad));
     const QRectF badge(f.area.left() + bpad, f.area.top() + bpad, f.fm.horizontalAdvance(text) + 2 * bpad, f.fm.height() + bpad);
-    p->setPen(QPen(withAlpha(kNote, 0.5), 1.0));
-    p->setBrush(QColor(255, 255, 255, 230));
+    p->setPen(QPen(withAlpha(P().note, 0.5), 1.0));
+    p->setBrush(withAlpha(P().paper, 0.9));
     p->drawRoundedRect(badge, 3 * u, 3 * u);
-    p->setPen(kNote);
+    p->setPen(P().note);
     p->setFont(f.font);
     p->drawText(badge, Qt::AlignCenter, text);
     labels.placer().block(badge.adjusted(-bpad, -bpad, bpad, bpad));
@@ -1375,10 +1435,10 @@ void PlanePlot::placeQueryAndOutputLabels(Labels &labels, const Frame &f) const
 {
     const PlaneScene &sc = m_scene;
     if (sc.query < f.nq)
-        labels.put(tr("query %1").arg(sc.queryLabels.value(sc.query)), f.queryAt[std::size_t(sc.query)], 9 * f.u, kQueryText,
+        labels.put(tr("query %1").arg(sc.queryLabels.value(sc.query)), f.queryAt[std::size_t(sc.query)], 9 * f.u, P().queryText,
                    true, false);
     if (sc.output)
-        labels.put(tr("output"), f.outputAt, 5 * f.u, kOutput, true, false);
+        labels.put(tr("output"), f.outputAt, 5 * f.u, P().output, true, false);
 }
 
 // Keys with their weights, heaviest first (the heaviest in bold); with many
@@ -1412,7 +1472,7 @@ void PlanePlot::placeKeyLabels(Labels &labels, const Frame &f) const
                 parts << (sc.hideWeights ? sc.keyLabels.value(k)
                                          : QStringLiteral("%1 %2").arg(sc.keyLabels.value(k), number(f.weight[std::size_t(k)])));
             }
-        labels.put(parts.join(QStringLiteral(", ")), f.keyAt[std::size_t(j)], f.disc[std::size_t(j)] + 1.5 * f.u, kKeyText,
+        labels.put(parts.join(QStringLiteral(", ")), f.keyAt[std::size_t(j)], f.disc[std::size_t(j)] + 1.5 * f.u, P().keyText,
                    j == heaviest && !sc.hideWeights, nk > kAllKeyLabels);
     }
     for (int j = 0; j < nk; ++j) {
@@ -1425,7 +1485,7 @@ void PlanePlot::placeKeyLabels(Labels &labels, const Frame &f) const
                 names << sc.keyLabels.value(k);
             }
         labels.put(tr("%1 blocked").arg(names.join(QStringLiteral(", "))), f.keyAt[std::size_t(j)], 5 * f.u,
-                   QColor(0x60, 0x60, 0x60), false, true);
+                   P().faint, false, true);
     }
 }
 
@@ -1446,7 +1506,7 @@ void PlanePlot::placeAngleLabel(Labels &labels, const Frame &f) const
         span += 2 * M_PI;
     const double mid = a.from + span / 2;
     const QPointF at = f.origin + QPointF(std::cos(mid), -std::sin(mid)) * r;
-    labels.put(tr("θ = %1°").arg(std::lround(a.degrees)), at, 3 * f.u, kKeyText, false, true);
+    labels.put(tr("θ = %1°").arg(std::lround(a.degrees)), at, 3 * f.u, P().keyText, false, true);
 }
 
 // The other queries and the values, where there is room and they add a name.
@@ -1462,13 +1522,13 @@ void PlanePlot::placeOtherLabels(Labels &labels, const Frame &f) const
             for (int j = 0; j < f.nk && !named; ++j)
                 named = samePlace(f.queryAt[std::size_t(i)], f.keyAt[std::size_t(j)]) && sc.keyLabels.value(j) == sc.queryLabels.value(i);
             if (!named)
-                labels.put(sc.queryLabels.value(i), f.queryAt[std::size_t(i)], 6 * u, withAlpha(kQueryText, 0.75), false, true);
+                labels.put(sc.queryLabels.value(i), f.queryAt[std::size_t(i)], 6 * u, withAlpha(P().queryText, 0.75), false, true);
         }
     }
     if (f.values && f.nk <= kAllValueLabels) {
         for (int j = 0; j < f.nk; ++j)
             if (!samePlace(f.valueAt[std::size_t(j)], f.keyAt[std::size_t(j)]))
-                labels.put(tr("v %1").arg(sc.keyLabels.value(j)), f.valueAt[std::size_t(j)], 5 * u, kValue, false, true);
+                labels.put(tr("v %1").arg(sc.keyLabels.value(j)), f.valueAt[std::size_t(j)], 5 * u, P().value, false, true);
     }
 }
 
@@ -1481,7 +1541,7 @@ void PlanePlot::drawLabels(QCPPainter *p, const Frame &f, const std::vector<Plan
     const double halo = 1.4 * f.u;
     const double pad = Labels::pad(f);
     static const QPointF around[6] = {{1, 0}, {-1, 0}, {0.6, 0.8}, {-0.6, 0.8}, {0.6, -0.8}, {-0.6, -0.8}};
-    const QColor white(255, 255, 255, 235);
+    const QColor white = withAlpha(P().paper, 0.92); // the halo: the figure's paper
     for (const PlaneLabel &l : placed) {
         if (!l.leader)
             continue;

@@ -22,6 +22,7 @@
 // (projector zoom); on a small plot the note and then the legend give way
 // to the drawing.
 
+#include "gradients.h"
 #include "planescene.h"
 
 #include <QStringList>
@@ -74,6 +75,11 @@ class PlanePlot : public QCustomPlot {
 public:
     explicit PlanePlot(QWidget *parent = nullptr);
     ~PlanePlot() override;
+
+    // Background, text, grid and the vectors' colours (gradients.h); each
+    // theme keeps key blue and query orange apart for every colour vision.
+    void setTheme(const PlotTheme &theme);
+    const PlotTheme &theme() const { return m_theme; }
 
     // What to draw. Drawing is queued (and left for later while hidden).
     void setScene(const PlaneScene &scene);
@@ -167,6 +173,8 @@ private:
     void updateCaption();
     void fitChrome();
     void applyFonts();
+    void applyTheme(const PlotTheme &theme);
+    PlotTheme m_theme;
     void applyView();
     void requestReplot();
     void replotVectors();
@@ -226,5 +234,10 @@ private:
     PlaneLegend *m_legend = nullptr;
     QSharedPointer<QCPAxisTickerFixed> m_ticker;
 };
+
+// The window's View ▸ Theme: every HeatmapPlot and PlanePlot on screen
+// takes `theme` now, and every one made later starts with it. Figures
+// being exported (Qt::WA_DontShowOnScreen) keep their own.
+void setWindowPlotTheme(FigureTheme theme);
 
 } // namespace attn

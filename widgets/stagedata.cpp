@@ -208,7 +208,11 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
         d.scale = HeatmapScale::Probability;
         d.blocked = t.blocked;
         d.blockedText = QStringLiteral("0");
-        d.rowNotesLabel = StageText::tr("max weight · entropy");
+        //: The header above the weights' row notes: the row's largest weight and its entropy H.
+        d.rowNotesLabel = StageText::tr("max · H");
+        //: Under the weights map: what the two numbers right of each row are. Entropy in nats (natural log).
+        d.rowNotesLegend = StageText::tr("max = the largest weight in the row · H = the row's entropy in nats "
+                                         "(0: all on one key)");
         for (const RowStats &r : h.rows) {
             d.rowNotes << rowNote(r);
             d.rowFlagged << (r.fullyMasked || shortOfOne(r));
@@ -459,6 +463,7 @@ void hideAnswers(HeatmapData &d)
     d.outlined.resize(0, 0);
     d.rowNotes.clear();
     d.rowNotesLabel.clear();
+    d.rowNotesLegend.clear();
     d.rowFlagged.clear();
 }
 

@@ -64,8 +64,15 @@ const char *const kUsage = R"(Usage:
                     [--head H|all] [--values auto|always|never] [--gradient viridis|cividis|magma]
                     [--diverging blue-red|purple-orange] [--numbers csv,json]
                     [--query N] [--plane-axes I,J|pca]
+                    [--figure-preset default|slide] [--theme default|contrast-light|contrast-dark]
                     [--compare B.json|--compare-preset B [--align-by-token]]
       Figures for slides, one file per stage and format, without a display.
+      --figure-preset slide: a 16:9 slide, 1600x900 at --scale 2 unless --size
+      or --scale say otherwise, in type read from the back of a room (a map's
+      numbers at least 3% of the figure's height). --theme contrast-light or
+      contrast-dark: high contrast for projectors (text at least 7:1 on the
+      background; on dark, scores in blue-black-orange); the colour maps
+      stay colour-blind safe. (--preset NAME is the lesson, as for trace.)
       With --compare: for each map stage, the A/B figure (A | B | B - A,
       NAME_compare_STAGE.png) and the difference map (NAME_diff_STAGE.png).
   attention-lab-cli model info|trace|export [--model DIR|builtin] [--text "..."] [--layer L --head H]
@@ -144,6 +151,10 @@ struct Source {
 Source loadSource(Options &o)
 {
     const auto preset = o.take(QStringLiteral("--preset"));
+    // "export FILE --preset slide": the figures' preset has a name of its own.
+    if (preset && figurePresetFromKey(*preset) == FigurePreset::Slide && !lessonIndex().contains(preset->trimmed()))
+        throw UsageError{QStringLiteral("--preset names a built-in lesson; the figures' preset is --figure-preset %1")
+                             .arg(preset->trimmed())};
     if (preset && !o.positional.isEmpty())
         throw UsageError{QStringLiteral("give a file or --preset, not both")};
     if (preset)
@@ -516,9 +527,9 @@ QList<FigureFormat> exportFormats(Options &o)
     return formats;
 }
 
-FigureSize exportSize(Options &o, const QList<FigureFormat> &formats)
+FigureSize exportSize(Options &o, const QList<FigureFormat> &formats, FigurePreset preset)
 {
-    FigureSize size;
+    FigureSize size = presetSize(preset);
     if (const auto text = o.take(QStringLiteral("--size"))) {
         const QStringList wh = text->toLower().split(QLatin1Char('x'));
         bool okW = false, okH = false;
@@ -569,9 +580,28 @@ QStringList exportStages(Options &o, bool comparing)
     return stageNames;
 }
 
+// --figure-preset, read before --size and --scale, whose defaults it sets.
+FigurePreset exportPreset(Options &o)
+{
+    const auto text = o.take(QStringLiteral("--figure-preset"));
+    if (!text)
+        return FigurePreset::Default;
+    const auto preset = figurePresetFromKey(*text);
+    if (!preset)
+        throw UsageError{QStringLiteral("--figure-preset: unknown preset \"%1\"; expected default or slide").arg(*text)};
+    return *preset;
+}
+
 FigureStyle exportStyle(Options &o)
 {
     FigureStyle style;
+    if (const auto t = o.take(QStringLiteral("--theme"))) {
+        const auto theme = figureThemeFromKey(*t);
+        if (!theme)
+            throw UsageError{QStringLiteral("--theme: unknown theme \"%1\"; expected default, contrast-light or "
+                                            "contrast-dark").arg(*t)};
+        style.theme = *theme;
+    }
     const QString values = o.take(QStringLiteral("--values")).value_or(QStringLiteral("auto"));
     if (values == QLatin1String("auto"))
         style.cellText = CellTextMode::Auto;
@@ -605,7 +635,8 @@ ExportRequest exportRequest(Options &o, bool alignCompare)
         throw UsageError{QStringLiteral("--out DIR is needed: the folder the figures go into")};
     r.outDir = *outDir;
     r.formats = exportFormats(o);
-    r.size = exportSize(o, r.formats);
+    const FigurePreset preset = exportPreset(o);
+    r.size = exportSize(o, r.formats, preset);
 
     // --compare B: the A/B figures of the map stages instead of A's own.
     r.compareFile = o.take(QStringLiteral("--compare"));
@@ -616,6 +647,7 @@ ExportRequest exportRequest(Options &o, bool alignCompare)
         throw UsageError{QStringLiteral("--align-by-token goes with --compare B.json")};
     r.stageNames = exportStages(o, r.comparing());
     r.style = exportStyle(o);
+    r.style.preset = preset;
 
     r.numbers = splitList(o.take(QStringLiteral("--numbers")).value_or(QString()));
     for (const QString &n : r.numbers)
@@ -711,7 +743,7 @@ QByteArray stageFigure(const Scenario &s, const Trace &t, const QString &name, c
                        const PlaneView &planeView, FigureFormat format, const FigureSize &size)
 {
     if (name == QLatin1String("plane"))
-        return renderPlaneFigure(s, planeView, format, size);
+        return renderPlaneFigure(s, planeView, style, format, size);
     if (name == QLatin1String("dashboard"))
         return renderDashboard(s, t, style, &planeView, format, size);
     return renderStageFigure(s, t, *stageFromKey(name), style, format, size);
@@ -789,7 +821,8 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
                                     QStringLiteral("--size"), QStringLiteral("--scale"), QStringLiteral("--stages"),
                                     QStringLiteral("--head"), QStringLiteral("--values"), QStringLiteral("--gradient"),
                                     QStringLiteral("--diverging"), QStringLiteral("--numbers"), QStringLiteral("--query"),
-                                    QStringLiteral("--plane-axes")});
+                                    QStringLiteral("--plane-axes"), QStringLiteral("--figure-preset"),
+                                    QStringLiteral("--theme")});
     if (!qobject_cast<QApplication *>(QCoreApplication::instance()))
         throw UsageError{QStringLiteral("drawing figures needs a QApplication")};
     const ExportRequest r = exportRequest(o, alignCompare);

@@ -13,6 +13,8 @@
 #include <QPushButton>
 #include <QSpinBox>
 
+#include <cmath>
+
 namespace attn {
 
 namespace {
@@ -78,6 +80,18 @@ ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem
     m_format->addItem(tr("PDF document"), int(FigureFormat::Pdf));
     form->addRow(tr("F&ormat:"), m_format);
 
+    m_preset = new QComboBox(this);
+    for (FigurePreset p : allFigurePresets())
+        m_preset->addItem(displayName(p), int(p));
+    m_preset->setToolTip(tr("Slide: 1600 × 900 at 2×, with numbers large enough to read from the back of a room"));
+    form->addRow(tr("&Preset:"), m_preset);
+
+    m_theme = new QComboBox(this);
+    for (FigureTheme t : allFigureThemes())
+        m_theme->addItem(displayName(t), int(t));
+    m_theme->setToolTip(tr("High contrast for projectors; the colour maps stay colour-blind safe"));
+    form->addRow(tr("&Theme:"), m_theme);
+
     auto *sizeRow = new QHBoxLayout;
     m_width = new QSpinBox(this);
     m_width->setRange(200, 8000);
@@ -135,6 +149,11 @@ ExportDialog::ExportDialog(What what, const QString &folder, const QString &stem
             if (!m_settingSize)
                 m_sizeChosen = true;
         });
+    connect(m_preset, &QComboBox::currentIndexChanged, this, [this] {
+        // A preset is a size to start from: it replaces the size even if one was typed.
+        m_sizeChosen = false;
+        updateSize();
+    });
     connect(m_format, &QComboBox::currentIndexChanged, this, [this] {
         m_scale->setEnabled(format() == FigureFormat::Png);
         updatePath();
@@ -153,11 +172,33 @@ void ExportDialog::updateLimits()
 
 void ExportDialog::updateSize()
 {
-    const FigureSize size = defaultSize(what());
+    const FigureSize size = presetSize(preset(), defaultSize(what()));
     m_settingSize = true;
     m_width->setValue(size.width);
     m_height->setValue(size.height);
+    if (m_scale)
+        m_scale->setCurrentIndex(std::max(0, m_scale->findData(int(std::lround(size.scale)))));
     m_settingSize = false;
+}
+
+FigurePreset ExportDialog::preset() const
+{
+    return m_preset ? FigurePreset(m_preset->currentData().toInt()) : FigurePreset::Default;
+}
+
+void ExportDialog::setPreset(FigurePreset preset)
+{
+    m_preset->setCurrentIndex(std::max(0, m_preset->findData(int(preset))));
+}
+
+FigureTheme ExportDialog::theme() const
+{
+    return FigureTheme(m_theme->currentData().toInt());
+}
+
+void ExportDialog::setTheme(FigureTheme theme)
+{
+    m_theme->setCurrentIndex(std::max(0, m_theme->findData(int(theme))));
 }
 
 void ExportDialog::accept()

@@ -35,6 +35,12 @@ public:
     FigureFormat format() const;
     FigureSize size() const;
     QString path() const;
+    // Slide: 1600 x 900 at 2x in large type; the size stays editable.
+    FigurePreset preset() const;
+    void setPreset(FigurePreset preset);
+    // First the window's theme (View ▸ Theme); the figure may differ.
+    FigureTheme theme() const;
+    void setTheme(FigureTheme theme);
 
     // Shows why the last try failed; the dialog stays open.
     void showError(const QString &message);
@@ -46,6 +52,8 @@ public:
 
     // The "Figure" list and its labels, for the tests.
     QComboBox *figureBox() const { return m_what; }
+    QComboBox *presetBox() const { return m_preset; }
+    QComboBox *themeBox() const { return m_theme; }
 
     // Asks before a file that exists is replaced.
     void accept() override;
@@ -59,9 +67,11 @@ private:
 
     QComboBox *m_what;
     QComboBox *m_format;
+    QComboBox *m_preset = nullptr;
+    QComboBox *m_theme = nullptr;
     QSpinBox *m_width;
     QSpinBox *m_height;
-    QComboBox *m_scale;
+    QComboBox *m_scale = nullptr;
     QLineEdit *m_path;
     QLabel *m_error;
     QString m_folder;

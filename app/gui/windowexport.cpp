@@ -33,7 +33,15 @@ CompareView *WindowExport::pinnedComparison() const
     return view && view->isPinned() ? view : nullptr;
 }
 
-QByteArray WindowExport::render(ExportDialog::What what, FigureFormat format, const FigureSize &size) const
+FigureStyle WindowExport::windowStyle() const
+{
+    FigureStyle style = m_style();
+    style.theme = HeatmapPlot::windowTheme();
+    return style;
+}
+
+QByteArray WindowExport::render(ExportDialog::What what, FigureFormat format, const FigureSize &size,
+                                const FigureStyle &style) const
 {
     if (isComparison(what)) {
         // Made afresh from A and the document: the view may be hidden and waiting to redraw.
@@ -42,25 +50,30 @@ QByteArray WindowExport::render(ExportDialog::What what, FigureFormat format, co
         const Scenario &b = m_doc->scenario();
         const bool align = view->alignByToken() && tokenAlignment(a, b).has_value();
         const CompareMaps maps = compareMaps(a, compute(a), b, m_doc->trace(), view->stage(), m_doc->currentHead(), align);
-        return what == ExportDialog::What::Compare ? renderCompareFigure(maps, m_style(), format, size)
-                                                   : renderDifferenceFigure(maps, m_style(), format, size);
+        return what == ExportDialog::What::Compare ? renderCompareFigure(maps, style, format, size)
+                                                   : renderDifferenceFigure(maps, style, format, size);
     }
     const PlaneView view = m_plane();
     if (const auto stage = ExportDialog::stageOf(what))
-        return renderStageFigure(m_doc->scenario(), m_doc->trace(), *stage, m_style(), format, size);
+        return renderStageFigure(m_doc->scenario(), m_doc->trace(), *stage, style, format, size);
     if (what == ExportDialog::What::Plane)
-        return renderPlaneFigure(m_doc->scenario(), view, format, size);
-    return renderDashboard(m_doc->scenario(), m_doc->trace(), m_style(), &view, format, size);
+        return renderPlaneFigure(m_doc->scenario(), view, style, format, size);
+    return renderDashboard(m_doc->scenario(), m_doc->trace(), style, &view, format, size);
 }
 
 std::optional<Problem> WindowExport::exportFigure(ExportDialog::What what, FigureFormat format,
-                                                  const FigureSize &size, const QString &path)
+                                                  const FigureSize &size, const QString &path, FigurePreset preset,
+                                                  std::optional<FigureTheme> theme)
 {
     if (path.isEmpty())
         return Problem{"", tr("no file name was given").toStdString()};
     if (isComparison(what) && !pinnedComparison())
         return Problem{"", tr("nothing is pinned as A to compare with (Compare ▸ Pin as A)").toStdString()};
-    auto p = writeFileAtomically(path, render(what, format, size));
+    FigureStyle style = windowStyle();
+    style.preset = preset;
+    if (theme)
+        style.theme = *theme;
+    auto p = writeFileAtomically(path, render(what, format, size, style));
     if (!p) {
         prefs::lastFolder.set(QFileInfo(path).absolutePath());
         emit done(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
@@ -72,7 +85,7 @@ QImage WindowExport::figureImage(ExportDialog::What what) const
 {
     if (isComparison(what) && !pinnedComparison())
         return QImage();
-    return QImage::fromData(render(what, FigureFormat::Png, ExportDialog::defaultSize(what)), "PNG");
+    return QImage::fromData(render(what, FigureFormat::Png, ExportDialog::defaultSize(what), windowStyle()), "PNG");
 }
 
 void WindowExport::copyFigure(ExportDialog::What what)
@@ -103,8 +116,10 @@ void WindowExport::showDialog(ExportDialog::What what)
     const CompareView *compared = pinnedComparison();
     ExportDialog dialog(what, folder, stem(), m_doc->currentHead(), m_doc->scenario().heads,
                         compared ? std::optional<Stage>(compared->stage()) : std::nullopt, m_window);
+    dialog.setTheme(HeatmapPlot::windowTheme());
     while (dialog.exec() == QDialog::Accepted) {
-        const auto p = exportFigure(dialog.what(), dialog.format(), dialog.size(), dialog.path());
+        const auto p = exportFigure(dialog.what(), dialog.format(), dialog.size(), dialog.path(), dialog.preset(),
+                                    dialog.theme());
         if (!p)
             return;
         dialog.showError(tr("%1 was not written: %2")

@@ -32,9 +32,11 @@ public:
     WindowExport(Document *doc, QWidget *window, std::function<FigureStyle()> style,
                  std::function<PlaneView()> plane);
 
-    // Writes a figure; nothing is left half-written on a problem.
+    // Writes a figure; nothing is left half-written on a problem. `preset`
+    // sets the type size; `theme`, when given, replaces the window's.
     std::optional<Problem> exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size,
-                                        const QString &path);
+                                        const QString &path, FigurePreset preset = FigurePreset::Default,
+                                        std::optional<FigureTheme> theme = std::nullopt);
     QImage figureImage(ExportDialog::What what) const;
     // The start of exported files' names: the lesson or file name.
     QString stem() const;
@@ -56,7 +58,10 @@ signals:
     void failed(const QString &message);
 
 private:
-    QByteArray render(ExportDialog::What what, FigureFormat format, const FigureSize &size) const;
+    QByteArray render(ExportDialog::What what, FigureFormat format, const FigureSize &size,
+                      const FigureStyle &style) const;
+    // The window's look: its gradients, and its theme (View ▸ Theme).
+    FigureStyle windowStyle() const;
     static bool isComparison(ExportDialog::What what)
     {
         return what == ExportDialog::What::Compare || what == ExportDialog::What::Difference;

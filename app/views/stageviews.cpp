@@ -15,9 +15,46 @@
 
 namespace attn {
 
+namespace {
+
+// The maps of one window that write the chain's numbers (the stages, the
+// concatenation, the final output) agree on one number of decimals.
+constexpr char kAgreesOnDecimals[] = "attn.agreesOnDecimals";
+
+} // namespace
+
+void agreeOnDecimals(QWidget *inWindow)
+{
+    QWidget *window = inWindow->window();
+    QList<HeatmapPlot *> plots = window->findChildren<HeatmapPlot *>();
+    if (auto *self = qobject_cast<HeatmapPlot *>(window))
+        plots.prepend(self);
+    int cap = 4;
+    QList<HeatmapPlot *> group;
+    for (HeatmapPlot *p : plots) {
+        if (!p->property(kAgreesOnDecimals).toBool())
+            continue;
+        group << p;
+        // Only maps on screen that write their numbers have a say.
+        const int fit = p->isVisible() ? p->decimalsThatFit() : -1;
+        if (fit >= 0)
+            cap = std::min(cap, fit);
+    }
+    for (HeatmapPlot *p : group)
+        p->setDecimalsCap(cap);
+}
+
+void joinDecimalsAgreement(HeatmapPlot *plot)
+{
+    plot->setProperty(kAgreesOnDecimals, true);
+    // What fits depends on the layout and never on the cap: no loop.
+    QObject::connect(plot, &HeatmapPlot::decimalsFitChanged, plot, [plot] { agreeOnDecimals(plot); });
+}
+
 StageView::StageView(Document *doc, Stage stage, QWidget *parent) : HeatmapPlot(parent), m_doc(doc), m_stage(stage)
 {
     setObjectName(QStringLiteral("stage-") + stageKey(stage));
+    joinDecimalsAgreement(this);
     setToolTipProvider([this](int row, int col) {
         QString text = cellToolTip(m_doc->scenario(), m_doc->trace(), m_stage, m_doc->currentHead(), row, col);
         const QString query = QString::fromStdString(queryLabels(m_doc->scenario())[std::size_t(row)]);
@@ -177,6 +214,8 @@ ConcatView::ConcatView(Document *doc, QWidget *parent) : QWidget(parent), m_doc(
     m_concat->setObjectName(QStringLiteral("concat"));
     m_output = new HeatmapPlot(this);
     m_output->setObjectName(QStringLiteral("final-output"));
+    joinDecimalsAgreement(m_concat);
+    joinDecimalsAgreement(m_output);
     layout->addWidget(m_concat);
     layout->addWidget(m_output);
     new ViewBinding(this, doc, ChangeKind::Values | ChangeKind::Shape | ChangeKind::Labels | ChangeKind::Settings,

@@ -16,6 +16,16 @@
 
 namespace attn {
 
+// One number of decimals across the maps of a window (issue 11: 0.7679 in
+// the weights and 0.768 in the output read as different numbers). A plot
+// that joins writes its values with the fewest decimals that fit in any of
+// the joined maps shown in its window; each layout that changes what fits
+// (a resize, new data, a tab shown or hidden) settles it again, and the
+// maps that change repaint at once. Stage views and the concatenation's
+// maps join themselves.
+void joinDecimalsAgreement(HeatmapPlot *plot);
+void agreeOnDecimals(QWidget *inWindow);
+
 class StageView : public HeatmapPlot {
     Q_OBJECT
 
