@@ -4,7 +4,9 @@
 
 #include <QHelpEvent>
 #include <QMouseEvent>
+#include <QPaintEvent>
 #include <QPainter>
+#include <QRegion>
 #include <QToolTip>
 
 #include <algorithm>
@@ -32,41 +34,125 @@ HeadGrid::HeadGrid(QWidget *parent) : QWidget(parent)
     m_gradient = QCPColorGradient(QCPColorGradient::gpGrayscale);
 }
 
+namespace {
+
+int captionLines(const HeadGridData &d)
+{
+    int lines = 0;
+    for (const HeadGridCell &c : d.cells)
+        lines = std::max(lines, int(c.caption.size()));
+    return lines;
+}
+
+bool sameCell(const HeadGridCell &a, const HeadGridCell &b)
+{
+    return a.weights.rows() == b.weights.rows() && a.weights.cols() == b.weights.cols() && a.blocked.rows() == b.blocked.rows()
+        && a.blocked.cols() == b.blocked.cols() && a.caption == b.caption && a.weights == b.weights && (a.blocked == b.blocked).all();
+}
+
+} // namespace
+
 void HeadGrid::setData(HeadGridData data)
 {
     data.rows = std::max(0, data.rows);
     data.cols = std::max(0, data.cols);
     data.cells.resize(std::size_t(data.rows) * std::size_t(data.cols));
+    // The same frame (shape, labels, title, caption lines): only the cells
+    // whose numbers or captions changed are drawn again, and keep their image.
+    const bool sameFrame = !m_cacheWhole && data.rows == m_data.rows && data.cols == m_data.cols
+        && data.rowLabels == m_data.rowLabels && data.colLabels == m_data.colLabels && data.title == m_data.title
+        && captionLines(data) == captionLines(m_data);
+    std::vector<QImage> images(data.cells.size());
+    std::vector<bool> changed(data.cells.size(), true);
+    if (sameFrame)
+        for (std::size_t i = 0; i < data.cells.size(); ++i)
+            if (sameCell(m_data.cells[i], data.cells[i])) {
+                images[i] = std::move(m_images[i]);
+                changed[i] = false;
+            }
     m_data = std::move(data);
-    m_images.assign(m_data.cells.size(), QImage());
+    m_images = std::move(images);
+    m_dirty.assign(m_data.cells.size(), false);
+    if (!sameFrame) {
+        m_hoverRow = m_hoverCol = -1;
+        markAll();
+        updateGeometry();
+    } else {
+        markCell(m_hoverRow, m_hoverCol); // the pointer's cell may be another now
+        m_hoverRow = m_hoverCol = -1;
+        for (std::size_t i = 0; i < changed.size(); ++i)
+            if (changed[i])
+                markCell(int(i) / m_data.cols, int(i) % m_data.cols);
+    }
     if (m_selRow >= 0) {
         m_selRow = std::clamp(m_selRow, 0, std::max(0, m_data.rows - 1));
         m_selCol = std::clamp(m_selCol, 0, std::max(0, m_data.cols - 1));
     }
-    m_hoverRow = m_hoverCol = -1;
-    updateGeometry();
-    update();
 }
 
 void HeadGrid::setSelected(int row, int col)
 {
     if (row == -1 && col == -1) { // none: a figure of the model, not of one head
+        markCell(m_selRow, m_selCol);
         m_selRow = m_selCol = -1;
-        update();
         return;
     }
     if (row < 0 || col < 0 || row >= m_data.rows || col >= m_data.cols || (row == m_selRow && col == m_selCol))
         return;
+    markCell(m_selRow, m_selCol);
     m_selRow = row;
     m_selCol = col;
-    update();
+    markCell(row, col);
 }
 
 void HeadGrid::setGradient(const QCPColorGradient &gradient)
 {
     m_gradient = gradient;
     m_images.assign(m_data.cells.size(), QImage());
+    markAll();
+}
+
+QRectF HeadGrid::cellArea(const Layout &l, int row, int col) const
+{
+    // The selection frame reaches past the map by 2 px and half its 3 px pen.
+    return QRectF(l.origin.x() + col * l.cellW, l.origin.y() + row * l.cellH, l.cellW, l.cellH).adjusted(-4, -4, 4, 4);
+}
+
+void HeadGrid::markCell(int row, int col)
+{
+    if (row < 0 || col < 0 || row >= m_data.rows || col >= m_data.cols)
+        return;
+    m_dirty.resize(m_data.cells.size(), false);
+    m_dirty[std::size_t(row * m_data.cols + col)] = true;
+    update(cellArea(layout(QRectF(rect()), font()), row, col).toAlignedRect());
+}
+
+void HeadGrid::markAll()
+{
+    m_cacheWhole = true;
     update();
+}
+
+int HeadGrid::takeCellsRepainted()
+{
+    const int n = m_cellsRepainted;
+    m_cellsRepainted = 0;
+    return n;
+}
+
+void HeadGrid::changeEvent(QEvent *event)
+{
+    switch (event->type()) {
+    case QEvent::FontChange:
+    case QEvent::PaletteChange:
+    case QEvent::StyleChange:
+    case QEvent::EnabledChange:
+        markAll();
+        break;
+    default:
+        break;
+    }
+    QWidget::changeEvent(event);
 }
 
 const QImage &HeadGrid::cellImage(int index) const
@@ -150,10 +236,13 @@ void HeadGrid::paint(QPainter &p, const QRectF &rect, const QFont &font, bool fo
     p.fillRect(rect, forFigure ? QColor(Qt::white) : palette().color(QPalette::Base));
     const QColor text = forFigure ? QColor(Qt::black) : palette().color(QPalette::Text);
     const Layout l = layout(rect, font);
+    // Clipped (the widget drawing a few cells into its cache): skip what is outside.
+    const QRectF clip = p.hasClipping() ? p.clipBoundingRect() : QRectF();
+    auto shown = [&](const QRectF &r) { return clip.isNull() || clip.intersects(r); };
     QFont bold = font;
     bold.setBold(true);
     p.setPen(text);
-    if (!m_data.title.isEmpty()) {
+    if (!m_data.title.isEmpty() && shown(l.title)) {
         p.setFont(bold);
         p.drawText(l.title, Qt::AlignCenter, QFontMetricsF(bold).elidedText(m_data.title, Qt::ElideRight, l.title.width()));
     }
@@ -169,6 +258,9 @@ void HeadGrid::paint(QPainter &p, const QRectF &rect, const QFont &font, bool fo
     }
     for (int r = 0; r < m_data.rows; ++r)
         for (int c = 0; c < m_data.cols; ++c) {
+            if (!shown(cellArea(l, r, c)))
+                continue;
+            ++m_cellsRepainted;
             const int index = r * m_data.cols + c;
             const HeadGridCell &cell = m_data.cells[std::size_t(index)];
             const QRectF map = mapRectIn(l, r, c);
@@ -220,10 +312,33 @@ void HeadGrid::paint(QPainter &p, const QRectF &rect, const QFont &font, bool fo
     p.restore();
 }
 
-void HeadGrid::paintEvent(QPaintEvent *)
+void HeadGrid::paintEvent(QPaintEvent *event)
 {
-    QPainter p(this);
-    paint(p, QRectF(rect()), font(), false);
+    const qreal dpr = devicePixelRatioF();
+    const QSize pixels = (QSizeF(size()) * dpr).toSize();
+    if (m_cache.size() != pixels || m_cache.devicePixelRatioF() != dpr) {
+        m_cache = QImage(pixels.expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
+        m_cache.setDevicePixelRatio(dpr);
+        m_cacheWhole = true;
+    }
+    const bool anyDirty = std::find(m_dirty.begin(), m_dirty.end(), true) != m_dirty.end();
+    if (m_cacheWhole || anyDirty) {
+        QPainter p(&m_cache);
+        if (!m_cacheWhole) {
+            const Layout l = layout(QRectF(rect()), font());
+            QRegion region;
+            for (std::size_t i = 0; i < m_dirty.size(); ++i)
+                if (m_dirty[i])
+                    region += cellArea(l, int(i) / m_data.cols, int(i) % m_data.cols).toAlignedRect();
+            p.setClipRegion(region);
+        }
+        paint(p, QRectF(rect()), font(), false);
+        m_cacheWhole = false;
+        m_dirty.assign(m_data.cells.size(), false);
+    }
+    QPainter w(this);
+    const QRect r = event->rect();
+    w.drawImage(QRectF(r), m_cache, QRectF(QPointF(r.topLeft()) * dpr, QSizeF(r.size()) * dpr));
 }
 
 void HeadGrid::mousePressEvent(QMouseEvent *event)
@@ -243,17 +358,18 @@ void HeadGrid::mouseMoveEvent(QMouseEvent *event)
 {
     const auto [row, col] = cellAt(event->position());
     if (row != m_hoverRow || col != m_hoverCol) {
+        markCell(m_hoverRow, m_hoverCol);
         m_hoverRow = row;
         m_hoverCol = col;
+        markCell(row, col);
         setCursor(row >= 0 ? Qt::PointingHandCursor : Qt::ArrowCursor);
-        update();
     }
 }
 
 void HeadGrid::leaveEvent(QEvent *event)
 {
+    markCell(m_hoverRow, m_hoverCol);
     m_hoverRow = m_hoverCol = -1;
-    update();
     QWidget::leaveEvent(event);
 }
 
@@ -294,11 +410,32 @@ QByteArray renderHeadGrid(const HeadGridData &data, const QCPColorGradient &grad
     QFont font = figureFont();
     font.setPointSizeF(11);
     const QRectF rect(0, 0, std::max(1, size.width), std::max(1, size.height));
-    return paintFigure(format, size, [&](QCPPainter *painter) {
+    QByteArray bytes = paintFigure(format, size, [&](QCPPainter *painter) {
         const double m = 12;
         painter->fillRect(rect, Qt::white);
         grid.paint(*painter, rect.adjusted(m, m, -m, -m), font, true);
     });
+    if (format == FigureFormat::Svg) {
+        // The SVG's text is drawn as outlines; its title and description
+        // say in words what the grid shows, for search and screen readers.
+        QString desc;
+        for (int r = 0; r < data.rows; ++r)
+            for (int c = 0; c < data.cols; ++c) {
+                const HeadGridCell &cell = data.cells[std::size_t(r * data.cols + c)];
+                desc += labelOr(data.rowLabels, r, QStringLiteral("L")) + QLatin1Char(' ') + labelOr(data.colLabels, c, QStringLiteral("H"))
+                    + QStringLiteral(": ") + cell.caption.join(QStringLiteral(", ")) + QStringLiteral("\n");
+            }
+        const QByteArray descXml = "<desc>" + desc.trimmed().toHtmlEscaped().toUtf8() + "</desc>";
+        const qsizetype at = bytes.indexOf("<desc>"), end = at < 0 ? -1 : bytes.indexOf("</desc>", at);
+        if (end >= 0)
+            bytes.replace(at, end + 7 - at, descXml);
+        if (!data.title.isEmpty()) {
+            const qsizetype t = bytes.indexOf("<title>"), tEnd = t < 0 ? -1 : bytes.indexOf("</title>", t);
+            if (tEnd >= 0)
+                bytes.replace(t, tEnd + 8 - t, "<title>" + data.title.toHtmlEscaped().toUtf8() + "</title>");
+        }
+    }
+    return bytes;
 }
 
 } // namespace attn

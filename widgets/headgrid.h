@@ -6,6 +6,10 @@
 //
 // The same paint() draws the widget and the exported figure (PNG, SVG, PDF
 // through renderHeadGrid), so the file shows what the screen shows.
+//
+// The widget paints into a cached image and then only copies it: a cell is
+// drawn again when its own numbers, caption, selection or hover changed (a
+// click or the pointer moving over the grid redraws two cells, not twelve).
 
 #include "figureexport.h"
 #include "scenario.h"
@@ -58,7 +62,12 @@ public:
     std::pair<int, int> cellAt(const QPointF &pos) const;
 
     // Draws the grid into `rect` with `font` (the widget's, or the figure font).
+    // With the painter clipped, only what meets the clip is drawn.
     void paint(QPainter &painter, const QRectF &rect, const QFont &font, bool forFigure) const;
+
+    // Cells drawn into the cache since the last call, and whether the whole
+    // grid was (for tests and the bench).
+    int takeCellsRepainted();
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -71,6 +80,7 @@ protected:
     void mousePressEvent(QMouseEvent *event) override;
     void mouseMoveEvent(QMouseEvent *event) override;
     void leaveEvent(QEvent *event) override;
+    void changeEvent(QEvent *event) override;
     bool event(QEvent *event) override;
 
 private:
@@ -83,12 +93,19 @@ private:
     Layout layout(const QRectF &rect, const QFont &font) const;
     QRectF mapRectIn(const Layout &l, int row, int col) const;
     const QImage &cellImage(int index) const;
+    QRectF cellArea(const Layout &l, int row, int col) const; // the cell, with room for its frame
+    void markCell(int row, int col);                          // draw again, and update the widget there
+    void markAll();
 
     HeadGridData m_data;
     mutable QCPColorGradient m_gradient; // color() is not const: it fills its lookup table on first use
     int m_selRow = 0, m_selCol = 0;
     int m_hoverRow = -1, m_hoverCol = -1;
     mutable std::vector<QImage> m_images; // one per cell, made on first paint after setData
+    QImage m_cache;                       // the widget as last painted
+    bool m_cacheWhole = true;             // the cache must be drawn whole
+    std::vector<bool> m_dirty;            // cells to draw again into the cache
+    mutable int m_cellsRepainted = 0;
 };
 
 // The grid as a figure, in the figure font, at `size`.

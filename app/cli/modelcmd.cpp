@@ -4,6 +4,8 @@
 #include "attention.h"
 #include "figureexport.h"
 #include "gpt2.h"
+#include "gradients.h"
+#include "headgrid.h"
 #include "scenario_json.h"
 #include "stagedata.h"
 #include "takehead.h"
@@ -12,14 +14,11 @@
 #include "validate.h"
 
 #include <QApplication>
-#include <QBuffer>
 #include <QDir>
 #include <QFileInfo>
-#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QPainter>
 
 #include <cmath>
 #include <optional>
@@ -303,52 +302,37 @@ QStringList splitList(const QString &text)
     return out;
 }
 
-// Every layer by head as a small weights map, one picture (PNG).
-QByteArray overviewPng(const Gpt2Model &m, const ModelTrace &t, const FigureStyle &style, int cell)
+// Every layer by head as a small weights map: the window's overview
+// (ModelView::overviewData, HeadGrid), in English, with the sentence as title.
+HeadGridData overviewData(const Gpt2Model &m, const ModelTrace &t)
 {
-    const int L = m.config.nLayer, H = m.config.nHead;
-    const int header = 60, rowLabel = 90;
-    QImage grid(rowLabel + H * cell, header + L * cell, QImage::Format_ARGB32);
-    grid.fill(Qt::white);
-    QPainter painter(&grid);
-    QFont font = figureFont();
-    font.setPixelSize(18);
-    painter.setFont(font);
-    painter.setPen(Qt::black);
+    HeadGridData d;
+    d.rows = int(t.layers.size());
+    d.cols = d.rows ? int(t.layers[0].heads.size()) : 0;
+    for (int l = 0; l < d.rows; ++l)
+        d.rowLabels << QStringLiteral("L%1").arg(l + 1);
+    for (int h = 0; h < d.cols; ++h)
+        d.colLabels << QStringLiteral("H%1").arg(h + 1);
+    const Eigen::Index n = Eigen::Index(t.ids.size());
+    BoolMatrix blocked(n, n);
+    for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index j = 0; j < n; ++j)
+            blocked(i, j) = j > i;
+    for (int l = 0; l < d.rows; ++l)
+        for (int h = 0; h < d.cols; ++h) {
+            const Matrix &w = t.layers[std::size_t(l)].heads[std::size_t(h)].weights;
+            const HeadSummary s = summarizeHead(w);
+            HeadGridCell cell;
+            cell.weights = w;
+            cell.blocked = blocked;
+            cell.caption << QString::fromStdString(s.kind) << QStringLiteral("H̄ %1 nats").arg(fixed(s.meanEntropy, 2));
+            d.cells.push_back(std::move(cell));
+        }
     std::string text;
     for (const std::string &s : t.texts)
         text += s;
-    painter.drawText(QRect(0, 0, grid.width(), header / 2 + 4), Qt::AlignCenter,
-                     QStringLiteral("%1: every head's softmax weights for \"%2\"").arg(m.name, utf8(displayText(text))));
-    font.setPixelSize(16);
-    painter.setFont(font);
-    for (int h = 0; h < H; ++h)
-        painter.drawText(QRect(rowLabel + h * cell, header / 2, cell, header / 2), Qt::AlignCenter,
-                         QStringLiteral("head %1").arg(h + 1));
-    for (int l = 0; l < L; ++l) {
-        painter.drawText(QRect(0, header + l * cell, rowLabel, cell), Qt::AlignCenter, QStringLiteral("layer %1").arg(l + 1));
-        for (int h = 0; h < H; ++h) {
-            const Scenario s = std::get<Scenario>(headScenario(m, t, l, h));
-            const Trace tr = compute(s);
-            auto plot = makeStagePlot(s, tr, Stage::Weights, style);
-            HeatmapData d = plot->data();
-            const HeadSummary sum = summarizeHead(t.layers[std::size_t(l)].heads[std::size_t(h)].weights);
-            d.title = QStringLiteral("L%1 H%2 · %3 · H̄ %4").arg(l + 1).arg(h + 1).arg(QString::fromStdString(sum.kind)).arg(fixed(sum.meanEntropy, 2));
-            plot->setCompact(true);
-            plot->setData(d);
-            FigureSize size;
-            size.width = cell;
-            size.height = cell;
-            const QImage image = QImage::fromData(renderFigure(plot.get(), FigureFormat::Png, size), "PNG");
-            painter.drawImage(QRect(rowLabel + h * cell, header + l * cell, cell, cell), image);
-        }
-    }
-    painter.end();
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    grid.save(&buffer, "PNG");
-    return bytes;
+    d.title = QStringLiteral("%1: every head's softmax weights for “%2”").arg(m.name, utf8(displayText(text)).trimmed());
+    return d;
 }
 
 int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
@@ -394,8 +378,10 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
     const auto m = takeModel(o, err, &failed);
     if (failed)
         return kBadInput;
-    const auto layerText = o.take(QStringLiteral("--layer")).value_or(QStringLiteral("1"));
-    const auto headText = o.take(QStringLiteral("--head")).value_or(QStringLiteral("1"));
+    const auto layerGiven = o.take(QStringLiteral("--layer")), headGiven = o.take(QStringLiteral("--head"));
+    const bool headChosen = layerGiven || headGiven;
+    const QString layerText = layerGiven.value_or(QStringLiteral("1"));
+    const QString headText = headGiven.value_or(QStringLiteral("1"));
     bool okL = false, okH = false;
     const int layer = layerText.toInt(&okL) - 1, head = headText.toInt(&okH) - 1;
     if (!okL || layer < 0 || layer >= m->config.nLayer)
@@ -448,9 +434,13 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
     const QString where = QStringLiteral("L%1H%2").arg(layer + 1).arg(head + 1);
     for (const QString &st : stages) {
         if (st == QLatin1String("overview")) {
-            const int cell = std::clamp(std::min(size.width / m->config.nHead, size.height / m->config.nLayer), 120, 600);
-            if (!write(stem + QStringLiteral("_overview.png"), overviewPng(*m, t, style, cell)))
-                return kBadInput;
+            // The head named by --layer or --head is framed, as the window frames the selected one.
+            const int row = headChosen ? layer : -1, col = headChosen ? head : -1;
+            const HeadGridData grid = overviewData(*m, t);
+            for (FigureFormat f : formats)
+                if (!write(QStringLiteral("%1_overview.%2").arg(stem, figureSuffix(f)),
+                           renderHeadGrid(grid, sequentialGradient(style.sequential), row, col, f, size)))
+                    return kBadInput;
             continue;
         }
         auto plot = makeStagePlot(s, tr, *stageFromKey(st), style);

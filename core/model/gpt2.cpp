@@ -321,13 +321,48 @@ ModelOrProblem loadBuiltinModel()
 
 std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK)
 {
+    return runModel(model, text, topK, nullptr);
+}
+
+std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK, const ModelTrace *previous)
+{
     if (text.size() > kMaxTokenizerText)
         return Problem{"text", "the text is " + std::to_string(text.size()) + " characters long; the limit is "
                                    + std::to_string(kMaxTokenizerText)};
-    return runModelOnIds(model, model.tokenizer.encode(text), topK);
+    return runModelOnIds(model, model.tokenizer.encode(text), topK, previous);
 }
 
 std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK)
+{
+    return runModelOnIds(model, ids, topK, nullptr);
+}
+
+int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const ModelTrace *previous)
+{
+    if (!previous)
+        return 0;
+    // A trace of this model's shapes, whole (a moved-from or foreign one is not reused).
+    const Gpt2Config &c = model.config;
+    const Eigen::Index m = Eigen::Index(previous->ids.size());
+    if (previous->layers.size() != std::size_t(c.nLayer) || previous->final.rows() != m || previous->final.cols() != c.nEmbd)
+        return 0;
+    for (const LayerActivations &la : previous->layers) {
+        if (la.heads.size() != std::size_t(c.nHead) || la.input.rows() != m || la.normed.rows() != m)
+            return 0;
+        for (const HeadActivations &h : la.heads)
+            if (h.q.rows() != m || h.q.cols() != c.headDim() || h.weights.rows() != m || h.weights.cols() != m
+                || h.scores.rows() != m || h.scaled.rows() != m || h.output.rows() != m || h.k.rows() != m || h.v.rows() != m)
+                return 0;
+    }
+    const std::size_t common = std::min(ids.size(), previous->ids.size());
+    std::size_t p = 0;
+    while (p < common && ids[p] == previous->ids[p])
+        ++p;
+    return int(p);
+}
+
+std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
+                                                const ModelTrace *previous)
 {
     const Gpt2Config &c = model.config;
     const int n = int(ids.size());
@@ -342,52 +377,92 @@ std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const st
                                        + ", outside the vocabulary of " + std::to_string(c.vocabSize)};
 
     const int d = c.nEmbd, H = c.nHead, dh = c.headDim();
+    // Positions [0, p) are copied from `previous`; [p, n) are computed ("fresh").
+    const int p = reusablePositions(model, ids, previous);
+    const int fresh = n - p;
     ModelTrace t;
     t.ids = ids;
+    t.reused = p;
     for (int id : ids)
         t.texts.push_back(model.tokenizer.bytes(id));
 
-    Matrix x(n, d); // n by d
-    for (int i = 0; i < n; ++i)
-        x.row(i) = model.wte.row(ids[std::size_t(i)]) + model.wpe.row(i);
+    // n by cols: the first p rows of `old`, the rest from `bottom` (fresh by cols).
+    auto stack = [&](const Matrix &old, const Matrix &bottom) {
+        Matrix out(n, bottom.cols());
+        out.topRows(p) = old.topRows(p);
+        out.bottomRows(fresh) = bottom;
+        return out;
+    };
 
-    BoolMatrix blocked(n, n); // causal: key j > query i
-    for (int i = 0; i < n; ++i)
+    Matrix x(fresh, d); // fresh by d: the residual stream of the computed positions
+    for (int i = p; i < n; ++i)
+        x.row(i - p) = model.wte.row(ids[std::size_t(i)]) + model.wpe.row(i);
+
+    BoolMatrix blocked(fresh, n); // causal: key j > query i
+    for (int i = p; i < n; ++i)
         for (int j = 0; j < n; ++j)
-            blocked(i, j) = j > i;
+            blocked(i - p, j) = j > i;
     // The divisor as compute() (attention.cpp) forms it: sqrt(d_k) times a temperature of 1.
     const double divisor = scaleConstant(Scale::SqrtDk, dh) * 1.0;
 
-    for (const Gpt2Layer &L : model.layers) {
+    for (std::size_t l = 0; l < model.layers.size(); ++l) {
+        const Gpt2Layer &L = model.layers[l];
+        const LayerActivations *old = p > 0 ? &previous->layers[l] : nullptr;
         LayerActivations la;
-        la.input = x;
-        la.normed = layerNorm(x, L.ln1Weight, L.ln1Bias, c.epsilon);          // n by d
-        Matrix qkv = product(la.normed, L.attnWeight);                              // n by 3d
+        const Matrix normed = layerNorm(x, L.ln1Weight, L.ln1Bias, c.epsilon);    // fresh by d
+        la.input = old ? stack(old->input, x) : x;
+        la.normed = old ? stack(old->normed, normed) : normed;
+        Matrix qkv = product(normed, L.attnWeight);                                // fresh by 3d
         qkv.rowwise() += L.attnBias;
-        Matrix concat(n, d);                                                 // n by d
+        Matrix concat(fresh, d);                                                    // fresh by d
         for (int h = 0; h < H; ++h) {
+            const HeadActivations *ph = old ? &old->heads[std::size_t(h)] : nullptr;
             HeadActivations ha;
-            ha.q = qkv.middleCols(h * dh, dh);                               // n by d_h
-            ha.k = qkv.middleCols(d + h * dh, dh);
-            ha.v = qkv.middleCols(2 * d + h * dh, dh);
-            ha.scores = similarity(Similarity::Dot, ha.q, ha.k);            // n by n
-            ha.scaled = ha.scores / divisor;
-            ha.weights = maskedSoftmax(ha.scaled, blocked, MaskStage::BeforeSoftmax);
-            ha.output = ha.weights * ha.v;                                   // n by d_h
-            concat.middleCols(h * dh, dh) = ha.output;
+            const Matrix q = qkv.middleCols(h * dh, dh), k = qkv.middleCols(d + h * dh, dh), v = qkv.middleCols(2 * d + h * dh, dh);
+            ha.q = ph ? stack(ph->q, q) : q;                                       // n by d_h
+            ha.k = ph ? stack(ph->k, k) : k;
+            ha.v = ph ? stack(ph->v, v) : v;
+            // The fresh queries against every key; with kept queries, also
+            // the kept queries against the fresh keys (blocked, but shown).
+            const Matrix scoresFresh = similarity(Similarity::Dot, q, ha.k);      // fresh by n
+            const Matrix scaledFresh = scoresFresh / divisor;
+            const Matrix weightsFresh = maskedSoftmax(scaledFresh, blocked, MaskStage::BeforeSoftmax);
+            const Matrix outputFresh = weightsFresh * ha.v;                        // fresh by d_h
+            if (ph) {
+                ha.scores.resize(n, n);
+                ha.scores.topLeftCorner(p, p) = ph->scores.topLeftCorner(p, p);
+                ha.scores.topRightCorner(p, fresh) = similarity(Similarity::Dot, ph->q.topRows(p), k);
+                ha.scores.bottomRows(fresh) = scoresFresh;
+                ha.scaled.resize(n, n);
+                ha.scaled.topLeftCorner(p, p) = ph->scaled.topLeftCorner(p, p);
+                ha.scaled.topRightCorner(p, fresh) = ha.scores.topRightCorner(p, fresh) / divisor;
+                ha.scaled.bottomRows(fresh) = scaledFresh;
+                ha.weights.resize(n, n);
+                ha.weights.topLeftCorner(p, p) = ph->weights.topLeftCorner(p, p);
+                ha.weights.topRightCorner(p, fresh).setZero(); // every kept query's fresh keys are blocked
+                ha.weights.bottomRows(fresh) = weightsFresh;
+                ha.output = stack(ph->output, outputFresh);
+            } else {
+                ha.scores = scoresFresh;
+                ha.scaled = scaledFresh;
+                ha.weights = weightsFresh;
+                ha.output = outputFresh;
+            }
+            concat.middleCols(h * dh, dh) = outputFresh;
             la.heads.push_back(std::move(ha));
         }
-        Matrix attn = product(concat, L.projWeight);                                // n by d
+        Matrix attn = product(concat, L.projWeight);                                // fresh by d
         attn.rowwise() += L.projBias;
         x += attn;
-        Matrix hidden = product(layerNorm(x, L.ln2Weight, L.ln2Bias, c.epsilon), L.fcWeight); // n by n_inner
+        Matrix hidden = product(layerNorm(x, L.ln2Weight, L.ln2Bias, c.epsilon), L.fcWeight); // fresh by n_inner
         hidden.rowwise() += L.fcBias;
-        Matrix mlp = product(gelu(hidden, c.geluTanh), L.mlpProjWeight);           // n by d
+        Matrix mlp = product(gelu(hidden, c.geluTanh), L.mlpProjWeight);           // fresh by d
         mlp.rowwise() += L.mlpProjBias;
         x += mlp;
         t.layers.push_back(std::move(la));
     }
-    t.final = layerNorm(x, model.lnfWeight, model.lnfBias, c.epsilon);       // n by d
+    const Matrix final = layerNorm(x, model.lnfWeight, model.lnfBias, c.epsilon); // fresh by d
+    t.final = p > 0 ? stack(previous->final, final) : final;
     t.logits = model.wte.lazyProduct(t.final.row(n - 1).transpose());                  // vocab
 
     const double top = t.logits.maxCoeff();

@@ -120,6 +120,7 @@ struct Prediction {
 
 struct ModelTrace {
     std::vector<int> ids;                      // n token ids
+    int reused = 0;                            // leading positions taken unchanged from a previous trace
     std::vector<std::string> texts;            // n: each token's bytes
     std::vector<LayerActivations> layers;      // n_layer
     Matrix final;                              // n by d: LN_f of the last residual stream
@@ -132,6 +133,21 @@ struct ModelTrace {
 std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK = 5);
 // The forward of given ids (each below the vocabulary size).
 std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK = 5);
+
+// Incremental: the same forward, reusing `previous` (a trace of the same
+// model, or null). The model is causal: position i reads only positions
+// 0..i, so the positions before the first id where `ids` and previous->ids
+// differ are the same, and are copied; only the rest is computed (typing a
+// token at the end: one position instead of n). The scores of the kept
+// queries against the new keys are computed too (the maps show the whole
+// n by n scores); their weights are 0, as blocked. Sets `reused`. Equal to
+// the full forward up to the rounding of products of other sizes (the tests
+// hold it to 1e-12).
+std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
+                                                const ModelTrace *previous);
+std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK, const ModelTrace *previous);
+// How many leading positions of `previous` a forward of `ids` can keep.
+int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const ModelTrace *previous);
 
 // Summary of a head's weights, for a picker or an overview (0-based layer, head).
 struct HeadSummary {
