@@ -493,8 +493,6 @@ QStringList splitList(const QString &text)
 // The largest PNG export draws: 8000 x 8000 pixels (256 MB in memory),
 // whatever --size and --scale ask for together.
 constexpr double kMaxFigurePixels = 8000.0 * 8000.0;
-// export --numbers json is held whole before the file replaces the old one.
-constexpr qint64 kMaxJsonFileBytes = qint64(1) << 30;
 
 // What the export command line asks for, read and checked before any file
 // is read (bad options are refused first, in the order given here).
@@ -728,8 +726,13 @@ struct ExportWriter {
 
     bool write(const QString &name, const QByteArray &bytes) const
     {
+        return write(name, [&bytes](const ChunkWriter &chunk) { return chunk(bytes); });
+    }
+    // The same for bytes made as they are written (a large JSON trace).
+    bool write(const QString &name, const ChunkProducer &produce) const
+    {
         const QString path = QDir(outDir).filePath(name);
-        if (const auto p = writeFileAtomically(path, bytes)) {
+        if (const auto p = writeFileAtomically(path, produce)) {
             err << "attention-lab-cli: " << safe(problemLine(p)) << "\n";
             return false;
         }
@@ -786,18 +789,11 @@ bool writeCompareFigures(const ExportRequest &r, const Scenario &a, const Trace 
 // --numbers json and csv: the trace's numbers, a file at a time.
 bool writeNumbers(const ExportRequest &r, const Scenario &s, const Trace &t, const QString &stem, const ExportWriter &w)
 {
-    // The bytes of the window's export, built without a JSON tree, and
-    // refused when they would be too many to hold (the file is written whole).
+    // The bytes of the window's export, streamed into the file as they are
+    // made: no tree and no whole text is held, whatever the trace's size.
     if (r.numbers.contains(QLatin1String("json"))) {
-        const QString name = stem + QStringLiteral("_trace.json");
-        const qint64 size = traceJsonSize(s, t);
-        if (size > kMaxJsonFileBytes) {
-            w.err << "attention-lab-cli: " << safe(QDir::toNativeSeparators(QDir(r.outDir).filePath(name)))
-                  << ": the JSON trace would be " << size << " bytes, more than the limit of " << kMaxJsonFileBytes
-                  << " (1 GiB) for a file written whole; trace --format json writes it to standard output as it goes\n";
-            return false;
-        }
-        if (!w.write(name, traceJsonBytes(s, t, size)))
+        const auto produce = [&s, &t](const ChunkWriter &write) { return writeTraceJson(s, t, write); };
+        if (!w.write(stem + QStringLiteral("_trace.json"), produce))
             return false;
     }
     if (r.numbers.contains(QLatin1String("csv"))) {

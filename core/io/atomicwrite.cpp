@@ -135,7 +135,7 @@ QByteArray resolveLinks(const QByteArray &target)
     return target.left(slash + 1) + link;
 }
 
-QString writePosix(const QString &path, const QByteArray &bytes)
+QString writePosix(const QString &path, const ChunkProducer &produce)
 {
     const QByteArray target = resolveLinks(QFile::encodeName(QFileInfo(path).absoluteFilePath()));
     const qsizetype slash = target.lastIndexOf('/');
@@ -187,19 +187,47 @@ QString writePosix(const QString &path, const QByteArray &bytes)
             return fail(errno);
     }
 
-    const char *p = bytes.constData();
-    std::size_t left = std::size_t(bytes.size());
-    while (left > 0) {
-        const ssize_t n = ::write(fd, p, std::min<std::size_t>(left, std::size_t(1) << 30));
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return fail(errno);
+    // The producer hands its bytes over a chunk at a time; the first chunk
+    // that cannot be written whole stops it, with errno kept for the reason.
+    int failedErrno = 0;
+    qint64 total = 0;
+    const ChunkWriter write = [&](const QByteArray &chunk) {
+        if (failedErrno != 0)
+            return false;
+        const char *p = chunk.constData();
+        std::size_t left = std::size_t(chunk.size());
+        while (left > 0) {
+            const ssize_t n = ::write(fd, p, std::min<std::size_t>(left, std::size_t(1) << 30));
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                failedErrno = errno;
+                return false;
+            }
+            if (n == 0) { // a write that takes nothing and says nothing: treat as a full disk
+                failedErrno = ENOSPC;
+                return false;
+            }
+            p += n;
+            left -= std::size_t(n);
         }
-        if (n == 0) // a write that takes nothing and says nothing: treat as a full disk
-            return fail(ENOSPC);
-        p += n;
-        left -= std::size_t(n);
+        total += chunk.size();
+        return true;
+    };
+    const bool produced = produce(write);
+    if (failedErrno != 0)
+        return fail(failedErrno);
+    if (!produced) {
+        ::close(fd);
+        fd = -1;
+        ::unlink(temp.constData());
+        return tr("the data to write could not be made");
+    }
+    if (total == 0) {
+        ::close(fd);
+        fd = -1;
+        ::unlink(temp.constData());
+        return tr("there was nothing to write");
     }
     // Every byte on the disk before the name points at them; file systems
     // without sync say EINVAL, which leaves nothing to wait for.
@@ -296,21 +324,37 @@ QString atomicTempName(const QString &fileName, qint64 pid, const QString &uniqu
 
 namespace {
 
-QString reasonWritingFile(const QString &path, const QByteArray &bytes)
+QString reasonWritingFile(const QString &path, const ChunkProducer &produce)
 {
-    if (bytes.isEmpty())
-        return tr("there was nothing to write");
     const QFileInfo info(path);
     if (!info.absoluteDir().exists())
         return tr("the folder %1 does not exist").arg(QDir::toNativeSeparators(info.absolutePath()));
 #ifdef Q_OS_UNIX
-    return writePosix(path, bytes);
+    return writePosix(path, produce);
 #else
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return file.errorString();
-    if (file.write(bytes) != bytes.size() || !file.flush()) {
-        const QString why = file.errorString();
+    qint64 total = 0;
+    QString why;
+    const ChunkWriter write = [&](const QByteArray &chunk) {
+        if (!why.isEmpty())
+            return false;
+        if (file.write(chunk) != chunk.size()) {
+            why = file.errorString();
+            return false;
+        }
+        total += chunk.size();
+        return true;
+    };
+    const bool produced = produce(write);
+    if (why.isEmpty() && !produced)
+        why = tr("the data to write could not be made");
+    if (why.isEmpty() && total == 0)
+        why = tr("there was nothing to write");
+    if (why.isEmpty() && !file.flush())
+        why = file.errorString();
+    if (!why.isEmpty()) {
         file.cancelWriting();
         return why;
     }
@@ -322,12 +366,19 @@ QString reasonWritingFile(const QString &path, const QByteArray &bytes)
 
 } // namespace
 
-std::optional<Problem> writeFileAtomically(const QString &path, const QByteArray &bytes)
+std::optional<Problem> writeFileAtomically(const QString &path, const ChunkProducer &produce)
 {
-    const QString why = reasonWritingFile(path, bytes);
+    const QString why = reasonWritingFile(path, produce);
     if (why.isEmpty())
         return std::nullopt;
     return Problem{QDir::toNativeSeparators(path).toStdString(), why.toStdString()};
+}
+
+std::optional<Problem> writeFileAtomically(const QString &path, const QByteArray &bytes)
+{
+    if (bytes.isEmpty())
+        return Problem{QDir::toNativeSeparators(path).toStdString(), tr("there was nothing to write").toStdString()};
+    return writeFileAtomically(path, [&bytes](const ChunkWriter &write) { return write(bytes); });
 }
 
 QString problemLine(const std::optional<Problem> &p)

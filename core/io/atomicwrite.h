@@ -10,6 +10,7 @@
 #include <QByteArray>
 #include <QString>
 
+#include <functional>
 #include <optional>
 
 namespace attn {
@@ -23,6 +24,18 @@ namespace attn {
 // left behind by a writer that was killed (its process gone for a minute,
 // or any such file older than an hour) is removed by the next write of NAME.
 std::optional<Problem> writeFileAtomically(const QString &path, const QByteArray &bytes);
+
+// Takes one chunk of the file's bytes; false once a chunk could not be
+// written (the producer should stop then).
+using ChunkWriter = std::function<bool(const QByteArray &chunk)>;
+// Makes the file's bytes and hands them to the writer piece by piece;
+// returns false when it could not make them or the writer refused one.
+using ChunkProducer = std::function<bool(const ChunkWriter &write)>;
+
+// The same for bytes too many to hold at once: they are written as
+// `produce` makes them, with the same guarantees (the old file stays until
+// every byte is on the disk; nothing made is refused like empty bytes).
+std::optional<Problem> writeFileAtomically(const QString &path, const ChunkProducer &produce);
 
 // "path: reason", the whole Problem as one line; empty when there is none.
 QString problemLine(const std::optional<Problem> &p);

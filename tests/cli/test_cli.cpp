@@ -842,6 +842,24 @@ void TestCli::justAcceptedLargeTraceStreams()
     QVERIFY2(tail.endsWith("    \"version\": 1\n}\n"), tail.constData());
     QVERIFY(f.seek(0));
     QVERIFY(f.read(16) == "{\n    \"concat\": ");
+    f.close();
+
+    // export --numbers json writes the same bytes into its file as it makes
+    // them (issue 12: it was refused over 1 GiB, being held whole).
+    const QString out = dir.filePath(QStringLiteral("out"));
+    const Run e = runBinary({QStringLiteral("export"), path, QStringLiteral("--out"), out, QStringLiteral("--stages"),
+                             QString(), QStringLiteral("--numbers"), QStringLiteral("json")});
+    QVERIFY2(e.finished && e.code == 0 && e.err.isEmpty(), qPrintable(e.describe()));
+    QCOMPARE(::getrusage(RUSAGE_CHILDREN, &usage), 0);
+    QVERIFY2(usage.ru_maxrss < 2L * 1024 * 1024, qPrintable(QStringLiteral("peak %1 KB").arg(usage.ru_maxrss)));
+    const QString exported = QDir(out).filePath(QStringLiteral("n2895_trace.json"));
+    QCOMPARE(e.out.trimmed(), QDir::toNativeSeparators(exported));
+    QCOMPARE(QFileInfo(exported).size(), size);
+    QFile a(json), b(exported);
+    QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+    for (qint64 at = 0; at < size; at += 1 << 24)
+        QVERIFY2(a.read(1 << 24) == b.read(1 << 24), qPrintable(QStringLiteral("bytes differ after %1").arg(at)));
+    QVERIFY(QDir(out).entryList(QDir::Files | QDir::Hidden).size() == 1); // no temporary file left
 }
 
 // Issue 10: a comparison lesson alone names its A ("compare": {"a": ...,

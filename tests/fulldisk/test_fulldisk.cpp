@@ -171,6 +171,47 @@ private slots:
         QCOMPARE(entries(dir.path()), QStringList{QStringLiteral("x.csv")});
     }
 
+    // The streamed form (a JSON trace written as it is made): the disk
+    // fills in the middle of the chunks, the producer is told to stop, the
+    // old file stays; a producer that fails or makes nothing leaves it too.
+    void streamedWriteKeepsTheOldFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("trace.json"));
+        const QByteArray old = pattern(3000, "old trace\n");
+        QVERIFY(writePlain(path, old));
+        const QByteArray chunk = pattern(4096, "chunk\n");
+        const std::optional<QString> why = inChildWithFileLimit(20000, [&] {
+            int offered = 0;
+            const auto p = writeFileAtomically(path, [&](const ChunkWriter &write) {
+                for (int i = 0; i < 100; ++i) {
+                    ++offered;
+                    if (!write(chunk))
+                        return false;
+                }
+                return true;
+            });
+            // The fifth chunk crosses 20000 bytes; none is offered after it.
+            return offered == 5 ? reasonOf(p) : QStringLiteral("offered %1 chunks").arg(offered);
+        });
+        QVERIFY(why);
+        QCOMPARE(*why, QStringLiteral("the file is too large"));
+        QCOMPARE(readFile(path), old);
+        QCOMPARE(entries(dir.path()), QStringList{QStringLiteral("trace.json")});
+
+        const auto failing = writeFileAtomically(path, [&](const ChunkWriter &write) { return write(chunk) && false; });
+        QCOMPARE(reasonOf(failing), QStringLiteral("the data to write could not be made"));
+        const auto empty = writeFileAtomically(path, [](const ChunkWriter &) { return true; });
+        QCOMPARE(reasonOf(empty), QStringLiteral("there was nothing to write"));
+        QCOMPARE(readFile(path), old);
+        QCOMPARE(entries(dir.path()), QStringList{QStringLiteral("trace.json")});
+
+        // And when it all fits, the chunks in order are the file.
+        const auto ok = writeFileAtomically(path, [&](const ChunkWriter &write) { return write("ab") && write("") && write("cd"); });
+        QVERIFY(!ok);
+        QCOMPARE(readFile(path), QByteArray("abcd"));
+    }
+
     // File ▸ Save on a full disk: refused, and the saved lesson still opens.
     void scenarioSaveOnFullDisk()
     {
