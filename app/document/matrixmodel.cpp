@@ -55,7 +55,24 @@ bool MatrixModel::rowIsQuery(int row) const
 
 QString MatrixModel::cellPlace(int row, int col) const
 {
-    return tr("%1 row %2, column %3").arg(QLatin1String(matrixName(m_id))).arg(row + 1).arg(col + 1);
+    return tr("%1 row %2, column %3").arg(QLatin1String(matrixName(m_id)), rowPlace(row)).arg(col + 1);
+}
+
+QString MatrixModel::rowPlace(int row) const
+{
+    // A token row is named by its token, as the class sees it on the maps;
+    // a token that occurs twice also gets its number.
+    if (rowsAreTokens() && row >= 0 && row < m_rows) {
+        const QString label = rowName(row);
+        if (!label.isEmpty()) {
+            int same = 0;
+            for (int r = 0; r < m_rows; ++r)
+                same += rowName(r) == label;
+            //: A token row of a table: "我", or "the" (token 4) when the token occurs twice.
+            return same == 1 ? tr("“%1”").arg(label) : tr("“%1” (token %2)").arg(label).arg(row + 1);
+        }
+    }
+    return QString::number(row + 1);
 }
 
 std::optional<QString> MatrixModel::refuse(const QModelIndex &at, const QString &message)
@@ -107,7 +124,7 @@ std::optional<QString> MatrixModel::paste(const QModelIndex &topLeft, const QStr
     if (m == matrix(m_doc->scenario(), m_id))
         return std::nullopt;
     const QString what = rows * cols == 1 ? tr("Paste into %1").arg(cellPlace(top, left))
-                                          : tr("Paste %1 by %2 cells into %3 at row %4, column %5").arg(rows).arg(cols).arg(name).arg(top + 1).arg(left + 1);
+                                          : tr("Paste %1 by %2 cells into %3 at row %4, column %5").arg(rows).arg(cols).arg(name, rowPlace(top)).arg(left + 1);
     // A refusal of the scenario as a whole is reported by the document itself.
     if (auto p = m_doc->edit(next, what))
         return problemText(*p);
@@ -230,7 +247,7 @@ bool MatrixModel::setData(const QModelIndex &index, const QVariant &value, int r
 {
     if (role != Qt::EditRole || !checkIndex(index, CheckIndexOption::IndexIsValid) || !isPresent())
         return false;
-    const QString where = tr("%1 row %2, column %3").arg(QLatin1String(matrixName(m_id))).arg(index.row() + 1).arg(index.column() + 1);
+    const QString where = cellPlace(index.row(), index.column());
     const Result<double> parsed = parseNumber(value.toString());
     std::optional<Problem> why;
     if (const Problem *p = parsed.problem())

@@ -68,7 +68,8 @@ private:
     void onHoverChanged();
     QString columnName(int col) const;
     QString rowName(int row) const;
-    QString cellPlace(int row, int col) const; // "K row 2, column 3"
+    QString cellPlace(int row, int col) const; // "K row “cat”, column 3"; "Wq row 2, column 3"
+    QString rowPlace(int row) const;           // "“cat”", "“the” (token 4)" or "2"
     std::optional<QString> refuse(const QModelIndex &at, const QString &message);
     void onCurrentChanged();
 

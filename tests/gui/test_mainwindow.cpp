@@ -220,7 +220,7 @@ void TestMainWindow::typedAbcIsRefused()
     QCOMPARE(w.document()->undoStack()->count(), 0);
     QCOMPARE(k->model()->data(cell).toString(), QStringLiteral("2"));
     const QString message = w.matrixPanel()->message();
-    ATTN_CHECK(message.contains(QStringLiteral("\"abc\" is not a number")) && message.contains(QStringLiteral("K row 2, column 2")),
+    ATTN_CHECK(message.contains(QStringLiteral("\"abc\" is not a number")) && message.contains(QStringLiteral("K row “k2”, column 2")),
                message);
 
     // A good number through the same editor goes in.

@@ -361,14 +361,14 @@ void TestMatrixIo::refusedPasteChangesNothing_data()
     QTest::addColumn<int>("col");
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("a word") << 0 << 0 << "1\t2\n3\tabc\n" << "K row 2, column 2: \"abc\" is not a number; nothing was pasted";
-    QTest::newRow("an empty cell") << 0 << 0 << "1\t\n" << "K row 1, column 2: a number is needed here";
-    QTest::newRow("infinity") << 3 << 1 << "inf" << "K row 4, column 2: \"inf\" is not a finite number";
-    QTest::newRow("too large") << 0 << 0 << "1e13" << "K row 1, column 1:";
+    QTest::newRow("a word") << 0 << 0 << "1\t2\n3\tabc\n" << "K row “喜欢”, column 2: \"abc\" is not a number; nothing was pasted";
+    QTest::newRow("an empty cell") << 0 << 0 << "1\t\n" << "K row “我”, column 2: a number is needed here";
+    QTest::newRow("infinity") << 3 << 1 << "inf" << "K row “注意力”, column 2: \"inf\" is not a finite number";
+    QTest::newRow("too large") << 0 << 0 << "1e13" << "K row “我”, column 1:";
     QTest::newRow("too wide") << 0 << 0 << "1\t2\t3\n"
-                              << "A block of 1 by 3 cells pasted at K row 1, column 1 runs past the edge of K, which is 5 by 2";
+                              << "A block of 1 by 3 cells pasted at K row “我”, column 1 runs past the edge of K, which is 5 by 2";
     QTest::newRow("too tall") << 3 << 0 << "1\n2\n3\n"
-                              << "A block of 3 by 1 cells pasted at K row 4, column 1 runs past the edge of K, which is 5 by 2";
+                              << "A block of 3 by 1 cells pasted at K row “注意力”, column 1 runs past the edge of K, which is 5 by 2";
     QTest::newRow("ragged") << 0 << 0 << "1\t2\n3\n" << "Line 2 of the pasted text has 1 cells and line 1 has 2";
     QTest::newRow("nothing") << 0 << 0 << "" << "The clipboard holds no cells to paste";
 }
@@ -454,7 +454,7 @@ void TestMatrixIo::panelClipboardAndFiles()
     view->selectionModel()->clearSelection();
     view->setCurrentIndex(view->model()->index(0, 0));
     pasteAction->trigger();
-    QVERIFY2(panel.message().startsWith(QStringLiteral("K row 1, column 2: \"x\" is not a number")), qPrintable(panel.message()));
+    QVERIFY2(panel.message().startsWith(QStringLiteral("K row “我”, column 2: \"x\" is not a number")), qPrintable(panel.message()));
     QVERIFY(doc.scenario() == before);
 
     // Export K and import it into a changed K: the file's numbers come back as one step.
