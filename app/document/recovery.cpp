@@ -72,7 +72,7 @@ Recovery::Recovery(Document *doc, const QString &folder, QObject *parent)
     QDir().mkpath(folder);
     m_timer.setSingleShot(true);
     m_timer.setInterval(3000);
-    connect(&m_timer, &QTimer::timeout, this, [this] { flush(); });
+    connect(&m_timer, &QTimer::timeout, this, [this] { autosave(); });
     // The stack's index, not Document::changed: a command's redo() announces
     // the change before the stack counts it, when the document still looks clean.
     connect(doc->undoStack(), &QUndoStack::indexChanged, this, &Recovery::onChanged);
@@ -129,12 +129,40 @@ std::optional<Problem> Recovery::flush()
     o.insert(QLatin1String("changed_at"), m_changedAt.toString(Qt::ISODateWithMs));
     o.insert(QLatin1String("base"), QJsonDocument::fromJson(scenarioToJson(m_base)).object());
     o.insert(QLatin1String("current"), QJsonDocument::fromJson(scenarioToJson(m_doc->scenario())).object());
-    auto p = writeFileAtomically(m_file, QJsonDocument(o).toJson(QJsonDocument::Compact));
+    const QByteArray bytes = QJsonDocument(o).toJson(QJsonDocument::Compact);
+    // A file the next start would not read is no protection: say so instead.
+    if (bytes.size() > kMaxRecoveryBytes)
+        return Problem{QDir::toNativeSeparators(m_file).toStdString(),
+                       tr("the document is too large for a recovery file (%1 MB, the limit is %2 MB); save it to keep it")
+                           .arg((bytes.size() + (1 << 20) - 1) >> 20)
+                           .arg(kMaxRecoveryBytes >> 20)
+                           .toStdString()};
+    auto p = writeFileAtomically(m_file, bytes);
     if (!p) {
         m_pending = false;
         emit written();
     }
     return p;
+}
+
+void Recovery::autosave()
+{
+    const std::optional<Problem> p = flush();
+    if (!p) {
+        if (m_failures > 0)
+            m_timer.setInterval(m_delay);
+        m_failures = 0;
+        return;
+    }
+    // Said once (not every few seconds while the disk stays full), and tried
+    // again later, waiting longer each time, until a write goes through.
+    const QString line = tr("Autosave failed: %1").arg(problemText(*p));
+    if (m_failures == 0 || line != m_lastFailure)
+        emit failed(line);
+    m_lastFailure = line;
+    ++m_failures;
+    m_timer.setInterval(std::min(m_delay << std::min(m_failures, 5), 60000));
+    m_timer.start();
 }
 
 std::vector<RecoveredWork> Recovery::leftovers(const QString &folder)

@@ -48,16 +48,24 @@ public:
 
     QString file() const { return m_file; }
     // Seconds after a change before it is written (3 by default).
-    void setDelay(int milliseconds) { m_timer.setInterval(milliseconds); }
+    void setDelay(int milliseconds)
+    {
+        m_delay = milliseconds;
+        m_timer.setInterval(milliseconds);
+    }
     // Writes now if something is pending; the reason if it could not.
     std::optional<Problem> flush();
 
 signals:
     void written();
+    // An autosave could not be written ("Autosave failed: path: reason");
+    // said once per reason, and tried again later until it goes through.
+    void failed(const QString &message);
 
 private:
     void onChanged();
     void onFileState();
+    void autosave();
 
     Document *m_doc;
     QString m_file;
@@ -65,6 +73,9 @@ private:
     Scenario m_base;
     QDateTime m_changedAt;
     bool m_pending = false;
+    int m_delay = 3000;
+    int m_failures = 0; // autosaves that failed in a row
+    QString m_lastFailure;
 };
 
 } // namespace attn

@@ -26,11 +26,42 @@ private slots:
     void killedWindowIsRestored();
     void cleanExitLeavesNothing();
     void unreadableFilesAreLeftAlone();
+    void failedAutosaveIsSaidOnceAndRetried();
 
 private:
     static Scenario causal() { return loadLesson(QStringLiteral("causal")).value(); }
     static QString childPath() { return QStringLiteral(ATTN_TEST_BINARY_DIR "/tests/recovery_child"); }
 };
+
+// Review D5: an autosave that cannot be written was dropped in silence. It
+// is said once, in words, and tried again (later each time) meanwhile.
+void TestRecovery::failedAutosaveIsSaidOnceAndRetried()
+{
+    QTemporaryDir dir;
+    // The recovery "folder" lies under a plain file: no write can succeed there (even as root).
+    const QString blocker = dir.filePath(QStringLiteral("not-a-folder"));
+    QFile f(blocker);
+    QVERIFY(f.open(QIODevice::WriteOnly) && f.write("x") == 1);
+    f.close();
+    Document doc;
+    QVERIFY(!doc.replace(causal(), QString(), QStringLiteral("causal")));
+    Recovery recovery(&doc, blocker + QStringLiteral("/recovery"));
+    recovery.setDelay(10);
+    QSignalSpy failed(&recovery, &Recovery::failed);
+    QSignalSpy written(&recovery, &Recovery::written);
+    Scenario s = doc.scenario();
+    s.Q(1, 0) = 4.25;
+    QVERIFY(!doc.edit(s, QStringLiteral("edit")));
+    QVERIFY(failed.wait(2000));
+    const QString message = failed.first().first().toString();
+    ATTN_CHECK(message.startsWith(QStringLiteral("Autosave failed: ")) && message.contains(QStringLiteral("not-a-folder")), message);
+    ATTN_CHECK(!message.contains(QStringLiteral("Unknown error")), message);
+    // Retried (10, 20, 40, 80 ms ...), not said again, nothing written.
+    QTest::qWait(400);
+    QCOMPARE(failed.count(), 1);
+    QCOMPARE(written.count(), 0);
+    QVERIFY(recovery.flush().has_value()); // still pending: the work is not taken as protected
+}
 
 void TestRecovery::changeIsWrittenAndSaveRemovesIt()
 {
