@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 
 namespace attn {
@@ -312,25 +313,64 @@ SweepPanel::~SweepPanel()
     }
 }
 
+// The rows whose curves are drawn: every row of a lesson; of a long
+// sequence the selected one and an even sample, so that an edit at n = 1024
+// costs 61 softmaxes of kMaxCurveRows rows, not of n (the faint curves of a
+// thousand rows would be one grey band anyway).
+std::vector<Eigen::Index> SweepPanel::curveRows(Eigen::Index rows, Eigen::Index selected)
+{
+    std::vector<Eigen::Index> out;
+    if (rows <= kMaxCurveRows) {
+        out.resize(std::size_t(rows));
+        std::iota(out.begin(), out.end(), Eigen::Index(0));
+        return out;
+    }
+    for (Eigen::Index i = 0; i < kMaxCurveRows - 1; ++i)
+        out.push_back(i * (rows - 1) / (kMaxCurveRows - 2));
+    if (std::find(out.begin(), out.end(), selected) == out.end())
+        out.push_back(selected);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 void SweepPanel::refreshCurves()
 {
     const Scenario &s = m_doc->scenario();
-    // The curves need no τ: compute them for the settings with τ = 1 so that
-    // a τ frame (a change of the settings) finds them unchanged.
-    Scenario base = s;
-    base.temperature = 1.0;
-    const TemperatureCurves curves = temperatureCurves(base, m_doc->currentHead(), temperatureGrid());
+    const Trace &t = m_doc->trace();
+    if (t.heads.empty())
+        return;
+    // The curves need no τ (the scores do not depend on it) and no forward
+    // of their own: the document's scores, with the mask and the scale.
+    const int head = std::clamp(m_doc->currentHead(), 0, int(t.heads.size()) - 1);
+    const Matrix &scores = t.heads[std::size_t(head)].scores;
+    const Eigen::Index query = std::clamp<Eigen::Index>(m_doc->currentQuery(), 0, std::max<Eigen::Index>(0, scores.rows() - 1));
+    const std::vector<Eigen::Index> rows = curveRows(scores.rows(), query);
+    const bool all = Eigen::Index(rows.size()) == scores.rows();
+    const bool anyBlocked = t.blocked.rows() == scores.rows() && t.blocked.cols() == scores.cols();
+    CurveInputs in;
+    in.scores = all ? scores : Matrix(scores(rows, Eigen::all));
+    if (anyBlocked)
+        in.blocked = all ? t.blocked : BoolMatrix(t.blocked(rows, Eigen::all));
+    in.stage = s.maskStage;
+    in.c = scaleConstant(s.scale, t.dk);
+    in.selected = int(std::find(rows.begin(), rows.end(), query) - rows.begin());
     const auto labels = queryLabels(s);
-    QStringList rows;
-    for (const std::string &l : labels)
-        rows << QString::fromStdString(l);
-    const bool same = curves.taus == m_plot->curves().taus && curves.entropy.rows() == m_plot->curves().entropy.rows()
-        && curves.entropy.cols() == m_plot->curves().entropy.cols() && curves.entropy == m_plot->curves().entropy
-        && curves.maxWeight == m_plot->curves().maxWeight && m_plot->selectedRow() == m_doc->currentQuery();
-    if (!same)
-        m_plot->setCurves(curves, rows, m_doc->currentQuery());
+    for (Eigen::Index r : rows)
+        in.labels << (std::size_t(r) < labels.size() ? QString::fromStdString(labels[std::size_t(r)]) : QString::number(r + 1));
+    // A τ frame changes the settings but none of this: nothing to redo.
+    if (!(in == m_curveInputs)) {
+        m_plot->setCurves(temperatureCurves(in.scores, in.blocked, in.stage, in.c, temperatureGrid()), in.labels, in.selected);
+        m_curveInputs = std::move(in);
+    }
     m_plot->setCurrentTemperature(s.temperature);
     sync();
+}
+
+bool SweepPanel::CurveInputs::operator==(const CurveInputs &o) const
+{
+    return stage == o.stage && c == o.c && selected == o.selected && labels == o.labels && scores.rows() == o.scores.rows()
+        && scores.cols() == o.scores.cols() && scores == o.scores && blocked.rows() == o.blocked.rows()
+        && blocked.cols() == o.blocked.cols() && (blocked == o.blocked).all();
 }
 
 void SweepPanel::start(Mode mode)

@@ -91,6 +91,10 @@ public:
     // turn in frames.
     static const std::vector<double> &temperatureGrid();
     static constexpr int kTurnFrames = 72;
+    // At most this many rows get a curve; see curveRows().
+    static constexpr Eigen::Index kMaxCurveRows = 48;
+    // The rows drawn out of `rows`, ascending, always holding `selected`.
+    static std::vector<Eigen::Index> curveRows(Eigen::Index rows, Eigen::Index selected);
 
     Mode mode() const { return m_mode; }
     bool isPreviewing() const { return m_preview->isActive(); }
@@ -130,6 +134,18 @@ private:
     void onPreviewEnded(bool kept);
     void refreshCurves();
     void sync();
+
+    // What the curves were last made from; equal inputs, equal curves.
+    struct CurveInputs {
+        Matrix scores;  // the drawn rows' scores, rows by n_k
+        BoolMatrix blocked;
+        MaskStage stage = MaskStage::BeforeSoftmax;
+        double c = 0;
+        int selected = -1;
+        QStringList labels;
+        bool operator==(const CurveInputs &o) const;
+    };
+    CurveInputs m_curveInputs;
 
     Document *m_doc;
     PlanePanel *m_plane = nullptr;

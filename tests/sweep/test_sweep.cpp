@@ -22,7 +22,9 @@
 #include <QTest>
 #include <QToolButton>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 
 using namespace attn;
@@ -71,6 +73,7 @@ private slots:
     void editFromElsewhereKeepsThePreview();
     void undoMidSweepCancelsIt();
     void curvesAndMarkerAreDrawn();
+    void longSequenceDrawsASample();
     void topKPanelShowsHardAttention();
     void panelsStayNarrowAtProjectorZoom();
 
@@ -499,6 +502,52 @@ void TestSweep::panelsStayNarrowAtProjectorZoom()
         const int width = w->minimumSizeHint().width();
         QVERIFY2(width <= 440, qPrintable(w->objectName() + QStringLiteral(": %1 pixels").arg(width)));
     }
+}
+
+// Review D6: at n = 1024 every edit ran a forward and 61 softmaxes of all
+// rows. The panel reads the document's scores and draws at most
+// kMaxCurveRows rows, the selected one among them, with the core's numbers.
+void TestSweep::longSequenceDrawsASample()
+{
+    const auto rows = SweepPanel::curveRows(1024, 700);
+    QVERIFY(int(rows.size()) <= SweepPanel::kMaxCurveRows);
+    QVERIFY(std::is_sorted(rows.begin(), rows.end()) && std::adjacent_find(rows.begin(), rows.end()) == rows.end());
+    QVERIFY(rows.front() == 0 && rows.back() == 1023);
+    QVERIFY(std::find(rows.begin(), rows.end(), 700) != rows.end());
+    QCOMPARE(SweepPanel::curveRows(5, 3), (std::vector<Eigen::Index>{0, 1, 2, 3, 4}));
+
+    Scenario s = lesson(QStringLiteral("causal"));
+    const int n = 200;
+    s.tokens.clear();
+    for (int i = 0; i < n; ++i)
+        s.tokens.push_back("w" + std::to_string(i));
+    std::srand(7);
+    s.Q = Matrix::Random(n, s.Q.cols());
+    s.K = Matrix::Random(n, s.K.cols());
+    s.V = Matrix::Random(n, s.V.cols());
+    Document doc;
+    QVERIFY(!doc.replace(s, QString()));
+    doc.setCurrentQuery(150);
+    SweepPanel panel(&doc);
+    panel.resize(700, 520);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    SweepCurvePlot *plot = panel.curvePlot();
+    const auto drawn = SweepPanel::curveRows(n, 150);
+    QCOMPARE(plot->curves().entropy.cols(), Eigen::Index(drawn.size()));
+    const int at = int(std::find(drawn.begin(), drawn.end(), 150) - drawn.begin());
+    QCOMPARE(plot->selectedRow(), at);
+    const TemperatureCurves expected = temperatureCurves(doc.scenario(), 0, SweepPanel::temperatureGrid());
+    for (int t : {0, 30, 60}) {
+        ATTN_COMPARE_NEAR(plot->entropyGraph()->data()->at(t)->value, expected.entropy(t, 150), 1e-15);
+        ATTN_COMPARE_NEAR(plot->maxWeightGraph()->data()->at(t)->value, expected.maxWeight(t, 150), 1e-15);
+    }
+    // An edit of a drawn row shows in its curve; of the same rows, the sample stays.
+    Eigen::RowVectorXd q = doc.scenario().Q.row(150) * 3.0;
+    QVERIFY(!doc.setRow(MatrixId::Q, 150, q, QStringLiteral("edit")));
+    const TemperatureCurves after = temperatureCurves(doc.scenario(), 0, SweepPanel::temperatureGrid());
+    ATTN_COMPARE_NEAR(plot->entropyGraph()->data()->at(30)->value, after.entropy(30, 150), 1e-15);
+    QCOMPARE(plot->curves().entropy.cols(), Eigen::Index(drawn.size()));
 }
 
 QTEST_MAIN(TestSweep)
