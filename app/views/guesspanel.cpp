@@ -8,6 +8,8 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -130,10 +132,18 @@ GuessPanel::GuessPanel(Document *doc, Classroom *classroom, QWidget *parent)
     m_prompt = new QLabel(this);
     m_prompt->setWordWrap(true);
     layout->addWidget(m_prompt);
-    m_winners = new QWidget(this);
+    // One button a key, in a strip that scrolls sideways: a long sentence
+    // must not widen the panel (and with it the window) past the screen.
+    m_winners = new QWidget;
     new QHBoxLayout(m_winners);
     m_winners->layout()->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_winners);
+    m_winnerStrip = new QScrollArea(this);
+    m_winnerStrip->setWidget(m_winners);
+    m_winnerStrip->setWidgetResizable(true);
+    m_winnerStrip->setFrameShape(QFrame::NoFrame);
+    m_winnerStrip->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_winnerStrip->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    layout->addWidget(m_winnerStrip);
     m_bars = new GuessBars(this);
     layout->addWidget(m_bars, 1);
     auto *buttons = new QHBoxLayout;
@@ -187,7 +197,9 @@ void GuessPanel::refresh()
             delete item;
         }
         l->addWidget(new QLabel(tr("Winner:"), m_winners));
-        for (int j = 0; j < keys; ++j) {
+        if (keys > kMaxWinnerButtons)
+            l->addWidget(new QLabel(tr("(%1 keys: too many to click; drag the bars to guess)").arg(keys), m_winners));
+        for (int j = 0; j < keys && keys <= kMaxWinnerButtons; ++j) {
             auto *b = new QPushButton(labels[j], m_winners);
             b->setObjectName(QStringLiteral("winner-%1").arg(j));
             b->setToolTip(tr("Guess that %1 gets the most weight").arg(labels[j]));
@@ -195,6 +207,7 @@ void GuessPanel::refresh()
             l->addWidget(b);
         }
         static_cast<QHBoxLayout *>(l)->addStretch(1);
+        m_winnerStrip->setFixedHeight(m_winners->sizeHint().height() + m_winnerStrip->horizontalScrollBar()->sizeHint().height());
     }
     m_prompt->setText(tr("Query %1: which key wins? Click it, or drag the bars to guess the whole row, then Reveal.")
                           .arg(QString::fromStdString(ql.empty() ? "" : ql[std::size_t(row)])));

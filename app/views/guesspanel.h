@@ -12,6 +12,7 @@
 
 class QLabel;
 class QPushButton;
+class QScrollArea;
 
 namespace attn {
 
@@ -51,6 +52,9 @@ class GuessPanel : public QWidget {
     Q_OBJECT
 
 public:
+    // More keys than this get no winner buttons: the bars are the guess.
+    static constexpr int kMaxWinnerButtons = 64;
+
     GuessPanel(Document *doc, Classroom *classroom, QWidget *parent = nullptr);
 
     // The key clicked as the winner: the guess puts all its weight there.
@@ -76,6 +80,7 @@ private:
     Classroom *m_classroom;
     QLabel *m_prompt;
     QWidget *m_winners;
+    QScrollArea *m_winnerStrip;
     GuessBars *m_bars;
     QPushButton *m_reveal, *m_next;
     QLabel *m_score;
