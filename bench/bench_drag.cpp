@@ -19,7 +19,7 @@
 //                      PlanePlot::lastReplotTime(), which also covers its
 //                      replots of the vector layer alone
 //   forward            attn::compute() alone on the same scenario (median of
-//                      50 runs), for scale
+//                      50 runs; 10 above n = 256), for scale
 //   plots/event        how many plots replotted per move (all views follow)
 //
 // After the drags of a case, three more figures (issue 12):
@@ -32,8 +32,11 @@
 //   RSS       the process's resident memory after the case (VmRSS), and its
 //             peak so far (VmHWM), in MB
 //
-// Usage: bench_drag [--moves N] [--repeat R] [--detail] [--case NAME]...
+// Usage: bench_drag [--moves N] [--repeat R] [--detail] [--memory] [--case NAME]...
 //   --detail adds each plot's mean replotTime() and replots per event.
+//   --memory prints, for each case, where the resident memory goes: VmRSS
+//            and the heap (mallinfo2: in use, free but kept, mapped) after
+//            each step, and the bytes of the document's trace by stage.
 //   cases: seed000-basic, seed001-soft-knn, multihead (the built-in lessons)
 //          and n128, n512, n1024 (projected, n tokens, d_model = 64, h = 8,
 //          fixed seed). Budgets for the drag's p95: 16.7 ms for the lessons
@@ -55,6 +58,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+
+#include <malloc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -108,6 +113,36 @@ double statusMB(const char *key)
         if (line.startsWith(want))
             return line.mid(want.size()).trimmed().split(' ').value(0).toDouble() / 1024.0;
     return 0;
+}
+
+// The process's memory at one step, for --memory.
+void memoryLine(const char *step)
+{
+    const struct mallinfo2 mi = mallinfo2();
+    std::printf("    %-40s RSS %6.0f MB  peak %6.0f | heap in use %6.0f, free kept %6.0f, mmapped %6.0f MB\n", step,
+                statusMB("VmRSS"), statusMB("VmHWM"), double(mi.uordblks + mi.hblkhd) / 1048576.0,
+                double(mi.fordblks) / 1048576.0, double(mi.hblkhd) / 1048576.0);
+}
+
+double mb(const attn::Matrix &m)
+{
+    return double(m.size()) * sizeof(double) / 1048576.0;
+}
+
+// The document's trace, stage by stage, in MB.
+void traceLine(const attn::Trace &t)
+{
+    double scores = 0, scaled = 0, weights = 0, rest = 0;
+    for (const attn::HeadTrace &h : t.heads) {
+        scores += mb(h.scores);
+        scaled += mb(h.scaled);
+        weights += mb(h.weights);
+        rest += mb(h.Q) + mb(h.K) + mb(h.V) + mb(h.output) + double(h.rows.size() * sizeof(attn::RowStats)) / 1048576.0;
+    }
+    rest += mb(t.Q) + mb(t.K) + mb(t.V) + mb(t.encodedX) + mb(t.encodedSource) + mb(t.concat) + mb(t.output)
+          + double(t.blocked.size()) / 1048576.0;
+    std::printf("    trace: scores %.0f MB, scaled %.0f MB, weights %.0f MB, the rest %.1f MB; total %.0f MB\n", scores,
+                scaled, weights, rest, scores + scaled + weights + rest);
 }
 
 double percentile(std::vector<double> v, double p)
@@ -240,16 +275,27 @@ struct Result {
     double rss = 0, peak = 0;
 };
 
-Result run(attn::MainWindow &window, const std::string &name, const attn::Scenario &scenario, int moves, int repeat)
+Result run(attn::MainWindow &window, const std::string &name, const attn::Scenario &scenario, int moves, int repeat,
+           bool memory)
 {
     attn::Document *doc = window.document();
+    if (memory) {
+        std::printf("  %s, memory:\n", name.c_str());
+        memoryLine("before opening");
+    }
     doc->replace(scenario, QString(), QString::fromStdString(name));
+    if (memory)
+        memoryLine("replace (trace computed, views told)");
     window.sideTabs()->setCurrentIndex(0);
     attn::PlanePlot *plane = window.vectorPlane();
     Watcher watcher(&window);
     drain(watcher);
     plane->replot();
     drain(watcher);
+    if (memory) {
+        memoryLine("drawn");
+        traceLine(doc->trace());
+    }
 
     watcher.clearPerPlot();
     Result r;
@@ -300,6 +346,8 @@ Result run(attn::MainWindow &window, const std::string &name, const attn::Scenar
         timed([&] { QTest::mouseRelease(plane, Qt::LeftButton, {}, at(moves)); });
         if (doc->undoStack()->count() != 1)
             std::fprintf(stderr, "bench_drag: %s: the drag made %d undo steps\n", name.c_str(), doc->undoStack()->count());
+        if (memory)
+            memoryLine(("drag " + std::to_string(rep + 1) + " (opened again, dragged)").c_str());
     }
     r.plotsPerEvent = events ? double(replotCount) / double(events) : 0;
 
@@ -310,6 +358,8 @@ Result run(attn::MainWindow &window, const std::string &name, const attn::Scenar
         doc->replace(scenario, QString(), QString::fromStdString(name));
         drain(watcher);
         r.open.push_back(double(clock.nsecsElapsed()) / 1e6);
+        if (memory)
+            memoryLine(("open " + std::to_string(i + 1)).c_str());
     }
     const attn::MatrixId edited = scenario.mode == attn::InputMode::Projected ? attn::MatrixId::X : attn::MatrixId::Q;
     const int rows = int(attn::matrix(scenario, edited).rows());
@@ -322,15 +372,26 @@ Result run(attn::MainWindow &window, const std::string &name, const attn::Scenar
         drain(watcher);
         r.edit.push_back(double(clock.nsecsElapsed()) / 1e6);
     }
+    if (memory)
+        memoryLine("10 typed cells");
+    if (memory) {
+        // A settings change: the whole forward, into the trace's memory.
+        attn::Settings st = attn::Settings::of(doc->scenario());
+        st.temperature = st.temperature == 1.0 ? 0.5 : 1.0;
+        doc->setSettings(st, QStringLiteral("bench temperature"));
+        drain(watcher);
+        memoryLine("a settings change (whole forward)");
+    }
     r.rss = statusMB("VmRSS");
     r.peak = statusMB("VmHWM");
     r.perPlot = watcher.perPlot();
     r.events = events;
 
     std::vector<double> forward;
-    for (int i = 0; i < 50; ++i) {
+    const int forwards = r.n > 256 ? 10 : 50; // a whole forward at n = 1024 is tens of ms
+    for (int i = 0; i < forwards; ++i) {
         clock.start();
-        const attn::Trace t = attn::compute(scenario);
+        const attn::Trace t = attn::compute(scenario); // as the document does
         forward.push_back(double(clock.nsecsElapsed()) / 1e6);
         if (t.heads.empty())
             std::fprintf(stderr, "bench_drag: empty trace\n");
@@ -352,7 +413,7 @@ int main(int argc, char **argv)
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
 
     int moves = 120, repeat = 3;
-    bool detail = false;
+    bool detail = false, memory = false;
     std::vector<std::string> cases;
     const QStringList args = QCoreApplication::arguments();
     for (int i = 1; i < args.size(); ++i) {
@@ -362,10 +423,12 @@ int main(int argc, char **argv)
             repeat = std::max(1, args[++i].toInt());
         else if (args[i] == QLatin1String("--detail"))
             detail = true;
+        else if (args[i] == QLatin1String("--memory"))
+            memory = true;
         else if (args[i] == QLatin1String("--case") && i + 1 < args.size())
             cases.push_back(args[++i].toStdString());
         else {
-            std::fprintf(stderr, "usage: bench_drag [--moves N] [--repeat R] [--detail] [--case NAME]...\n"
+            std::fprintf(stderr, "usage: bench_drag [--moves N] [--repeat R] [--detail] [--memory] [--case NAME]...\n"
                                  "cases: seed000-basic seed001-soft-knn multihead n128 n512 n1024\n");
             return 2;
         }
@@ -404,7 +467,7 @@ int main(int argc, char **argv)
             }
             s = std::get<attn::Scenario>(loaded);
         }
-        const Result r = run(window, name, s, moves, repeat);
+        const Result r = run(window, name, s, moves, repeat, memory);
         const double p95 = percentile(r.total, 0.95);
         std::printf("%-18s %4d %4d %2d | %7.2f %7.2f %7.2f | %8.2f %7.2f %8.3f %11.1f | %7.1f %7.1f %7.1f | %6.0f %6.0f   %s "
                     "(budget %.1f ms)\n",

@@ -34,11 +34,14 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Three passes, the fewest the softmax allows (the shift needs the row's
 // maximum before the first exponential, and the division needs the sum of
 // every exponential):
-//   1. scaled = scores / (c tau), written; each row's maximum over the
-//      entries that take part, and the first column that has it.
+//   1. (for dot similarity and a small d_k, the scores themselves, written;)
+//      scaled = scores / (c tau), written if kept; each row's maximum over
+//      the entries that take part, and the first column that has it.
 //   2. e = exp(x - max), written into the weights; the row sums z, and the
 //      sums of e (x - max) for the entropy.
-//   3. w = e / z (as e * (1 / z)), and the row sums of w.
+//   3. w = e / z (as e * (1 / z)), and the row sums of w; for a small d_v
+//      also the output, w V, while w is in registers.
+// So each n_q by n_k matrix is written once and read back at most twice.
 // The largest weight needs no search: it is where x is largest, where
 // x - max = 0 and e = exp(0) = 1 exactly, while every other e = fastExp(x -
 // max) <= 1, so the largest weight is 1 / z, at the first column of the

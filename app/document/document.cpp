@@ -6,11 +6,19 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include <new>
+
 namespace attn {
 
 namespace {
 
 constexpr int kUndoLimit = 500;
+
+// How the document computes its trace. HeadTrace::scaled is still read as a
+// stored matrix by the stage maps (widgets/stagedata.cpp), the exports and
+// the step texts; once they all read scaledAt() / scaledMatrix(), turning
+// keepScaled off saves n_q n_k doubles a head (64 MB at n = 1024, h = 8).
+constexpr ComputeOptions kTraceOptions{.keepScaled = true};
 
 bool sameShape(const Scenario &a, const Scenario &b)
 {
@@ -77,7 +85,7 @@ Document::Document(QObject *parent) : QObject(parent)
     s.K = Matrix{{2, 0}, {0, 2}, {1, 1}};
     s.V = Matrix::Identity(3, 3);
     m_scenario = s;
-    m_trace = compute(s);
+    m_trace = compute(s, kTraceOptions);
 }
 
 Document::~Document()
@@ -209,7 +217,16 @@ std::optional<Problem> Document::replace(const Scenario &s, const QString &fileP
 {
     if (auto p = validate(s))
         return p;
-    Trace trace = compute(s); // first: should it throw, nothing has changed yet
+    // Into the old trace's memory, so that two traces (400 MB at n = 1024,
+    // h = 8) are never alive at once. Only memory can fail here; then the
+    // old scenario's trace is made again and nothing has changed.
+    try {
+        computeInto(s, m_trace, kTraceOptions);
+    } catch (const std::bad_alloc &) {
+        computeInto(m_scenario, m_trace, kTraceOptions);
+        m_incremental = 0;
+        return Problem{"", "not enough memory for the trace of this scenario"};
+    }
     endGesture();
     m_undo.clear();
     m_filePath = filePath;
@@ -217,7 +234,6 @@ std::optional<Problem> Document::replace(const Scenario &s, const QString &fileP
     m_head = 0;
     m_query = 0;
     m_hoverRow = m_hoverCol = -1;
-    m_trace = std::move(trace);
     m_incremental = 0;
     m_scenario = s;
     emit changed(DocumentChange::all());
@@ -304,7 +320,7 @@ void Document::afterChange(const DocumentChange &change)
         what.trace = delta;
         ++m_incremental;
     } else {
-        m_trace = compute(m_scenario);
+        computeInto(m_scenario, m_trace, kTraceOptions); // in place: see replace()
         m_incremental = 0;
     }
     const Scenario &s = m_scenario;

@@ -131,7 +131,9 @@ private slots:
                 m(row, c) = rng.uniform(-2, 2);
             if (validate(after))
                 continue; // a RoPE or cosine row that became invalid: the document refuses it before
-            Trace t = compute(before);
+            // Half with scaled stored, half without (ComputeOptions::keepScaled).
+            const ComputeOptions opts{.keepScaled = seed % 2 == 0};
+            Trace t = compute(before, opts);
             TraceDelta d;
             const bool ok = updateRow(after, t, id, row, &d);
             const bool reachesAll = id == MatrixId::Wq || id == MatrixId::Wk || id == MatrixId::Wv;
@@ -142,7 +144,8 @@ private slots:
                 continue;
             }
             ++updated;
-            const QString why = traceMismatch(t, compute(after));
+            QCOMPARE(t.heads[0].scaled.size() == 0, !opts.keepScaled);
+            const QString why = traceMismatch(t, compute(after, opts));
             QVERIFY2(why.isEmpty(), qPrintable(QStringLiteral("seed %1, row %2 of %3: %4")
                                                    .arg(seed).arg(row).arg(matrixName(id), why)));
         }
@@ -163,7 +166,8 @@ private slots:
                     ids.push_back(id);
             const MatrixId id = rng.pick(ids);
             const int row = rng.integer(0, int(matrix(s, id).rows()) - 1);
-            Trace t = compute(s);
+            const ComputeOptions opts{.keepScaled = seed % 2 == 1};
+            Trace t = compute(s, opts);
             for (int move = 0; move < 40; ++move) {
                 Scenario next = s;
                 matrix(next, id).row(row).array() += rng.uniform(-0.3, 0.3);
@@ -172,7 +176,7 @@ private slots:
                 s = next;
                 QVERIFY(updateRow(s, t, id, row));
             }
-            const QString why = traceMismatch(t, compute(s));
+            const QString why = traceMismatch(t, compute(s, opts));
             QVERIFY2(why.isEmpty(), qPrintable(QStringLiteral("seed %1, %2 row %3: %4").arg(seed).arg(matrixName(id)).arg(row).arg(why)));
         }
     }
