@@ -3,19 +3,26 @@
 //
 // It builds the real window (attn::MainWindow, 1600x1000, shown) on the
 // offscreen platform, opens the built-in model in the model mode and types
-// a sentence of 32 tokens into the sentence field one character at a time
-// with QTest. Each key is timed from the moment it is sent until the event
-// queue is empty, no QCustomPlot has a replot queued, and every plot and
-// the overview grid that changed has painted again: the frame after the key.
+// sentences of 8, 16 and 32 tokens into the sentence field one character at
+// a time with QTest. Each key is timed from the moment it is sent until the
+// event queue is empty, no QCustomPlot has a replot queued, and every plot
+// and the overview grid that changed has painted again: the frame after the
+// key. It is split where the view says it has taken the new numbers (its
+// recomputed() signal):
+//   forward   the model's forward for the key (ModelView::lastForwardMs where
+//             the view has it; else runModel on the whole text, timed beside)
+//   compute   from the key to recomputed(): the forward and every view taking its data
+//   paint     from recomputed() until everything has painted: replots and paints
+//   total     the key
 //
-// Columns (milliseconds per key):
-//   median, p95, max   the whole key, as above
-//   handler            inside the key event: tokenizer, forward, every view taking its data
-//   replot             the QCustomPlots' replotTime() summed over the key (median)
-//   forward            runModel alone on the whole sentence (median of 30 runs; 3 for a big model), for scale
-//   (n >= 24)          the same for the keys typed when the text was 24 tokens or more
+// The same source builds against an older ModelView (without lastForwardMs),
+// so the baseline can be measured by the same program: build it in a
+// worktree of the older commit and run both, interleaved, with --csv into
+// one file and --label to tell them apart; --summarize FILE prints the table.
 //
-// Usage: bench_model [--repeat R] [--model DIR] [--tab maps|qkv]
+// Usage: bench_model [--repeat R] [--tokens 8,16,32] [--tab maps|qkv] [--label NAME --csv FILE]
+//        bench_model --summarize FILE
+//        bench_model --model DIR [--repeat R]
 //        bench_model --write-random DIR [--layers L]
 //   --model DIR        another model folder; a model too big for live typing
 //                      is timed per Enter (forward and repaint) instead
@@ -85,9 +92,14 @@ public:
         }
         m_grid = view->overview();
         m_grid->installEventFilter(this);
-        QObject::connect(view, &attn::ModelView::recomputed, this, [this] {
-            if (m_grid->isVisible())
+        // The grid owes a paint when it was given new data (a key that left
+        // the tokens as they were gives it none).
+        m_gridCells = view->overview()->data().cells.data();
+        QObject::connect(view, &attn::ModelView::recomputed, this, [this, view] {
+            const void *cells = view->overview()->data().cells.data();
+            if (m_grid->isVisible() && cells != m_gridCells)
                 m_unpainted[m_grid] = true;
+            m_gridCells = cells;
         });
     }
 
@@ -120,6 +132,7 @@ protected:
 private:
     std::vector<QCustomPlot *> m_plots;
     QWidget *m_grid = nullptr;
+    const void *m_gridCells = nullptr;
     std::map<QObject *, bool> m_unpainted;
     double m_replotMs = 0;
 };
@@ -219,6 +232,62 @@ int writeRandom(const QString &dir, int layers)
 
 } // namespace
 
+// The view's own forward time where it has one (the incremental view), or -1.
+template <class View>
+double viewForwardMs(const View *view)
+{
+    if constexpr (requires { view->lastForwardMs(); })
+        return view->lastForwardMs();
+    else
+        return -1;
+}
+
+struct KeyTime {
+    double total = 0, forward = 0, compute = 0, paint = 0;
+};
+
+void printHeader()
+{
+    std::printf("%-12s %6s %5s | %15s | %15s | %15s | %15s\n", "", "tokens", "keys", "total med / p95", "forward m / p95",
+                "views m / p95", "paint m / p95");
+}
+
+void printRow(const std::string &label, int tokens, const std::vector<KeyTime> &keys)
+{
+    std::vector<double> total, forward, views, paint;
+    for (const KeyTime &k : keys) {
+        total.push_back(k.total);
+        forward.push_back(k.forward);
+        views.push_back(std::max(0.0, k.compute - k.forward));
+        paint.push_back(k.paint);
+    }
+    std::printf("%-12s %6d %5zu | %6.2f / %6.2f | %6.2f / %6.2f | %6.2f / %6.2f | %6.2f / %6.2f\n", label.c_str(), tokens,
+                keys.size(), percentile(total, 0.5), percentile(total, 0.95), percentile(forward, 0.5), percentile(forward, 0.95),
+                percentile(views, 0.5), percentile(views, 0.95), percentile(paint, 0.5), percentile(paint, 0.95));
+}
+
+// The rows --csv appended, grouped by label and sentence length.
+int summarize(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) {
+        std::fprintf(stderr, "bench_model: cannot read %s\n", qPrintable(path));
+        return 2;
+    }
+    std::map<std::pair<int, std::string>, std::vector<KeyTime>> groups;
+    while (!f.atEnd()) {
+        const QList<QByteArray> c = f.readLine().trimmed().split(',');
+        if (c.size() != 6)
+            continue;
+        KeyTime k{c[2].toDouble(), c[3].toDouble(), c[4].toDouble(), c[5].toDouble()};
+        groups[{c[1].toInt(), c[0].toStdString()}].push_back(k);
+    }
+    printHeader();
+    for (const auto &[key, keys] : groups)
+        printRow(key.second, key.first, keys);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     QApplication app(argc, argv);
@@ -227,7 +296,8 @@ int main(int argc, char **argv)
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
 
     int repeat = 3;
-    QString modelDir, writeDir, tab = QStringLiteral("maps");
+    QString modelDir, writeDir, tab = QStringLiteral("maps"), csvPath, label = QStringLiteral("this build");
+    QList<int> sizes{8, 16, 32};
     int layers = 12;
     const QStringList args = app.arguments();
     for (int i = 1; i < args.size(); ++i) {
@@ -243,8 +313,20 @@ int main(int argc, char **argv)
             layers = std::clamp(args[++i].toInt(), 1, 48);
         else if (a == QLatin1String("--tab") && more)
             tab = args[++i];
-        else {
-            std::fprintf(stderr, "usage: bench_model [--repeat R] [--model DIR] [--tab maps|qkv] | --write-random DIR [--layers L]\n");
+        else if (a == QLatin1String("--csv") && more)
+            csvPath = args[++i];
+        else if (a == QLatin1String("--label") && more)
+            label = args[++i];
+        else if (a == QLatin1String("--summarize") && more)
+            return summarize(args[++i]);
+        else if (a == QLatin1String("--tokens") && more) {
+            sizes.clear();
+            for (const QString &t : args[++i].split(QLatin1Char(',')))
+                if (t.toInt() > 0)
+                    sizes << std::min(t.toInt(), 64);
+        } else {
+            std::fprintf(stderr, "usage: bench_model [--repeat R] [--tokens 8,16,32] [--tab maps|qkv] [--label NAME --csv FILE] "
+                                 "| --summarize FILE | --model DIR | --write-random DIR [--layers L]\n");
             return 2;
         }
     }
@@ -267,78 +349,79 @@ int main(int argc, char **argv)
     view->setHead(std::min(2, view->model()->config.nLayer - 1), 0);
     view->headTabs()->setCurrentIndex(tab == QLatin1String("qkv") ? 1 : 0);
     const attn::Gpt2Model &model = *view->model();
-    const QString text = sentenceOf(model,
-                                    QStringLiteral("say cat red box . say cat red box . the cat sat on the mat . the dog "
-                                                   "sat on the box . the girl sees the king . she is happy . he is sad ."),
-                                    32);
-    const int tokens = int(model.tokenizer.encode(text).size());
-
-    // The forward alone, for scale.
-    std::vector<double> forward;
-    QElapsedTimer clock;
-    const int runs = attn::ModelView::forwardMultiplyAdds(model.config, 32) <= attn::ModelView::kLiveBudget ? 30 : 3;
-    for (int i = 0; i < runs; ++i) {
-        clock.start();
-        const auto r = attn::runModel(model, text);
-        forward.push_back(double(clock.nsecsElapsed()) / 1e6);
-        if (std::holds_alternative<attn::Problem>(r))
-            return 2;
-    }
+    const QString source = QStringLiteral("say cat red box . say cat red box . the cat sat on the mat . the dog "
+                                          "sat on the box . the girl sees the king . she is happy . he is sad .");
 
     Watcher watcher(view);
+    QElapsedTimer clock;
+    double recomputedAt = -1;
+    QObject::connect(view, &attn::ModelView::recomputed, view, [&] { recomputedAt = double(clock.nsecsElapsed()) / 1e6; });
     QLineEdit *field = view->sentenceField();
     field->setFocus();
-    std::vector<double> total, handler, replot, totalLate, handlerLate;
     const double macs = attn::ModelView::forwardMultiplyAdds(model.config, 32);
-    std::printf("model %s: %d layers, %d heads, n_embd %d; %.1f million multiply-adds for 32 tokens; %s\n",
+    std::printf("model %s: %d layers, %d heads, n_embd %d; %.1f million multiply-adds for 32 tokens; %s; %s\n",
                 qPrintable(model.name), model.config.nLayer, model.config.nHead, model.config.nEmbd, macs / 1e6,
-                view->isLive() ? "live" : "on Enter or a pause");
-    std::printf("sentence (%d tokens, %lld characters): %s\n", tokens, qlonglong(text.size()), qPrintable(text));
-    for (int r = 0; r < repeat; ++r) {
-        field->clear();
-        view->recompute();
-        drain(watcher);
-        if (view->isLive()) {
-            for (const QChar ch : text) {
-                watcher.takeReplotMs();
-                clock.start();
-                QTest::keyClicks(field, QString(ch));
-                const double inside = double(clock.nsecsElapsed()) / 1e6;
-                drain(watcher);
-                const double all = double(clock.nsecsElapsed()) / 1e6;
-                total.push_back(all);
-                handler.push_back(inside);
-                replot.push_back(watcher.takeReplotMs());
-                if (view->trace() && view->trace()->ids.size() >= 24) {
-                    totalLate.push_back(all);
-                    handlerLate.push_back(inside);
-                }
-            }
-        } else {
-            // Typed without a forward, then Enter: the wait a teacher sees.
+                view->isLive() ? "live" : "on Enter or a pause", qPrintable(label));
+
+    if (!view->isLive()) {
+        // Typed without a forward, then Enter: the wait a teacher sees.
+        const QString text = sentenceOf(model, source, 32);
+        std::vector<KeyTime> keys;
+        for (int r = 0; r < repeat; ++r) {
             const QSignalBlocker quiet(field); // no pause timer in between
             field->setText(text);
-            for (int k = 0; k < 3; ++k) {
-                watcher.takeReplotMs();
+            clock.start();
+            view->recompute();
+            const double compute = double(clock.nsecsElapsed()) / 1e6;
+            drain(watcher);
+            const double total = double(clock.nsecsElapsed()) / 1e6;
+            const double forward = viewForwardMs(view);
+            keys.push_back({total, forward >= 0 ? forward : compute, compute, total - compute});
+        }
+        printHeader();
+        printRow("per Enter", int(model.tokenizer.encode(text).size()), keys);
+        return 0;
+    }
+
+    std::FILE *csv = csvPath.isEmpty() ? nullptr : std::fopen(qPrintable(csvPath), "a");
+    printHeader();
+    for (const int size : sizes) {
+        const QString text = sentenceOf(model, source, size);
+        const int tokens = int(model.tokenizer.encode(text).size());
+        std::vector<KeyTime> keys;
+        for (int r = 0; r < repeat; ++r) {
+            field->clear();
+            view->recompute();
+            drain(watcher);
+            for (const QChar ch : text) {
+                recomputedAt = -1;
                 clock.start();
-                view->recompute();
-                const double inside = double(clock.nsecsElapsed()) / 1e6;
+                QTest::keyClicks(field, QString(ch));
                 drain(watcher);
-                total.push_back(double(clock.nsecsElapsed()) / 1e6);
-                handler.push_back(inside);
-                replot.push_back(watcher.takeReplotMs());
+                KeyTime k;
+                k.total = double(clock.nsecsElapsed()) / 1e6;
+                k.compute = recomputedAt >= 0 ? recomputedAt : k.total;
+                k.paint = k.total - k.compute;
+                k.forward = viewForwardMs(view);
+                if (k.forward < 0) {
+                    // The older view runs the whole forward on every key: time it beside.
+                    QElapsedTimer f;
+                    f.start();
+                    const auto run = attn::runModel(model, field->text());
+                    k.forward = run.index() == 0 ? double(f.nsecsElapsed()) / 1e6 : 0.0;
+                }
+                keys.push_back(k);
+                if (csv)
+                    std::fprintf(csv, "%s,%d,%.4f,%.4f,%.4f,%.4f\n", qPrintable(label), tokens, k.total, k.forward, k.compute, k.paint);
+            }
+            if (!view->trace() || int(view->trace()->ids.size()) != tokens) {
+                std::fprintf(stderr, "bench_model: the view did not end at %d tokens\n", tokens);
+                return 1;
             }
         }
-        if (!view->trace() || int(view->trace()->ids.size()) != tokens) {
-            std::fprintf(stderr, "bench_model: the view did not end at %d tokens\n", tokens);
-            return 1;
-        }
+        printRow(label.toStdString(), tokens, keys);
     }
-    std::printf("%-10s %6s | %7s %7s %7s | %8s %7s | %8s | %s\n", "", "events", "median", "p95", "max", "handler", "replot",
-                "forward", "n >= 24: median / p95");
-    std::printf("%-10s %6zu | %7.2f %7.2f %7.2f | %8.2f %7.2f | %8.2f | %.2f / %.2f\n", view->isLive() ? "per key" : "per Enter",
-                total.size(), percentile(total, 0.5), percentile(total, 0.95), percentile(total, 1.0),
-                percentile(handler, 0.5), percentile(replot, 0.5), percentile(forward, 0.5), percentile(totalLate, 0.5),
-                percentile(totalLate, 0.95));
+    if (csv)
+        std::fclose(csv);
     return 0;
 }

@@ -260,7 +260,6 @@ void HeadGrid::paint(QPainter &p, const QRectF &rect, const QFont &font, bool fo
         for (int c = 0; c < m_data.cols; ++c) {
             if (!shown(cellArea(l, r, c)))
                 continue;
-            ++m_cellsRepainted;
             const int index = r * m_data.cols + c;
             const HeadGridCell &cell = m_data.cells[std::size_t(index)];
             const QRectF map = mapRectIn(l, r, c);
@@ -331,6 +330,11 @@ void HeadGrid::paintEvent(QPaintEvent *event)
                 if (m_dirty[i])
                     region += cellArea(l, int(i) / m_data.cols, int(i) % m_data.cols).toAlignedRect();
             p.setClipRegion(region);
+            for (int r = 0; r < m_data.rows; ++r)
+                for (int c = 0; c < m_data.cols; ++c)
+                    m_cellsRepainted += region.intersects(cellArea(l, r, c).toAlignedRect()) ? 1 : 0;
+        } else {
+            m_cellsRepainted += int(m_data.cells.size());
         }
         paint(p, QRectF(rect()), font(), false);
         m_cacheWhole = false;

@@ -65,8 +65,7 @@ public:
     // With the painter clipped, only what meets the clip is drawn.
     void paint(QPainter &painter, const QRectF &rect, const QFont &font, bool forFigure) const;
 
-    // Cells drawn into the cache since the last call, and whether the whole
-    // grid was (for tests and the bench).
+    // Cells drawn into the cache since the last call (for tests and the bench).
     int takeCellsRepainted();
 
     QSize sizeHint() const override;

@@ -5,6 +5,7 @@
 #include "gradients.h"
 #include "stagedata.h"
 
+#include <QElapsedTimer>
 #include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -243,6 +244,13 @@ ModelView::ModelView(QWidget *parent) : QWidget(parent)
     m_pause->setSingleShot(true);
     m_pause->setInterval(kPauseMs);
     connect(m_pause, &QTimer::timeout, this, &ModelView::recompute);
+    // Keys typed faster than the views redraw are read together: the timer
+    // fires when the event queue has been worked through, with the field's
+    // text as the last key left it.
+    m_coalesce = new QTimer(this);
+    m_coalesce->setSingleShot(true);
+    m_coalesce->setInterval(0);
+    connect(m_coalesce, &QTimer::timeout, this, &ModelView::recompute);
     connect(m_sentence, &QLineEdit::textEdited, this, &ModelView::onTextEdited);
     connect(m_sentence, &QLineEdit::returnPressed, this, [this] {
         m_pause->stop();
@@ -288,9 +296,10 @@ double ModelView::forwardMultiplyAdds(const Gpt2Config &c, int tokens)
 void ModelView::setModel(std::shared_ptr<const Gpt2Model> model)
 {
     m_model = std::move(model);
-    m_trace.reset();
+    m_trace.reset(); // never reused by another model's forward
     m_headScenario.reset();
     m_pause->stop();
+    m_coalesce->stop();
     if (!m_model) {
         retranslate();
         return;
@@ -321,12 +330,19 @@ void ModelView::setText(const QString &text)
     recompute();
 }
 
+bool ModelView::recomputePending() const
+{
+    return m_coalesce->isActive() || m_pause->isActive();
+}
+
 void ModelView::onTextEdited()
 {
-    if (m_live)
-        recompute();
-    else
+    if (m_live) {
+        if (!m_coalesce->isActive())
+            m_coalesce->start();
+    } else {
         m_pause->start();
+    }
 }
 
 void ModelView::setHead(int layer, int head)
@@ -352,9 +368,16 @@ void ModelView::setHead(int layer, int head)
 
 void ModelView::recompute()
 {
+    m_coalesce->stop();
     if (!m_model)
         return;
-    auto run = runModel(*m_model, m_sentence->text(), 5);
+    QElapsedTimer clock;
+    clock.start();
+    // Incremental: the positions before the first changed token are the
+    // last forward's (the model is causal), so a key at the end of the
+    // sentence costs one or two positions, not all of them.
+    auto run = runModel(*m_model, m_sentence->text(), 5, m_trace ? &*m_trace : nullptr);
+    m_lastForwardMs = double(clock.nsecsElapsed()) / 1e6;
     if (const auto *p = std::get_if<Problem>(&run)) {
         m_trace.reset();
         m_headScenario.reset();
@@ -368,7 +391,14 @@ void ModelView::recompute()
         emit recomputed();
         return;
     }
+    // The same tokens (a space typed that the tokenizer joins later, a key
+    // undone): every view already shows them.
+    const bool same = m_trace && m_headScenario && m_problem->isHidden() && std::get<ModelTrace>(run).ids == m_trace->ids;
     m_trace = std::move(std::get<ModelTrace>(run));
+    if (same) {
+        emit recomputed();
+        return;
+    }
     m_problem->hide();
     m_problem->clear();
     updateTokens();
@@ -403,8 +433,9 @@ void ModelView::updateTokens()
                    .arg(tokenPlain(t.texts[i]), utf8(piece))
                    .arg(t.ids[i]);
     }
-    m_tokens->setText(html);
-    m_tokens->setToolTip(tip.trimmed());
+    m_tokens->setText(html); // QLabel lays out again only when the text differs
+    if (m_tokens->toolTip() != tip.trimmed())
+        m_tokens->setToolTip(tip.trimmed());
     m_tokensTitle->setText(tr("Tokens (%1):").arg(t.texts.size()));
 }
 
@@ -513,21 +544,41 @@ HeatmapData ModelView::qkvData(int which) const
 void ModelView::updatePredictions()
 {
     const std::vector<Prediction> &next = m_trace->next;
-    m_predictions->setRowCount(int(next.size()));
+    const bool rowsChanged = m_predictions->rowCount() != int(next.size());
+    if (rowsChanged)
+        m_predictions->setRowCount(int(next.size()));
+    // The items stay; only what changed is set (each set repaints the table).
+    auto setText = [](QTableWidgetItem *item, const QString &text) {
+        if (item->text() != text)
+            item->setText(text);
+    };
     for (int i = 0; i < int(next.size()); ++i) {
         const Prediction &p = next[std::size_t(i)];
-        auto *token = new QTableWidgetItem(tokenPlain(p.text));
-        token->setToolTip(tr("piece %1, id %2").arg(utf8(m_model->tokenizer.piece(p.id))).arg(p.id));
-        auto *prob = new QTableWidgetItem(QLocale::c().toString(p.p, 'f', 4));
-        prob->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        prob->setData(Qt::UserRole, p.p);
-        prob->setForeground(QColor(0x1a, 0x1a, 0x1a));
-        m_predictions->setItem(i, 0, token);
-        m_predictions->setItem(i, 1, prob);
+        QTableWidgetItem *token = m_predictions->item(i, 0);
+        QTableWidgetItem *prob = m_predictions->item(i, 1);
+        if (!token) {
+            token = new QTableWidgetItem;
+            m_predictions->setItem(i, 0, token);
+        }
+        if (!prob) {
+            prob = new QTableWidgetItem;
+            prob->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            prob->setForeground(QColor(0x1a, 0x1a, 0x1a));
+            m_predictions->setItem(i, 1, prob);
+        }
+        setText(token, tokenPlain(p.text));
+        const QString tip = tr("piece %1, id %2").arg(utf8(m_model->tokenizer.piece(p.id))).arg(p.id);
+        if (token->toolTip() != tip)
+            token->setToolTip(tip);
+        setText(prob, QLocale::c().toString(p.p, 'f', 4));
+        if (prob->data(Qt::UserRole).toDouble() != p.p)
+            prob->setData(Qt::UserRole, p.p);
     }
-    const int h = m_predictions->horizontalHeader()->height() + 2 * m_predictions->frameWidth()
-        + m_predictions->verticalHeader()->length();
-    m_predictions->setFixedHeight(std::max(h, fontMetrics().height() * 4));
+    if (rowsChanged || m_predictions->maximumHeight() >= QWIDGETSIZE_MAX) {
+        const int h = m_predictions->horizontalHeader()->height() + 2 * m_predictions->frameWidth()
+            + m_predictions->verticalHeader()->length();
+        m_predictions->setFixedHeight(std::max(h, fontMetrics().height() * 4));
+    }
 }
 
 std::vector<HeatmapPlot *> ModelView::plots() const

@@ -94,6 +94,13 @@ public:
 
     // Recomputes now (Enter does this; so does a pause with a big model).
     void recompute();
+    // A key was typed and its forward has not run yet: keys typed faster
+    // than the event loop comes round are read together (never dropped: the
+    // forward reads the field as the last key left it).
+    bool recomputePending() const;
+    // How long the last recompute's forward took (tokenizer included), and
+    // how many positions it kept from the one before (ModelTrace::reused).
+    double lastForwardMs() const { return m_lastForwardMs; }
 
     // The figure drawn off screen in the figure font (the window's look in
     // `style`); empty before the first forward.
@@ -163,6 +170,8 @@ private:
     HeatmapPlot *m_stagePlots[5] = {};
     HeatmapPlot *m_qkvPlots[3] = {};
     QTimer *m_pause = nullptr;
+    QTimer *m_coalesce = nullptr;
+    double m_lastForwardMs = 0;
 };
 
 } // namespace attn
