@@ -494,6 +494,7 @@ HeatmapPlot::HeatmapPlot(QWidget *parent)
     m_highlight = new HeatmapHighlightLayer(this, QStringLiteral("highlight"));
     setCurrentLayer(QStringLiteral("main"));
 
+    m_baseMargins = axisRect()->minimumMargins();
     applyFonts();
     applyTheme(plotTheme(g_windowTheme));
     rebuildMap();
@@ -1180,7 +1181,9 @@ void HeatmapPlot::updateLayout()
             legendH = int(std::ceil(box.height() + 0.6 * lfm.height()));
         }
     }
-    axisRect()->setMinimumMargins(QMargins(0, 0, 0, legendH));
+    QMargins margins = m_baseMargins; // QCPAxisRect's own minimum, and room for the legend
+    margins.setBottom(std::max(margins.bottom(), legendH));
+    axisRect()->setMinimumMargins(margins);
 
     QCustomPlot::updateLayout();
     // The label layout is decided once for a given room and set of labels and

@@ -271,6 +271,7 @@ private:
     TickDecision m_tickDecision;
     // The row notes' legend under the map: its lines at the last layout.
     QString m_legendText;
+    QMargins m_baseMargins; // the axis rect's minimum margins before a legend
     QRect m_layoutViewport; // the viewport the current layout was made for
 
     QCPColorMap *m_map = nullptr;
