@@ -52,6 +52,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QScreen>
 #include <QScrollArea>
 #include <QStackedWidget>
@@ -67,6 +68,8 @@ namespace attn {
 namespace {
 
 constexpr int kMaxRecentFiles = 8;
+// The bottom row's shares: the weights map, the output map, the side tabs.
+constexpr int kWeightsStretch = 5, kOutputStretch = 3, kSideTabsStretch = 4;
 
 // What File ▸ New starts from: three tokens in two dimensions, one head.
 Scenario blankScenario()
@@ -104,8 +107,67 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     connect(&m_doc, &Document::fileStateChanged, this, &MainWindow::updateTitle);
     connect(&m_doc, &Document::problemReported, this, &MainWindow::showProblem);
 
+    // The projector layout follows the window's size and what the maps hold.
+    m_fitTimer = new QTimer(this);
+    m_fitTimer->setSingleShot(true);
+    m_fitTimer->setInterval(0);
+    connect(m_fitTimer, &QTimer::timeout, this, [this] { fitLayout(std::exchange(m_fitPending, Refit::Grow)); });
+    connect(&m_doc, &Document::changed, this, [this](const DocumentChange &what) {
+        if (what.any(ChangeKind::Shape | ChangeKind::Labels | ChangeKind::Settings)) {
+            updateMapWidths(); // the titles name the settings
+            scheduleFit(Refit::Grow);
+        }
+    });
+
+    placeSettingsBar();
     readSettings();
     updateTitle();
+}
+
+void MainWindow::scheduleFit(Refit how)
+{
+    if (m_zoom < kProjectorZoom && !mapsTabbed() && !m_panelsFoldedByZoom)
+        return; // nothing to fit and nothing to give back
+    m_fitPending = std::max(m_fitPending, how);
+    m_fitTimer->start();
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    scheduleFit(Refit::Tabs);
+}
+
+void MainWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    // Grown by its layout's minimum (a larger font beside the panels), not
+    // by the teacher: the size asked for comes back once the layout has
+    // given the room (fitLayout). Any other resize is the size asked for.
+    const QSize was = event->oldSize(), now = event->size();
+    const bool grown = was.isValid() && !isMaximized() && !isFullScreen()
+        && ((now.width() > was.width() && now.width() == minimumWidth())
+            || (now.height() > was.height() && now.height() == minimumHeight()));
+    if (!grown)
+        m_askedSize = QSize();
+    else if (!m_askedSize.isValid())
+        m_askedSize = was;
+    if (m_fitting)
+        return; // fitLayout's own steps; it decides with the size they leave
+    scheduleFit(Refit::Tabs);
+}
+
+void MainWindow::placeSettingsBar()
+{
+    // Its own row, under the other toolbars: sharing a row with the Classroom
+    // and Animate toolbars, a projector's zoom pushed τ into the "»" overflow.
+    // Also after restoreState, whose saved layout may predate that row.
+    const bool shown = !m_settingsBar->isHidden();
+    if (toolBarArea(m_settingsBar) != Qt::NoToolBarArea)
+        removeToolBar(m_settingsBar);
+    addToolBarBreak(Qt::TopToolBarArea);
+    addToolBar(Qt::TopToolBarArea, m_settingsBar);
+    m_settingsBar->setVisible(shown);
 }
 
 MainWindow::~MainWindow()
@@ -130,14 +192,22 @@ void MainWindow::createViews()
     // the output and the side tabs. The weights map, the one a class reads
     // most and the one with a column of row notes, gets the widest share;
     // the output (usually a few value dimensions) the narrowest.
-    auto *top = new QHBoxLayout;
-    auto *bottom = new QHBoxLayout;
+    // The maps live on a page of their own: at a projector's zoom the page
+    // becomes the first of the side tabs, and the maps get the whole width
+    // (setMapsTabbed).
+    m_mapsPage = new QWidget(central);
+    m_mapsPage->setObjectName(QStringLiteral("mapsPage"));
+    auto *rows = m_mapRows = new QVBoxLayout(m_mapsPage);
+    rows->setContentsMargins(0, 0, 0, 0);
+    rows->setSpacing(4);
+    auto *top = m_topRow = new QHBoxLayout;
+    auto *bottom = m_bottomRow = new QHBoxLayout;
     top->setSpacing(4);
     bottom->setSpacing(4);
     const Stage stages[] = {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output};
-    const int bottomStretch[] = {5, 3};
+    const int bottomStretch[] = {kWeightsStretch, kOutputStretch};
     for (int i = 0; i < 5; ++i) {
-        auto *view = new StageView(&m_doc, stages[i], central);
+        auto *view = new StageView(&m_doc, stages[i], m_mapsPage);
         view->setMinimumSize(220, 180);
         m_stages.push_back(view);
         if (i < 3)
@@ -145,16 +215,24 @@ void MainWindow::createViews()
         else
             bottom->addWidget(view, bottomStretch[i - 3]);
     }
-    m_sideTabs = new QTabWidget(central);
+    // Where the top row has no room for three score maps (a projector's
+    // zoom on a small screen), some of them share a place as tabs.
+    m_stageStrip = new QTabWidget(m_mapsPage);
+    m_stageStrip->setObjectName(QStringLiteral("stageStrip"));
+    m_stageStrip->setDocumentMode(true);
+    m_stageStrip->hide();
+    m_sideTabs = new QTabWidget(m_mapsPage);
     m_sideTabs->setObjectName(QStringLiteral("sideTabs"));
     m_planePanel = new PlanePanel(&m_doc, m_sideTabs);
     m_sideTabs->addTab(m_planePanel, tr("Vector &plane"));
     m_sideTabs->addTab(new AllHeadsView(&m_doc, m_sideTabs), tr("All &heads"));
     m_sideTabs->addTab(new ConcatView(&m_doc, m_sideTabs), tr("&Concat → output"));
     m_sideTabs->addTab(new PositionalView(&m_doc, m_sideTabs), tr("Positional &encoding"));
-    bottom->addWidget(m_sideTabs, 4);
-    layout->addLayout(top, 1);
-    layout->addLayout(bottom, 1);
+    bottom->addWidget(m_sideTabs, kSideTabsStretch);
+    rows->addLayout(top, 1);
+    rows->addLayout(bottom, 1);
+    layout->addWidget(m_mapsPage, 1);
+    m_centralLayout = layout;
     setCentralWidget(central);
 
     m_matrices = new MatrixPanel(&m_doc, this);
@@ -181,9 +259,8 @@ void MainWindow::createViews()
 
     // Issue 11: whenever the settings panel is hidden (maps only, F9, or the
     // projector layout), its settings stay one click away in a compact row.
+    // Added to the window last, on a row of its own (placeSettingsBar).
     m_settingsBar = new SettingsBar(&m_doc, m_settings, this);
-    addToolBarBreak();
-    addToolBar(Qt::TopToolBarArea, m_settingsBar);
     m_settingsBar->hide();
     connect(settings, &QDockWidget::visibilityChanged, this, [this] {
         if (!modelMode())
@@ -313,7 +390,7 @@ void MainWindow::createAttentionMenu()
     // Turning an encoding on shows it.
     connect(m_settings->encodings(), &QActionGroup::triggered, this, [this] {
         if (m_doc.scenario().encoding != Encoding::None)
-            m_sideTabs->setCurrentIndex(m_sideTabs->count() - 1);
+            showSideTab(m_sideTabs->widget(m_sideTabs->count() - 1), false);
     });
 }
 
@@ -379,7 +456,7 @@ void MainWindow::createViewMenu()
     mapsOnly->setToolTip(tr("Give the whole window to the maps, e.g. on a projector; F9 again brings the panels back"));
     connect(mapsOnly, &QAction::triggered, this, [this] {
         const QList<QDockWidget *> docks = findChildren<QDockWidget *>();
-        setPanelsShown(std::none_of(docks.begin(), docks.end(), [](QDockWidget *d) { return d->isVisible(); }));
+        setPanelsShownByUser(std::none_of(docks.begin(), docks.end(), [](QDockWidget *d) { return d->isVisible(); }));
     });
     QAction *lab = view->addAction(tr("√d_k &lab…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L), this,
                                    [this] { showScalingLab(); });
@@ -479,6 +556,8 @@ void MainWindow::readSettings()
         resize(std::min(1600, screen.width()), std::min(1000, screen.height()));
     }
     restoreState(prefs::windowState.get());
+    m_settingsBar->setVisible(m_settingsDock->isHidden());
+    placeSettingsBar();
 
     const auto seq = sequentialGradientFromKey(prefs::sequentialGradient.get()).value_or(SequentialGradient::Viridis);
     const auto div = divergingGradientFromKey(prefs::divergingGradient.get()).value_or(DivergingGradient::BlueRed);
@@ -528,6 +607,7 @@ void MainWindow::applyCellText()
 
 void MainWindow::setPanelsShown(bool shown)
 {
+    m_foldedDocks.clear();
     for (QDockWidget *d : findChildren<QDockWidget *>())
         d->setVisible(shown);
 }
@@ -543,26 +623,247 @@ void MainWindow::setZoom(double zoom, bool announce)
     // The output map has the smallest share of its row; it still needs room
     // for its title, two columns and its colour bar in the zoomed font. The
     // weights map, the one to read, keeps more than that.
-    const int line = QFontMetrics(f).height();
-    stageView(Stage::Output)->setMinimumWidth(std::max(220, 12 * line));
-    stageView(Stage::Weights)->setMinimumWidth(std::max(220, 15 * line));
+    updateMapWidths();
     // The panels' text grows with the zoom; so does their column, within reason.
     // After the fonts have settled and the window has its size.
     QTimer::singleShot(0, this, [this] {
         if (m_inputsDock && !m_inputsDock->isFloating())
             resizeDocks({m_inputsDock}, {int(std::min(400 * m_zoom, 0.42 * width()))}, Qt::Horizontal);
-        // A projector's zoom: where the maps would drop their numbers or cut
-        // a title beside the panels, the panels give their room (issue 11);
-        // their settings stay in the settings bar, F9 brings them back.
-        QTimer::singleShot(0, this, [this] {
-            if (m_zoom >= 1.25 && !modelMode() && m_settingsDock->isVisible() && !mapsReadable()) {
-                setPanelsShown(false);
-                statusBar()->showMessage(tr("At this zoom the panels fold into the settings bar so that every map "
-                                            "keeps its numbers; F9 brings them back"),
-                                         8000);
-            }
-        });
+        QTimer::singleShot(0, this, [this] { fitLayout(Refit::All); });
     });
+}
+
+void MainWindow::updateMapWidths()
+{
+    // The output map has the smallest share of its row; it still needs room
+    // for two columns and its colour bar in the zoomed font. The weights
+    // map, the one to read, keeps more than that. And no map is narrower
+    // than its title (which names the settings, so it changes with them):
+    // the layout gives a title its room rather than have it cut.
+    const int line = QFontMetrics(QApplication::font()).height();
+    for (StageView *v : m_stages) {
+        const QFontMetrics title(v->titleElement()->font());
+        int width = 220;
+        for (const QString &l : v->data().title.split(QLatin1Char('\n')))
+            width = std::max(width, title.horizontalAdvance(l) + 2 * line);
+        if (v->stage() == Stage::Output)
+            width = std::max(width, 12 * line);
+        if (v->stage() == Stage::Weights)
+            width = std::max(width, 15 * line);
+        if (v->minimumWidth() != width)
+            v->setMinimumWidth(width);
+    }
+}
+
+void MainWindow::setPanelsShownByUser(bool shown)
+{
+    m_panelsFoldedByZoom = false; // the teacher's choice: the zoom leaves it alone
+    setPanelsShown(shown);
+}
+
+bool MainWindow::mapsTabbed() const
+{
+    return m_sideTabs->indexOf(m_mapsPage) >= 0;
+}
+
+void MainWindow::setMapsTabbed(bool on)
+{
+    if (on == mapsTabbed())
+        return;
+    QWidget *weights = stageView(Stage::Weights), *output = stageView(Stage::Output);
+    if (on) {
+        // The side tabs leave the maps' row (first, so that the maps' page
+        // is not their parent) and take the maps as their first tab.
+        m_tabBeforeMaps = m_sideTabs->currentWidget();
+        m_bottomRow->removeWidget(m_sideTabs);
+        m_centralLayout->removeWidget(m_mapsPage);
+        m_centralLayout->addWidget(m_sideTabs, 1);
+        m_sideTabs->insertTab(0, m_mapsPage, tr("&Maps"));
+        m_sideTabs->setCurrentWidget(m_mapsPage);
+        // The weights and their row notes take most of the row; the output
+        // (a few value dimensions) is narrow.
+        m_bottomRow->setStretchFactor(weights, 2 * kWeightsStretch);
+        m_bottomRow->setStretchFactor(output, kOutputStretch);
+    } else {
+        setStrippedMaps(0); // the strip only ever helps maps that already have the whole width
+        setBottomShare(0);
+        const bool onMaps = m_sideTabs->currentWidget() == m_mapsPage;
+        m_sideTabs->removeTab(m_sideTabs->indexOf(m_mapsPage));
+        m_centralLayout->removeWidget(m_sideTabs);
+        m_centralLayout->addWidget(m_mapsPage, 1);
+        m_bottomRow->addWidget(m_sideTabs, kSideTabsStretch);
+        m_bottomRow->setStretchFactor(weights, kWeightsStretch);
+        m_bottomRow->setStretchFactor(output, kOutputStretch);
+        if (onMaps && m_tabBeforeMaps && m_sideTabs->indexOf(m_tabBeforeMaps) >= 0)
+            m_sideTabs->setCurrentWidget(m_tabBeforeMaps);
+    }
+    // A widget moved to another parent is hidden until shown again.
+    m_mapsPage->show();
+    m_sideTabs->show();
+}
+
+int MainWindow::strippedMaps() const
+{
+    return m_stageStrip->count();
+}
+
+void MainWindow::setStrippedMaps(int count)
+{
+    count = std::clamp(count, 0, 3);
+    if (count == strippedMaps())
+        return;
+    const Stage row[] = {Stage::Scores, Stage::Scaled, Stage::Masked};
+    QWidget *chosen = m_stageStrip->currentWidget();
+    while (m_stageStrip->count() > 0)
+        m_stageStrip->removeTab(0);
+    m_topRow->removeWidget(m_stageStrip);
+    for (Stage st : row)
+        m_topRow->removeWidget(stageView(st));
+    // The first maps keep their own place; the last `count` share the strip.
+    for (int i = 0; i < 3 - count; ++i) {
+        m_topRow->addWidget(stageView(row[i]), 1);
+        stageView(row[i])->show();
+    }
+    for (int i = 3 - count; i < 3; ++i)
+        m_stageStrip->addTab(stageView(row[i]), stageName(row[i]));
+    if (count == 0) {
+        m_stageStrip->hide();
+        return;
+    }
+    m_topRow->addWidget(m_stageStrip, 1);
+    m_stageStrip->show();
+    // In view: the map chosen before, else the mask where one acts, else the first.
+    if (chosen && m_stageStrip->indexOf(chosen) >= 0)
+        m_stageStrip->setCurrentWidget(chosen);
+    else if (hasMask(m_doc.scenario()))
+        m_stageStrip->setCurrentWidget(stageView(Stage::Masked));
+    else
+        m_stageStrip->setCurrentIndex(0);
+}
+
+void MainWindow::setBottomShare(int share)
+{
+    // The rows' heights: even, then more for the weights and the output,
+    // whose rows hold notes and whose cells need height for their numbers.
+    constexpr std::pair<int, int> shares[] = {{1, 1}, {4, 5}, {2, 3}};
+    m_bottomShare = std::clamp(share, 0, 2);
+    m_mapRows->setStretch(0, shares[m_bottomShare].first);
+    m_mapRows->setStretch(1, shares[m_bottomShare].second);
+}
+
+void MainWindow::showStage(Stage stage)
+{
+    StageView *view = stageView(stage);
+    if (mapsTabbed())
+        m_sideTabs->setCurrentWidget(m_mapsPage);
+    if (m_stageStrip->indexOf(view) >= 0)
+        m_stageStrip->setCurrentWidget(view);
+}
+
+void MainWindow::showSideTab(QWidget *page, bool overMaps)
+{
+    // With the maps in the side tabs (a projector's zoom), what follows the
+    // maps (an animation, step mode, an encoding turned on) leaves them in view.
+    if (!overMaps && mapsTabbed() && m_sideTabs->currentWidget() == m_mapsPage)
+        return;
+    m_sideTabs->setCurrentWidget(page);
+}
+
+void MainWindow::settleLayout()
+{
+    // Docks folded and pages moved: their geometry now, not at the next
+    // turn of the event loop, so that mapsReadable() measures the new room.
+    for (int i = 0; i < 3; ++i) {
+        QApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        if (layout())
+            layout()->activate();
+        if (centralWidget() && centralWidget()->layout())
+            centralWidget()->layout()->activate();
+        if (m_mapsPage->layout())
+            m_mapsPage->layout()->activate();
+    }
+}
+
+void MainWindow::fitLayout(Refit how)
+{
+    if (modelMode() || m_fitting)
+        return;
+    m_fitting = true;
+    updateMapWidths();
+    const bool projector = m_zoom >= kProjectorZoom;
+    // A tab the teacher chose beside the Maps tab stays chosen.
+    const QPointer<QWidget> shown = mapsTabbed() ? m_sideTabs->currentWidget() : nullptr;
+    // Back to the plain layout, then as much room as the maps need; below a
+    // projector's zoom it stays plain.
+    // A window no larger than when the maps went into the tabs has no more room.
+    const bool larger = width() > m_tabbedAt.width() || height() > m_tabbedAt.height();
+    if (how == Refit::All || !projector || (how == Refit::Tabs && larger))
+        setMapsTabbed(false);
+    if ((how == Refit::All || !projector) && m_panelsFoldedByZoom) {
+        m_panelsFoldedByZoom = false;
+        for (const QPointer<QDockWidget> &d : std::exchange(m_foldedDocks, {}))
+            if (d)
+                d->show();
+    }
+    // Decided once the window has its size (showEvent and resizeEvent ask again).
+    if (projector && isVisible()) {
+        settleLayout();
+        // A projector's zoom: where the maps would drop their numbers, cut a
+        // title or the weights' row notes, the layout gives them room, one
+        // step at a time (issue 11): the panels fold into the settings bar
+        // (F9 brings them back), then the maps take the whole width with
+        // the plane and the other views in tabs beside the Maps tab.
+        bool changed = false;
+        if (!mapsReadable() && m_settingsDock->isVisible()) {
+            m_foldedDocks.clear();
+            for (QDockWidget *d : findChildren<QDockWidget *>())
+                if (d->isVisible()) {
+                    m_foldedDocks.push_back(d);
+                    d->hide();
+                }
+            m_panelsFoldedByZoom = true;
+            changed = true;
+            settleLayout();
+        }
+        if (!mapsReadable() && !mapsTabbed()) {
+            setMapsTabbed(true);
+            m_tabbedAt = m_askedSize.isValid() ? m_askedSize : size();
+            changed = true;
+            settleLayout();
+        }
+        // Still short (zoom 2 on 1600x1000: three maps of five columns are
+        // wider than the screen, and the output's rows too low for its
+        // numbers): the scaled and masked scores share a place as tabs, then
+        // all three score maps do, and the weights and output row gets more
+        // of the height.
+        struct Arrangement {
+            int strip, share;
+        };
+        constexpr Arrangement steps[] = {{0, 0}, {0, 1}, {2, 0}, {2, 1}, {3, 0}, {3, 1}, {3, 2}};
+        if (mapsTabbed() && !mapsReadable()) {
+            std::size_t at = 0;
+            while (at < std::size(steps) && (steps[at].strip != strippedMaps() || steps[at].share != m_bottomShare))
+                ++at;
+            for (std::size_t next = at + 1; next < std::size(steps) && !mapsReadable(); ++next) {
+                setStrippedMaps(steps[next].strip);
+                setBottomShare(steps[next].share);
+                changed = true;
+                settleLayout();
+            }
+        }
+        if (changed && !m_classroom->hidden())
+            statusBar()->showMessage(tr("At this zoom the panels fold into the settings bar and the maps take the window, "
+                                        "the plane and the other views in tabs beside them, so that every map keeps its "
+                                        "numbers; F9 brings the panels back"),
+                                     8000);
+    }
+    if (shown && shown != m_mapsPage && m_sideTabs->indexOf(shown) >= 0)
+        m_sideTabs->setCurrentWidget(shown);
+    // The window grew to the panels' minimum on the way: back to the size asked for.
+    const QSize asked = std::exchange(m_askedSize, QSize());
+    if (asked.isValid() && asked != size() && asked.expandedTo(minimumSize()) == asked)
+        resize(asked);
+    m_fitting = false;
 }
 
 bool MainWindow::mapsReadable() const
@@ -920,7 +1221,7 @@ void MainWindow::createClassroom()
     hideScaled->setCheckable(true);
     connect(hideScaled, &QAction::toggled, m_classroom, &Classroom::setHideScaled);
     QAction *guess = menu->addAction(tr("&Guess the row"), this, [this] {
-        m_sideTabs->setCurrentWidget(m_guessPanel);
+        showSideTab(m_guessPanel);
     });
     bar->addAction(guess);
     menu->addSeparator();
@@ -940,7 +1241,7 @@ void MainWindow::createClassroom()
 
     registerView(QStringLiteral("steps"), [this]() -> QWidget * {
         setStepMode(true);
-        m_sideTabs->setCurrentWidget(m_stepPanel);
+        showSideTab(m_stepPanel);
         return this;
     });
     registerView(QStringLiteral("notes"), [this]() -> QWidget * {
@@ -949,7 +1250,7 @@ void MainWindow::createClassroom()
     });
     registerView(QStringLiteral("quiz"), [this]() -> QWidget * { return showQuiz()->window(); });
     registerView(QStringLiteral("guess"), [this]() -> QWidget * {
-        m_sideTabs->setCurrentWidget(m_guessPanel);
+        showSideTab(m_guessPanel);
         return this;
     });
     applyClassroom();
@@ -959,7 +1260,7 @@ void MainWindow::setStepMode(bool on)
 {
     m_classroom->setStepMode(on);
     if (on)
-        m_sideTabs->setCurrentWidget(m_stepPanel);
+        showSideTab(m_stepPanel, false); // beside the maps, or a tab away from them at a projector's zoom
 }
 
 void MainWindow::setAnswersHidden(bool on)
@@ -979,6 +1280,10 @@ void MainWindow::applyClassroom()
         v->setAnswersHidden(m_classroom->stageHidden(v->stage()));
         v->setDimmed(!m_classroom->reached(v->stage()));
     }
+    // A step's map that shares a place in the stage strip comes forward.
+    if (stepping && m_stageStrip->count() > 0)
+        if (StageView *v = stageView(stageOfStep(m_classroom->currentStep())); m_stageStrip->indexOf(v) >= 0)
+            m_stageStrip->setCurrentWidget(v);
     // The heads' weights and the concatenated outputs give the answers away too.
     for (HeatmapPlot *p : allPlots())
         if (!qobject_cast<StageView *>(p) && p->objectName() != QLatin1String("positional"))
@@ -1064,7 +1369,7 @@ void MainWindow::createSweeps()
     m_costPanel = new CostPanel(&m_doc, m_sideTabs);
     m_sideTabs->insertTab(m_sideTabs->count() - 1, m_costPanel, tr("C&ost"));
     registerView(QStringLiteral("cost"), [this]() -> QWidget * {
-        m_sideTabs->setCurrentWidget(m_costPanel);
+        showSideTab(m_costPanel);
         return this;
     });
     connect(m_sweepPanel, &SweepPanel::message, this, [this](const QString &text) { statusBar()->showMessage(text, 6000); });
@@ -1076,7 +1381,7 @@ void MainWindow::createSweeps()
     QToolBar *bar = addToolBar(tr("Animate"));
     bar->setObjectName(QStringLiteral("animateToolBar"));
     QAction *tau = bar->addAction(tr("▶ Sweep τ"), this, [this] {
-        m_sideTabs->setCurrentWidget(m_sweepPanel);
+        showSideTab(m_sweepPanel, false); // the maps follow the animation: they stay in view
         if (m_sweepPanel->isPlaying() && m_sweepPanel->mode() == SweepPanel::Mode::Temperature)
             m_sweepPanel->pause();
         else
@@ -1084,7 +1389,7 @@ void MainWindow::createSweeps()
     });
     tau->setToolTip(tr("Animate the temperature from 0.05 to 20 and back while the maps follow (the Animate tab)"));
     QAction *turn = bar->addAction(tr("▶ Turn the query"), this, [this] {
-        m_sideTabs->setCurrentWidget(m_sweepPanel);
+        showSideTab(m_sweepPanel, false); // the maps follow the animation: they stay in view
         if (m_sweepPanel->isPlaying() && m_sweepPanel->mode() == SweepPanel::Mode::Rotation)
             m_sweepPanel->pause();
         else
@@ -1093,17 +1398,17 @@ void MainWindow::createSweeps()
     turn->setToolTip(tr("Turn the selected query once around the origin while the maps follow"));
     QAction *stop = bar->addAction(tr("■ Stop"), m_sweepPanel, &SweepPanel::stop);
     stop->setToolTip(tr("Stop the animation and put everything back as it was"));
-    QAction *topk = bar->addAction(tr("Top-k"), this, [this] { m_sideTabs->setCurrentWidget(m_topKPanel); });
+    QAction *topk = bar->addAction(tr("Top-k"), this, [this] { showSideTab(m_topKPanel); });
     topk->setToolTip(tr("Hard against soft: each row's k largest weights only, and the hard k-NN average"));
 
     // `--show sweep`: the τ sweep paused at a low τ (0.2), its curves beside the maps.
     registerView(QStringLiteral("sweep"), [this]() -> QWidget * {
-        m_sideTabs->setCurrentWidget(m_sweepPanel);
+        showSideTab(m_sweepPanel);
         m_sweepPanel->showTemperatureFrame(14);
         return this;
     });
     registerView(QStringLiteral("topk"), [this]() -> QWidget * {
-        m_sideTabs->setCurrentWidget(m_topKPanel);
+        showSideTab(m_topKPanel);
         return this;
     });
 }

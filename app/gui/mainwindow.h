@@ -9,6 +9,7 @@
 #include "figureexport.h"
 
 #include <QMainWindow>
+#include <QPointer>
 
 #include <functional>
 #include <map>
@@ -19,8 +20,11 @@ class QDockWidget;
 class QActionGroup;
 class QLabel;
 class QMenu;
+class QHBoxLayout;
 class QStackedWidget;
 class QTabWidget;
+class QTimer;
+class QVBoxLayout;
 
 namespace attn {
 
@@ -82,6 +86,18 @@ public:
     // Every stage map shows its numbers, its whole title and (weights) its
     // row notes; checked to fold the panels away at a projector's zoom.
     bool mapsReadable() const;
+    // From this zoom on, the layout gives the maps the room they need
+    // (fitLayout): the panels fold into the settings bar, then the maps
+    // become the first of the side tabs and take the whole width.
+    static constexpr double kProjectorZoom = 1.25;
+    bool mapsTabbed() const;
+    // How many of the score maps (the last ones of scores, scaled, masked)
+    // share a place as tabs of a stage strip: 0, 2 or 3.
+    int strippedMaps() const;
+    QTabWidget *stageStrip() const { return m_stageStrip; }
+    // Brings a stage's map into view: the Maps tab, its tab in the strip.
+    void showStage(Stage stage);
+    bool panelsFoldedByZoom() const { return m_panelsFoldedByZoom; }
 
     // Writes a figure (WindowExport); nothing is left half-written on a problem.
     std::optional<Problem> exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size, const QString &path);
@@ -152,6 +168,8 @@ public:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void exportFailed(const QString &message); // status bar, and a message box when interactive
@@ -178,6 +196,39 @@ private:
     bool save();
     bool saveAs();
     std::vector<HeatmapPlot *> allPlots() const;
+
+    // The projector layout (issue 11).
+    void placeSettingsBar();
+    void setPanelsShownByUser(bool shown);
+    void updateMapWidths(); // F9: the zoom leaves the teacher's choice alone
+    void setMapsTabbed(bool on);
+    void setStrippedMaps(int count);
+    void setBottomShare(int share);
+    // Shows a side tab; overMaps false: not while the maps are the tab in view.
+    void showSideTab(QWidget *page, bool overMaps = true);
+    void settleLayout();
+    // How much of the layout to decide again: Grow only gives more room (a
+    // lesson or a setting changed), Tabs also takes the maps out of the tabs
+    // first (a new window size), All also brings back the panels the zoom
+    // folded (a new zoom).
+    enum class Refit { Grow, Tabs, All };
+    void fitLayout(Refit how);
+    void scheduleFit(Refit how);
+    QWidget *m_mapsPage = nullptr;
+    QVBoxLayout *m_centralLayout = nullptr;
+    QVBoxLayout *m_mapRows = nullptr;
+    int m_bottomShare = 0;
+    QHBoxLayout *m_topRow = nullptr;
+    QHBoxLayout *m_bottomRow = nullptr;
+    QTabWidget *m_stageStrip = nullptr;
+    QPointer<QWidget> m_tabBeforeMaps;
+    std::vector<QPointer<QDockWidget>> m_foldedDocks;
+    QTimer *m_fitTimer = nullptr;
+    Refit m_fitPending = Refit::Grow;
+    QSize m_askedSize; // the size before the layout's minimum grew the window
+    QSize m_tabbedAt;  // the window's size when the maps went into the tabs
+    bool m_panelsFoldedByZoom = false;
+    bool m_fitting = false;
 
     Document m_doc;
     MatrixPanel *m_matrices = nullptr;

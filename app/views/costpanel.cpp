@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QTableWidget>
+#include <QScrollArea>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -36,11 +37,12 @@ CostPanel::CostPanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(do
 
     m_growth = new QCustomPlot(this);
     m_growth->setObjectName(QStringLiteral("costGrowth"));
-    m_growth->setMinimumHeight(90);
-    // Beside the maps: the panel must not take the maps' height.
-    m_table->setMinimumHeight(60);
-    m_table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
-    m_growth->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
+    m_growth->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+    // The whole table, never a scroll bar inside the panel's own.
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, this, [this] { fitTable(); });
 
     m_path = new PathDiagram(this);
     m_growthLegend = new QLabel(this);
@@ -48,13 +50,36 @@ CostPanel::CostPanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(do
     m_growthLegend->setWordWrap(true);
     m_growthLegend->setTextFormat(Qt::RichText);
 
-    auto *layout = new QVBoxLayout(this);
+    // Beside the maps the tab is short: rather than squeeze the chart to a
+    // sliver, each part keeps a readable size and the panel scrolls. The
+    // chart (the n² the seeds name) and the path come first, side by side
+    // when the tab is wide; the table of every stage under them.
+    auto *content = new QWidget;
+    content->setObjectName(QStringLiteral("costContent"));
+    auto *chart = new QWidget(content);
+    auto *chartLayout = new QVBoxLayout(chart);
+    chartLayout->setContentsMargins(0, 0, 0, 0);
+    chartLayout->addWidget(m_growthLegend);
+    chartLayout->addWidget(m_growth, 1);
+    m_figures = new QBoxLayout(QBoxLayout::TopToBottom);
+    m_figures->addWidget(chart, 3);
+    m_figures->addWidget(m_path, 2);
+    auto *layout = new QVBoxLayout(content);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_summary);
-    layout->addWidget(m_table, 3);
-    layout->addWidget(m_growthLegend);
-    layout->addWidget(m_growth, 3);
-    layout->addWidget(m_path, 2);
+    layout->addLayout(m_figures);
+    layout->addWidget(m_table);
+    layout->addStretch(1);
+    m_scroll = new QScrollArea(this);
+    m_scroll->setObjectName(QStringLiteral("costScroll"));
+    m_scroll->setWidget(content);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(m_scroll);
+    applySizes();
 
     new ViewBinding(this, doc, ChangeKind::Shape | ChangeKind::Settings | ChangeKind::Labels, [this] { refresh(); });
     refresh();
@@ -93,7 +118,41 @@ void CostPanel::changeEvent(QEvent *event)
 {
     if (event->type() == QEvent::LanguageChange)
         retranslate();
+    if (event->type() == QEvent::FontChange) {
+        applySizes();
+        fillGrowth(); // its axes' fonts
+        fitTable();
+    }
     QWidget::changeEvent(event);
+}
+
+void CostPanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    applySizes();
+}
+
+void CostPanel::applySizes()
+{
+    // Sizes in lines of the current font, so the zoom keeps them readable.
+    const int line = QFontMetrics(font()).height();
+    m_growth->setMinimumHeight(std::max(160, 10 * line));
+    m_path->setMinimumHeight(std::max(140, 8 * line));
+    // Wide enough for both at a readable width: the chart and the path side by side.
+    const bool wide = width() >= std::max(640, 44 * line);
+    m_figures->setDirection(wide ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+}
+
+void CostPanel::fitTable()
+{
+    // Rows as tall as their wrapped text at the current column width, and
+    // the table as tall as its rows: the panel's scroll bar does the rest.
+    m_table->resizeRowsToContents();
+    int h = m_table->horizontalHeader()->height() + 2 * m_table->frameWidth();
+    for (int r = 0; r < m_table->rowCount(); ++r)
+        h += m_table->rowHeight(r);
+    if (m_table->height() != h)
+        m_table->setFixedHeight(h);
 }
 
 void CostPanel::retranslate()
@@ -186,7 +245,7 @@ void CostPanel::fillTable()
     stored->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     stored->setFont(bold);
     m_table->setItem(row, 2, stored);
-    m_table->resizeRowsToContents();
+    fitTable();
 }
 
 void CostPanel::fillGrowth()

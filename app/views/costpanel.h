@@ -11,8 +11,10 @@
 
 #include <QWidget>
 
+class QBoxLayout;
 class QCustomPlot;
 class QLabel;
+class QScrollArea;
 class QTableWidget;
 
 namespace attn {
@@ -30,6 +32,8 @@ public:
     QCustomPlot *growthPlot() const { return m_growth; }
     PathDiagram *pathDiagram() const { return m_path; }
     QString summary() const;
+    // The panel scrolls (a short tab beside the maps); the chart keeps a readable height.
+    QScrollArea *scrollArea() const { return m_scroll; }
 
     // "12,288" in the UI's locale; "1.2 M" style for large values.
     static QString count(double v);
@@ -39,8 +43,11 @@ public slots:
 
 protected:
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
+    void applySizes();
+    void fitTable();
     void retranslate();
     void fillTable();
     void fillGrowth();
@@ -52,6 +59,8 @@ private:
     QCustomPlot *m_growth;
     QLabel *m_growthLegend;
     PathDiagram *m_path;
+    QBoxLayout *m_figures;
+    QScrollArea *m_scroll;
 };
 
 } // namespace attn

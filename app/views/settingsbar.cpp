@@ -7,11 +7,25 @@
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QLabel>
+#include <QLayout>
 #include <QMenu>
+#include <QRegularExpression>
 #include <QSignalBlocker>
+#include <QTimer>
 #include <QToolButton>
 
 namespace attn {
+
+namespace {
+
+// A menu text without its mnemonic: "&None" and "无(&N)" as "None" and "无".
+QString plainText(const QAction *a)
+{
+    static const QRegularExpression mnemonic(QStringLiteral("\\(&[^)]\\)|&(?=.)"));
+    return a->text().remove(mnemonic).trimmed();
+}
+
+} // namespace
 
 SettingsBar::SettingsBar(Document *doc, SettingsActions *actions, QWidget *parent)
     : QToolBar(parent), m_doc(doc), m_actions(actions)
@@ -19,8 +33,8 @@ SettingsBar::SettingsBar(Document *doc, SettingsActions *actions, QWidget *paren
     setObjectName(QStringLiteral("settingsToolBar"));
     setToolButtonStyle(Qt::ToolButtonTextOnly);
 
-    addAction(actions->causal());
-    addAction(actions->afterSoftmax());
+    m_causal = toggleButton(actions->causal(), QStringLiteral("barCausal"));
+    m_afterSoftmax = toggleButton(actions->afterSoftmax(), QStringLiteral("barAfterSoftmax"));
     addSeparator();
     m_heads = menuButton(actions->heads(), QStringLiteral("barHeads"));
     m_encoding = menuButton(actions->encodings(), QStringLiteral("barEncoding"));
@@ -51,6 +65,30 @@ SettingsBar::SettingsBar(Document *doc, SettingsActions *actions, QWidget *paren
     sync();
 }
 
+QToolButton *SettingsBar::toggleButton(QAction *action, const QString &objectName)
+{
+    // The action's own state and its one edit, with a text of the bar's own
+    // (shorter when the row is tight): a button with the action as its
+    // default action would take the action's text back at every change.
+    auto *button = new QToolButton(this);
+    button->setObjectName(objectName);
+    button->setCheckable(true);
+    button->setAutoRaise(true);
+    connect(button, &QToolButton::clicked, action, [action, button] {
+        action->trigger();
+        button->setChecked(action->isChecked()); // an edit refused leaves it as it was
+    });
+    auto follow = [action, button] {
+        button->setChecked(action->isChecked());
+        button->setEnabled(action->isEnabled());
+        button->setToolTip(action->toolTip());
+    };
+    connect(action, &QAction::changed, button, follow);
+    follow();
+    addWidget(button);
+    return button;
+}
+
 QToolButton *SettingsBar::menuButton(QActionGroup *group, const QString &objectName)
 {
     auto *button = new QToolButton(this);
@@ -69,6 +107,47 @@ void SettingsBar::changeEvent(QEvent *event)
     if (event->type() == QEvent::LanguageChange)
         retranslate();
     QToolBar::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        fitTexts();
+}
+
+void SettingsBar::resizeEvent(QResizeEvent *event)
+{
+    QToolBar::resizeEvent(event);
+    fitTexts();
+}
+
+void SettingsBar::setCompact(bool compact)
+{
+    m_compact = compact;
+    sync();
+}
+
+void SettingsBar::fitTexts()
+{
+    // The bar has a row of its own: when its texts are wider than the row
+    // (a projector's zoom), the short ones, so that nothing, τ last of all,
+    // falls into the "»" overflow. Measured without switching the texts:
+    // the width now, less the texts shown, plus the full ones.
+    if (width() <= 0)
+        return;
+    int full = sizeHint().width();
+    if (m_compact) {
+        for (QToolButton *b : {m_causal, m_afterSoftmax, m_heads, m_encoding, m_scale, m_similarity}) {
+            const QFontMetrics fm(b->font());
+            full += fm.horizontalAdvance(b->property("fullText").toString()) - fm.horizontalAdvance(b->text());
+        }
+    }
+    const bool tight = full > width();
+    if (tight == m_compact)
+        return;
+    setCompact(tight);
+    // Laid out again with the new texts once this resize is done: the
+    // layout placed its items for the old ones, τ in the overflow.
+    QTimer::singleShot(0, this, [this] {
+        layout()->invalidate();
+        layout()->activate();
+    });
 }
 
 void SettingsBar::retranslate()
@@ -88,12 +167,30 @@ void SettingsBar::sync()
     const Scenario &s = m_doc->scenario();
     auto checkedText = [](QActionGroup *g) {
         QAction *a = g->checkedAction();
-        return a ? a->text().remove(QLatin1Char('&')) : QString();
+        return a ? plainText(a) : QString();
     };
-    m_heads->setText(tr("Heads: %1").arg(s.heads));
-    m_encoding->setText(tr("Position: %1").arg(checkedText(m_actions->encodings())));
-    m_scale->setText(tr("Scale: %1").arg(checkedText(m_actions->scales())));
-    m_similarity->setText(tr("Similarity: %1").arg(checkedText(m_actions->similarities())));
+    // The full texts, kept to measure against while the short ones show.
+    m_causal->setProperty("fullText", plainText(m_actions->causal()));
+    m_afterSoftmax->setProperty("fullText", plainText(m_actions->afterSoftmax()));
+    m_heads->setProperty("fullText", tr("Heads: %1").arg(s.heads));
+    m_encoding->setProperty("fullText", tr("Position: %1").arg(checkedText(m_actions->encodings())));
+    m_scale->setProperty("fullText", tr("Scale: %1").arg(checkedText(m_actions->scales())));
+    m_similarity->setProperty("fullText", tr("Similarity: %1").arg(checkedText(m_actions->similarities())));
+    if (!m_compact) {
+        for (QToolButton *b : {m_causal, m_afterSoftmax, m_heads, m_encoding, m_scale, m_similarity})
+            b->setText(b->property("fullText").toString());
+    } else {
+        // The short forms: the symbols the formula and the maps' titles use.
+        m_causal->setText(tr("Causal"));
+        m_afterSoftmax->setText(tr("After softmax ✗"));
+        m_heads->setText(tr("h = %1").arg(s.heads));
+        m_encoding->setText(tr("PE: %1").arg(checkedText(m_actions->encodings())));
+        m_scale->setText(s.scale == Scale::SqrtDk ? QStringLiteral("÷ √d_k") : s.scale == Scale::Dk ? QStringLiteral("÷ d_k ✗")
+                                                                                                   : QStringLiteral("÷ 1"));
+        m_similarity->setText(s.similarity == Similarity::Dot      ? QStringLiteral("q·k")
+                              : s.similarity == Similarity::Cosine ? QStringLiteral("cos(q, k)")
+                                                                   : QStringLiteral("−‖q−k‖²"));
+    }
     for (QToolButton *b : {m_heads, m_encoding, m_scale, m_similarity})
         b->setEnabled(b->menu() && !b->menu()->actions().isEmpty());
     const QSignalBlocker block(m_tau);

@@ -27,18 +27,28 @@ public:
     QToolButton *scaleButton() const { return m_scale; }
     QToolButton *similarityButton() const { return m_similarity; }
     QDoubleSpinBox *temperatureBox() const { return m_tau; }
+    QToolButton *causalButton() const { return m_causal; }
+    QToolButton *afterSoftmaxButton() const { return m_afterSoftmax; }
+    // Short texts ("h = 2", "q·k") while the full ones are wider than the row.
+    bool isCompact() const { return m_compact; }
 
 protected:
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
+    QToolButton *toggleButton(QAction *action, const QString &objectName);
     QToolButton *menuButton(QActionGroup *group, const QString &objectName);
+    void setCompact(bool compact);
+    void fitTexts();
     void sync();
     void retranslate();
 
     Document *m_doc;
     SettingsActions *m_actions;
+    QToolButton *m_causal, *m_afterSoftmax;
     QToolButton *m_heads, *m_encoding, *m_scale, *m_similarity;
+    bool m_compact = false;
     QDoubleSpinBox *m_tau;
     QLabel *m_tauLabel;
 };
