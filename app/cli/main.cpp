@@ -83,6 +83,9 @@ int main(int argc, char *argv[])
     // A file size limit (ulimit -f) then fails a write with EFBIG, reported
     // like a full disk, instead of killing the program mid-file.
     std::signal(SIGXFSZ, SIG_IGN);
+    // Likewise a reader that went away (`| head`): the write fails with
+    // EPIPE and is said in one line, exit 2, not a silent death.
+    std::signal(SIGPIPE, SIG_IGN);
 #endif
     attn::prepareRuntimeDir();
     // Only export and model export draw; off screen, so they need no display.

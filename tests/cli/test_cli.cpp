@@ -637,6 +637,7 @@ private slots:
     void traceIntoDevFull();
 
     void traceIntoClosedStdout();
+    void traceIntoAPipeClosedEarly();
 
     // A closed stdout must not become the first file export opens.
     void exportWithClosedStdoutWritesNoFileOntoIt();
@@ -860,6 +861,29 @@ void TestCli::justAcceptedLargeTraceStreams()
     for (qint64 at = 0; at < size; at += 1 << 24)
         QVERIFY2(a.read(1 << 24) == b.read(1 << 24), qPrintable(QStringLiteral("bytes differ after %1").arg(at)));
     QVERIFY(QDir(out).entryList(QDir::Files | QDir::Hidden).size() == 1); // no temporary file left
+}
+
+// `trace ... | head -c 100`: the reader goes away mid-trace. One line
+// naming the broken pipe and exit 2, not a silent death by SIGPIPE (141).
+void TestCli::traceIntoAPipeClosedEarly()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("n400.json"));
+    QVERIFY(writeFile(path, directFile(400)));
+    // As a shell runs it; the program's own exit code goes to a file.
+    const QString codeFile = dir.filePath(QStringLiteral("code"));
+    QProcess p;
+    p.start(QStringLiteral("/bin/sh"),
+            {QStringLiteral("-c"), QStringLiteral("{ \"$0\" trace \"$1\" --format json; echo $? > \"$2\"; } | head -c 100 > /dev/null"),
+             cliBinary(), path, codeFile});
+    QVERIFY(p.waitForStarted(10000));
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QFile code(codeFile);
+    QVERIFY(code.open(QIODevice::ReadOnly));
+    QCOMPARE(code.readAll().trimmed(), QByteArray("2"));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(err, QStringLiteral("attention-lab-cli: standard output: the reader went away (broken pipe)\n"));
 }
 
 // Issue 10: a comparison lesson alone names its A ("compare": {"a": ...,
