@@ -8,6 +8,7 @@
 // and a wrong option print and exit (0, 0, 2) without a display, instead of
 // aborting in Qt's platform plugin.
 
+#include "atomicwrite.h"
 #include "lessons.h"
 #include "mainwindow.h"
 #include "steppanel.h"
@@ -17,6 +18,7 @@
 #include "runtimedir.h"
 
 #include <QApplication>
+#include <QBuffer>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
@@ -186,8 +188,9 @@ int main(int argc, char *argv[])
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         bool okW = false, okH = false;
         windowSize = QSize(wh.value(0).toInt(&okW), wh.value(1).toInt(&okH));
-        if (wh.size() != 2 || !okW || !okH || windowSize.width() > 8000 || windowSize.height() > 8000)
-            return refuse(QStringLiteral("--size: \"%1\" is not WIDTHxHEIGHT up to 8000x8000, e.g. 1600x1000").arg(parser.value(size)));
+        if (wh.size() != 2 || !okW || !okH || windowSize.width() < 1 || windowSize.height() < 1 || windowSize.width() > 8000
+            || windowSize.height() > 8000)
+            return refuse(QStringLiteral("--size: \"%1\" is not WIDTHxHEIGHT from 1x1 up to 8000x8000, e.g. 1600x1000").arg(parser.value(size)));
     }
 
     if (!displayAvailable(args))
@@ -286,9 +289,17 @@ int main(int argc, char *argv[])
                 QApplication::exit(2);
                 return;
             }
-            const bool ok = target->grab().save(path);
-            std::fprintf(ok ? stdout : stderr, ok ? "%s\n" : "attention-lab: cannot write %s\n", qPrintable(path));
-            QApplication::exit(ok ? 0 : 2);
+            // Whole or not at all, as every other write: a full disk keeps the old picture.
+            QByteArray png;
+            QBuffer buffer(&png);
+            const bool encoded = buffer.open(QIODevice::WriteOnly) && target->grab().save(&buffer, "PNG");
+            const auto p = encoded ? attn::writeFileAtomically(path, png)
+                                   : std::optional<attn::Problem>(attn::Problem{path.toStdString(), "the picture could not be made"});
+            if (p)
+                std::fprintf(stderr, "attention-lab: %s\n", qPrintable(attn::problemLine(p)));
+            else
+                std::fprintf(stdout, "%s\n", qPrintable(path));
+            QApplication::exit(p ? 2 : 0);
         });
         return app.exec();
     }
