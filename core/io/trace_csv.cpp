@@ -74,30 +74,32 @@ Result<QStringList> writeTraceCsv(const Scenario &s, const Trace &t, const QStri
     const int h = int(t.heads.size());
     QStringList written;
     std::optional<Problem> failed;
-    auto write = [&](const QString &name, const QByteArray &bytes) {
+    // The bytes are made only when they will be written: after a failure
+    // (a full disk) no more matrices are formatted for nothing.
+    auto write = [&](const QString &name, const auto &bytes) {
         if (failed)
             return;
         const QString path = QDir(folder).filePath(name);
-        failed = writeFileAtomically(path, bytes);
+        failed = writeFileAtomically(path, bytes());
         if (!failed)
             written << path;
     };
     for (int i = 0; i < h; ++i) {
         const HeadTrace &ht = t.heads[std::size_t(i)];
         const QString suffix = h > 1 ? QStringLiteral("_head%1.csv").arg(i + 1) : QStringLiteral(".csv");
-        write(stem + QStringLiteral("_scores") + suffix, csv(ht.scores, rows, keys));
-        write(stem + QStringLiteral("_scaled") + suffix, csv(ht.scaled, rows, keys));
+        write(stem + QStringLiteral("_scores") + suffix, [&] { return csv(ht.scores, rows, keys); });
+        write(stem + QStringLiteral("_scaled") + suffix, [&] { return csv(ht.scaled, rows, keys); });
         // As the map shows it: blocked entries -inf, or, when the mask acts
         // after the softmax, the scores untouched (the mistake's point).
         const bool before = s.maskStage == MaskStage::BeforeSoftmax;
-        write(stem + QStringLiteral("_masked") + suffix, csv(ht.scaled, rows, keys, before ? &t.blocked : nullptr));
-        write(stem + QStringLiteral("_weights") + suffix, csv(ht.weights, rows, keys));
-        write(stem + QStringLiteral("_output") + suffix, csv(ht.output, rows, numbered(QStringLiteral("d"), ht.output.cols())));
+        write(stem + QStringLiteral("_masked") + suffix, [&] { return csv(ht.scaled, rows, keys, before ? &t.blocked : nullptr); });
+        write(stem + QStringLiteral("_weights") + suffix, [&] { return csv(ht.weights, rows, keys); });
+        write(stem + QStringLiteral("_output") + suffix, [&] { return csv(ht.output, rows, numbered(QStringLiteral("d"), ht.output.cols())); });
     }
     if (h > 1)
-        write(stem + QStringLiteral("_concat.csv"), csv(t.concat, rows, numbered(QStringLiteral("c"), t.concat.cols())));
+        write(stem + QStringLiteral("_concat.csv"), [&] { return csv(t.concat, rows, numbered(QStringLiteral("c"), t.concat.cols())); });
     if (h > 1 || t.output.cols() != t.concat.cols() || !(t.output == t.concat))
-        write(stem + QStringLiteral("_final_output.csv"), csv(t.output, rows, numbered(QStringLiteral("o"), t.output.cols())));
+        write(stem + QStringLiteral("_final_output.csv"), [&] { return csv(t.output, rows, numbered(QStringLiteral("o"), t.output.cols())); });
     if (failed)
         return *failed;
     return written;
