@@ -290,15 +290,17 @@ void MatrixPanel::copySelection()
     if (!p)
         return;
     int r0 = 0, c0 = 0, r1 = p->model->rowCount() - 1, c1 = p->model->columnCount() - 1;
-    const QModelIndexList selected = p->view->selectionModel()->selectedIndexes();
+    // The selection's ranges, not its indexes: Ctrl+A on a 4096-row table
+    // is one range, not millions of QModelIndex.
+    const QItemSelection selected = p->view->selectionModel()->selection();
     if (!selected.isEmpty()) {
         r0 = c0 = std::numeric_limits<int>::max();
         r1 = c1 = -1;
-        for (const QModelIndex &i : selected) {
-            r0 = std::min(r0, i.row());
-            r1 = std::max(r1, i.row());
-            c0 = std::min(c0, i.column());
-            c1 = std::max(c1, i.column());
+        for (const QItemSelectionRange &range : selected) {
+            r0 = std::min(r0, range.top());
+            r1 = std::max(r1, range.bottom());
+            c0 = std::min(c0, range.left());
+            c1 = std::max(c1, range.right());
         }
     }
     if (r1 < 0 || c1 < 0)

@@ -105,8 +105,14 @@ void QuizPanel::rebuild()
                                  multi ? QStringLiteral("<i>%1</i>").arg(tr("More than one choice is right: pick every "
                                                                             "right one, then check."))
                                        : QString()));
-    for (QPushButton *b : m_choiceButtons)
-        delete b;
+    // This runs inside a choice's own clicked(): the old buttons go later,
+    // out of the layout and out of the panel's children at once.
+    for (QPushButton *b : m_choiceButtons) {
+        b->hide();
+        m_choices->removeWidget(b);
+        b->setParent(nullptr);
+        b->deleteLater();
+    }
     m_choiceButtons.clear();
     const auto given = m_given.find(m_current);
     for (std::size_t c = 0; c < q.choices.size(); ++c) {
