@@ -90,7 +90,7 @@ private slots:
             ++withMnemonic;
             QVERIFY2(label->buddy(), qPrintable(text));
         }
-        QCOMPARE(withMnemonic, 4); // Figure, Format, Size, File
+        QCOMPARE(withMnemonic, 6); // Figure, Format, Preset, Theme, Size, File
         const auto buddyOf = [&dialog](const QString &text) -> QWidget * {
             for (QLabel *label : dialog.findChildren<QLabel *>())
                 if (label->text() == text)

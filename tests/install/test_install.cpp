@@ -44,7 +44,16 @@ Run run(const QString &program, const QStringList &args, const std::optional<QPr
         r.err = QStringLiteral("%1 did not start: %2").arg(program, p.errorString());
         return r;
     }
-    p.waitForFinished(timeoutMs);
+    if (!p.waitForFinished(timeoutMs)) {
+        // A hang is a failure, not the exit code 0 QProcess reports for it.
+        p.kill();
+        p.waitForFinished(5000);
+        r.crashed = true;
+        r.code = -1;
+        r.err = QStringLiteral("%1 did not finish within %2 s\n").arg(program).arg(timeoutMs / 1000);
+        r.err += QString::fromUtf8(p.readAllStandardError());
+        return r;
+    }
     r.crashed = p.exitStatus() != QProcess::NormalExit;
     r.code = p.exitCode();
     r.out = QString::fromUtf8(p.readAllStandardOutput());
