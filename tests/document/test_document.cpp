@@ -131,7 +131,7 @@ void TestDocument::badTextIsRefusedAndNothingChanges()
     QCOMPARE(refused.count(), 1);
     const QString message = refused.first().at(1).toString();
     ATTN_CHECK(message.contains(reason), message);
-    ATTN_CHECK(message.contains(QStringLiteral("K row 3, column 2")), message); // names the place
+    ATTN_CHECK(message.contains(QStringLiteral("K row “学习”, column 2")), message); // names the place
     ATTN_CHECK(message.contains(QStringLiteral("stays 1")), message);           // and the value kept
     QCOMPARE(changed.count(), 0);
     QCOMPARE(doc.undoStack()->count(), 0);
