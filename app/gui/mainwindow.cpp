@@ -430,6 +430,17 @@ void MainWindow::createViewMenu()
         const int next = (all.indexOf(m_cellTextGroup->checkedAction()) + 1) % all.size();
         all[next]->trigger();
     });
+    // High contrast for a projector that washes colours out (light), or a
+    // dark room (dark); the maps' colours stay colour-blind safe in both.
+    QMenu *theme = view->addMenu(tr("&Theme"));
+    m_themeGroup = new QActionGroup(this);
+    for (FigureTheme t : allFigureThemes())
+        theme->addAction(checkable(m_themeGroup, displayName(t), int(t)));
+    connect(m_themeGroup, &QActionGroup::triggered, this, [this](QAction *a) {
+        const FigureTheme t = FigureTheme(a->data().toInt());
+        prefs::plotTheme.set(settingsKey(t));
+        setWindowPlotTheme(t);
+    });
     m_sharedRange = view->addAction(tr("Score maps share one colour &range"));
     m_sharedRange->setCheckable(true);
     m_sharedRange->setToolTip(tr("Scores, scaled scores and masked scores on one scale, so that scaling visibly shrinks them"));
@@ -568,6 +579,10 @@ void MainWindow::readSettings()
     const QString text = prefs::cellText.get();
     const int mode = text == QLatin1String("always") ? 1 : text == QLatin1String("never") ? 2 : 0;
     m_cellTextGroup->actions()[mode]->setChecked(true);
+    const FigureTheme theme = figureThemeFromKey(prefs::plotTheme.get()).value_or(FigureTheme::Default);
+    for (QAction *a : m_themeGroup->actions())
+        a->setChecked(a->data().toInt() == int(theme));
+    setWindowPlotTheme(theme);
     m_sharedRange->setChecked(prefs::sharedScoreRange.get());
     for (StageView *v : m_stages)
         v->setSharedScoreRange(m_sharedRange->isChecked());
@@ -913,6 +928,7 @@ void MainWindow::startRecovery(const QString &folder)
             Recovery::discard(work);
     }
     m_recovery = new Recovery(&m_doc, folder, this);
+    connect(m_recovery, &Recovery::failed, this, &MainWindow::showProblem);
 }
 
 void MainWindow::registerView(const QString &name, ViewOpener open)

@@ -249,6 +249,7 @@ private:
     SettingsActions *m_settings = nullptr;
     WindowExport *m_export = nullptr;
     QActionGroup *m_sequentialGroup = nullptr;
+    QActionGroup *m_themeGroup = nullptr;
     QActionGroup *m_divergingGroup = nullptr;
     QActionGroup *m_cellTextGroup = nullptr;
     QAction *m_sharedRange = nullptr;

@@ -23,6 +23,7 @@ inline const Preference<QByteArray> windowState{"window/state", {}};
 inline const Preference<QString> sequentialGradient{"view/sequentialGradient", QStringLiteral("viridis")};
 inline const Preference<QString> divergingGradient{"view/divergingGradient", QStringLiteral("blue-red")};
 inline const Preference<QString> cellText{"view/cellText", QStringLiteral("auto")};
+inline const Preference<QString> plotTheme{"view/theme", QStringLiteral("default")};
 inline const Preference<bool> sharedScoreRange{"view/sharedScoreRange", true};
 inline const Preference<double> zoom{"view/zoom", 1.0};
 inline const Preference<QString> language{"view/language", QString()}; // empty: the system's

@@ -34,6 +34,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QMenu>
 #include <QTest>
 
 using namespace attn;
@@ -64,6 +65,7 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private slots:
+    void themeMenuRepaintsTheMaps();
     void initTestCase();
     void init();
     void cleanup();
@@ -837,6 +839,39 @@ void TestMainWindow::appRefusesBadOptions()
     QCOMPARE(ours.size(), 1);
     QVERIFY2(ours.first().contains(reason), qPrintable(ours.first()));
     QVERIFY(!QFile::exists(shot));
+}
+
+// View ▸ Theme: the maps on screen take the theme at once (a dark
+// background behind the weights map), and the default brings them back.
+void TestMainWindow::themeMenuRepaintsTheMaps()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    QMenu *menu = nullptr;
+    for (QMenu *m : w.findChildren<QMenu *>())
+        if (m->title() == QStringLiteral("&Theme"))
+            menu = m;
+    QVERIFY(menu);
+    QAction *dark = nullptr, *plain = nullptr;
+    for (QAction *a : menu->actions()) {
+        if (a->text() == QStringLiteral("High contrast, dark (projector)"))
+            dark = a;
+        if (a->text() == QStringLiteral("Default"))
+            plain = a;
+    }
+    QVERIFY(dark && plain && dark->isCheckable());
+    auto corner = [&w] {
+        StageView *v = w.stageView(Stage::Weights);
+        v->replot(QCustomPlot::rpImmediateRefresh);
+        return v->grab().toImage().pixelColor(3, 3);
+    };
+    dark->trigger();
+    QVERIFY(dark->isChecked());
+    const QColor inDark = corner();
+    plain->trigger();
+    const QColor inDefault = corner();
+    QVERIFY2(inDark.lightness() < 60, qPrintable(inDark.name()));
+    QVERIFY2(inDefault.lightness() > 200, qPrintable(inDefault.name()));
 }
 
 QTEST_MAIN(TestMainWindow)
