@@ -88,7 +88,7 @@ void TestExportWindow::mapsOfOneWindowAgreeOnDecimals_data()
 {
     QTest::addColumn<QSize>("size");
     QTest::newRow("1600x1000") << QSize(1600, 1000);
-    QTest::newRow("1280x800") << QSize(1280, 800);
+    QTest::newRow("1440x900") << QSize(1440, 900);
     QTest::newRow("1920x1080") << QSize(1920, 1080);
 }
 
@@ -134,11 +134,11 @@ void TestExportWindow::mapsOfOneWindowAgreeOnDecimals()
 void TestExportWindow::agreementFollowsWhatIsShown()
 {
     QWidget window;
-    window.resize(1220, 500);
+    window.resize(1320, 500);
     auto *wide = new HeatmapPlot(&window);
     auto *narrow = new HeatmapPlot(&window);
     wide->setGeometry(0, 0, 900, 500);
-    narrow->setGeometry(900, 0, 320, 500);
+    narrow->setGeometry(900, 0, 420, 500);
     const Scenario s = test::lesson(QStringLiteral("causal"));
     const Trace t = compute(s);
     wide->setData(stageData(s, t, Stage::Weights, StageOptions{}));
