@@ -10,17 +10,23 @@
     </message>
     <message>
         <location line="+6" />
-        <location line="+109" />
+        <location line="+137" />
         <source>it is a folder</source>
         <translation>这是一个文件夹</translation>
     </message>
     <message>
-        <location line="-107" />
+        <location line="-135" />
         <source>it is not a regular file</source>
         <translation>这不是普通文件</translation>
     </message>
     <message>
-        <location line="+78" />
+        <location line="+71" />
+        <location line="+128" />
+        <source>the data to write could not be made</source>
+        <translation>要写入的数据无法生成</translation>
+    </message>
+    <message>
+        <location line="-93" />
         <source>the system gave no reason</source>
         <translation>系统没有给出原因</translation>
     </message>
@@ -110,12 +116,14 @@
         <translation>错误号 %1</translation>
     </message>
     <message>
-        <location line="+15" />
+        <location line="-85" />
+        <location line="+124" />
+        <location line="+26" />
         <source>there was nothing to write</source>
         <translation>没有可写入的内容</translation>
     </message>
     <message>
-        <location line="+3" />
+        <location line="-49" />
         <source>the folder %1 does not exist</source>
         <translation>文件夹 %1 不存在</translation>
     </message>
@@ -123,7 +131,7 @@
 <context>
     <name>attn::AllHeadsView</name>
     <message>
-        <location filename="../../app/views/stageviews.cpp" line="+160" />
+        <location filename="../../app/views/stageviews.cpp" line="+197" />
         <source>Head %1: click to show it in every map</source>
         <translation>头 %1：点击后所有热图都显示这个头</translation>
     </message>
@@ -136,7 +144,7 @@
 <context>
     <name>attn::CompareText</name>
     <message>
-        <location filename="../../widgets/comparefigure.cpp" line="+33" />
+        <location filename="../../widgets/comparefigure.cpp" line="+30" />
         <source>row sum</source>
         <translation>行和</translation>
     </message>
@@ -287,7 +295,7 @@
 <context>
     <name>attn::CostPanel</name>
     <message>
-        <location filename="../../app/views/costpanel.cpp" line="+99" />
+        <location filename="../../app/views/costpanel.cpp" line="+163" />
         <source>&lt;b&gt;%1 score cells&lt;/b&gt; = h·n&lt;sub&gt;q&lt;/sub&gt;·n&lt;sub&gt;k&lt;/sub&gt; = %2·%3·%4: one for every pair of a query and a key, in every head. Double the tokens to %5 and there are %6 (×%7): the cost grows as n². All stages together: %8 multiply-adds, %9 stored.</source>
         <translation>&lt;b&gt;%1 个打分格&lt;/b&gt; = h·n&lt;sub&gt;q&lt;/sub&gt;·n&lt;sub&gt;k&lt;/sub&gt; = %2·%3·%4：每个头里，每一对查询与键各一格。把词数加倍到 %5，就有 %6 格（×%7）：代价按 n² 增长。所有步骤合计：%8 次乘加，存储 %9。</translation>
     </message>
@@ -402,17 +410,20 @@
         <translation>按双精度计占内存 %1</translation>
     </message>
     <message>
-        <location line="+38" />
+        <location line="+34" />
+        <location line="+5" />
         <source>score cells h·n²</source>
         <translation>打分格 h·n²</translation>
     </message>
     <message>
-        <location line="+4" />
+        <location line="-5" />
+        <location line="+9" />
         <source>a recurrent network's steps, h·n</source>
         <translation>循环网络的步数 h·n</translation>
     </message>
     <message>
-        <location line="+8" />
+        <location line="-8" />
+        <location line="+16" />
         <source>now: n = %1</source>
         <translation>当前：n = %1</translation>
     </message>
@@ -430,13 +441,13 @@
 <context>
     <name>attn::Document</name>
     <message>
-        <location filename="../../app/document/document.cpp" line="+164" />
+        <location filename="../../app/document/document.cpp" line="+172" />
         <source>Drag</source>
         <extracomment>An undo step: a drag with the mouse.</extracomment>
         <translation>拖动</translation>
     </message>
     <message>
-        <location line="+72" />
+        <location line="+80" />
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
@@ -449,7 +460,7 @@
 <context>
     <name>attn::ExportDialog</name>
     <message>
-        <location filename="../../app/gui/exportdialog.cpp" line="+59" />
+        <location filename="../../app/gui/exportdialog.cpp" line="+61" />
         <source>Export a figure</source>
         <translation>导出图片</translation>
     </message>
@@ -500,6 +511,26 @@
     </message>
     <message>
         <location line="+5" />
+        <source>Slide: 1600 × 900 at 2×, with numbers large enough to read from the back of a room</source>
+        <translation>幻灯片：1600 × 900，2 倍像素，数字大到教室最后一排也能看清</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Preset:</source>
+        <translation>预设(&amp;P)：</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>High contrast for projectors; the colour maps stay colour-blind safe</source>
+        <translation>为投影仪准备的高对比度；色图仍对色盲友好</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Theme:</source>
+        <translation>主题(&amp;T)：</translation>
+    </message>
+    <message>
+        <location line="+5" />
         <location line="+3" />
         <source> px</source>
         <translation> 像素</translation>
@@ -531,7 +562,7 @@
         <translation>文件(&amp;F)：</translation>
     </message>
     <message>
-        <location line="+56" />
+        <location line="+83" />
         <source>Replace the file?</source>
         <translation>替换文件？</translation>
     </message>
@@ -552,9 +583,22 @@
     </message>
 </context>
 <context>
+    <name>attn::FigureExport</name>
+    <message>
+        <location filename="../../widgets/figureexport.cpp" line="+76" />
+        <source>Default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Slide (16:9, large type)</source>
+        <translation>幻灯片（16:9，大字号）</translation>
+    </message>
+</context>
+<context>
     <name>attn::FormulaBar</name>
     <message>
-        <location filename="../../app/views/stageviews.cpp" line="+76" />
+        <location filename="../../app/views/stageviews.cpp" line="+78" />
         <source>✗ not renormalised</source>
         <translation>✗ 未重新归一化</translation>
     </message>
@@ -567,7 +611,7 @@
 <context>
     <name>attn::Gradients</name>
     <message>
-        <location filename="../../widgets/gradients.cpp" line="+139" />
+        <location filename="../../widgets/gradients.cpp" line="+151" />
         <source>Viridis</source>
         <translation>Viridis</translation>
     </message>
@@ -591,11 +635,31 @@
         <source>Purple–white–orange</source>
         <translation>紫–白–橙</translation>
     </message>
+    <message>
+        <location line="+1" />
+        <source>Blue–black–orange (dark figures)</source>
+        <translation>蓝–黑–橙（深色图）</translation>
+    </message>
+    <message>
+        <location line="+111" />
+        <source>Default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>High contrast, light (projector)</source>
+        <translation>高对比度，浅色（投影）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>High contrast, dark (projector)</source>
+        <translation>高对比度，深色（投影）</translation>
+    </message>
 </context>
 <context>
     <name>attn::GuessBars</name>
     <message>
-        <location filename="../../app/views/guesspanel.cpp" line="+21" />
+        <location filename="../../app/views/guesspanel.cpp" line="+23" />
         <source>Drag each bar to the weight you expect</source>
         <translation>把每根柱子拖到你预计的权重</translation>
     </message>
@@ -603,7 +667,7 @@
 <context>
     <name>attn::GuessPanel</name>
     <message>
-        <location line="+119" />
+        <location line="+127" />
         <source>&amp;Reveal</source>
         <translation>揭晓(&amp;R)</translation>
     </message>
@@ -618,12 +682,17 @@
         <translation>胜者：</translation>
     </message>
     <message>
+        <location line="+2" />
+        <source>(%1 keys: too many to click; drag the bars to guess)</source>
+        <translation>（%1 个键：太多，无法逐个点击；请拖动条形来猜）</translation>
+    </message>
+    <message>
         <location line="+4" />
         <source>Guess that %1 gets the most weight</source>
         <translation>猜 %1 得到最大权重</translation>
     </message>
     <message>
-        <location line="+6" />
+        <location line="+7" />
         <source>Query %1: which key wins? Click it, or drag the bars to guess the whole row, then Reveal.</source>
         <translation>查询 %1：哪把键胜出？点击它，或拖动柱子猜整行，然后揭晓。</translation>
     </message>
@@ -642,13 +711,13 @@
 <context>
     <name>attn::MainWindow</name>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="+75" />
-        <location line="+519" />
+        <location filename="../../app/gui/mainwindow.cpp" line="+78" />
+        <location line="+832" />
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location line="-443" />
+        <location line="-683" />
         <source>Vector &amp;plane</source>
         <translation>向量平面(&amp;P)</translation>
     </message>
@@ -663,27 +732,27 @@
         <translation>拼接 → 输出(&amp;C)</translation>
     </message>
     <message>
-        <location line="+153" />
+        <location line="+154" />
         <source>&amp;Positional encoding</source>
         <translation>位置编码(&amp;P)</translation>
     </message>
     <message>
-        <location line="-145" />
+        <location line="-144" />
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-7" />
+        <location line="-9" />
         <source>Positional &amp;encoding</source>
         <translation>位置编码(&amp;E)</translation>
     </message>
     <message>
-        <location line="+19" />
+        <location line="+21" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location line="+47" />
+        <location line="+46" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -818,12 +887,12 @@
     </message>
     <message>
         <location line="+8" />
-        <location line="+989" />
+        <location line="+1233" />
         <source>&amp;Attention</source>
         <translation>注意力(&amp;A)</translation>
     </message>
     <message>
-        <location line="-984" />
+        <location line="-1228" />
         <source>&amp;Heads</source>
         <translation>多头(&amp;H)</translation>
     </message>
@@ -844,12 +913,12 @@
     </message>
     <message>
         <location line="+14" />
-        <location line="+1029" />
+        <location line="+1273" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="-1028" />
+        <location line="-1272" />
         <source>Colours for &amp;weights</source>
         <translation>权重配色(&amp;W)</translation>
     </message>
@@ -884,7 +953,12 @@
         <translation>循环切换(&amp;C)</translation>
     </message>
     <message>
-        <location line="+5" />
+        <location line="+7" />
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <location line="+9" />
         <source>Score maps share one colour &amp;range</source>
         <translation>分数热图共用同一色阶范围(&amp;R)</translation>
     </message>
@@ -984,17 +1058,12 @@
         <translation>关于 &amp;Qt</translation>
     </message>
     <message>
-        <location line="+92" />
+        <location line="+99" />
         <source>Zoom %1%</source>
         <translation>显示比例 %1%</translation>
     </message>
     <message>
-        <location line="+18" />
-        <source>At this zoom the panels fold into the settings bar so that every map keeps its numbers; F9 brings them back</source>
-        <translation>在这个缩放下，面板收进设置工具栏，让每张图都保留数字；按 F9 恢复面板</translation>
-    </message>
-    <message>
-        <location line="+35" />
+        <location line="+274" />
         <source>Restore unsaved work?</source>
         <translation>恢复未保存的内容？</translation>
     </message>
@@ -1024,7 +1093,7 @@
         <translation>已恢复 %1 未保存的改动</translation>
     </message>
     <message>
-        <location line="+47" />
+        <location line="+48" />
         <source>%1[*] — Attention Lab</source>
         <translation>%1[*] — Attention Lab</translation>
     </message>
@@ -1039,7 +1108,7 @@
         <translation>未能打开 %1：%2</translation>
     </message>
     <message>
-        <location line="+619" />
+        <location line="+623" />
         <source>&amp;Model mode</source>
         <translation>模型模式(&amp;M)</translation>
     </message>
@@ -1084,8 +1153,8 @@
         <translation>还没有可导出的内容：请输入模型能读的句子</translation>
     </message>
     <message>
-        <location filename="../../app/gui/main.cpp" line="+241" />
-        <location filename="../../app/gui/mainwindow.cpp" line="-742" />
+        <location filename="../../app/gui/main.cpp" line="+244" />
+        <location filename="../../app/gui/mainwindow.cpp" line="-746" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
@@ -1151,7 +1220,7 @@
         <translation>清空列表(&amp;C)</translation>
     </message>
     <message>
-        <location line="-474" />
+        <location line="-703" />
         <source>√d_k &amp;lab…</source>
         <translation>√d_k 实验室(&amp;L)…</translation>
     </message>
@@ -1161,7 +1230,17 @@
         <translation>为什么要除以 √d_k：随机的 q 和 k、它们的打分和 softmax，在单独的窗口里</translation>
     </message>
     <message>
-        <location line="+257" />
+        <location line="+222" />
+        <source>&amp;Maps</source>
+        <translation>热图(&amp;M)</translation>
+    </message>
+    <message>
+        <location line="+174" />
+        <source>At this zoom the panels fold into the settings bar and the maps take the window, the plane and the other views in tabs beside them, so that every map keeps its numbers; F9 brings the panels back</source>
+        <translation>在这个缩放下，面板收进设置工具栏，热图占满窗口，向量平面和其他视图放在旁边的标签页里，让每张图都保留数字；按 F9 恢复面板</translation>
+    </message>
+    <message>
+        <location line="+90" />
         <source>√d_k lab — Attention Lab</source>
         <translation>√d_k 实验室 — Attention Lab</translation>
     </message>
@@ -1251,7 +1330,7 @@
         <translation>测验(&amp;Q)…</translation>
     </message>
     <message>
-        <location line="+82" />
+        <location line="+86" />
         <source>Quiz — Attention Lab</source>
         <translation>测验 — Attention Lab</translation>
     </message>
@@ -1416,7 +1495,7 @@
 <context>
     <name>attn::MatrixModel</name>
     <message>
-        <location filename="../../app/document/matrixmodel.cpp" line="+186" />
+        <location filename="../../app/document/matrixmodel.cpp" line="+203" />
         <source>%1 = %2</source>
         <translation>%1 = %2</translation>
     </message>
@@ -1436,13 +1515,23 @@
         <translation>“%1”不是数字</translation>
     </message>
     <message>
-        <location line="-167" />
-        <location line="+175" />
+        <location line="-184" />
         <source>%1 row %2, column %3</source>
         <translation>%1 第 %2 行第 %3 列</translation>
     </message>
     <message>
-        <location line="-163" />
+        <location line="+14" />
+        <source>“%1”</source>
+        <extracomment>A token row of a table: "我", or "the" (token 4) when the token occurs twice.</extracomment>
+        <translation>“%1”</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>“%1” (token %2)</source>
+        <translation>“%1”（第 %2 个词元）</translation>
+    </message>
+    <message>
+        <location line="+15" />
         <source>There is no table to paste into</source>
         <translation>没有可粘贴的表格</translation>
     </message>
@@ -1765,7 +1854,7 @@
         <translation>自注意力</translation>
     </message>
     <message>
-        <location line="+85" />
+        <location line="+87" />
         <source>There is no table to import into</source>
         <translation>没有可导入的表格</translation>
     </message>
@@ -1878,7 +1967,7 @@
 <context>
     <name>attn::ModelView</name>
     <message>
-        <location filename="../../app/views/modelview.cpp" line="+259" />
+        <location filename="../../app/views/modelview.cpp" line="+267" />
         <source>Take layer %1, head %2 into the lab</source>
         <translation>把第 %1 层第 %2 个头带进实验室</translation>
     </message>
@@ -1888,24 +1977,24 @@
         <translation>导出图片…</translation>
     </message>
     <message>
-        <location line="+93" />
+        <location line="+108" />
         <source>Type a sentence for the model to read.</source>
         <translation>输入一个句子，让模型来读。</translation>
     </message>
     <message>
         <location line="+4" />
-        <location line="+272" />
+        <location line="+300" />
         <source>Tokens:</source>
         <translation>词元：</translation>
     </message>
     <message>
-        <location line="-229" />
-        <location line="+231" />
+        <location line="-249" />
+        <location line="+251" />
         <source>Tokens (%1):</source>
         <translation>词元（%1 个）：</translation>
     </message>
     <message>
-        <location line="-219" />
+        <location line="-239" />
         <source>L%1</source>
         <translation>第%1层</translation>
     </message>
@@ -1956,12 +2045,12 @@ Click to show this head</source>
         <translation>第 %2 层头 %3 的 %1（%4 × %5）</translation>
     </message>
     <message>
-        <location line="+13" />
+        <location line="+32" />
         <source>piece %1, id %2</source>
         <translation>片段 %1，编号 %2</translation>
     </message>
     <message>
-        <location line="+62" />
+        <location line="+63" />
         <source>%1 · layer %2, head %3</source>
         <translation>%1 · 第 %2 层，头 %3</translation>
     </message>
@@ -2205,7 +2294,7 @@ Click to show this head</source>
 <context>
     <name>attn::PlanePlot</name>
     <message>
-        <location filename="../../widgets/planeplot.cpp" line="+348" />
+        <location filename="../../widgets/planeplot.cpp" line="+377" />
         <source>key (width: weight)</source>
         <translation>键（粗细：权重）</translation>
     </message>
@@ -2265,7 +2354,7 @@ Click to show this head</source>
         <translation>拖动查询（橙色），观察各个键的权重如何变化。方向键微调选中的向量；Page Up/Down 选择上一个或下一个查询；开启“可拖动键”后，Shift+Page Up/Down 选择键。右键拖动可平移，滚轮或 +/− 缩放视图，F 适配视图，Escape 取消拖动。</translation>
     </message>
     <message>
-        <location line="+507" />
+        <location line="+537" />
         <source>Drag a query; right-drag to pan, the wheel to zoom, F to fit.</source>
         <translation>拖动查询；右键拖动可平移，滚轮可缩放视图，按 F 适配视图。</translation>
     </message>
@@ -2309,7 +2398,7 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>拖动可移动它（与查询重叠时，按住 Shift 选中的是键）。</translation>
     </message>
     <message>
-        <location line="+368" />
+        <location line="+369" />
         <source>query %1</source>
         <translation>查询 %1</translation>
     </message>
@@ -2329,12 +2418,12 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>v %1</translation>
     </message>
     <message>
-        <location line="-480" />
+        <location line="-481" />
         <source>weight for query %1: hidden (predict it)</source>
         <translation>查询 %1 的权重：已隐藏（请预测）</translation>
     </message>
     <message>
-        <location line="-638" />
+        <location line="-668" />
         <source>circles: distance to q</source>
         <translation>圆：到 q 的距离</translation>
     </message>
@@ -2364,7 +2453,7 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>虚线：每个键在查询所在直线上的投影</translation>
     </message>
     <message>
-        <location line="+634" />
+        <location line="+664" />
         <source>distance to the query in the picture: %1</source>
         <translation>图中到查询的距离：%1</translation>
     </message>
@@ -2384,7 +2473,7 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>在此平面中：其 ‖k‖² 的 %1%</translation>
     </message>
     <message>
-        <location line="+441" />
+        <location line="+442" />
         <source>θ = %1°</source>
         <translation>θ = %1°</translation>
     </message>
@@ -2615,7 +2704,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>不止一个选项正确：选出所有正确选项，再核对。</translation>
     </message>
     <message>
-        <location line="+35" />
+        <location line="+41" />
         <source>Right!</source>
         <translation>答对了！</translation>
     </message>
@@ -2634,7 +2723,17 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::Recovery</name>
     <message>
-        <location filename="../../app/document/recovery.cpp" line="+160" />
+        <location filename="../../app/document/recovery.cpp" line="+136" />
+        <source>the document is too large for a recovery file (%1 MB, the limit is %2 MB); save it to keep it</source>
+        <translation>文档太大，无法写入恢复文件（%1 MB，上限 %2 MB）；请保存以保留它</translation>
+    </message>
+    <message>
+        <location line="+23" />
+        <source>Autosave failed: %1</source>
+        <translation>自动保存失败：%1</translation>
+    </message>
+    <message>
+        <location line="+29" />
         <source>Recovered changes</source>
         <translation>恢复的改动</translation>
     </message>
@@ -3269,7 +3368,7 @@ weight</source>
 <context>
     <name>attn::SettingsBar</name>
     <message>
-        <location filename="../../app/views/settingsbar.cpp" line="+76" />
+        <location filename="../../app/views/settingsbar.cpp" line="+155" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -3304,7 +3403,7 @@ weight</source>
         <translation>温度 τ：打分除以 τ；τ 小则更尖锐，τ 大则更平缓</translation>
     </message>
     <message>
-        <location line="+11" />
+        <location line="+14" />
         <source>Heads: %1</source>
         <translation>头数：%1</translation>
     </message>
@@ -3322,6 +3421,26 @@ weight</source>
         <location line="+1" />
         <source>Similarity: %1</source>
         <translation>相似度：%1</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Causal</source>
+        <translation>因果</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>After softmax ✗</source>
+        <translation>softmax 之后 ✗</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>h = %1</source>
+        <translation>h = %1</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>PE: %1</source>
+        <translation>位置编码：%1</translation>
     </message>
 </context>
 <context>
@@ -3419,13 +3538,13 @@ weight</source>
     </message>
     <message>
         <location line="+14" />
-        <location line="+232" />
+        <location line="+236" />
         <location line="+15" />
         <source>queries</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-246" />
+        <location line="-250" />
         <source>keys</source>
         <translation>键</translation>
     </message>
@@ -3451,7 +3570,19 @@ weight</source>
         <translation>缩放后分数</translation>
     </message>
     <message>
-        <location line="+139" />
+        <location line="+18" />
+        <source>max · H</source>
+        <extracomment>The header above the weights' row notes: the row's largest weight and its entropy H.</extracomment>
+        <translation>max · H</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>max = the largest weight in the row · H = the row's entropy in nats (0: all on one key)</source>
+        <extracomment>Under the weights map: what the two numbers right of each row are. Entropy in nats (natural log).</extracomment>
+        <translation>max = 该行最大的权重 · H = 该行的熵，单位奈特（nat，0 表示全部落在一个键上）</translation>
+    </message>
+    <message>
+        <location line="+123" />
         <source>scaled = score / (c·τ) = %1 / %2 = %3 / %4 = %5</source>
         <translation>缩放后 = 分数 / (c·τ) = %1 / %2 = %3 / %4 = %5</translation>
     </message>
@@ -3474,7 +3605,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>单击可屏蔽或取消屏蔽此单元格。</translation>
     </message>
     <message>
-        <location line="-257" />
+        <location line="-261" />
         <source>after softmax ✗</source>
         <translation>softmax 后掩码 ✗</translation>
     </message>
@@ -3494,12 +3625,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>权重</translation>
     </message>
     <message>
-        <location line="+4" />
-        <source>max weight · entropy</source>
-        <translation>最大权重 · 熵</translation>
-    </message>
-    <message>
-        <location line="+10" />
+        <location line="+18" />
         <source>value dimensions</source>
         <translation>值的维度</translation>
     </message>
@@ -3659,7 +3785,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::StageView</name>
     <message>
-        <location filename="../../app/views/stageviews.cpp" line="-80" />
+        <location filename="../../app/views/stageviews.cpp" line="-82" />
         <source>%1 is blocked by the causal mask; turn the causal mask off to open it</source>
         <translation>%1 被因果掩码屏蔽；关闭因果掩码才能打开它</translation>
     </message>
@@ -3823,7 +3949,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::SweepCurvePlot</name>
     <message>
-        <location filename="../../app/views/sweeppanel.cpp" line="+49" />
+        <location filename="../../app/views/sweeppanel.cpp" line="+50" />
         <source>temperature τ (log scale)</source>
         <translation>温度 τ（对数刻度）</translation>
     </message>
@@ -3917,7 +4043,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>速度</translation>
     </message>
     <message>
-        <location line="+100" />
+        <location line="+139" />
         <source>Temperature sweep</source>
         <extracomment>An undo step: the temperature kept from a sweep.</extracomment>
         <translation>温度扫描</translation>
@@ -4288,7 +4414,7 @@ the %1 nearest values averaged</source>
 <context>
     <name>attn::WindowExport</name>
     <message>
-        <location filename="../../app/gui/windowexport.cpp" line="+60" />
+        <location filename="../../app/gui/windowexport.cpp" line="+69" />
         <source>no file name was given</source>
         <translation>未指定文件名</translation>
     </message>
@@ -4298,13 +4424,13 @@ the %1 nearest values averaged</source>
         <translation>没有固定为 A 的状态可供对比（对比 ▸ 固定为 A）</translation>
     </message>
     <message>
-        <location line="+4" />
-        <location line="+84" />
+        <location line="+8" />
+        <location line="+86" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location line="-69" />
+        <location line="-71" />
         <source>The figure is on the clipboard</source>
         <translation>图片已复制到剪贴板</translation>
     </message>
@@ -4324,7 +4450,7 @@ the %1 nearest values averaged</source>
         <translation>导出总览图(&amp;D)…</translation>
     </message>
     <message>
-        <location line="+17" />
+        <location line="+19" />
         <location line="+36" />
         <source>%1 was not written: %2</source>
         <translation>未能写入 %1：%2</translation>
