@@ -55,4 +55,9 @@ AttentionCost attentionCostAt(const Scenario &s, int n)
     return costOf(s, std::max(1, n), std::max(1, n));
 }
 
+AttentionCost attentionCostAt(const Scenario &s, int nq, int nk)
+{
+    return costOf(s, std::max(1, nq), std::max(1, nk));
+}
+
 } // namespace attn

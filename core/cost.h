@@ -38,6 +38,8 @@ AttentionCost attentionCost(const Scenario &s);
 // its own count (queries and keys both n), everything else as it is: what
 // adding tokens does. n >= 1.
 AttentionCost attentionCostAt(const Scenario &s, int n);
+// The same with n_q queries and n_k keys (cross-attention grows on both sides).
+AttentionCost attentionCostAt(const Scenario &s, int nq, int nk);
 
 // Steps information takes from token i to token j (0-based, i != j): 1 for
 // attention (every pair is one hop), |i - j| for a recurrent network.

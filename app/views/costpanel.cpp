@@ -158,16 +158,20 @@ void CostPanel::fitTable()
 void CostPanel::retranslate()
 {
     const AttentionCost &c = m_cost;
-    const AttentionCost twice = attentionCostAt(m_doc->scenario(), 2 * std::max(c.nq, c.nk));
+    // Twice the queries and twice the keys: four times the cells, whatever
+    // the two counts are (self-attention doubles n, cross-attention both).
+    const AttentionCost twice = attentionCostAt(m_doc->scenario(), 2 * c.nq, 2 * c.nk);
+    const QString doubled = c.nq == c.nk ? tr("Double the tokens to %1").arg(2 * c.nq)
+                                         : tr("Double the queries to %1 and the keys to %2").arg(2 * c.nq).arg(2 * c.nk);
     m_summary->setText(
         tr("<b>%1 score cells</b> = h·n<sub>q</sub>·n<sub>k</sub> = %2·%3·%4: one for every pair of a query and a "
-           "key, in every head. Double the tokens to %5 and there are %6 (×%7): the cost grows as n². "
-           "All stages together: %8 multiply-adds, %9 stored.")
+           "key, in every head. %5 and there are %6 (×%7): the cost grows as n². "
+           "All stages together: %8 operations (multiply-adds and the softmax's steps), %9 stored.")
             .arg(count(c.scoreCells))
             .arg(c.heads)
             .arg(c.nq)
             .arg(c.nk)
-            .arg(2 * std::max(c.nq, c.nk))
+            .arg(doubled)
             .arg(count(twice.scoreCells))
             .arg(QLocale().toString(twice.scoreCells / std::max(1.0, c.scoreCells), 'g', 3))
             .arg(count(c.totalOperations))
@@ -177,7 +181,9 @@ void CostPanel::retranslate()
 
     const Scenario &s = m_doc->scenario();
     QStringList tokens;
-    for (const std::string &t : queryLabels(s))
+    // The sequence the keys are (the tokens themselves in self-attention; the
+    // source in cross-attention, and seed 000's three keys for its one query).
+    for (const std::string &t : keyLabels(s))
         tokens << QString::fromStdString(t);
     const int n = int(tokens.size());
     m_path->setTokens(tokens);
@@ -248,11 +254,20 @@ void CostPanel::fillTable()
     fitTable();
 }
 
+QString CostPanel::nowText() const
+{
+    if (m_cost.nq == m_cost.nk)
+        return tr("now: n = %1").arg(m_cost.nq);
+    return tr("now: n_q·n_k = %1·%2").arg(m_cost.nq).arg(m_cost.nk);
+}
+
 void CostPanel::fillGrowth()
 {
     const Scenario &s = m_doc->scenario();
-    const int now = std::max(m_cost.nq, m_cost.nk);
-    const int last = std::max(16, 4 * now);
+    // Today's place on the h·n² curve: n = √(n_q·n_k), so that the dot sits
+    // on the curve when queries and keys differ in number too.
+    const double now = std::sqrt(double(m_cost.nq) * double(m_cost.nk));
+    const int last = std::max(16, int(std::ceil(4 * now)));
     QVector<double> n, cells, linear;
     for (int i = 1; i <= last; ++i) {
         n << i;
@@ -269,7 +284,7 @@ void CostPanel::fillGrowth()
                                            "<span style='color:#d55e00'>╌ %2</span> &nbsp; "
                                            "<span style='color:#0072b2'>●</span> %3")
                                 .arg(tr("score cells h·n²"), tr("a recurrent network's steps, h·n"),
-                                     tr("now: n = %1").arg(now)));
+                                     nowText()));
 
     QCPGraph *g = m_growth->addGraph();
     g->setData(n, cells, true);
@@ -282,10 +297,10 @@ void CostPanel::fillGrowth()
 
     // Today's sentence, marked.
     QCPGraph *mark = m_growth->addGraph();
-    mark->setData(QVector<double>{double(now)}, QVector<double>{m_cost.scoreCells});
+    mark->setData(QVector<double>{now}, QVector<double>{m_cost.scoreCells});
     mark->setLineStyle(QCPGraph::lsNone);
     mark->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x00, 0x72, 0xb2), 9));
-    mark->setName(tr("now: n = %1").arg(now));
+    mark->setName(nowText());
 
     m_growth->xAxis->setLabel(tr("tokens n"));
     m_growth->yAxis->setLabel(tr("cells"));

@@ -51,6 +51,7 @@ private:
     void retranslate();
     void fillTable();
     void fillGrowth();
+    QString nowText() const; // "now: n = 5", or "now: n_q·n_k = 1·3"
 
     Document *m_doc;
     AttentionCost m_cost;

@@ -113,6 +113,28 @@ private slots:
         QCOMPARE(attentionPath(0, 9), 1);
     }
 
+    // Review D3: one query and three keys (seed 000). Doubling means twice
+    // the queries and twice the keys: 2·6 = 12 cells, ×4; today's dot sits
+    // on h·n² at n = √(1·3); the path is along the keys' sequence.
+    void crossAttentionDoublesBothSides()
+    {
+        const AttentionCost c = attentionCostAt(test::lesson(QStringLiteral("seed000-basic")), 2, 6);
+        QCOMPARE(c.scoreCells, 12.0);
+        Document doc;
+        QVERIFY(!doc.replace(test::lesson(QStringLiteral("seed000-basic")), QString()).has_value());
+        CostPanel panel(&doc);
+        panel.resize(500, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QCOMPARE(panel.cost().scoreCells, 3.0);
+        QVERIFY2(panel.summary().contains(QStringLiteral("Double the queries to 2 and the keys to 6 and there are 12 (×4)")),
+                 qPrintable(panel.summary()));
+        QCustomPlot *g = panel.growthPlot();
+        ATTN_COMPARE_NEAR(g->graph(2)->data()->at(0)->key, std::sqrt(3.0), 1e-15);
+        QCOMPARE(g->graph(2)->data()->at(0)->value, 3.0); // h n² at n = √3
+        QCOMPARE(panel.pathDiagram()->tokens(), QStringList({"k1", "k2", "k3"}));
+    }
+
     void panelFollowsTheDocument()
     {
         Document doc;
