@@ -273,6 +273,10 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
     for (int l : layers)
         for (int h : heads) {
             const auto s = headScenario(*m, t, l, h);
+            if (const auto *p = std::get_if<Problem>(&s)) {
+                err << "attention-lab-cli: layer " << l + 1 << ", head " << h + 1 << ": " << safe(problemText(*p)) << "\n";
+                return kBadInput;
+            }
             const Scenario &sc = std::get<Scenario>(s);
             const HeadSummary sum = summarizeHead(t.layers[std::size_t(l)].heads[std::size_t(h)].weights);
             out << "\n== layer " << l + 1 << ", head " << h + 1 << ": " << QString::fromStdString(sum.kind)

@@ -495,7 +495,14 @@ void ModelView::updateHead()
         return;
     }
     m_headScenario = std::move(std::get<Scenario>(taken));
-    m_headTrace = compute(*m_headScenario);
+    try {
+        m_headTrace = compute(*m_headScenario); // validated by headScenario; never throws out of a slot
+    } catch (const ScenarioError &e) {
+        m_headScenario.reset();
+        m_problem->setText(problemText(e.problem()));
+        m_problem->show();
+        return;
+    }
     const HeadSummary s = summarizeHead(m_trace->layers[std::size_t(m_layer)].heads[std::size_t(m_head)].weights);
     m_kind->setText(tr("<b>%1</b> · mean entropy %2 nats · previous token %3 · first token %4 · itself %5")
                         .arg(kindName(s.kind), fixed2(s.meanEntropy), fixed2(s.previousToken), fixed2(s.firstToken),

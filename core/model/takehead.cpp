@@ -8,20 +8,25 @@ namespace {
 
 // A label a scenario accepts (validate.h: at most kMaxLabelCharacters code
 // points): a longer token of a big vocabulary keeps its start and an ellipsis.
-std::string boundedLabel(const std::string &utf8)
+std::string boundedText(const std::string &utf8, int limit)
 {
     int points = 0;
     std::size_t cut = utf8.size();
     for (std::size_t i = 0; i < utf8.size(); ++i) {
         if ((static_cast<unsigned char>(utf8[i]) & 0xC0) == 0x80)
             continue; // a continuation byte
-        if (points == kMaxLabelCharacters - 1)
+        if (points == limit - 1)
             cut = i;
         ++points;
     }
-    if (points <= kMaxLabelCharacters)
+    if (points <= limit)
         return utf8;
     return utf8.substr(0, cut) + "\u2026";
+}
+
+std::string boundedLabel(const std::string &utf8)
+{
+    return boundedText(utf8, kMaxLabelCharacters);
 }
 
 } // namespace
@@ -34,7 +39,9 @@ std::vector<std::string> tokenLabels(const ModelTrace &trace)
     return labels;
 }
 
-std::variant<Scenario, Problem> headScenario(const Gpt2Model &model, const ModelTrace &trace, int layer, int head,
+namespace {
+
+std::variant<Scenario, Problem> headScenarioUnchecked(const Gpt2Model &model, const ModelTrace &trace, int layer, int head,
                                              HeadInput input)
 {
     const int layers = int(trace.layers.size());
@@ -49,7 +56,7 @@ std::variant<Scenario, Problem> headScenario(const Gpt2Model &model, const Model
     Scenario s;
     const std::string where = model.name.toStdString() + ", layer " + std::to_string(layer + 1) + ", head "
         + std::to_string(head + 1);
-    s.title = where;
+    s.title = boundedText(where, kMaxTitleCharacters); // a long folder name is cut, not refused
     std::string text;
     for (const std::string &t : trace.texts)
         text += t;
@@ -94,6 +101,20 @@ std::variant<Scenario, Problem> headScenario(const Gpt2Model &model, const Model
     s.Wk = slice(1);
     s.Wv = slice(2);
     return s;
+}
+
+} // namespace
+
+std::variant<Scenario, Problem> headScenario(const Gpt2Model &model, const ModelTrace &trace, int layer, int head,
+                                             HeadInput input)
+{
+    // What the lab refuses (a trace over its budget, numbers over its limit)
+    // is said here, once, instead of thrown by compute() later.
+    auto taken = headScenarioUnchecked(model, trace, layer, head, input);
+    if (const Scenario *s = std::get_if<Scenario>(&taken))
+        if (auto p = validate(*s))
+            return Problem{p->place, "this head cannot be taken into the lab: " + p->message};
+    return taken;
 }
 
 } // namespace attn

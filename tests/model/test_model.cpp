@@ -790,6 +790,23 @@ private slots:
         QVERIFY(QString::fromStdString(s.title).contains(QLatin1String("layer 1, head 1")));
         QVERIFY(std::holds_alternative<Problem>(headScenario(*m, t, m->config.nLayer, 0)));
         QVERIFY(std::holds_alternative<Problem>(headScenario(*m, t, 0, -1)));
+
+        // Review D2: a long folder name is cut to the title limit, not refused
+        // later by compute(); what the lab cannot take is a Problem here.
+        Gpt2Model named = *m;
+        named.name = QString(300, QLatin1Char('m'));
+        const auto longName = headScenario(named, t, 0, 0);
+        QVERIFY(std::holds_alternative<Scenario>(longName));
+        const std::string &title = std::get<Scenario>(longName).title;
+        QCOMPARE(QString::fromStdString(title).size(), qsizetype(kMaxTitleCharacters));
+        QVERIFY(QString::fromStdString(title).endsWith(QChar(0x2026)));
+        QVERIFY(!validate(std::get<Scenario>(longName)));
+        ModelTrace huge = t;
+        huge.layers[0].heads[0].q(0, 0) = 1e13;
+        const auto refused = headScenario(*m, huge, 0, 0);
+        QVERIFY(std::holds_alternative<Problem>(refused));
+        QVERIFY2(std::get<Problem>(refused).message.find("cannot be taken into the lab") != std::string::npos,
+                 std::get<Problem>(refused).message.c_str());
     }
 
     void summaries()
