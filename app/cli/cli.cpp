@@ -772,6 +772,14 @@ bool writeStageFigures(const ExportRequest &r, const Scenario &s, const Trace &t
 bool writeCompareFigures(const ExportRequest &r, const Scenario &a, const Trace &ta, const Scenario &b,
                          const QList<int> &heads, const QString &stem, const ExportWriter &w)
 {
+    // A head B does not have would be drawn as B's last one under A's name.
+    for (int head : heads)
+        if (head >= b.heads) {
+            w.err << "attention-lab-cli: --head: B has " << b.heads << (b.heads == 1 ? " head" : " heads")
+                  << ", so A's head " << head + 1 << " has nothing to be compared with; give --head 1"
+                  << (b.heads > 1 ? QStringLiteral(" to %1").arg(b.heads) : QString()) << "\n";
+            return false;
+        }
     const Trace tb = compute(b);
     for (int head : heads)
         for (const QString &name : r.stageNames) {

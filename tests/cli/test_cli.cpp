@@ -638,6 +638,7 @@ private slots:
 
     void traceIntoClosedStdout();
     void traceIntoAPipeClosedEarly();
+    void compareRefusesAHeadBHasNot();
 
     // A closed stdout must not become the first file export opens.
     void exportWithClosedStdoutWritesNoFileOntoIt();
@@ -884,6 +885,24 @@ void TestCli::traceIntoAPipeClosedEarly()
     QCOMPARE(code.readAll().trimmed(), QByteArray("2"));
     const QString err = QString::fromUtf8(p.readAllStandardError());
     QCOMPARE(err, QStringLiteral("attention-lab-cli: standard output: the reader went away (broken pipe)\n"));
+}
+
+// Review D4: A's head 2 against a B of one head was drawn as B's head 1
+// under a head-2 name. Refused, in one line, before any A/B file is written.
+void TestCli::compareRefusesAHeadBHasNot()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("figs"));
+    const Run r = runBinary({QStringLiteral("export"), QStringLiteral("--preset"), QStringLiteral("multihead"),
+                             QStringLiteral("--head"), QStringLiteral("all"), QStringLiteral("--compare-preset"),
+                             QStringLiteral("cross-attention"), QStringLiteral("--stages"), QStringLiteral("weights"),
+                             QStringLiteral("--out"), out});
+    QVERIFY2(r.finished && r.code == 2, qPrintable(r.describe()));
+    QCOMPARE(r.err, QStringLiteral("attention-lab-cli: --head: B has 1 head, so A's head 1 has nothing to be compared with; "
+                                   "give --head 1\n")
+                        .replace(QStringLiteral("A's head 1"), QStringLiteral("A's head 2")));
+    const QStringList written = QDir(out).entryList({QStringLiteral("*_compare_*"), QStringLiteral("*_diff_*")}, QDir::Files);
+    QVERIFY2(written.isEmpty(), qPrintable(written.join(QLatin1Char(' '))));
 }
 
 // Issue 10: a comparison lesson alone names its A ("compare": {"a": ...,
