@@ -295,12 +295,7 @@
 <context>
     <name>attn::CostPanel</name>
     <message>
-        <location filename="../../app/views/costpanel.cpp" line="+163" />
-        <source>&lt;b&gt;%1 score cells&lt;/b&gt; = h·n&lt;sub&gt;q&lt;/sub&gt;·n&lt;sub&gt;k&lt;/sub&gt; = %2·%3·%4: one for every pair of a query and a key, in every head. Double the tokens to %5 and there are %6 (×%7): the cost grows as n². All stages together: %8 multiply-adds, %9 stored.</source>
-        <translation>&lt;b&gt;%1 个打分格&lt;/b&gt; = h·n&lt;sub&gt;q&lt;/sub&gt;·n&lt;sub&gt;k&lt;/sub&gt; = %2·%3·%4：每个头里，每一对查询与键各一格。把词数加倍到 %5，就有 %6 格（×%7）：代价按 n² 增长。所有步骤合计：%8 次乘加，存储 %9。</translation>
-    </message>
-    <message>
-        <location line="+24" />
+        <location filename="../../app/views/costpanel.cpp" line="+193" />
         <source>Attention: every token reaches every other in 1 step, all pairs at once</source>
         <translation>注意力：任意两个词之间 1 步直达，所有词对同时计算</translation>
     </message>
@@ -320,7 +315,22 @@
         <translation>循环网络：从第一个词到最后一个词要走 n − 1 = %1 步，一次一个词</translation>
     </message>
     <message>
-        <location line="+8" />
+        <location line="-27" />
+        <source>Double the tokens to %1</source>
+        <translation>把词数加倍到 %1</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Double the queries to %1 and the keys to %2</source>
+        <translation>把查询加倍到 %1、键加倍到 %2</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&lt;b&gt;%1 score cells&lt;/b&gt; = h·n&lt;sub&gt;q&lt;/sub&gt;·n&lt;sub&gt;k&lt;/sub&gt; = %2·%3·%4: one for every pair of a query and a key, in every head. %5 and there are %6 (×%7): the cost grows as n². All stages together: %8 operations (multiply-adds and the softmax's steps), %9 stored.</source>
+        <translation>&lt;b&gt;%1 个打分格&lt;/b&gt; = h·n&lt;sub&gt;q&lt;/sub&gt;·n&lt;sub&gt;k&lt;/sub&gt; = %2·%3·%4：每个头里，每一对查询与键各一格。%5，就有 %6 格（×%7）：代价按 n² 增长。所有步骤合计：%8 次运算（乘加与 softmax 的各步），存储 %9。</translation>
+    </message>
+    <message>
+        <location line="+32" />
         <source>Values stored</source>
         <translation>存储的数值</translation>
     </message>
@@ -410,7 +420,12 @@
         <translation>按双精度计占内存 %1</translation>
     </message>
     <message>
-        <location line="+34" />
+        <location line="+18" />
+        <source>now: n_q·n_k = %1·%2</source>
+        <translation>当前：n_q·n_k = %1·%2</translation>
+    </message>
+    <message>
+        <location line="+25" />
         <location line="+5" />
         <source>score cells h·n²</source>
         <translation>打分格 h·n²</translation>
@@ -422,13 +437,12 @@
         <translation>循环网络的步数 h·n</translation>
     </message>
     <message>
-        <location line="-8" />
-        <location line="+16" />
+        <location line="-35" />
         <source>now: n = %1</source>
         <translation>当前：n = %1</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+45" />
         <source>tokens n</source>
         <translation>词数 n</translation>
     </message>
@@ -1983,18 +1997,18 @@
     </message>
     <message>
         <location line="+4" />
-        <location line="+300" />
+        <location line="+307" />
         <source>Tokens:</source>
         <translation>词元：</translation>
     </message>
     <message>
-        <location line="-249" />
-        <location line="+251" />
+        <location line="-256" />
+        <location line="+258" />
         <source>Tokens (%1):</source>
         <translation>词元（%1 个）：</translation>
     </message>
     <message>
-        <location line="-239" />
+        <location line="-246" />
         <source>L%1</source>
         <translation>第%1层</translation>
     </message>
@@ -2025,7 +2039,7 @@ Click to show this head</source>
         <translation>%1：“%2”的每个头的 softmax 权重</translation>
     </message>
     <message>
-        <location line="+25" />
+        <location line="+32" />
         <source>&lt;b&gt;%1&lt;/b&gt; · mean entropy %2 nats · previous token %3 · first token %4 · itself %5</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; · 平均熵 %2 奈特 · 前一个词元 %3 · 第一个词元 %4 · 自身 %5</translation>
     </message>
