@@ -123,13 +123,19 @@ QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::f
     case FigureFormat::Png: {
         const double scale = std::clamp(size.scale, 0.1, 8.0);
         QImage image(QSize(int(std::lround(w * scale)), int(std::lround(h * scale))), QImage::Format_ARGB32_Premultiplied);
-        image.setDotsPerMeterX(int(std::lround(kExportDpi * scale / 0.0254)));
-        image.setDotsPerMeterY(int(std::lround(kExportDpi * scale / 0.0254)));
+        // Fonts are laid out at kExportDpi in logical pixels and the painter
+        // scales them: the image must not scale them again while painted
+        // (a 2x PNG drew its text at 4x, over the layout). The file then says
+        // its true resolution, so it prints at the logical size.
+        image.setDotsPerMeterX(int(std::lround(kExportDpi / 0.0254)));
+        image.setDotsPerMeterY(int(std::lround(kExportDpi / 0.0254)));
         image.fill(background);
         QCPPainter painter(&image);
         painter.scale(scale, scale);
         paint(&painter);
         painter.end();
+        image.setDotsPerMeterX(int(std::lround(kExportDpi * scale / 0.0254)));
+        image.setDotsPerMeterY(int(std::lround(kExportDpi * scale / 0.0254)));
         image.save(&buffer, "PNG");
         break;
     }

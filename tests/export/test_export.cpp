@@ -48,6 +48,7 @@ class TestExport : public QObject {
     Q_OBJECT
 
 private slots:
+    void twiceTheScaleIsTheSamePicture();
     void pngHasTheAskedSizeAndTheCellColour_data();
     void pngHasTheAskedSizeAndTheCellColour();
     void svgLoadsBackWithOutlinedText();
@@ -540,6 +541,37 @@ void TestExport::rowNotesHaveAHeaderAndALegend()
     // Readable on a slide: the notes' type at least 2 % of the figure's height there.
     if (slide)
         QVERIFY(QFontInfo(plot->yAxis2->tickLabelFont()).pixelSize() >= 0.02 * size.height);
+}
+
+// A 2x PNG is the 1x picture with twice the pixels: the image's own
+// resolution must not scale the fonts a second time (the text of a 2x or
+// slide PNG was drawn at 4x, its title cut off at the top).
+void TestExport::twiceTheScaleIsTheSamePicture()
+{
+    const Scenario s = test::lesson(QStringLiteral("causal"));
+    const Trace t = compute(s);
+    const QImage one = QImage::fromData(renderStageFigure(s, t, Stage::Weights, FigureStyle{}, FigureFormat::Png, FigureSize{800, 600, 1.0}), "PNG");
+    const QImage two = QImage::fromData(renderStageFigure(s, t, Stage::Weights, FigureStyle{}, FigureFormat::Png, FigureSize{800, 600, 2.0}), "PNG");
+    QCOMPARE(two.size(), QSize(1600, 1200));
+    const QImage down = two.scaled(one.size(), Qt::IgnoreAspectRatio, Qt::SmoothTransformation).convertToFormat(one.format());
+    // The first row that is not white (the title's top) is in the same place.
+    auto firstInked = [](const QImage &img) {
+        for (int y = 0; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x)
+                if (qGray(img.pixel(x, y)) < 200)
+                    return y;
+        return -1;
+    };
+    const int a = firstInked(one), b = firstInked(down);
+    QVERIFY2(a > 2 && std::abs(a - b) <= 2, qPrintable(QStringLiteral("1x title at %1, 2x at %2").arg(a).arg(b)));
+    // And the whole picture agrees, pixel by pixel on average.
+    double diff = 0;
+    for (int y = 0; y < one.height(); ++y)
+        for (int x = 0; x < one.width(); ++x)
+            diff += std::abs(qGray(one.pixel(x, y)) - qGray(down.pixel(x, y)));
+    diff /= double(one.width()) * one.height();
+    QVERIFY2(diff < 6.0, qPrintable(QString::number(diff)));
+    QCOMPARE(qRound(two.dotsPerMeterX() * 0.0254), 192); // the file says its resolution
 }
 
 QTEST_MAIN(TestExport)
