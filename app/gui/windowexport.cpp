@@ -156,8 +156,10 @@ void WindowExport::exportNumbersJson()
                                                       tr("JSON files (*.json)"));
     if (path.isEmpty())
         return;
-    const QByteArray json = traceJsonBytes(m_doc->scenario(), m_doc->trace()); // no JSON tree: about 200 bytes a number
-    if (const auto p = writeFileAtomically(path, json)) {
+    // Streamed into the file as the CLI's export does: no tree, no whole text held.
+    const Scenario &s = m_doc->scenario();
+    const Trace &t = m_doc->trace();
+    if (const auto p = writeFileAtomically(path, [&s, &t](const ChunkWriter &write) { return writeTraceJson(s, t, write); })) {
         emit failed(tr("%1 was not written: %2").arg(QDir::toNativeSeparators(path), QString::fromStdString(p->message)));
         return;
     }
