@@ -21,6 +21,7 @@ FigureTheme g_windowTheme = FigureTheme::Default;
 
 constexpr int kDecimals[3] = {4, 3, 2};
 constexpr double kMaxAspect = 1.5; // cells at most this much taller than wide, or wider than tall
+constexpr double kMaxWideAspectFewColumns = 3.0; // ... but up to 3x wider than tall in maps of <= 3 columns
 constexpr int kMaxLabelChars = 16;
 
 QFont scaledFont(QFont f, double factor)
@@ -1007,10 +1008,13 @@ HeatmapPlot::Plan HeatmapPlot::plan() const
     if (rows <= 0 || cols <= 0 || w < 1 || h < 1)
         return p;
     const double cw = w / cols, ch = h / rows;
+    // A map of few columns (an output of d_v = 2) may have wide cells: its
+    // numbers need the width, and squarer cells would leave the room empty.
+    const double wideAspect = cols <= 3 ? kMaxWideAspectFewColumns : kMaxAspect;
     if (ch > kMaxAspect * cw)
         h = std::max(rows * kMaxAspect * cw, 0.5 * h);
-    else if (cw > kMaxAspect * ch)
-        w = std::max(cols * kMaxAspect * ch, 0.5 * w);
+    else if (cw > wideAspect * ch)
+        w = std::max(cols * wideAspect * ch, 0.5 * w);
     auto snap = [](double length, int n) {
         const double whole = std::floor(length / n) * n;
         return (whole >= 2.0 * n && length - whole <= 0.12 * length) ? whole : std::floor(length);
