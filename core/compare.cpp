@@ -157,6 +157,17 @@ StageDifference stageDifference(const Scenario &a, const Trace &ta, const Scenar
     StageDifference d;
     d.stage = stage;
     d.head = isPerHead(stage) ? head : -1;
+    if (isPerHead(stage)) {
+        // A head one side lacks is said as such, not as a 0 by 0 matrix.
+        const bool inA = head >= 0 && head < int(ta.heads.size());
+        const bool inB = head >= 0 && head < int(tb.heads.size());
+        if (!inA || !inB) {
+            d.why = std::string(!inA && !inB ? "neither A nor B" : !inA ? "A" : "B") + " has no head "
+                + std::to_string(head + 1) + " (A has " + std::to_string(ta.heads.size()) + ", B has "
+                + std::to_string(tb.heads.size()) + ")";
+            return d;
+        }
+    }
     const Matrix ma = compareStageMatrix(ta, a, stage, head);
     const Matrix mb = compareStageMatrix(tb, b, stage, head);
     if (ma.rows() != mb.rows() || ma.cols() != mb.cols()) {
@@ -184,6 +195,14 @@ StageDifference stageDifference(const Scenario &a, const Trace &ta, const Scenar
             }
         }
     return d;
+}
+
+bool Comparison::anyComparable() const
+{
+    for (const StageDifference &d : stages)
+        if (d.comparable)
+            return true;
+    return false;
 }
 
 double Comparison::maxAbsDiff() const

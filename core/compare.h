@@ -60,8 +60,10 @@ struct Comparison {
     std::vector<int> order;        // the alignment used (empty when not aligned)
     bool encodingUsed = false;     // either scenario has a positional encoding
     std::vector<StageDifference> stages; // per-head stages head by head, then concat and final output
-    // The largest over every stage and head.
+    // The largest over every stage and head; 0 when none is comparable
+    // (ask anyComparable() before reading 0 as "the same").
     double maxAbsDiff() const;
+    bool anyComparable() const;
     const StageDifference *find(CompareStage stage, int head) const;
 };
 

@@ -23,10 +23,14 @@ AttentionCost costOf(const Scenario &s, int nq, int nk)
         c.stages.push_back({"projections", q * dm * h * dk + k * dm * h * dk + k * dm * h * dv,
                             q * h * dk + k * h * dk + k * h * dv});
     }
-    // One dot product of length d_k a cell; cosine and distance add the norms.
+    // A dot product of length d_k a cell; the cosine adds one norm a row
+    // (h (n_q + n_k) d_k); the distance -|q - k|^2 is computed directly,
+    // a subtraction and a multiply-add a component: 2 d_k a cell, no norms.
     double scoreOps = cells * dk;
-    if (s.similarity != Similarity::Dot)
+    if (s.similarity == Similarity::Cosine)
         scoreOps += h * (q + k) * dk;
+    else if (s.similarity == Similarity::NegSqDistance)
+        scoreOps = 2 * cells * dk;
     c.stages.push_back({"scores", scoreOps, cells});
     c.stages.push_back({"scaled", cells, cells});            // one division a cell
     c.stages.push_back({"mask", cells, q * k});              // one test a cell; the blocked pattern is shared

@@ -4,9 +4,11 @@
 // score matrix grows with the sentence, and the path between two tokens
 // (one step for attention, |i - j| steps for a recurrent network).
 //
-// Counts are exact for the forward attention.h computes, counted the way a
-// textbook counts them: a dot product of length d is d multiply-adds; an
-// element-wise stage (scale, mask, exp, divide) is one operation a cell.
+// A textbook count of the forward attention.h computes: a dot product of
+// length d is d multiply-adds; an element-wise stage (scale, mask, exp,
+// divide) is one operation a cell. The code may do less than the count (it
+// skips the mask when nothing is blocked, the division when c·tau = 1); the
+// count is what the stages cost as written on the board.
 // Shapes: n_q queries, n_k keys, h heads, d_k and d_v per head, d_model.
 
 #include "scenario.h"

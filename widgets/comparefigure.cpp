@@ -188,6 +188,8 @@ void CompareFigure::setMaps(const CompareMaps &maps)
     m_plots[0]->setData(maps.a);
     m_plots[1]->setData(maps.b);
     m_plots[2]->setData(maps.diff);
+    // Nothing comparable: no colour bar (it would show a range of nothing).
+    m_plots[2]->setCompact(!maps.difference.comparable);
     QString html = QStringLiteral("<b>%1</b>").arg(maps.maxText.toHtmlEscaped());
     if (!maps.verdict.isEmpty())
         html += QStringLiteral(" — <span style=\"color:%1\">%2</span>")
@@ -210,6 +212,7 @@ QByteArray renderCompareFigure(const CompareMaps &maps, const FigureStyle &style
     const int w = std::max(600, size.width), h = std::max(300, size.height);
     std::array<std::unique_ptr<HeatmapPlot>, 3> plots{makeComparePlot(maps.a, style), makeComparePlot(maps.b, style),
                                                       makeComparePlot(maps.diff, style)};
+    plots[2]->setCompact(!maps.difference.comparable);
     for (auto &p : plots) // three maps share the width: a slide's type for several plots
         p->setFont(figureFont(style.preset, true));
     QFont title = figureFont(style.preset);
@@ -245,6 +248,7 @@ QByteArray renderDifferenceFigure(const CompareMaps &maps, const FigureStyle &st
     HeatmapData d = maps.diff;
     d.title += QLatin1Char('\n') + maps.maxText;
     auto plot = makeComparePlot(d, style);
+    plot->setCompact(!maps.difference.comparable);
     plot->resize(size.width, size.height);
     return renderFigure(plot.get(), format, size);
 }

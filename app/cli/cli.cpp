@@ -983,7 +983,8 @@ int compare(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
     std::string why;
     const bool alignable = tokenAlignment(a, b, &why).has_value();
     const Comparison c = compareScenarios(a, b, align, only);
-    const bool same = c.aligned && c.maxAbsDiff() < kSameNumbers;
+    const bool comparable = c.anyComparable();
+    const bool same = comparable && c.aligned && c.maxAbsDiff() < kSameNumbers;
 
     if (format == QLatin1String("json")) {
         QJsonArray stages;
@@ -1009,7 +1010,7 @@ int compare(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
                          {QStringLiteral("aligned"), c.aligned},
                          {QStringLiteral("indices"), QStringLiteral("1-based")},
                          {QStringLiteral("encoding"), c.encodingUsed},
-                         {QStringLiteral("max_abs_diff"), c.maxAbsDiff()},
+                         {QStringLiteral("max_abs_diff"), comparable ? QJsonValue(c.maxAbsDiff()) : QJsonValue()},
                          {QStringLiteral("same_numbers_reordered"), same},
                          {QStringLiteral("stages"), stages}};
         if (c.aligned) {
@@ -1062,7 +1063,9 @@ int compare(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
                    .arg(at);
     }
     out << "\n";
-    if (same)
+    if (!comparable)
+        out << "Nothing to compare cell by cell: no stage has the same shape in A and B.\n";
+    else if (same)
         out << "The same numbers, reordered: attention alone cannot see word order.\n";
     else if (c.aligned)
         out << "Not only reordered: the largest difference is " << QString::number(c.maxAbsDiff(), 'g', 6)
@@ -1102,7 +1105,7 @@ int runCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return modelCommand(rest, out, err);
         if (command == QLatin1String("compare"))
             return compare(rest, out, err);
-        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, presets, experiment, export, compare (see --help)")
+        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, presets, experiment, export, compare, model (see --help)")
                              .arg(command)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: " << safe(command) << ": " << safe(e.message) << "\n";

@@ -356,6 +356,35 @@ private slots:
                       QStringLiteral("--preset-b"), QStringLiteral("causal"), QStringLiteral("--stage"), QStringLiteral("nosuch")}).code, 2);
     }
 
+    // Nothing comparable is said as such, never as a difference of 0; a head
+    // one side lacks is named, never "0 by 0".
+    void nothingComparable()
+    {
+        const Scenario a = lesson(QStringLiteral("multihead")), b = lesson(QStringLiteral("cross-attention"));
+        QVERIFY(a.heads > b.heads);
+        const Comparison c = compareScenarios(a, b, false);
+        QVERIFY(!c.anyComparable());
+        const StageDifference *missing = c.find(CompareStage::Weights, 1);
+        QVERIFY(missing && !missing->comparable);
+        QVERIFY2(QString::fromStdString(missing->why).startsWith(QStringLiteral("B has no head 2")),
+                 missing->why.c_str());
+        for (const StageDifference &d : c.stages)
+            QVERIFY2(d.why.find("0 by 0") == std::string::npos, d.why.c_str());
+
+        const Run j = cli({QStringLiteral("compare"), QStringLiteral("--preset"), QStringLiteral("multihead"),
+                           QStringLiteral("--preset-b"), QStringLiteral("cross-attention"), QStringLiteral("--format"),
+                           QStringLiteral("json")});
+        QVERIFY2(j.code == 0, qPrintable(j.describe()));
+        QVERIFY2(json(j).value(QLatin1String("max_abs_diff")).isNull(), qPrintable(j.out));
+        QCOMPARE(json(j).value(QLatin1String("same_numbers_reordered")).toBool(true), false);
+        const Run t = cli({QStringLiteral("compare"), QStringLiteral("--preset"), QStringLiteral("multihead"),
+                           QStringLiteral("--preset-b"), QStringLiteral("cross-attention")});
+        QVERIFY2(t.code == 0, qPrintable(t.describe()));
+        QVERIFY2(t.out.contains(QLatin1String("Nothing to compare cell by cell")), qPrintable(t.out));
+        QVERIFY2(!t.out.contains(QLatin1String("Largest difference")), qPrintable(t.out));
+        QVERIFY2(t.out.contains(QLatin1String("B has no head 2")), qPrintable(t.out));
+    }
+
     // attention-lab-cli export --compare: the A/B figure and the difference map.
     void cliExportCompare()
     {

@@ -84,6 +84,15 @@ private slots:
         QCOMPARE(stage(attentionCost(s), "scores").operations, 150.0 + 60.0);
     }
 
+    void distanceIsTwoOperationsAComponent()
+    {
+        Scenario s = projected();
+        s.similarity = Similarity::NegSqDistance;
+        // -|q - k|^2 directly: 50 cells (2 heads, 5 by 5), 3 components, a
+        // subtraction and a multiply-add each: 2*50*3 = 300, and no norms.
+        QCOMPARE(stage(attentionCost(s), "scores").operations, 300.0);
+    }
+
     void directLessonHasNoProjections()
     {
         const Scenario s = test::lesson(QStringLiteral("causal"));
