@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace attn {
 
@@ -125,13 +126,18 @@ void haloRect(QCPPainter *p, const QRectF &r, double width, Qt::PenStyle style =
 struct ColorMapDataPeek : QCPColorMapData {
     static const double *values(const QCPColorMapData *d) { return d->*(&ColorMapDataPeek::mData); }
     static const unsigned char *alpha(const QCPColorMapData *d) { return d->*(&ColorMapDataPeek::mAlpha); }
+    static double *mutableValues(QCPColorMapData *d) { return d->*(&ColorMapDataPeek::mData); }
     static void setUnmodified(QCPColorMapData *d) { d->*(&ColorMapDataPeek::mDataModified) = false; }
 };
 
-// QCPColorMap recolours every cell of its image after any setCell; a drag
-// at n = 1024 changes one row and one column of a score map, a million
-// cells. This one recolours only the rows and columns it was told changed
-// (markCells), when nothing else did: no new range, gradient or size.
+// QCPColorMap colours an image of one pixel per cell (a million at
+// n = 1024), after any setCell colours all of it again, and on every replot
+// copies it mirrored (the query axis runs downwards) before scaling it to a
+// few hundred pixels. This one keeps an image of the device pixels the map
+// covers instead: each pixel has the colour of the cell under its centre,
+// the same cells the grid of HeatmapCellLayer outlines. After markCells only
+// the pixels of the marked rows and columns are coloured again; the image
+// is blitted 1:1. Vector exports (PDF, SVG) take QCPColorMap's own drawing.
 class HeatmapColorMap : public QCPColorMap {
 public:
     using QCPColorMap::QCPColorMap;
@@ -157,50 +163,169 @@ public:
         m_rows.clear();
         m_cols.clear();
     }
+    // The image drawn last (device pixels) and where it went; for tests.
+    const QImage &pixelImage() const { return m_image; }
 
 protected:
-    void updateMapImage() override
+    void draw(QCPPainter *painter) override
     {
         QCPColorMapData *d = data();
-        const int keys = d->keySize(), lines = d->valueSize();
-        const bool partial = !m_all && !mMapImageInvalidated && !d->isEmpty() && keyAxis()
-                             && keyAxis()->orientation() == Qt::Horizontal && mUndersampledMapImage.isNull()
-                             && mMapImage.width() == keys && mMapImage.height() == lines;
-        if (!partial) {
-            m_all = false;
-            m_rows.clear();
-            m_cols.clear();
-            QCPColorMap::updateMapImage();
+        const QTransform t = painter->transform();
+        if (d->isEmpty() || !keyAxis() || !valueAxis() || keyAxis()->orientation() != Qt::Horizontal
+            || painter->modes().testFlag(QCPPainter::pmVectorized) || t.type() > QTransform::TxScale) {
+            // QCPColorMap's image is not kept up to date here: colour it whole.
+            mMapImageInvalidated = true;
+            m_image = QImage();
+            QCPColorMap::draw(painter);
             return;
         }
-        // As QCPColorMap::updateMapImage, for the marked lines and columns:
-        // image line lines - 1 - v holds value index v.
-        const double *values = ColorMapDataPeek::values(d);
-        const unsigned char *alpha = ColorMapDataPeek::alpha(d);
-        const bool log = mDataScaleType == QCPAxis::stLogarithmic;
-        auto colour = [&](int v, int k, int count) {
-            QRgb *pixels = reinterpret_cast<QRgb *>(mMapImage.scanLine(lines - 1 - v)) + k;
-            const std::size_t at = std::size_t(v) * std::size_t(keys) + std::size_t(k);
-            if (alpha)
-                mGradient.colorize(values + at, alpha + at, mDataRange, pixels, count, 1, log);
-            else
-                mGradient.colorize(values + at, mDataRange, pixels, count, 1, log);
-        };
-        for (int v : m_rows)
-            if (v >= 0 && v < lines)
-                colour(v, 0, keys);
-        for (int k : m_cols)
-            if (k >= 0 && k < keys)
-                for (int v = 0; v < lines; ++v)
-                    colour(v, k, 1);
+        // The cells' outer edges in device pixels, rounded to whole pixels.
+        const int keys = d->keySize(), lines = d->valueSize();
+        const QCPRange kr = d->keyRange(), vr = d->valueRange();
+        const double kHalf = 0.5 * kr.size() / (keys - 1), vHalf = 0.5 * vr.size() / (lines - 1);
+        const QRectF widget = QRectF(QPointF(keyAxis()->coordToPixel(kr.lower - kHalf), valueAxis()->coordToPixel(vr.lower - vHalf)),
+                                     QPointF(keyAxis()->coordToPixel(kr.upper + kHalf), valueAxis()->coordToPixel(vr.upper + vHalf)))
+                                  .normalized();
+        const QRectF device = t.mapRect(widget);
+        const QRect target(QPoint(int(std::lround(device.left())), int(std::lround(device.top()))),
+                           QPoint(int(std::lround(device.right())) - 1, int(std::lround(device.bottom())) - 1));
+        if (target.width() < 1 || target.height() < 1)
+            return;
+        const bool whole = m_all || mMapImageInvalidated || target != m_target || m_image.isNull() || t != m_transform;
+        if (whole)
+            placePixels(target, t, kr.lower - kHalf, 2 * kHalf, vr.lower - vHalf, 2 * vHalf, keys, lines);
+        colour(whole);
+        m_all = false;
         m_rows.clear();
         m_cols.clear();
+        mMapImageInvalidated = false;
         ColorMapDataPeek::setUnmodified(d);
+        painter->save();
+        painter->resetTransform();
+        painter->drawImage(target.topLeft(), m_image);
+        painter->restore();
     }
 
 private:
+    // Which cell each device column and line shows: the one under the pixel's centre.
+    void placePixels(const QRect &target, const QTransform &t, double k0, double kStep, double v0, double vStep, int keys,
+                     int lines)
+    {
+        m_target = target;
+        m_transform = t;
+        const QTransform back = t.inverted();
+        m_pixelKey.resize(std::size_t(target.width()));
+        for (int x = 0; x < target.width(); ++x) {
+            const double wx = back.map(QPointF(target.left() + x + 0.5, 0.0)).x();
+            const double k = std::floor((keyAxis()->pixelToCoord(wx) - k0) / kStep);
+            m_pixelKey[std::size_t(x)] = int(std::clamp(k, 0.0, keys - 1.0));
+        }
+        m_pixelLine.resize(std::size_t(target.height()));
+        for (int y = 0; y < target.height(); ++y) {
+            const double wy = back.map(QPointF(0.0, target.top() + y + 0.5)).y();
+            const double v = std::floor((valueAxis()->pixelToCoord(wy) - v0) / vStep);
+            m_pixelLine[std::size_t(y)] = int(std::clamp(v, 0.0, lines - 1.0));
+        }
+        if (m_image.size() != target.size())
+            m_image = QImage(target.size(), QImage::Format_ARGB32_Premultiplied);
+    }
+
+    // Colours every pixel line (whole) or the pixels of the marked cells.
+    void colour(bool whole)
+    {
+        QCPColorMapData *d = data();
+        const int keys = d->keySize();
+        const int width = m_image.width(), height = m_image.height();
+        const double *values = ColorMapDataPeek::values(d);
+        const unsigned char *alpha = ColorMapDataPeek::alpha(d);
+        const bool log = mDataScaleType == QCPAxis::stLogarithmic;
+        // A cell line's colours: every cell when the pixels are more than
+        // the cells, else only the cells under a pixel.
+        const bool byCell = keys <= width;
+        auto colourLine = [&](int y) {
+            const int v = m_pixelLine[std::size_t(y)];
+            QRgb *pixels = reinterpret_cast<QRgb *>(m_image.scanLine(y));
+            const double *row = values + std::size_t(v) * std::size_t(keys);
+            const unsigned char *rowAlpha = alpha ? alpha + std::size_t(v) * std::size_t(keys) : nullptr;
+            const int n = byCell ? keys : width;
+            m_colours.resize(std::size_t(n));
+            if (byCell) {
+                if (rowAlpha)
+                    mGradient.colorize(row, rowAlpha, mDataRange, m_colours.data(), n, 1, log);
+                else
+                    mGradient.colorize(row, mDataRange, m_colours.data(), n, 1, log);
+                for (int x = 0; x < width; ++x)
+                    pixels[x] = m_colours[std::size_t(m_pixelKey[std::size_t(x)])];
+                return;
+            }
+            m_values.resize(std::size_t(width));
+            m_alphas.resize(std::size_t(width));
+            for (int x = 0; x < width; ++x) {
+                const int k = m_pixelKey[std::size_t(x)];
+                m_values[std::size_t(x)] = row[k];
+                if (rowAlpha)
+                    m_alphas[std::size_t(x)] = rowAlpha[k];
+            }
+            if (rowAlpha)
+                mGradient.colorize(m_values.data(), m_alphas.data(), mDataRange, pixels, width, 1, log);
+            else
+                mGradient.colorize(m_values.data(), mDataRange, pixels, width, 1, log);
+        };
+        auto copyLine = [&](int from, int to) {
+            std::memcpy(m_image.scanLine(to), m_image.scanLine(from), std::size_t(width) * sizeof(QRgb));
+        };
+        if (whole) {
+            for (int y = 0; y < height; ++y) {
+                if (y > 0 && m_pixelLine[std::size_t(y)] == m_pixelLine[std::size_t(y - 1)])
+                    copyLine(y - 1, y);
+                else
+                    colourLine(y);
+            }
+            return;
+        }
+        std::sort(m_rows.begin(), m_rows.end());
+        m_rows.erase(std::unique(m_rows.begin(), m_rows.end()), m_rows.end());
+        std::sort(m_cols.begin(), m_cols.end());
+        m_cols.erase(std::unique(m_cols.begin(), m_cols.end()), m_cols.end());
+        if (!m_rows.empty()) {
+            int last = -1; // the last line coloured, and its cell line
+            for (int y = 0; y < height; ++y) {
+                const int v = m_pixelLine[std::size_t(y)];
+                if (!std::binary_search(m_rows.begin(), m_rows.end(), v))
+                    continue;
+                if (last >= 0 && m_pixelLine[std::size_t(last)] == v && last == y - 1)
+                    copyLine(last, y);
+                else
+                    colourLine(y);
+                last = y;
+            }
+        }
+        if (!m_cols.empty()) {
+            for (int x = 0; x < width; ++x) {
+                const int k = m_pixelKey[std::size_t(x)];
+                if (!std::binary_search(m_cols.begin(), m_cols.end(), k))
+                    continue;
+                for (int y = 0; y < height; ++y) {
+                    const std::size_t at = std::size_t(m_pixelLine[std::size_t(y)]) * std::size_t(keys) + std::size_t(k);
+                    QRgb *pixel = reinterpret_cast<QRgb *>(m_image.scanLine(y)) + x;
+                    if (alpha)
+                        mGradient.colorize(values + at, alpha + at, mDataRange, pixel, 1, 1, log);
+                    else
+                        mGradient.colorize(values + at, mDataRange, pixel, 1, 1, log);
+                }
+            }
+        }
+    }
+
     bool m_all = true;
     std::vector<int> m_rows, m_cols;
+    QImage m_image;             // the map's device pixels
+    QRect m_target;             // where m_image goes, device pixels
+    QTransform m_transform;     // the painter's transform m_image was made for
+    std::vector<int> m_pixelKey, m_pixelLine; // the cell column of each pixel column, the cell line of each pixel line
+    std::vector<QRgb> m_colours;
+    std::vector<double> m_values;
+    std::vector<unsigned char> m_alphas;
 };
 
 // Everything that belongs to the cells: blocked cells, separators, dashed
@@ -289,7 +414,7 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
     // Blocked and non-finite cells: grey and hatched, one rectangle per run
     // of neighbours in a row.
     QVector<QRectF> runs;
-    for (int i = 0; i < rows; ++i) {
+    for (int i = 0; i < rows && hp.m_anyHidden; ++i) {
         for (int j = 0; j < cols;) {
             if (!hp.m_hidden(i, j)) {
                 ++j;
@@ -330,7 +455,7 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
 
     // "Blocked, but this stage does not apply the mask": dashed outline.
     const BoolMatrix &outlined = hp.m_data.outlined;
-    if (outlined.rows() == rows && outlined.cols() == cols && outlined.any()) {
+    if (hp.m_anyOutlined) {
         const double inset = std::min(cw, ch) >= 10 ? 2.5 : 0.5;
         const double w = std::min(cw, ch) >= 10 ? 1.5 : 1.0;
         painter->setAntialiasing(true);
@@ -588,14 +713,33 @@ void HeatmapPlot::updateCells(int firstRow, int rowCount, int column, const std:
                  || scale != m_data.scale || m_data.scale == HeatmapScale::SequentialAuto
                  || (m_data.scale == HeatmapScale::Diverging && !(std::isfinite(m_data.range) && m_data.range > 0))
                  || m_data.rowFlagged != flags || m_data.rowNotes.size() != notes.size();
-    auto hiddenNow = [&](int i, int j) {
-        return !std::isfinite(m_data.values(i, j)) || (m_data.blocked.size() > 0 && m_data.blocked(i, j));
-    };
-    for (int i = firstRow; i < firstRow + rowCount && !whole; ++i)
-        for (int j = 0; j < cols && !whole; ++j)
-            whole = hiddenNow(i, j) != m_hidden(i, j);
-    for (int i = 0; i < rows && column >= 0 && !whole; ++i)
-        whole = hiddenNow(i, column) != m_hidden(i, column);
+    if (!whole) {
+        // One pass writes the changed cells into the colour map, row by
+        // row as it stores them; a cell turning hidden or shown stops it,
+        // and the whole rebuild below writes everything anyway.
+        double *cells = ColorMapDataPeek::mutableValues(m_map->data());
+        const bool blocked = m_data.blocked.size() > 0;
+        auto write = [&](int i, int j) {
+            const double v = m_data.values(i, j);
+            const bool hidden = !std::isfinite(v) || (blocked && m_data.blocked(i, j));
+            if (hidden != m_hidden(i, j))
+                return false;
+            if (!hidden) // hidden cells keep their transparent placeholder
+                cells[std::size_t(i) * std::size_t(cols) + std::size_t(j)] = v;
+            return true;
+        };
+        // The values are stored by column, the colour map's cells by row:
+        // a block of rows at a time keeps both sides in the cache.
+        const int end = firstRow + rowCount;
+        for (int i0 = firstRow; i0 < end && !whole; i0 += 16) {
+            const int i1 = std::min(i0 + 16, end);
+            for (int j = 0; j < cols && !whole; ++j)
+                for (int i = i0; i < i1 && !whole; ++i)
+                    whole = !write(i, j);
+        }
+        for (int i = 0; i < rows && column >= 0 && !whole; ++i)
+            whole = !write(i, column);
+    }
     if (whole) {
         setData(std::move(m_data));
         return;
@@ -608,17 +752,6 @@ void HeatmapPlot::updateCells(int firstRow, int rowCount, int column, const std:
             m_map->setDataRange(m_range);
         }
     }
-    QCPColorMapData *d = m_map->data();
-    auto write = [&](int i, int j) {
-        if (!m_hidden(i, j)) // hidden cells keep their transparent placeholder
-            d->setCell(j, i, m_data.values(i, j));
-    };
-    for (int i = firstRow; i < firstRow + rowCount; ++i)
-        for (int j = 0; j < cols; ++j)
-            write(i, j);
-    if (column >= 0)
-        for (int i = 0; i < rows; ++i)
-            write(i, column);
     static_cast<HeatmapColorMap *>(m_map)->markCells(firstRow, rowCount, column);
 
     // The notes of the changed rows that are written beside the map.
@@ -641,6 +774,10 @@ void HeatmapPlot::rebuildMap()
         for (int j = 0; j < cols; ++j)
             m_hidden(i, j) = !std::isfinite(m_data.values(i, j))
                              || (m_data.blocked.size() > 0 && m_data.blocked(i, j));
+
+    // Partial updates never change these (updateCells rebuilds when a cell turns hidden or shown).
+    m_anyHidden = m_hidden.any();
+    m_anyOutlined = m_data.outlined.rows() == rows && m_data.outlined.cols() == cols && m_data.outlined.any();
 
     // The scale.
     double lo = 0, hi = 0, maxAbs = 0;
@@ -685,8 +822,7 @@ void HeatmapPlot::rebuildMap()
         const int keySize = std::max(cols, 2), valueSize = std::max(rows, 2);
         d->setSize(keySize, valueSize);
         d->setRange(storedSpan(cols), storedSpan(rows));
-        const bool anyHidden = m_hidden.any();
-        if (anyHidden)
+        if (m_anyHidden)
             d->fillAlpha(255);
         else
             d->clearAlpha();

@@ -235,6 +235,8 @@ private:
 
     HeatmapData m_data;
     BoolMatrix m_hidden; // blocked or non-finite: not a colour of the scale
+    bool m_anyHidden = false;
+    bool m_anyOutlined = false; // an outline mask of the data's shape with a cell set
     QCPRange m_range{0.0, 1.0};
     QCPColorGradient m_sequential;
     QCPColorGradient m_diverging;

@@ -140,6 +140,8 @@ private slots:
     void largeBlockedMapDrawsEveryCell();
     void zeroSizeWidget();
     void robustForDegenerateSizes();
+    void cellUpdatesDrawAsFreshData_data();
+    void cellUpdatesDrawAsFreshData();
 
 private:
     void showPlot(HeatmapPlot &plot, int w = 600, int h = 500);
@@ -888,6 +890,107 @@ void TestHeatmap::robustForDegenerateSizes()
     plot.setData(huge);
     plot.replot(QCustomPlot::rpImmediateRefresh);
     QCOMPARE(plot.cellAt(plot.cellCenter(255, 255)), std::make_pair(255, 255));
+}
+
+void TestHeatmap::cellUpdatesDrawAsFreshData_data()
+{
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("cols");
+    QTest::addColumn<bool>("diverging");
+    // More cells than pixels (a drag at n = 1024 shrinks them), fewer, and a mix.
+    QTest::newRow("700x650 diverging") << 700 << 650 << true;
+    QTest::newRow("9x7 probability") << 9 << 7 << false;
+    QTest::newRow("600x12 diverging") << 600 << 12 << true;
+}
+
+// updateCells colours only the pixels of the rows and columns it was told
+// changed. After a run of such updates (rows, a column, the colour range,
+// blocked cells in the changed rows) the plot draws pixel for pixel what a
+// plot given the final data whole draws, its colour map holds the same
+// cells, and a shape change afterwards draws as fresh too.
+void TestHeatmap::cellUpdatesDrawAsFreshData()
+{
+    QFETCH(int, rows);
+    QFETCH(int, cols);
+    QFETCH(bool, diverging);
+    HeatmapData d;
+    d.values = randomMatrix(rows, cols, 7u);
+    if (diverging) {
+        d.values = (d.values.array() * 4.0 - 2.0).matrix();
+        d.scale = HeatmapScale::Diverging;
+        d.range = 2.0;
+    }
+    d.blocked = BoolMatrix::Constant(rows, cols, false);
+    d.blocked(rows / 2, cols / 3) = true; // a transparent cell that stays
+    d.title = QStringLiteral("cells");
+    HeatmapPlot plot;
+    showPlot(plot, 520, 480);
+    plot.setData(d);
+    render(plot);
+
+    std::srand(11u);
+    auto noise = [&](int r, int c) {
+        const Matrix m = randomMatrix(r, c, unsigned(std::rand()));
+        return diverging ? Matrix((m.array() * 4.0 - 2.0).matrix()) : m;
+    };
+    struct Step {
+        int first, count, column;
+        double range;
+    };
+    const std::vector<Step> steps = {
+        {3, 1, -1, 2.0},            // one row
+        {0, 0, cols - 1, 2.0},      // one column
+        {rows - 2, 2, 1, 2.0},      // the last two rows and a column
+        {rows / 2, 1, cols / 2, 2.5}, // a new colour range: every pixel again
+        {1, rows - 2, -1, 2.5},     // nearly every row (a key's drag rescales every weight)
+        {5 % rows, 1, 0, 2.5},
+    };
+    for (const Step &step : steps) {
+        plot.updateCells(step.first, step.count, step.column, [&](HeatmapData &data) {
+            if (step.count > 0)
+                data.values.middleRows(step.first, step.count) = noise(step.count, cols);
+            if (step.column >= 0)
+                data.values.col(step.column) = noise(rows, 1);
+            // Keep the one blocked cell's value as it was: the cell stays hidden.
+            if (diverging)
+                data.range = step.range;
+        });
+        d = plot.data();
+        // Drawn after every step, so the next step starts from a partly updated image.
+        const QImage updated = render(plot);
+        HeatmapPlot fresh;
+        showPlot(fresh, 520, 480);
+        fresh.setData(d);
+        const QImage whole = render(fresh);
+        QCOMPARE(updated.size(), whole.size());
+        QVERIFY2(updated == whole, qPrintable(QStringLiteral("step at row %1: the images differ").arg(step.first)));
+        QCOMPARE(plot.dataRange(), fresh.dataRange());
+        QCPColorMapData *a = plot.colorMap()->data(), *b = fresh.colorMap()->data();
+        for (int v = 0; v < b->valueSize(); ++v)
+            for (int k = 0; k < b->keySize(); ++k)
+                // A hidden cell (alpha 0) keeps a placeholder value that is never drawn.
+                QVERIFY(a->alpha(k, v) == b->alpha(k, v) && (b->alpha(k, v) == 0 || a->cell(k, v) == b->cell(k, v)));
+    }
+    // The changed cells show their own colours (not only "as fresh").
+    QCPColorGradient g = plot.activeGradient();
+    const QImage image = render(plot);
+    const int r = 5 % rows;
+    const QPointF at = offCentre(plot, r, 0); // clear of the cell's number
+    if (plot.cellRect(r, 0).width() >= 3 && plot.cellRect(r, 0).height() >= 3)
+        COMPARE_COLOR(pixelAt(image, at), QColor(g.color(d.values(r, 0), plot.dataRange())));
+
+    // Another shape after the updates: drawn as fresh.
+    HeatmapData other = d;
+    other.values = randomMatrix(rows + 1, cols - 1, 3u);
+    other.blocked = BoolMatrix();
+    other.scale = HeatmapScale::Probability;
+    plot.setData(other);
+    HeatmapPlot fresh;
+    showPlot(fresh, 520, 480);
+    fresh.setData(other);
+    QVERIFY(render(plot) == render(fresh));
+    // And a 2x export of the updated plot equals the fresh one's.
+    QVERIFY(plot.renderImage(520, 480, 2.0) == fresh.renderImage(520, 480, 2.0));
 }
 
 QTEST_MAIN(TestHeatmap)
