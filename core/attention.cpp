@@ -521,9 +521,9 @@ void softmaxBlock(const SoftmaxBlock &b)
     const Eigen::Index m = b.m;
     RowRun run(m);
 
-    // Without a place for scaled (b.scaled null) pass 1 does not write it,
-    // and pass 2 forms x again from the input: as x * (1 / (c tau)), which
-    // costs a multiplication where a division would cost several.
+    // Without a place for scaled (b.scaled null: c tau is 1 or a power of
+    // two, see runSoftmaxBlock) pass 1 does not write it, and pass 2 forms x
+    // again from the input: as is, or as x * (1 / (c tau)), which is exact.
     const bool store = b.scaled != nullptr;
     const bool multiply = !store && b.scaling == Scaling::Multiply;
     constexpr bool kArgmax = kStats && !kSearch;
@@ -605,8 +605,17 @@ void runSoftmaxBlockWith(const SoftmaxBlock &b)
     return stats ? softmaxBlock<true, false, true, DK>(b) : softmaxBlock<true, false, false, DK>(b);
 }
 
-void runSoftmaxBlock(const SoftmaxBlock &b)
+void runSoftmaxBlock(const SoftmaxBlock &block)
 {
+    SoftmaxBlock b = block;
+    // Scaled not kept, and c tau not a power of two: pass 1 divides into the
+    // weights (pass 2 then overwrites each entry with its exponential), so
+    // the softmax takes the very bits a stored scaled would hold, and the
+    // weights are the same whether scaled is kept or not.
+    if (!b.scaled && b.scaling == Scaling::Divide) {
+        b.scaled = b.weights;
+        b.ldScaled = b.ldWeights;
+    }
     switch (b.keys ? b.keyWidth : 0) {
     case 1: return runSoftmaxBlockWith<1>(b);
     case 2: return runSoftmaxBlockWith<2>(b);
@@ -618,19 +627,15 @@ void runSoftmaxBlock(const SoftmaxBlock &b)
     }
 }
 
-// How scores become scaled = scores / divisor, bit for bit when `stored`
-// (then written); otherwise, where it is not written, as scores * (1 /
-// divisor), within an ulp of it.
-void setScaling(SoftmaxBlock &b, double divisor, bool stored = true)
+// How scores become scaled = scores / divisor, bit for bit, whether it is
+// stored or not.
+void setScaling(SoftmaxBlock &b, double divisor)
 {
     b.divisor = divisor;
     int exponent = 0;
     const double inverse = 1.0 / divisor;
     if (divisor == 1.0) {
         b.scaling = Scaling::Copy;
-    } else if (!stored) {
-        b.scaling = Scaling::Multiply;
-        b.inverse = inverse;
     } else if (std::frexp(divisor, &exponent) == 0.5 && std::isfinite(inverse) && inverse * divisor == 1.0) {
         // A power of two: 1 / divisor is exact, and x * (1 / divisor) is the
         // same real number as x / divisor, so it rounds to the same double.
@@ -920,7 +925,7 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
 
     SoftmaxBlock model; // what every block of every head shares
     model.cols = nk;
-    setScaling(model, t.divisor, options.keepScaled);
+    setScaling(model, t.divisor);
     model.blocked = anyBlocked ? t.blocked.data() : nullptr;
     model.ldBlocked = nq;
     model.stage = s.maskStage;
@@ -1100,7 +1105,7 @@ SoftmaxBlock softmaxInput(const Trace &t, const HeadTrace &head, int first)
         b.in = head.scaled.data() + first; // Scaling::None
     } else {
         b.in = head.scores.data() + first;
-        setScaling(b, t.divisor, false); // b.scaled stays null: nothing written
+        setScaling(b, t.divisor); // b.scaled stays null: nothing stored
     }
     b.ldIn = nq;
     return b;
@@ -1111,7 +1116,7 @@ double softmaxInputAt(const Trace &t, const HeadTrace &head, Eigen::Index i, Eig
 {
     if (head.scaled.size())
         return head.scaled(i, j);
-    return t.divisor == 1.0 ? head.scores(i, j) : head.scores(i, j) * (1.0 / t.divisor);
+    return head.scores(i, j) / t.divisor; // the bits pass 1 forms
 }
 
 void softmaxRow(const Scenario &s, const Trace &t, HeadTrace &head, int r)

@@ -11,6 +11,7 @@
 #include "scenario.h"
 #include "validate.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -48,9 +49,9 @@ struct HeadTrace {
     Matrix V;       // n_k by d_v: the values averaged
     Matrix scores;  // n_q by n_k: s(q_i, k_j)
     // n_q by n_k: scores / (c * tau), before the mask. Stored only when the
-    // trace was computed with ComputeOptions::keepScaled (the default, for
-    // readers not yet moved to scaledAt()/scaledMatrix()); empty otherwise,
-    // saving n_q n_k doubles a head (64 MB at n = 1024, h = 8).
+    // trace was computed with ComputeOptions::keepScaled (the default);
+    // empty otherwise, saving n_q n_k doubles a head (64 MB at n = 1024,
+    // h = 8). Read it through scaledAt() and the others below, never directly.
     Matrix scaled;
     Matrix weights; // n_q by n_k: softmax weights, blocked entries 0
     Matrix output;  // n_q by d_v: weights * V
@@ -68,7 +69,24 @@ struct HeadTrace {
     {
         return scaled.size() ? Eigen::RowVectorXd(scaled.row(i)) : Eigen::RowVectorXd(scores.row(i) / divisor);
     }
+    Eigen::VectorXd scaledCol(Eigen::Index j) const
+    {
+        return scaled.size() ? Eigen::VectorXd(scaled.col(j)) : Eigen::VectorXd(scores.col(j) / divisor);
+    }
+    // Rows [first, first + count).
+    Matrix scaledRows(Eigen::Index first, Eigen::Index count) const
+    {
+        return scaled.size() ? Matrix(scaled.middleRows(first, count)) : Matrix(scores.middleRows(first, count) / divisor);
+    }
     Matrix scaledMatrix() const { return scaled.size() ? scaled : Matrix(scores / divisor); }
+    // max |scaled| (0 for an empty head), without forming it: dividing by
+    // c * tau > 0 is monotone and |x| / d rounds as x / d does.
+    double scaledMaxAbs() const
+    {
+        if (scaled.size())
+            return scaled.cwiseAbs().maxCoeff();
+        return scores.size() ? scores.cwiseAbs().maxCoeff() / std::abs(divisor) : 0.0;
+    }
 };
 
 struct Trace {
@@ -108,10 +126,11 @@ Matrix maskedSoftmax(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &b
                      std::vector<RowStats> *rows = nullptr);
 
 struct ComputeOptions {
-    // Store HeadTrace::scaled. Without it the softmax takes scores times
-    // 1 / (c * tau) (within an ulp of the division; the views read
-    // scaledAt(), which divides), and the forward writes one n_q by n_k
-    // matrix a head fewer.
+    // Store HeadTrace::scaled. Without it nothing changes but the memory:
+    // the softmax takes the same bits of scores / (c * tau) (divided into
+    // the weights' place, or multiplied by an exact 1 / (c * tau)), so
+    // weights, outputs and every export are identical; the forward keeps
+    // one n_q by n_k matrix a head fewer.
     bool keepScaled = true;
 };
 

@@ -30,15 +30,12 @@ double scoreRange(const Trace &t, int head, bool shared, Stage stage)
 {
     const HeadTrace &h = t.heads[std::size_t(head)];
     double r = 0;
-    // Scores and scaled are finite (validated inputs); column by column, as stored.
-    auto take = [&](const Matrix &m) {
-        if (m.size())
-            r = std::max(r, m.cwiseAbs().maxCoeff());
-    };
+    // Scores and scaled are finite (validated inputs). Scaled's largest is
+    // the scores' largest / (c tau), to the bit, whether stored or not.
     if (shared || stage == Stage::Scores)
-        take(h.scores);
+        r = std::max(r, h.scores.size() ? h.scores.cwiseAbs().maxCoeff() : 0.0);
     if (shared || stage != Stage::Scores)
-        take(h.scaled);
+        r = std::max(r, h.scaledMaxAbs());
     return std::max(r, 1e-9);
 }
 
@@ -182,14 +179,14 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
         d.range = scoreRange(t, head, options.sharedScoreRange, stage);
         break;
     case Stage::Scaled:
-        d.values = h.scaled;
+        d.values = h.scaledMatrix();
         d.title = StageText::tr("Scaled  s / %1").arg(divisor);
         d.colorBarLabel = StageText::tr("scaled score");
         d.scale = HeatmapScale::Diverging;
         d.range = scoreRange(t, head, options.sharedScoreRange, stage);
         break;
     case Stage::Masked:
-        d.values = h.scaled;
+        d.values = h.scaledMatrix();
         d.title = before ? StageText::tr("Masked  blocked → −∞") : StageText::tr("Masked after the softmax ✗");
         d.colorBarLabel = StageText::tr("scaled score");
         d.scale = HeatmapScale::Diverging;
@@ -256,12 +253,12 @@ void updateStageData(HeatmapData &d, const Trace &t, Stage stage, const StageOpt
     const HeadTrace &h = t.heads[std::size_t(head)];
     const StageSpan span = changedCells(stage, delta);
     const int end = span.firstRow + span.rowCount;
-    const Matrix *source = &h.scaled;
+    const Matrix *source = nullptr; // null: the scaled stage, stored or not
     switch (stage) {
     case Stage::Scores:
     case Stage::Scaled:
     case Stage::Masked:
-        source = stage == Stage::Scores ? &h.scores : &h.scaled;
+        source = stage == Stage::Scores ? &h.scores : nullptr;
         d.range = scoreRange(t, head, options.sharedScoreRange, stage);
         break;
     case Stage::Weights:
@@ -278,10 +275,18 @@ void updateStageData(HeatmapData &d, const Trace &t, Stage stage, const StageOpt
             d.rowFlagged[r] = h.rows[std::size_t(r)].fullyMasked;
         break;
     }
-    if (span.rowCount)
-        d.values.middleRows(span.firstRow, span.rowCount) = source->middleRows(span.firstRow, span.rowCount);
-    if (span.column >= 0)
-        d.values.col(span.column) = source->col(span.column);
+    if (span.rowCount) {
+        if (source)
+            d.values.middleRows(span.firstRow, span.rowCount) = source->middleRows(span.firstRow, span.rowCount);
+        else
+            d.values.middleRows(span.firstRow, span.rowCount) = h.scaledRows(span.firstRow, span.rowCount);
+    }
+    if (span.column >= 0) {
+        if (source)
+            d.values.col(span.column) = source->col(span.column);
+        else
+            d.values.col(span.column) = h.scaledCol(span.column);
+    }
 }
 
 namespace {
@@ -336,16 +341,16 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
         const QString c = QString::fromStdString(divisorTerms(s, t)).section(QStringLiteral(" = "), 0, 0);
         line = StageText::tr("scaled = score / (c·τ) = %1 / %2 = %3 / %4 = %5")
                    .arg(terms.isEmpty() ? sim : QStringLiteral("(%1)").arg(terms), c, q4(h.scores(row, col)),
-                        QString::fromStdString(compact(t.divisor)), q4(h.scaled(row, col)));
+                        QString::fromStdString(compact(t.divisor)), q4(h.scaledAt(row, col)));
         break;
     }
     case Stage::Masked:
         if (blocked && before)
             line = StageText::tr("blocked (%1): −∞, so its weight will be 0").arg(reason);
         else if (blocked)
-            line = StageText::tr("blocked (%1), but the mask acts after the softmax: the score stays %2").arg(reason, q4(h.scaled(row, col)));
+            line = StageText::tr("blocked (%1), but the mask acts after the softmax: the score stays %2").arg(reason, q4(h.scaledAt(row, col)));
         else
-            line = StageText::tr("open: %1").arg(q4(h.scaled(row, col)));
+            line = StageText::tr("open: %1").arg(q4(h.scaledAt(row, col)));
         break;
     case Stage::Weights: {
         if (h.rows[std::size_t(row)].fullyMasked) {
@@ -358,7 +363,7 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
         }
         const SoftmaxTerms e = softmaxTerms(s, t, head, row, col);
         line = StageText::tr("weight = e^(%1 − %2) / Σ = %3 / %4 = %5")
-                   .arg(q4(h.scaled(row, col)), q4(e.max), q4(e.exp), q4(e.sum), q4(e.exp / e.sum));
+                   .arg(q4(h.scaledAt(row, col)), q4(e.max), q4(e.exp), q4(e.sum), q4(e.exp / e.sum));
         if (blocked)
             line += QLatin1Char('\n') + StageText::tr("then blocked after the softmax (%1): set to 0, and the row is not renormalised").arg(reason);
         const RowStats &r = h.rows[std::size_t(row)];
@@ -376,7 +381,7 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
     const double exact = stage == Stage::Output ? h.output(row, col)
                        : stage == Stage::Scores ? h.scores(row, col)
                        : stage == Stage::Weights ? h.weights(row, col)
-                                                 : h.scaled(row, col);
+                                                 : h.scaledAt(row, col);
     const bool minusInfinity = stage == Stage::Masked && blocked && before;
     QString tip = who + QLatin1Char('\n') + line + QLatin1Char('\n')
                 + StageText::tr("exact value: %1").arg(minusInfinity ? QStringLiteral("−∞") : QString::fromStdString(shortest(exact)));

@@ -24,8 +24,10 @@ QString csvField(QString s)
 
 // Built as UTF-8 bytes directly, each number appended in place: a map of
 // 8 million cells takes its own size (about 20 bytes a cell), not the
-// three times more a QString and its conversion would.
-QByteArray csv(const Matrix &m, const QStringList &rows, const QStringList &cols, const BoolMatrix *blocked = nullptr)
+// three times more a QString and its conversion would. `m` is a Matrix or
+// anything with rows(), cols() and m(i, j) (the scaled stage, derived).
+template <typename M>
+QByteArray csv(const M &m, const QStringList &rows, const QStringList &cols, const BoolMatrix *blocked = nullptr)
 {
     QByteArray out;
     out.reserve(qsizetype(m.rows()) * (m.cols() + 1) * 24 + 4096);
@@ -49,6 +51,14 @@ QByteArray csv(const Matrix &m, const QStringList &rows, const QStringList &cols
     }
     return out;
 }
+
+// The scaled stage of a head, stored or derived, without an n_q by n_k copy.
+struct ScaledStage {
+    const HeadTrace &head;
+    Eigen::Index rows() const { return head.scores.rows(); }
+    Eigen::Index cols() const { return head.scores.cols(); }
+    double operator()(Eigen::Index i, Eigen::Index j) const { return head.scaledAt(i, j); }
+};
 
 QStringList numbered(const QString &prefix, Eigen::Index n)
 {
@@ -88,11 +98,11 @@ Result<QStringList> writeTraceCsv(const Scenario &s, const Trace &t, const QStri
         const HeadTrace &ht = t.heads[std::size_t(i)];
         const QString suffix = h > 1 ? QStringLiteral("_head%1.csv").arg(i + 1) : QStringLiteral(".csv");
         write(stem + QStringLiteral("_scores") + suffix, [&] { return csv(ht.scores, rows, keys); });
-        write(stem + QStringLiteral("_scaled") + suffix, [&] { return csv(ht.scaled, rows, keys); });
+        write(stem + QStringLiteral("_scaled") + suffix, [&] { return csv(ScaledStage{ht}, rows, keys); });
         // As the map shows it: blocked entries -inf, or, when the mask acts
         // after the softmax, the scores untouched (the mistake's point).
         const bool before = s.maskStage == MaskStage::BeforeSoftmax;
-        write(stem + QStringLiteral("_masked") + suffix, [&] { return csv(ht.scaled, rows, keys, before ? &t.blocked : nullptr); });
+        write(stem + QStringLiteral("_masked") + suffix, [&] { return csv(ScaledStage{ht}, rows, keys, before ? &t.blocked : nullptr); });
         write(stem + QStringLiteral("_weights") + suffix, [&] { return csv(ht.weights, rows, keys); });
         write(stem + QStringLiteral("_output") + suffix, [&] { return csv(ht.output, rows, numbered(QStringLiteral("d"), ht.output.cols())); });
     }

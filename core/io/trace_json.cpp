@@ -80,7 +80,7 @@ QJsonObject traceToJson(const Scenario &s, const Trace &t)
                                  {"K", matrixToJson(h.K)},
                                  {"V", matrixToJson(h.V)},
                                  {"scores", matrixToJson(h.scores)},
-                                 {"scaled", matrixToJson(h.scaled)},
+                                 {"scaled", matrixToJson(h.scaledMatrix())},
                                  {"blocked", blocked},
                                  {"weights", matrixToJson(h.weights)},
                                  {"output", matrixToJson(h.output)}});
@@ -222,7 +222,8 @@ public:
         raw("]");
     }
 
-    void matrix(int level, const Matrix &m)
+    template <typename M>
+    void matrix(int level, const M &m)
     {
         grid(level, m, [this](double v) { number(v == 0 ? 0.0 : v); }); // no "-0", as matrixToJson
     }
@@ -240,6 +241,15 @@ private:
     const std::function<bool(const QByteArray &)> &m_sink;
     QByteArray m_buffer;
     bool m_ok = true;
+};
+
+// The scaled stage of a head, stored or derived: each entry formed as it is
+// written, never an n_q by n_k copy.
+struct ScaledStage {
+    const HeadTrace &head;
+    Eigen::Index rows() const { return head.scores.rows(); }
+    Eigen::Index cols() const { return head.scores.cols(); }
+    double operator()(Eigen::Index i, Eigen::Index j) const { return head.scaledAt(i, j); }
 };
 
 } // namespace
@@ -273,7 +283,7 @@ bool writeTraceJson(const Scenario &s, const Trace &t, const std::function<bool(
     JsonStream o(sink);
     const bool rope = s.encoding == Encoding::Rope;
     const int h = int(t.heads.size());
-    auto matrixMember = [&o](int level, const char *name, const Matrix &m, bool last) {
+    auto matrixMember = [&o](int level, const char *name, const auto &m, bool last) {
         o.key(level, name);
         o.matrix(level, m);
         o.next(last);
@@ -303,7 +313,7 @@ bool writeTraceJson(const Scenario &s, const Trace &t, const std::function<bool(
             o.grid(3, t.blocked, [&o](bool b) { o.boolean(b); });
             o.next(false);
             matrixMember(3, "output", head.output, false);
-            matrixMember(3, "scaled", head.scaled, false);
+            matrixMember(3, "scaled", ScaledStage{head}, false);
             matrixMember(3, "scores", head.scores, false);
             matrixMember(3, "weights", head.weights, true);
             o.indent(2);

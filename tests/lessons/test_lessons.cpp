@@ -25,6 +25,10 @@ using attn::test::Rows;
 
 namespace {
 
+// The lessons' numbers as the window computes them: the scaled stage
+// derived from the scores, not stored (app/document/document.cpp).
+const ComputeOptions kAsTheWindow{.keepScaled = false};
+
 const double kSqrt2 = std::sqrt(2.0);
 
 // The lessons this file works by hand; a new lesson must be added here.
@@ -167,7 +171,7 @@ private slots:
         const auto *s = std::get_if<Scenario>(&r);
         QVERIFY2(s, s ? "" : std::get<Problem>(r).toString().c_str());
         QVERIFY(!validate(*s).has_value());
-        const Trace t = compute(*s);
+        const Trace t = compute(*s, kAsTheWindow);
         for (const HeadTrace &h : t.heads) {
             ATTN_VERIFY_NO_MISMATCH(test::nonFinite(h.weights), name);
             ATTN_VERIFY_NO_MISMATCH(test::nonFinite(h.output), name);
@@ -217,7 +221,7 @@ private slots:
         QFETCH(double, entropy);
         const ScenarioOrProblem r = loadLesson(name);
         QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(name));
-        const Trace t = compute(std::get<Scenario>(r));
+        const Trace t = compute(std::get<Scenario>(r), kAsTheWindow);
         QCOMPARE(t.heads.size(), std::size_t(1));
         const HeadTrace &h = t.heads[0];
         QCOMPARE(h.weights.rows(), Eigen::Index(1));
@@ -225,7 +229,7 @@ private slots:
         ATTN_COMPARE_NEAR(t.divisor, kSqrt2, 1e-15);
         for (int j = 0; j < 3; ++j) {
             ATTN_COMPARE_NEAR(h.scores(0, j), scores[j], 1e-15);
-            ATTN_COMPARE_NEAR(h.scaled(0, j), scores[j] / kSqrt2, 1e-15);
+            ATTN_COMPARE_NEAR(h.scaledAt(0, j), scores[j] / kSqrt2, 1e-15);
             ATTN_COMPARE_NEAR(h.weights(0, j), weights[j], 1e-15);
             ATTN_COMPARE_NEAR(h.weights(0, j), tenDigits[j], 1e-10);
             ATTN_COMPARE_NEAR(t.output(0, j), weights[j], 1e-15); // V = I
@@ -246,7 +250,7 @@ private slots:
     void softKnn()
     {
         LOAD_LESSON(s, "seed001-soft-knn");
-        const Trace t = compute(s);
+        const Trace t = compute(s, kAsTheWindow);
         const HeadTrace &h = t.heads[0];
         // Scores q_i·k_j of t1 (1, .2), t2 (.8, .6), t3 (.1, 1), t4 (-.6, .7), t5 (-.4, -.9), t6 (-.9, -.3).
         const Rows scores{{1.04, 0.92, 0.30, -0.46, -0.58, -0.96},
@@ -256,7 +260,7 @@ private slots:
                           {-0.58, -0.86, -0.94, -0.39, 0.97, 0.63},
                           {-0.96, -0.90, -0.39, 0.33, 0.63, 0.90}};
         ATTN_COMPARE_MATRIX(h.scores, scores, 1e-15);
-        ATTN_COMPARE_MATRIX(h.scaled, divided(scores, kSqrt2), 1e-15);
+        ATTN_COMPARE_MATRIX(h.scaledMatrix(), divided(scores, kSqrt2), 1e-15);
         const Rows weights = softmaxRowsByHand(scores, kSqrt2);
         ATTN_COMPARE_MATRIX(h.weights, weights, 1e-15);
         const Rows points{{1, 0.2}, {0.8, 0.6}, {0.1, 1}, {-0.6, 0.7}, {-0.4, -0.9}, {-0.9, -0.3}};
@@ -284,7 +288,7 @@ private slots:
     void permutation()
     {
         LOAD_LESSON(s, "permutation");
-        const Trace t = compute(s);
+        const Trace t = compute(s, kAsTheWindow);
         const HeadTrace &h = t.heads[0];
         const Rows Q{{1, 0.45}, {0.4, 1}, {1.05, -0.25}};
         const Rows K{{1.07, 0.4}, {0.18, 1.32}, {0.47, 0.33}};
@@ -294,7 +298,7 @@ private slots:
         ATTN_COMPARE_MATRIX(h.V, V, 1e-15);
         const Rows scores{{1.25, 0.774, 0.6185}, {0.828, 1.392, 0.518}, {1.0235, -0.141, 0.411}};
         ATTN_COMPARE_MATRIX(h.scores, scores, 1e-15);
-        ATTN_COMPARE_MATRIX(h.scaled, divided(scores, kSqrt2), 1e-15);
+        ATTN_COMPARE_MATRIX(h.scaledMatrix(), divided(scores, kSqrt2), 1e-15);
         const Rows weights = softmaxRowsByHand(scores, kSqrt2);
         ATTN_COMPARE_MATRIX(h.weights, weights, 1e-15);
         ATTN_COMPARE_MATRIX(t.output, times(weights, V), 1e-14);
@@ -325,7 +329,7 @@ private slots:
         QVERIFY(b.tokens == (std::vector<std::string>{"你", "打", "我"}));
         Scenario sa = a, sb = b;
         sa.encoding = sb.encoding = encoding;
-        const Trace ta = compute(sa), tb = compute(sb);
+        const Trace ta = compute(sa, kAsTheWindow), tb = compute(sb, kAsTheWindow);
         double worst = 0;
         for (int i = 0; i < 3; ++i) {
             for (int j = 0; j < 3; ++j)
@@ -347,11 +351,11 @@ private slots:
     void causal()
     {
         LOAD_LESSON(s, "causal");
-        const Trace t = compute(s);
+        const Trace t = compute(s, kAsTheWindow);
         const HeadTrace &h = t.heads[0];
         const Rows scores = causalLessonScores();
         ATTN_COMPARE_MATRIX(h.scores, scores, 1e-15);
-        ATTN_COMPARE_MATRIX(h.scaled, divided(scores, kSqrt2), 1e-15);
+        ATTN_COMPARE_MATRIX(h.scaledMatrix(), divided(scores, kSqrt2), 1e-15);
         const Rows weights = softmaxRowsByHand(scores, kSqrt2, causalBlocked(5));
         ATTN_COMPARE_MATRIX(h.weights, weights, 1e-15);
         for (int i = 0; i < 5; ++i)
@@ -384,7 +388,7 @@ private slots:
     void padding()
     {
         LOAD_LESSON(s, "padding");
-        const Trace t = compute(s);
+        const Trace t = compute(s, kAsTheWindow);
         const HeadTrace &h = t.heads[0];
         const Rows scores{{1.15, 0.6, -0.8, 1.35, 1.35},
                           {0.5, 1.02, 0.2, 1.08, 1.08},
@@ -392,7 +396,7 @@ private slots:
                           {0, 0, 0, 0, 0},
                           {0, 0, 0, 0, 0}};
         ATTN_COMPARE_MATRIX(h.scores, scores, 1e-15);
-        ATTN_COMPARE_MATRIX(h.scaled, divided(scores, kSqrt2), 1e-15);
+        ATTN_COMPARE_MATRIX(h.scaledMatrix(), divided(scores, kSqrt2), 1e-15);
         const std::vector<bool> padded{false, false, false, true, true};
         const Rows weights = softmaxRowsByHand(scores, kSqrt2, std::vector<std::vector<bool>>(5, padded));
         ATTN_COMPARE_MATRIX(h.weights, weights, 1e-15);
@@ -422,11 +426,11 @@ private slots:
     {
         LOAD_LESSON(s, "mask-after-softmax");
         QVERIFY(s.maskStage == MaskStage::AfterSoftmax);
-        const Trace t = compute(s);
+        const Trace t = compute(s, kAsTheWindow);
         const HeadTrace &h = t.heads[0];
         const Rows scores = causalLessonScores();
         ATTN_COMPARE_MATRIX(h.scores, scores, 1e-15);
-        ATTN_COMPARE_MATRIX(h.scaled, divided(scores, kSqrt2), 1e-15);
+        ATTN_COMPARE_MATRIX(h.scaledMatrix(), divided(scores, kSqrt2), 1e-15);
         Rows weights = softmaxRowsByHand(scores, kSqrt2); // over the whole row
         for (int i = 0; i < 5; ++i)
             for (int j = i + 1; j < 5; ++j)
@@ -461,7 +465,7 @@ private slots:
         LOAD_LESSON(s, "multihead");
         QCOMPARE(s.heads, 2);
         QCOMPARE(modelWidth(s), 4);
-        const Trace t = compute(s);
+        const Trace t = compute(s, kAsTheWindow);
         QCOMPARE(t.dk, 2);
         QCOMPARE(t.dv, 2);
         const HeadTrace &h1 = t.heads[0], &h2 = t.heads[1];
@@ -469,8 +473,8 @@ private slots:
         const Rows scores2{{4, 0, 0, -2}, {4, 0, 0, -2}, {4, 0, 0, -2}, {4, 0, 0, -2}};
         ATTN_COMPARE_MATRIX(h1.scores, scores1, 1e-15);
         ATTN_COMPARE_MATRIX(h2.scores, scores2, 1e-15);
-        ATTN_COMPARE_MATRIX(h1.scaled, divided(scores1, kSqrt2), 1e-15);
-        ATTN_COMPARE_MATRIX(h2.scaled, divided(scores2, kSqrt2), 1e-15);
+        ATTN_COMPARE_MATRIX(h1.scaledMatrix(), divided(scores1, kSqrt2), 1e-15);
+        ATTN_COMPARE_MATRIX(h2.scaledMatrix(), divided(scores2, kSqrt2), 1e-15);
         const Rows w1 = softmaxRowsByHand(scores1, kSqrt2), w2 = softmaxRowsByHand(scores2, kSqrt2);
         ATTN_COMPARE_MATRIX(h1.weights, w1, 1e-15);
         ATTN_COMPARE_MATRIX(h2.weights, w2, 1e-15);
@@ -511,7 +515,7 @@ private slots:
         QCOMPARE(queryCount(s), 3);
         QCOMPARE(keyCount(s), 4);
         QVERIFY(keyLabels(s) == (std::vector<std::string>{"I", "love", "you", "."}));
-        const Trace t = compute(s);
+        const Trace t = compute(s, kAsTheWindow);
         const HeadTrace &h = t.heads[0];
         QCOMPARE(h.scores.rows(), Eigen::Index(3));
         QCOMPARE(h.scores.cols(), Eigen::Index(4));
@@ -530,7 +534,7 @@ private slots:
         ATTN_COMPARE_MATRIX(h.V, V, 1e-15);
         const Rows scores{{3.6, -0.3, -2.3, 0.3}, {0.4, 3.7, -2.7, 0.3}, {-3.0, -2.55, 3.75, -0.45}};
         ATTN_COMPARE_MATRIX(h.scores, scores, 1e-14);
-        ATTN_COMPARE_MATRIX(h.scaled, divided(scores, kSqrt2), 1e-14);
+        ATTN_COMPARE_MATRIX(h.scaledMatrix(), divided(scores, kSqrt2), 1e-14);
         const Rows weights = softmaxRowsByHand(scores, kSqrt2);
         ATTN_COMPARE_MATRIX(h.weights, weights, 1e-14);
         ATTN_COMPARE_MATRIX(t.output, times(weights, V), 1e-14);
