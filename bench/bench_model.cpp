@@ -23,11 +23,14 @@
 // Usage: bench_model [--repeat R] [--tokens 8,16,32] [--tab maps|qkv] [--label NAME --csv FILE]
 //        bench_model --summarize FILE
 //        bench_model --model DIR [--repeat R]
-//        bench_model --write-random DIR [--layers L]
+//        bench_model --write-random DIR [--layers L] [--heads H] [--embd D] [--positions P]
+//   --breakdown        after each sentence, where a key's time went: every
+//                      event's own time by type and receiver, per key
 //   --model DIR        another model folder; a model too big for live typing
 //                      is timed per Enter (forward and repaint) instead
 //   --write-random DIR writes a model of GPT-2 small's shapes (n_embd 768,
-//                      12 heads, MLP 3072, L layers, default 12), random
+//                      12 heads, MLP 4 n_embd, L layers, default 12, 64
+//                      positions; or as the options say), random
 //                      weights (N(0, 0.02), seed 7, F16), with the built-in
 //                      model's tokenizer (601 tokens), and exits
 
@@ -61,6 +64,56 @@
 #include <vector>
 
 namespace {
+
+// --breakdown: every event's own time (its handlers, less the events sent
+// from inside them), by event type and receiver, summed over the keys.
+class TimedApp : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool enabled = false;
+    std::map<std::string, double> exclusiveMs; // "Paint HeatmapPlot model_weights" → ms
+    std::map<std::string, long> counts;
+
+    bool notify(QObject *receiver, QEvent *event) override
+    {
+        if (!enabled)
+            return QApplication::notify(receiver, event);
+        QElapsedTimer t;
+        t.start();
+        m_children.push_back(0);
+        const bool r = QApplication::notify(receiver, event);
+        const double total = double(t.nsecsElapsed()) / 1e6;
+        const double inner = m_children.back();
+        m_children.pop_back();
+        if (!m_children.empty())
+            m_children.back() += total;
+        const double own = total - inner;
+        if (own > 0.02) {
+            const char *type = nullptr;
+            switch (event->type()) {
+            case QEvent::Paint: type = "Paint"; break;
+            case QEvent::LayoutRequest: type = "LayoutRequest"; break;
+            case QEvent::UpdateRequest: type = "UpdateRequest"; break;
+            case QEvent::Resize: type = "Resize"; break;
+            case QEvent::MetaCall: type = "MetaCall"; break;
+            case QEvent::Timer: type = "Timer"; break;
+            case QEvent::KeyPress: type = "KeyPress"; break;
+            case QEvent::KeyRelease: type = "KeyRelease"; break;
+            default: type = "other"; break;
+            }
+            std::string who = receiver->metaObject()->className();
+            if (!receiver->objectName().isEmpty())
+                who += " " + receiver->objectName().toStdString();
+            const std::string key = std::string(type) + " " + who;
+            exclusiveMs[key] += own;
+            counts[key] += 1;
+        }
+        return r;
+    }
+
+private:
+    std::vector<double> m_children;
+};
 
 struct ReplotPeek : QCustomPlot {
     static bool queued(const QCustomPlot *p) { return p->*(&ReplotPeek::mReplotQueued); }
@@ -174,11 +227,11 @@ QString sentenceOf(const attn::Gpt2Model &m, const QString &text, int tokens)
     return best;
 }
 
-int writeRandom(const QString &dir, int layers)
+int writeRandom(const QString &dir, int layers, int heads, int d, int P)
 {
     const auto builtin = attn::loadBuiltinModel();
     const auto &m = *std::get<std::shared_ptr<const attn::Gpt2Model>>(builtin);
-    const int V = m.config.vocabSize, d = 768, P = 64, I = 3072;
+    const int V = m.config.vocabSize, I = 4 * d;
     std::mt19937_64 rng(7);
     std::normal_distribution<double> normal(0, 0.02);
     std::vector<attn::TensorToWrite> t;
@@ -219,14 +272,14 @@ int writeRandom(const QString &dir, int layers)
         QFile f(QString::fromLatin1(attn::kBuiltinModelFolder) + QLatin1Char('/') + QLatin1String(name));
         return f.open(QIODevice::ReadOnly) && write(QLatin1String(name), f.readAll());
     };
-    const QJsonObject c{{"n_layer", layers}, {"n_head", 12}, {"n_embd", d}, {"n_positions", P}, {"vocab_size", V},
+    const QJsonObject c{{"n_layer", layers}, {"n_head", heads}, {"n_embd", d}, {"n_positions", P}, {"vocab_size", V},
                         {"layer_norm_epsilon", 1e-5}, {"activation_function", "gelu_new"}};
     if (!write(QStringLiteral("model.safetensors"), attn::safetensorsBytes(t)) || !write(QStringLiteral("config.json"), QJsonDocument(c).toJson())
         || !copy("vocab.json") || !copy("merges.txt")) {
         std::fprintf(stderr, "bench_model: cannot write %s\n", qPrintable(dir));
         return 2;
     }
-    std::printf("%s: %d layers of GPT-2 small's shapes, random, F16\n", qPrintable(dir), layers);
+    std::printf("%s: %d layers × %d heads, n_embd %d, n_positions %d, random, F16\n", qPrintable(dir), layers, heads, d, P);
     return 0;
 }
 
@@ -290,7 +343,7 @@ int summarize(const QString &path)
 
 int main(int argc, char **argv)
 {
-    QApplication app(argc, argv);
+    TimedApp app(argc, argv);
     QTemporaryDir settings;
     QSettings::setDefaultFormat(QSettings::IniFormat);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
@@ -298,7 +351,8 @@ int main(int argc, char **argv)
     int repeat = 3;
     QString modelDir, writeDir, tab = QStringLiteral("maps"), csvPath, label = QStringLiteral("this build");
     QList<int> sizes{8, 16, 32};
-    int layers = 12;
+    int layers = 12, heads = 12, embd = 768, positions = 64;
+    bool breakdown = false;
     const QStringList args = app.arguments();
     for (int i = 1; i < args.size(); ++i) {
         const QString a = args[i];
@@ -313,6 +367,14 @@ int main(int argc, char **argv)
             layers = std::clamp(args[++i].toInt(), 1, 48);
         else if (a == QLatin1String("--tab") && more)
             tab = args[++i];
+        else if (a == QLatin1String("--heads") && more)
+            heads = std::clamp(args[++i].toInt(), 1, 64);
+        else if (a == QLatin1String("--embd") && more)
+            embd = std::clamp(args[++i].toInt(), 1, 4096);
+        else if (a == QLatin1String("--positions") && more)
+            positions = std::clamp(args[++i].toInt(), 1, 4096);
+        else if (a == QLatin1String("--breakdown"))
+            breakdown = true;
         else if (a == QLatin1String("--csv") && more)
             csvPath = args[++i];
         else if (a == QLatin1String("--label") && more)
@@ -326,12 +388,17 @@ int main(int argc, char **argv)
                     sizes << std::min(t.toInt(), 64);
         } else {
             std::fprintf(stderr, "usage: bench_model [--repeat R] [--tokens 8,16,32] [--tab maps|qkv] [--label NAME --csv FILE] "
-                                 "| --summarize FILE | --model DIR | --write-random DIR [--layers L]\n");
+                                 "[--breakdown] | --summarize FILE | --model DIR | --write-random DIR [--layers L] [--heads H] [--embd D] [--positions P]\n");
             return 2;
         }
     }
-    if (!writeDir.isEmpty())
-        return writeRandom(writeDir, layers);
+    if (!writeDir.isEmpty()) {
+        if (embd % heads != 0) {
+            std::fprintf(stderr, "bench_model: --heads %d does not divide --embd %d\n", heads, embd);
+            return 2;
+        }
+        return writeRandom(writeDir, layers, heads, embd, positions);
+    }
 
     attn::MainWindow window;
     window.setInteractive(false);
@@ -393,6 +460,7 @@ int main(int argc, char **argv)
             field->clear();
             view->recompute();
             drain(watcher);
+            app.enabled = breakdown;
             for (const QChar ch : text) {
                 recomputedAt = -1;
                 clock.start();
@@ -414,12 +482,30 @@ int main(int argc, char **argv)
                 if (csv)
                     std::fprintf(csv, "%s,%d,%.4f,%.4f,%.4f,%.4f\n", qPrintable(label), tokens, k.total, k.forward, k.compute, k.paint);
             }
+            app.enabled = false;
             if (!view->trace() || int(view->trace()->ids.size()) != tokens) {
                 std::fprintf(stderr, "bench_model: the view did not end at %d tokens\n", tokens);
                 return 1;
             }
         }
         printRow(label.toStdString(), tokens, keys);
+        if (breakdown) {
+            // Where a key's time went: the largest owners, per key.
+            std::vector<std::pair<double, std::string>> top;
+            double sum = 0;
+            for (const auto &[k, ms] : app.exclusiveMs) {
+                top.push_back({ms, k});
+                sum += ms;
+            }
+            std::sort(top.rbegin(), top.rend());
+            const double perKey = 1.0 / double(keys.size());
+            std::printf("  where the time went (ms per key, events' own time; %.2f in all):\n", sum * perKey);
+            for (std::size_t i = 0; i < std::min<std::size_t>(top.size(), 18); ++i)
+                std::printf("  %8.3f  %6.2f×  %s\n", top[i].first * perKey, double(app.counts[top[i].second]) * perKey,
+                            top[i].second.c_str());
+            app.exclusiveMs.clear();
+            app.counts.clear();
+        }
     }
     if (csv)
         std::fclose(csv);

@@ -46,7 +46,7 @@ int captionLines(const HeadGridData &d)
 
 bool sameCell(const HeadGridCell &a, const HeadGridCell &b)
 {
-    return a.weights.rows() == b.weights.rows() && a.weights.cols() == b.weights.cols() && a.blocked.rows() == b.blocked.rows()
+    return a.causal == b.causal && a.weights.rows() == b.weights.rows() && a.weights.cols() == b.weights.cols() && a.blocked.rows() == b.blocked.rows()
         && a.blocked.cols() == b.blocked.cols() && a.caption == b.caption && a.weights == b.weights && (a.blocked == b.blocked).all();
 }
 
@@ -170,7 +170,7 @@ const QImage &HeadGrid::cellImage(int index) const
         auto *line = reinterpret_cast<QRgb *>(image.scanLine(i));
         for (int j = 0; j < m; ++j) {
             const double v = c.weights(i, j);
-            if ((hasBlocked && c.blocked(i, j)) || !std::isfinite(v))
+            if ((hasBlocked && c.blocked(i, j)) || (c.causal && j > i) || !std::isfinite(v))
                 continue;
             line[j] = m_gradient.color(v, range);
         }
@@ -256,6 +256,10 @@ void HeadGrid::paint(QPainter &p, const QRectF &rect, const QFont &font, bool fo
         p.drawText(QRectF(rect.left(), map.top(), l.labelW, map.height()), Qt::AlignCenter,
                    labelOr(m_data.rowLabels, r, QStringLiteral("L")));
     }
+    double weights = 0;
+    for (const HeadGridCell &cell : m_data.cells)
+        weights += double(cell.weights.size());
+    const bool vector = weights <= kMaxHeadGridVectorCells;
     for (int r = 0; r < m_data.rows; ++r)
         for (int c = 0; c < m_data.cols; ++c) {
             if (!shown(cellArea(l, r, c)))
@@ -265,7 +269,7 @@ void HeadGrid::paint(QPainter &p, const QRectF &rect, const QFont &font, bool fo
             const QRectF map = mapRectIn(l, r, c);
             const int n = int(cell.weights.rows()), m = int(cell.weights.cols());
             if (n > 0 && m > 0) {
-                if (forFigure) {
+                if (forFigure && vector) {
                     // Vector cells: crisp at any zoom of the SVG or PDF.
                     const bool hasBlocked = cell.blocked.rows() == n && cell.blocked.cols() == m;
                     const double cw = map.width() / m, ch = map.height() / n;
@@ -273,7 +277,7 @@ void HeadGrid::paint(QPainter &p, const QRectF &rect, const QFont &font, bool fo
                     for (int i = 0; i < n; ++i)
                         for (int j = 0; j < m; ++j) {
                             const double v = cell.weights(i, j);
-                            const bool blocked = (hasBlocked && cell.blocked(i, j)) || !std::isfinite(v);
+                            const bool blocked = (hasBlocked && cell.blocked(i, j)) || (cell.causal && j > i) || !std::isfinite(v);
                             p.setBrush(blocked ? HeatmapPlot::blockedFillColor() : QColor(m_gradient.color(v, QCPRange(0, 1))));
                             // A hair wider than the cell: no seams between neighbours.
                             p.drawRect(QRectF(map.left() + j * cw, map.top() + i * ch, cw + 0.3, ch + 0.3));
@@ -403,6 +407,32 @@ QSize HeadGrid::minimumSizeHint() const
     return QSize(std::max(1, m_data.cols) * 4 * line + 3 * line, std::max(1, m_data.rows) * 6 * line + 2 * line);
 }
 
+namespace {
+
+QFont headGridFigureFont()
+{
+    QFont font = figureFont();
+    font.setPointSizeF(11);
+    return font;
+}
+
+} // namespace
+
+HeadGridFigureSizes headGridFigureSizes(const HeadGridData &data)
+{
+    // As renderHeadGrid lays it out: 12 pixels of margin, the title's line.
+    HeadGrid grid;
+    grid.setAttribute(Qt::WA_DontShowOnScreen);
+    grid.setFont(headGridFigureFont());
+    HeadGridData shape;
+    shape.rows = data.rows;
+    shape.cols = data.cols;
+    grid.setData(shape); // the sizes depend on the shape only
+    const QFontMetricsF fm(headGridFigureFont());
+    const QSize extra(24, 24 + (data.title.isEmpty() ? 0 : int(std::ceil(fm.height() * 1.6))));
+    return {grid.minimumSizeHint() + extra, grid.sizeHint() + extra};
+}
+
 QByteArray renderHeadGrid(const HeadGridData &data, const QCPColorGradient &gradient, int selectedRow, int selectedCol,
                           FigureFormat format, const FigureSize &size)
 {
@@ -411,8 +441,7 @@ QByteArray renderHeadGrid(const HeadGridData &data, const QCPColorGradient &grad
     grid.setData(data);
     grid.setGradient(gradient);
     grid.setSelected(selectedRow, selectedCol);
-    QFont font = figureFont();
-    font.setPointSizeF(11);
+    const QFont font = headGridFigureFont();
     const QRectF rect(0, 0, std::max(1, size.width), std::max(1, size.height));
     QByteArray bytes = paintFigure(format, size, [&](QCPPainter *painter) {
         const double m = 12;

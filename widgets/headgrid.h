@@ -25,6 +25,7 @@ namespace attn {
 struct HeadGridCell {
     Matrix weights;      // n by n, values in 0..1
     BoolMatrix blocked;  // empty or n by n: drawn in the heatmaps' blocked grey
+    bool causal = false; // key j > query i blocked too: a model's heads, without an n × n mask per cell
     QStringList caption; // lines under the map ("previous-token", "H̄ 1.23 nats")
     QString toolTip;
 };
@@ -106,6 +107,24 @@ private:
     std::vector<bool> m_dirty;            // cells to draw again into the cache
     mutable int m_cellsRepainted = 0;
 };
+
+// What a figure of the grid needs, in logical pixels, in renderHeadGrid's
+// font: `minimum`, where every head still has a map and its caption (the
+// widget's minimumSizeHint), and `preferred`, the widget's sizeHint (cells
+// of about 8 by 10 lines). A model of many layers and heads would otherwise
+// be drawn as unreadable specks, or asked for an image of gigabytes.
+struct HeadGridFigureSizes {
+    QSize minimum;
+    QSize preferred;
+};
+HeadGridFigureSizes headGridFigureSizes(const HeadGridData &data);
+// Above this many weights in all the grid's maps, a figure draws each map
+// as an image (as the screen does) rather than a rectangle per weight: an
+// SVG or PDF of a long sentence through many heads stays megabytes.
+inline constexpr double kMaxHeadGridVectorCells = 256.0 * 1024;
+// The most pixels an overview figure may have: 16 Mi (64 MB as a 32-bit PNG
+// being drawn), 4096 by 4096.
+inline constexpr double kMaxHeadGridFigurePixels = 4096.0 * 4096.0;
 
 // The grid as a figure, in the figure font, at `size`.
 QByteArray renderHeadGrid(const HeadGridData &data, const QCPColorGradient &gradient, int selectedRow, int selectedCol,

@@ -19,8 +19,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 
 #include <cmath>
+#include <functional>
 #include <optional>
 
 namespace attn {
@@ -158,18 +160,6 @@ QList<int> pick(Options &o, const QString &option, int count)
     return out;
 }
 
-QJsonArray matrixJson(const Matrix &m)
-{
-    QJsonArray rows;
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        QJsonArray row;
-        for (Eigen::Index j = 0; j < m.cols(); ++j)
-            row.append(m(i, j));
-        rows.append(row);
-    }
-    return rows;
-}
-
 QString utf8(const std::string &bytes)
 {
     return QString::fromUtf8(bytes.data(), qsizetype(bytes.size()));
@@ -179,6 +169,180 @@ QString fixed(double v, int decimals = 4)
 {
     return QString::number(v, 'f', decimals);
 }
+
+// One piece of a streamed output, straight to the device (as cli.cpp's
+// writeChunk): false once `out` has failed, so the writer stops.
+bool writeChunk(QTextStream &out, const QByteArray &utf8)
+{
+    if (QIODevice *device = out.device()) {
+        out.flush();
+        if (out.status() == QTextStream::Ok && device->write(utf8) != utf8.size())
+            out.setStatus(QTextStream::WriteFailed); // the device's errorString says why
+    } else {
+        out << QString::fromUtf8(utf8);
+    }
+    return out.status() == QTextStream::Ok;
+}
+
+// `model trace --format json` written piece by piece, in chunks of about
+// 1 MB: the bytes of QJsonDocument's indented text of the same tree (keys
+// sorted as QJsonObject sorts them, four spaces a level) passed through
+// escapeTerminalControls, without ever holding the tree (about 200 bytes a
+// number) or the whole text.
+class ModelJson {
+public:
+    explicit ModelJson(const std::function<bool(const QByteArray &)> &sink) : m_sink(sink) { m_buffer.reserve(kChunk + 64 * 1024); }
+
+    void raw(const char *text) { m_buffer += text; }
+    void indent(int level) { m_buffer.append(4 * level, ' '); }
+    void key(int level, const char *name)
+    {
+        indent(level);
+        m_buffer += '"';
+        m_buffer += name;
+        m_buffer += "\": ";
+    }
+    void next(bool last) { m_buffer += last ? "\n" : ",\n"; }
+    // As Qt's writer writes a double (a -0 stays "-0", as it did).
+    void number(double v) { m_buffer += QByteArray::number(v, 'g', QLocale::FloatingPointShortest); }
+    void integer(long long v) { m_buffer += QByteArray::number(v); }
+    void string(const std::string &utf8)
+    {
+        // Through QString and Qt's own escaping: the same bytes for any input.
+        const QByteArray escaped = QJsonDocument(QJsonArray{QString::fromUtf8(utf8.data(), qsizetype(utf8.size()))})
+                                       .toJson(QJsonDocument::Compact);
+        m_buffer += escapeTerminalControls(escaped.mid(1, escaped.size() - 2));
+    }
+    // `"name": [rows of numbers]` at `level`, then "," or not.
+    void matrix(int level, const char *name, const Matrix &m, bool last)
+    {
+        key(level, name);
+        raw("[\n");
+        for (Eigen::Index i = 0; i < m.rows(); ++i) {
+            indent(level + 1);
+            raw("[\n");
+            for (Eigen::Index j = 0; j < m.cols(); ++j) {
+                indent(level + 2);
+                number(m(i, j));
+                next(j + 1 == m.cols());
+            }
+            indent(level + 1);
+            raw("]");
+            next(i + 1 == m.rows());
+            if (m_buffer.size() >= kChunk)
+                flush();
+        }
+        indent(level);
+        raw("]");
+        next(last);
+    }
+    bool flush()
+    {
+        if (m_ok && !m_buffer.isEmpty())
+            m_ok = m_sink(m_buffer);
+        m_buffer.clear();
+        return m_ok;
+    }
+    bool ok() const { return m_ok; }
+
+private:
+    static constexpr qsizetype kChunk = 1024 * 1024;
+    const std::function<bool(const QByteArray &)> &m_sink;
+    QByteArray m_buffer;
+    bool m_ok = true;
+};
+
+} // namespace
+
+bool writeModelTraceJson(const ModelTrace &t, const QList<int> &layers, const QList<int> &heads,
+                         const std::function<bool(const QByteArray &)> &sink)
+{
+    ModelJson o(sink);
+    o.raw("{\n");
+    o.key(1, "layers");
+    o.raw("[\n");
+    for (qsizetype li = 0; li < layers.size() && o.ok(); ++li) {
+        const int l = layers[li];
+        o.indent(2);
+        o.raw("{\n");
+        o.key(3, "heads");
+        o.raw("[\n");
+        for (qsizetype hi = 0; hi < heads.size() && o.ok(); ++hi) {
+            const int h = heads[hi];
+            const HeadActivations &a = t.layers[std::size_t(l)].heads[std::size_t(h)];
+            o.indent(4);
+            o.raw("{\n");
+            o.key(5, "head");
+            o.integer(h + 1);
+            o.next(false);
+            o.matrix(5, "k", a.k, false);
+            o.matrix(5, "output", a.output, false);
+            o.matrix(5, "q", a.q, false);
+            o.matrix(5, "scaled", a.scaled, false);
+            o.matrix(5, "scores", a.scores, false);
+            o.matrix(5, "v", a.v, false);
+            o.matrix(5, "weights", a.weights, true);
+            o.indent(4);
+            o.raw("}");
+            o.next(hi + 1 == heads.size());
+        }
+        o.indent(3);
+        o.raw("]");
+        o.next(false);
+        o.key(3, "layer");
+        o.integer(l + 1);
+        o.next(true);
+        o.indent(2);
+        o.raw("}");
+        o.next(li + 1 == layers.size());
+    }
+    o.indent(1);
+    o.raw("]");
+    o.next(false);
+    o.key(1, "next");
+    o.raw("[\n");
+    for (std::size_t i = 0; i < t.next.size(); ++i) {
+        const Prediction &p = t.next[i];
+        o.indent(2);
+        o.raw("{\n");
+        o.key(3, "id");
+        o.integer(p.id);
+        o.next(false);
+        o.key(3, "p");
+        o.number(p.p);
+        o.next(false);
+        o.key(3, "text");
+        o.string(p.text);
+        o.next(true);
+        o.indent(2);
+        o.raw("}");
+        o.next(i + 1 == t.next.size());
+    }
+    o.indent(1);
+    o.raw("]");
+    o.next(false);
+    o.key(1, "tokens");
+    o.raw("[\n");
+    for (std::size_t i = 0; i < t.ids.size(); ++i) {
+        o.indent(2);
+        o.raw("{\n");
+        o.key(3, "id");
+        o.integer(t.ids[i]);
+        o.next(false);
+        o.key(3, "text");
+        o.string(t.texts[i]);
+        o.next(true);
+        o.indent(2);
+        o.raw("}");
+        o.next(i + 1 == t.ids.size());
+    }
+    o.indent(1);
+    o.raw("]\n");
+    o.raw("}\n");
+    return o.flush();
+}
+
+namespace {
 
 int info(const QStringList &args, QTextStream &out, QTextStream &err)
 {
@@ -235,32 +399,10 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
     const ModelTrace &t = std::get<ModelTrace>(run);
 
     if (format == QLatin1String("json")) {
-        QJsonArray tokens;
-        for (std::size_t i = 0; i < t.ids.size(); ++i)
-            tokens.append(QJsonObject{{QStringLiteral("id"), t.ids[i]}, {QStringLiteral("text"), utf8(t.texts[i])}});
-        QJsonArray layerList;
-        for (int l : layers) {
-            QJsonArray headList;
-            for (int h : heads) {
-                const HeadActivations &a = t.layers[std::size_t(l)].heads[std::size_t(h)];
-                headList.append(QJsonObject{{QStringLiteral("head"), h + 1},
-                                            {QStringLiteral("q"), matrixJson(a.q)},
-                                            {QStringLiteral("k"), matrixJson(a.k)},
-                                            {QStringLiteral("v"), matrixJson(a.v)},
-                                            {QStringLiteral("scores"), matrixJson(a.scores)},
-                                            {QStringLiteral("scaled"), matrixJson(a.scaled)},
-                                            {QStringLiteral("weights"), matrixJson(a.weights)},
-                                            {QStringLiteral("output"), matrixJson(a.output)}});
-            }
-            layerList.append(QJsonObject{{QStringLiteral("layer"), l + 1}, {QStringLiteral("heads"), headList}});
-        }
-        QJsonArray next;
-        for (const Prediction &p : t.next)
-            next.append(QJsonObject{{QStringLiteral("id"), p.id}, {QStringLiteral("text"), utf8(p.text)}, {QStringLiteral("p"), p.p}});
-        out << escapeTerminalControls(QJsonDocument(QJsonObject{{QStringLiteral("tokens"), tokens},
-                                                                {QStringLiteral("layers"), layerList},
-                                                                {QStringLiteral("next"), next}})
-                                          .toJson(QJsonDocument::Indented));
+        // Streamed: every layer and head of a long sentence is written as it
+        // is formatted, and formatting stops once stdout has failed (runCli
+        // says why, once).
+        writeModelTraceJson(t, layers, heads, [&out](const QByteArray &chunk) { return writeChunk(out, chunk); });
         return 0;
     }
 
@@ -317,18 +459,13 @@ HeadGridData overviewData(const Gpt2Model &m, const ModelTrace &t)
         d.rowLabels << QStringLiteral("L%1").arg(l + 1);
     for (int h = 0; h < d.cols; ++h)
         d.colLabels << QStringLiteral("H%1").arg(h + 1);
-    const Eigen::Index n = Eigen::Index(t.ids.size());
-    BoolMatrix blocked(n, n);
-    for (Eigen::Index i = 0; i < n; ++i)
-        for (Eigen::Index j = 0; j < n; ++j)
-            blocked(i, j) = j > i;
     for (int l = 0; l < d.rows; ++l)
         for (int h = 0; h < d.cols; ++h) {
             const Matrix &w = t.layers[std::size_t(l)].heads[std::size_t(h)].weights;
             const HeadSummary s = summarizeHead(w);
             HeadGridCell cell;
             cell.weights = w;
-            cell.blocked = blocked;
+            cell.causal = true;
             cell.caption << QString::fromStdString(s.kind) << QStringLiteral("H̄ %1 nats").arg(fixed(s.meanEntropy, 2));
             d.cells.push_back(std::move(cell));
         }
@@ -337,6 +474,67 @@ HeadGridData overviewData(const Gpt2Model &m, const ModelTrace &t)
         text += s;
     d.title = QStringLiteral("%1: every head's softmax weights for “%2”").arg(m.name, utf8(displayText(text)).trimmed());
     return d;
+}
+
+// 16777216 → "16,777,216".
+QString grouped(double v)
+{
+    QString digits = QString::number(qlonglong(std::llround(v)));
+    for (qsizetype i = digits.size() - 3; i > 0; i -= 3)
+        digits.insert(i, QLatin1Char(','));
+    return digits;
+}
+
+// The overview figure's size: every head keeps a readable map and caption
+// (headGridFigureSizes' minimum), and the image at most
+// kMaxHeadGridFigurePixels. Without --size, the larger of 900×800 and the
+// grid's preferred size, shrunk to the limit; a --size too small for the
+// grid or beyond the limit, or a grid whose smallest figure is beyond it,
+// is refused in one line.
+FigureSize overviewFigureSize(int layers, int heads, FigureSize size, bool given)
+{
+    HeadGridData shape;
+    shape.rows = layers;
+    shape.cols = heads;
+    shape.title = QStringLiteral("title");
+    const HeadGridFigureSizes need = headGridFigureSizes(shape);
+    const QString grid = QStringLiteral("%1 layers × %2 heads").arg(layers).arg(heads);
+    const QString limit = QStringLiteral("%1 pixels (%2 × %2)").arg(grouped(kMaxHeadGridFigurePixels)).arg(qlonglong(std::llround(std::sqrt(kMaxHeadGridFigurePixels))));
+    const double least = double(need.minimum.width()) * need.minimum.height();
+    if (least > kMaxHeadGridFigurePixels)
+        throw ModelUsageError{QStringLiteral("--stages overview: %1 need a figure of at least %2 × %3 pixels to show each head's map "
+                                             "and caption (%4 pixels), more than the limit of %5; export single heads with --layer and --head")
+                                  .arg(grid, grouped(need.minimum.width()), grouped(need.minimum.height()), grouped(least), limit)};
+    if (given) {
+        if (size.width < need.minimum.width() || size.height < need.minimum.height())
+            throw ModelUsageError{QStringLiteral("--size %1x%2 is too small for the overview of %3: each head's map and caption need "
+                                                 "at least %4x%5")
+                                      .arg(size.width)
+                                      .arg(size.height)
+                                      .arg(grid)
+                                      .arg(need.minimum.width())
+                                      .arg(need.minimum.height())};
+        if (double(size.width) * size.height > kMaxHeadGridFigurePixels)
+            throw ModelUsageError{QStringLiteral("--size %1x%2: an overview figure has at most %3")
+                                      .arg(size.width)
+                                      .arg(size.height)
+                                      .arg(limit)};
+        return size;
+    }
+    size.width = std::max(size.width, need.preferred.width());
+    size.height = std::max(size.height, need.preferred.height());
+    const double pixels = double(size.width) * size.height;
+    if (pixels > kMaxHeadGridFigurePixels) {
+        // Smaller cells, the same proportions, never below the minimum.
+        const double k = std::sqrt(kMaxHeadGridFigurePixels / pixels);
+        size.width = std::max(need.minimum.width(), int(std::floor(size.width * k)));
+        size.height = std::max(need.minimum.height(), int(std::floor(size.height * k)));
+        if (double(size.width) * size.height > kMaxHeadGridFigurePixels) {
+            size.width = need.minimum.width();
+            size.height = need.minimum.height();
+        }
+    }
+    return size;
 }
 
 int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
@@ -368,7 +566,8 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
     FigureSize size;
     size.width = 900;
     size.height = 800;
-    if (const auto s = o.take(QStringLiteral("--size"))) {
+    const auto sizeText = o.take(QStringLiteral("--size"));
+    if (const auto &s = sizeText) {
         const QStringList wh = s->toLower().split(QLatin1Char('x'));
         bool okW = false, okH = false;
         const int w = wh.value(0).toInt(&okW), h = wh.value(1).toInt(&okH);
@@ -394,6 +593,12 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
         throw ModelUsageError{QStringLiteral("--head: must be a head from 1 to %1 (got %2)").arg(m->config.nHead).arg(headText)};
     if (outDir && !qobject_cast<QApplication *>(QCoreApplication::instance()))
         throw ModelUsageError{QStringLiteral("drawing figures needs a QApplication")};
+
+    // The overview's pixels, decided from the grid's shape before the
+    // forward and before any file is written.
+    FigureSize overviewSize = size;
+    if (outDir && stages.contains(QLatin1String("overview")))
+        overviewSize = overviewFigureSize(m->config.nLayer, m->config.nHead, size, sizeText.has_value());
 
     const auto run = runModel(*m, text);
     if (const auto *p = std::get_if<Problem>(&run)) {
@@ -443,7 +648,7 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
             const HeadGridData grid = overviewData(*m, t);
             for (FigureFormat f : formats)
                 if (!write(QStringLiteral("%1_overview.%2").arg(stem, figureSuffix(f)),
-                           renderHeadGrid(grid, sequentialGradient(style.sequential), row, col, f, size)))
+                           renderHeadGrid(grid, sequentialGradient(style.sequential), row, col, f, overviewSize)))
                     return kBadInput;
             continue;
         }

@@ -8,11 +8,25 @@
 // Layers and heads count from 1. Exit status as runCli's: 0 done, 2 bad
 // input or output that could not be written, with one line on err.
 
+#include <QByteArray>
+#include <QList>
 #include <QStringList>
 #include <QTextStream>
 
+#include <functional>
+
 namespace attn {
 
+struct ModelTrace;
+
 int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+
+// `model trace --format json` of the chosen layers and heads (0-based),
+// written into `sink` in chunks of about 1 MB as it is formatted: the bytes
+// of the QJsonDocument it used to build (indented, keys sorted), with the
+// characters escapeTerminalControls escapes escaped, but never the whole
+// tree or text in memory. Stops at the first chunk `sink` refuses (false).
+bool writeModelTraceJson(const ModelTrace &t, const QList<int> &layers, const QList<int> &heads,
+                         const std::function<bool(const QByteArray &)> &sink);
 
 } // namespace attn

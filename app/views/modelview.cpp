@@ -73,15 +73,6 @@ public:
     }
 };
 
-BoolMatrix causalBlocked(Eigen::Index n)
-{
-    BoolMatrix b = BoolMatrix::Constant(n, n, false);
-    for (Eigen::Index i = 0; i < n; ++i)
-        for (Eigen::Index j = i + 1; j < n; ++j)
-            b(i, j) = true;
-    return b;
-}
-
 } // namespace
 
 ModelView::ModelView(QWidget *parent) : QWidget(parent)
@@ -451,15 +442,13 @@ HeadGridData ModelView::overviewData(bool withTitle) const
         d.rowLabels << tr("L%1").arg(l + 1);
     for (int h = 0; h < d.cols; ++h)
         d.colLabels << tr("H%1").arg(h + 1);
-    const Eigen::Index n = Eigen::Index(t.ids.size());
-    const BoolMatrix blocked = causalBlocked(n);
     for (int l = 0; l < d.rows; ++l)
         for (int h = 0; h < d.cols; ++h) {
             const Matrix &w = t.layers[std::size_t(l)].heads[std::size_t(h)].weights;
             const HeadSummary s = summarizeHead(w);
             HeadGridCell cell;
             cell.weights = w;
-            cell.blocked = blocked;
+            cell.causal = true; // no n × n mask copied into every cell
             cell.caption << kindName(s.kind) << tr("H̄ %1 nats").arg(fixed2(s.meanEntropy));
             cell.toolTip = tr("Layer %1, head %2: %3\nmean entropy %4 nats\nprevious token %5 · first token %6 · itself %7\nClick to show this head")
                                .arg(l + 1)

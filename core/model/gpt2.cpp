@@ -319,6 +319,39 @@ ModelOrProblem loadBuiltinModel()
     return loadFrom(QString::fromLatin1(kBuiltinModelFolder), QStringLiteral("builtin:tiny-bilingual"));
 }
 
+double modelTraceCells(const Gpt2Config &c, int tokens)
+{
+    const double n = tokens, d = c.nEmbd, dh = c.headDim();
+    return double(c.nLayer) * (2 * n * d + double(c.nHead) * (4 * n * dh + 3 * n * n)) + n * d;
+}
+
+int maxTracedTokens(const Gpt2Config &c)
+{
+    // The cells grow with n: the largest n within the limit, by bisection.
+    int lo = 0, hi = std::max(0, c.nPositions);
+    while (lo < hi) {
+        const int mid = lo + (hi - lo + 1) / 2;
+        if (modelTraceCells(c, mid) <= kMaxModelTraceCells)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+namespace {
+
+// 33554432 → "33,554,432": a limit the eye can read.
+std::string groupedNumber(double v)
+{
+    std::string digits = std::to_string(static_cast<long long>(std::llround(v)));
+    for (int i = int(digits.size()) - 3; i > 0; i -= 3)
+        digits.insert(std::size_t(i), ",");
+    return digits;
+}
+
+} // namespace
+
 std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK)
 {
     return runModel(model, text, topK, nullptr);
@@ -371,6 +404,14 @@ std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const st
     if (n > c.nPositions)
         return Problem{"text", "the text is " + std::to_string(n) + " tokens long; " + model.name.toStdString()
                                    + " reads at most n_positions = " + std::to_string(c.nPositions) + " tokens"};
+    // The work and the memory of the forward: bounded before anything is allocated.
+    if (const double cells = modelTraceCells(c, n); cells > kMaxModelTraceCells)
+        return Problem{"text", "the text is " + std::to_string(n) + " tokens long; its trace through "
+                                   + std::to_string(c.nLayer) + " layers × " + std::to_string(c.nHead)
+                                   + " heads would hold " + groupedNumber(cells)
+                                   + " numbers, more than the limit of " + groupedNumber(kMaxModelTraceCells) + "; "
+                                   + model.name.toStdString() + " traces at most " + std::to_string(maxTracedTokens(c))
+                                   + " tokens"};
     for (int i = 0; i < n; ++i)
         if (ids[std::size_t(i)] < 0 || ids[std::size_t(i)] >= c.vocabSize)
             return Problem{"text", "token " + std::to_string(i + 1) + " has id " + std::to_string(ids[std::size_t(i)])

@@ -41,6 +41,10 @@ namespace attn {
 inline constexpr int kMaxModelLayers = 128;
 inline constexpr int kMaxModelWidth = 16384;     // n_embd
 inline constexpr int kMaxModelPositions = 65536;
+// The numbers one forward keeps (modelTraceCells), refused before anything
+// is allocated: the same 32 Mi (256 MB of doubles) as a lab trace. GPT-2
+// small (12 layers × 12 heads) traces at most 221 tokens under it.
+inline constexpr double kMaxModelTraceCells = kMaxTraceCells;
 
 struct Gpt2Config {
     int nLayer = 0;
@@ -128,8 +132,17 @@ struct ModelTrace {
     std::vector<Prediction> next;              // the top k of the last position, most likely first
 };
 
+// What a forward of `tokens` tokens keeps (ModelTrace): per layer the input
+// and LN_1 (2 n d) and per head q, k, v, output (4 n d_h) and scores, scaled,
+// weights (3 n²); then LN_f (n d).
+double modelTraceCells(const Gpt2Config &config, int tokens);
+// The most tokens whose trace stays within kMaxModelTraceCells (at most n_positions).
+int maxTracedTokens(const Gpt2Config &config);
+
 // Tokenizes `text` and runs the forward. Refuses an empty text and one of
-// more than n_positions tokens (the message gives the limit).
+// more than n_positions tokens (the message gives the limit), and one whose
+// trace would hold more than kMaxModelTraceCells numbers (the message gives
+// the number, the limit and the longest text that fits).
 std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK = 5);
 // The forward of given ids (each below the vocabulary size).
 std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK = 5);

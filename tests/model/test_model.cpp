@@ -7,9 +7,12 @@
 #include "bpe.h"
 #include "cli.h"
 #include "gpt2.h"
+#include "headgrid.h"
 #include "safetensors.h"
 #include "scenario_json.h"
 #include "takehead.h"
+#include "modelcmd.h"
+#include "trace_json.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -22,6 +25,7 @@
 #include <QTest>
 #include <QXmlStreamReader>
 #include <QImage>
+#include <QLocale>
 
 #include <cmath>
 #include <ctime>
@@ -150,6 +154,115 @@ CliRun cli(const QStringList &args)
     r.out = o;
     r.err = e;
     return r;
+}
+
+// A model folder of random weights (N(0, 0.02), F16) with the built-in
+// tokenizer: `layers` × `heads`, n_embd `embd`, n_positions `positions`,
+// MLP 4 embd. For the limits of a user's own, bigger model.
+bool writeRandomModel(const QString &dir, int layers, int heads, int embd, int positions)
+{
+    const auto config = readJson(modelSourceDir() + QStringLiteral("/config.json"));
+    const std::int64_t V = config.value(QLatin1String("vocab_size")).toInt(), d = embd, P = positions, I = 4 * embd;
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> normal(0, 0.02);
+    std::vector<TensorToWrite> t;
+    auto add = [&](const std::string &name, std::vector<std::int64_t> shape, double around = 0) {
+        std::int64_t n = 1;
+        for (auto s : shape)
+            n *= s;
+        std::vector<double> v(static_cast<std::size_t>(n));
+        for (double &x : v)
+            x = around + normal(rng);
+        t.push_back({name, DType::F16, shape, std::move(v)});
+    };
+    add("wte.weight", {V, d});
+    add("wpe.weight", {P, d});
+    for (int l = 0; l < layers; ++l) {
+        const std::string h = "h." + std::to_string(l) + ".";
+        add(h + "ln_1.weight", {d}, 1);
+        add(h + "ln_1.bias", {d});
+        add(h + "attn.c_attn.weight", {d, 3 * d});
+        add(h + "attn.c_attn.bias", {3 * d});
+        add(h + "attn.c_proj.weight", {d, d});
+        add(h + "attn.c_proj.bias", {d});
+        add(h + "ln_2.weight", {d}, 1);
+        add(h + "ln_2.bias", {d});
+        add(h + "mlp.c_fc.weight", {d, I});
+        add(h + "mlp.c_fc.bias", {I});
+        add(h + "mlp.c_proj.weight", {I, d});
+        add(h + "mlp.c_proj.bias", {d});
+    }
+    add("ln_f.weight", {d}, 1);
+    add("ln_f.bias", {d});
+    const QJsonObject c{{"n_layer", layers}, {"n_head", heads}, {"n_embd", embd}, {"n_positions", positions},
+                        {"vocab_size", int(V)}, {"layer_norm_epsilon", 1e-5}, {"activation_function", "gelu_new"}};
+    for (const char *f : {"vocab.json", "merges.txt"})
+        if (!QFile::copy(modelSourceDir() + QLatin1Char('/') + QLatin1String(f), dir + QLatin1Char('/') + QLatin1String(f)))
+            return false;
+    return writeFile(dir + QStringLiteral("/model.safetensors"), safetensorsBytes(t))
+        && writeFile(dir + QStringLiteral("/config.json"), QJsonDocument(c).toJson());
+}
+
+// Every number a trace holds, counted from its matrices.
+double storedCells(const ModelTrace &t)
+{
+    double n = double(t.final.size());
+    for (const LayerActivations &l : t.layers) {
+        n += double(l.input.size() + l.normed.size());
+        for (const HeadActivations &h : l.heads)
+            n += double(h.q.size() + h.k.size() + h.v.size() + h.scores.size() + h.scaled.size() + h.weights.size() + h.output.size());
+    }
+    return n;
+}
+
+// `model trace --format json` as the command built it before it streamed:
+// the whole tree, then QJsonDocument's indented text, terminal controls escaped.
+QByteArray treeTraceJson(const ModelTrace &t, const QList<int> &layers, const QList<int> &heads)
+{
+    auto matrixJson = [](const Matrix &m) {
+        QJsonArray rows;
+        for (Eigen::Index i = 0; i < m.rows(); ++i) {
+            QJsonArray row;
+            for (Eigen::Index j = 0; j < m.cols(); ++j)
+                row.append(m(i, j));
+            rows.append(row);
+        }
+        return rows;
+    };
+    auto utf8 = [](const std::string &b) { return QString::fromUtf8(b.data(), qsizetype(b.size())); };
+    QJsonArray tokens;
+    for (std::size_t i = 0; i < t.ids.size(); ++i)
+        tokens.append(QJsonObject{{QStringLiteral("id"), t.ids[i]}, {QStringLiteral("text"), utf8(t.texts[i])}});
+    QJsonArray layerList;
+    for (int l : layers) {
+        QJsonArray headList;
+        for (int h : heads) {
+            const HeadActivations &a = t.layers[std::size_t(l)].heads[std::size_t(h)];
+            headList.append(QJsonObject{{QStringLiteral("head"), h + 1},
+                                        {QStringLiteral("q"), matrixJson(a.q)},
+                                        {QStringLiteral("k"), matrixJson(a.k)},
+                                        {QStringLiteral("v"), matrixJson(a.v)},
+                                        {QStringLiteral("scores"), matrixJson(a.scores)},
+                                        {QStringLiteral("scaled"), matrixJson(a.scaled)},
+                                        {QStringLiteral("weights"), matrixJson(a.weights)},
+                                        {QStringLiteral("output"), matrixJson(a.output)}});
+        }
+        layerList.append(QJsonObject{{QStringLiteral("layer"), l + 1}, {QStringLiteral("heads"), headList}});
+    }
+    QJsonArray next;
+    for (const Prediction &p : t.next)
+        next.append(QJsonObject{{QStringLiteral("id"), p.id}, {QStringLiteral("text"), utf8(p.text)}, {QStringLiteral("p"), p.p}});
+    return escapeTerminalControls(
+        QJsonDocument(QJsonObject{{QStringLiteral("tokens"), tokens}, {QStringLiteral("layers"), layerList}, {QStringLiteral("next"), next}})
+            .toJson(QJsonDocument::Indented));
+}
+
+QList<int> upTo(int n)
+{
+    QList<int> out;
+    for (int i = 0; i < n; ++i)
+        out << i;
+    return out;
 }
 
 double maxAbsDiff(const Matrix &a, const QJsonArray &rows)
@@ -1134,6 +1247,206 @@ private slots:
         QVERIFY2(bad.err.contains(QLatin1String("--stages")) && bad.err.contains(QLatin1String("\"heads\"")), qPrintable(bad.err));
         QVERIFY(QDir(none.path()).entryList(QDir::Files).isEmpty());
         QVERIFY(bad.out.isEmpty());
+    }
+
+
+    // --- bounded work: the forward's cost is checked before it runs ------------
+
+    // modelTraceCells counts exactly what a trace holds.
+    void traceCellsCountWhatIsKept()
+    {
+        const auto m = builtin();
+        for (const char *text : {"the cat", "say cat red box . say cat red box ."}) {
+            const ModelTrace t = std::get<ModelTrace>(runModel(*m, QString::fromUtf8(text)));
+            QCOMPARE(modelTraceCells(m->config, int(t.ids.size())), storedCells(t));
+        }
+        // 3 layers × 4 heads, d 128, d_h 32 at n = 64: 3·(2·64·128 + 4·(4·64·32 + 3·64²)) + 64·128.
+        QCOMPARE(modelTraceCells(m->config, 64), 3.0 * (2 * 64 * 128 + 4 * (4 * 64 * 32 + 3 * 64 * 64)) + 64 * 128);
+        QCOMPARE(maxTracedTokens(m->config), 64); // the built-in model: n_positions is the limit
+        // GPT-2 small's shapes (12 × 12, d 768, 1024 positions): the largest n within 32 Mi.
+        Gpt2Config c;
+        c.nLayer = 12;
+        c.nHead = 12;
+        c.nEmbd = 768;
+        c.nPositions = 1024;
+        const int most = maxTracedTokens(c);
+        QVERIFY(modelTraceCells(c, most) <= kMaxModelTraceCells);
+        QVERIFY(modelTraceCells(c, most + 1) > kMaxModelTraceCells);
+        // 12·(2·768 n + 12·(4·64 n + 3 n²)) + 768 n = 432 n² + 56064 n ≤ 33554432: n = 221.
+        QCOMPARE(most, 221);
+        QVERIFY(432.0 * 221 * 221 + 56064.0 * 221 <= 33554432.0 && 432.0 * 222 * 222 + 56064.0 * 222 > 33554432.0);
+    }
+
+    // A user's own model of many layers and heads and 1024 positions: a long
+    // text is refused before the forward, in one line naming the number and
+    // the limit; a text within the limit runs.
+    void traceBudgetRefusesALongTextOfABigModel()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeRandomModel(dir.path(), 24, 16, 64, 1024));
+        const ModelOrProblem r = loadModel(dir.path());
+        QVERIFY2(std::holds_alternative<std::shared_ptr<const Gpt2Model>>(r), problemOf(r).toString().c_str());
+        const Gpt2Model &m = *std::get<std::shared_ptr<const Gpt2Model>>(r);
+        const int most = maxTracedTokens(m.config);
+        // 24·(2·64 n + 16·(4·4 n + 3 n²)) + 64 n = 1152 n² + 9280 n ≤ 33554432.
+        int byHand = 0;
+        while (1152.0 * (byHand + 1) * (byHand + 1) + 9280.0 * (byHand + 1) <= 33554432.0)
+            ++byHand;
+        QCOMPARE(most, byHand);
+        QVERIFY(most > 32 && most < 1024);
+
+        const int n = most + 1;
+        const std::vector<int> ids(std::size_t(n), 17);
+        const auto refused = runModelOnIds(m, ids);
+        QVERIFY(std::holds_alternative<Problem>(refused));
+        const Problem p = std::get<Problem>(refused);
+        QCOMPARE(p.place, std::string("text"));
+        const double cells = 1152.0 * n * n + 9280.0 * n;
+        const QString message = QString::fromStdString(p.message);
+        QString digits = QString::number(qlonglong(cells));
+        for (int i = int(digits.size()) - 3; i > 0; i -= 3)
+            digits.insert(i, QLatin1Char(','));
+        QVERIFY2(message.contains(QStringLiteral("would hold %1 numbers").arg(digits)), qPrintable(message));
+        QVERIFY2(message.contains(QLatin1String("33,554,432")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("traces at most %1 tokens").arg(most)), qPrintable(message));
+        QVERIFY(message.contains(QStringLiteral("%1 tokens long").arg(n)));
+
+        // Within the limit it runs (a shorter text).
+        const auto ran = runModelOnIds(m, std::vector<int>(40, 17));
+        QVERIFY2(std::holds_alternative<ModelTrace>(ran), why(ran).c_str());
+
+        // The CLI: exit 2, one line, nothing on stdout.
+        QString text;
+        while (int(m.tokenizer.encode(text).size()) < n)
+            text += QStringLiteral(" cat");
+        QCOMPARE(int(m.tokenizer.encode(text).size()), n);
+        const CliRun c = cli({"model", "trace", "--model", dir.path(), "--text", text, "--format", "json"});
+        QCOMPARE(c.status, 2);
+        QCOMPARE(c.err.count(QLatin1Char('\n')), 1);
+        QVERIFY2(c.err.startsWith(QLatin1String("attention-lab-cli: --text: the text is ")), qPrintable(c.err));
+        QVERIFY2(c.err.contains(QLatin1String("more than the limit of 33,554,432")), qPrintable(c.err));
+        QVERIFY(c.out.isEmpty());
+    }
+
+    // --- `model trace --format json`, streamed --------------------------------
+
+    // The same bytes as the tree the command built before, for every layer
+    // and head and for one; a token with terminal controls escaped alike.
+    void streamedTraceJsonIsTheTreesBytes()
+    {
+        const auto m = builtin();
+        const QStringList texts{QString::fromUtf8("我 打 你 。"), QStringLiteral("say cat red box . say cat red box ."),
+                                QString::fromUtf8("a\u202e b\x7f \"q\" \\ tab\t é")};
+        for (const QString &text : texts) {
+            const ModelTrace t = std::get<ModelTrace>(runModel(*m, text));
+            const QByteArray expected = treeTraceJson(t, upTo(m->config.nLayer), upTo(m->config.nHead));
+            const CliRun r = cli({"model", "trace", "--text", text, "--format", "json"});
+            QCOMPARE(r.status, 0);
+            QVERIFY2(r.out.toUtf8() == expected, qPrintable(text));
+            QByteArray streamed;
+            QVERIFY(writeModelTraceJson(t, upTo(m->config.nLayer), upTo(m->config.nHead), [&](const QByteArray &c) {
+                streamed += c;
+                return true;
+            }));
+            QCOMPARE(streamed, expected);
+            const CliRun one = cli({"model", "trace", "--text", text, "--layer", "2", "--head", "3", "--format", "json"});
+            QCOMPARE(one.status, 0);
+            QVERIFY(one.out.toUtf8() == treeTraceJson(t, {1}, {2}));
+        }
+        // A right-to-left override reaches the terminal only escaped.
+        QVERIFY(!cli({"model", "trace", "--text", texts[2], "--format", "json"}).out.contains(QChar(0x202e)));
+    }
+
+    // A long trace goes out in chunks of about 1 MB, and stops at the first
+    // chunk the reader refuses.
+    void streamedTraceJsonStopsWhenRefused()
+    {
+        const auto m = builtin();
+        QString text;
+        while (int(m->tokenizer.encode(text).size()) < 64)
+            text += QStringLiteral(" cat");
+        const ModelTrace t = std::get<ModelTrace>(runModel(*m, text));
+        int chunks = 0;
+        qint64 bytes = 0, largest = 0;
+        QVERIFY(writeModelTraceJson(t, upTo(3), upTo(4), [&](const QByteArray &c) {
+            ++chunks;
+            bytes += c.size();
+            largest = std::max(largest, qint64(c.size()));
+            return true;
+        }));
+        QVERIFY2(chunks > 3, qPrintable(QString::number(chunks)));
+        QVERIFY(largest < 1024 * 1024 + 64 * 1024);
+        QCOMPARE(bytes, qint64(treeTraceJson(t, upTo(3), upTo(4)).size()));
+        int calls = 0;
+        QVERIFY(!writeModelTraceJson(t, upTo(3), upTo(4), [&](const QByteArray &) {
+            ++calls;
+            return false;
+        }));
+        QCOMPARE(calls, 1);
+    }
+
+    // `model trace ... | head -c 100`: one line naming the broken pipe, exit 2.
+    void traceJsonIntoAPipeClosedEarly()
+    {
+        QTemporaryDir dir;
+        const QString codeFile = dir.filePath(QStringLiteral("code"));
+        QString text;
+        for (int i = 0; i < 60; ++i)
+            text += QStringLiteral(" cat");
+        QProcess p;
+        p.start(QStringLiteral("/bin/sh"),
+                {QStringLiteral("-c"),
+                 QStringLiteral("{ \"$0\" model trace --text \"$1\" --format json; echo $? > \"$2\"; } | head -c 100 > /dev/null"),
+                 test::binaryDir() + QStringLiteral("/bin/attention-lab-cli"), text, codeFile});
+        QVERIFY(p.waitForFinished(120000));
+        QFile code(codeFile);
+        QVERIFY(code.open(QIODevice::ReadOnly));
+        QCOMPARE(code.readAll().trimmed(), QByteArray("2"));
+        QCOMPARE(QString::fromUtf8(p.readAllStandardError()),
+                 QStringLiteral("attention-lab-cli: standard output: the reader went away (broken pipe)\n"));
+    }
+
+    // --- the overview figure's pixels are bounded --------------------------------
+
+    void overviewFigureIsBounded()
+    {
+        // The built-in model: 900×800 by default, as before (tested in binaryModelExportOverview).
+        QTemporaryDir dir;
+        QVERIFY(writeRandomModel(dir.path(), 96, 32, 64, 64));
+        QTemporaryDir out;
+        // Too many heads for any figure within the limit: refused, nothing written.
+        const CliRun huge = cli({"model", "export", "--model", dir.path(), "--text", "the cat", "--stages", "overview", "--out", out.path()});
+        QCOMPARE(huge.status, 2);
+        QCOMPARE(huge.err.count(QLatin1Char('\n')), 1);
+        QVERIFY2(huge.err.contains(QStringLiteral("96 layers × 32 heads need a figure of at least")), qPrintable(huge.err));
+        QVERIFY2(huge.err.contains(QLatin1String("more than the limit of 16,777,216 pixels")), qPrintable(huge.err));
+        QVERIFY(QDir(out.path()).entryList(QDir::Files).isEmpty());
+
+        QTemporaryDir mid;
+        QVERIFY(writeRandomModel(mid.path(), 24, 12, 48, 64));
+        // A --size too small for 24 × 12 readable cells: refused with the size that fits.
+        const HeadGridData shape{24, 12, {}, {}, {}, QStringLiteral("t")};
+        const HeadGridFigureSizes need = headGridFigureSizes(shape);
+        QVERIFY(need.minimum.width() > 300 && need.minimum.height() > 800);
+        const CliRun small = cli({"model", "export", "--model", mid.path(), "--text", "the cat", "--stages", "overview", "--size",
+                                  "900x800", "--out", out.path()});
+        QCOMPARE(small.status, 2);
+        QVERIFY2(small.err.contains(QStringLiteral("at least %1x%2").arg(need.minimum.width()).arg(need.minimum.height())),
+                 qPrintable(small.err));
+        QVERIFY(QDir(out.path()).entryList(QDir::Files).isEmpty());
+        // Without --size: the grid's preferred size, within the limit.
+        const CliRun fit = cli({"model", "export", "--model", mid.path(), "--text", "the cat", "--stages", "overview", "--out", out.path()});
+        QVERIFY2(fit.status == 0, qPrintable(fit.err));
+        const QImage png(QDir(out.path()).filePath(mid.path().section(QLatin1Char('/'), -1) + QStringLiteral("_overview.png")));
+        QVERIFY(!png.isNull());
+        QVERIFY(double(png.width()) * png.height() <= kMaxHeadGridFigurePixels);
+        QVERIFY(png.width() >= need.minimum.width() && png.height() >= need.minimum.height());
+        QCOMPARE(png.size(), QSize(std::max(900, need.preferred.width()), std::max(800, need.preferred.height())));
+        // A --size beyond the limit is refused for the overview.
+        const CliRun big = cli({"model", "export", "--model", mid.path(), "--text", "the cat", "--stages", "overview", "--size",
+                                "5000x4000", "--out", out.path()});
+        QCOMPARE(big.status, 2);
+        QVERIFY2(big.err.contains(QLatin1String("at most 16,777,216 pixels")), qPrintable(big.err));
     }
 
     // `model export` from the shell: the binary draws without a display.

@@ -71,6 +71,49 @@ bool writeFile(const QString &path, const QByteArray &bytes)
 }
 
 // Types `text` into `w` key by key; QTest::keyClicks is Latin-1 only.
+// A model folder of random weights (F16) with the built-in tokenizer.
+bool writeRandomModel(const QString &dir, int layers, int heads, int embd, int positions)
+{
+    const std::int64_t V = builtin()->config.vocabSize, d = embd, P = positions, I = 4 * embd;
+    std::mt19937_64 rng(9);
+    std::normal_distribution<double> normal(0, 0.02);
+    std::vector<TensorToWrite> t;
+    auto add = [&](const std::string &name, std::vector<std::int64_t> shape, double around = 0) {
+        std::int64_t count = 1;
+        for (auto s : shape)
+            count *= s;
+        std::vector<double> v(static_cast<std::size_t>(count));
+        for (double &x : v)
+            x = around + normal(rng);
+        t.push_back({name, DType::F16, shape, std::move(v)});
+    };
+    add("wte.weight", {V, d});
+    add("wpe.weight", {P, d});
+    for (int l = 0; l < layers; ++l) {
+        const std::string h = "h." + std::to_string(l) + ".";
+        for (const char *ln : {"ln_1", "ln_2"}) {
+            add(h + ln + ".weight", {d}, 1);
+            add(h + ln + ".bias", {d});
+        }
+        add(h + "attn.c_attn.weight", {d, 3 * d});
+        add(h + "attn.c_attn.bias", {3 * d});
+        add(h + "attn.c_proj.weight", {d, d});
+        add(h + "attn.c_proj.bias", {d});
+        add(h + "mlp.c_fc.weight", {d, I});
+        add(h + "mlp.c_fc.bias", {I});
+        add(h + "mlp.c_proj.weight", {I, d});
+        add(h + "mlp.c_proj.bias", {d});
+    }
+    add("ln_f.weight", {d}, 1);
+    add("ln_f.bias", {d});
+    for (const char *f : {"vocab.json", "merges.txt"})
+        if (!QFile::copy(modelSourceDir() + QLatin1Char('/') + QLatin1String(f), dir + QLatin1Char('/') + QLatin1String(f)))
+            return false;
+    const QJsonObject c{{"n_layer", layers}, {"n_head", heads}, {"n_embd", embd}, {"n_positions", positions}, {"vocab_size", int(V)}};
+    return writeFile(dir + QStringLiteral("/model.safetensors"), safetensorsBytes(t))
+        && writeFile(dir + QStringLiteral("/config.json"), QJsonDocument(c).toJson());
+}
+
 void type(QWidget *w, const QString &text)
 {
     for (const QChar ch : text) {
@@ -460,6 +503,39 @@ private slots:
         QTest::keyClick(field, Qt::Key_Return); // Enter: at once
         QCOMPARE(mv->trace()->ids.size(), std::size_t(3));
         QCOMPARE(mv->trace()->layers[0].heads.size(), std::size_t(12));
+    }
+
+    // A user's own model of 1024 positions and many layers and heads: a text
+    // whose trace would pass the limit is refused in the window's message
+    // before the forward; the document is untouched; a shorter one runs.
+    void traceBudgetInTheWindow()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeRandomModel(dir.path(), 24, 16, 64, 1024));
+        MainWindow &w = *m_window;
+        Document *doc = w.document();
+        const Scenario before = doc->scenario();
+        const int steps = doc->undoStack()->count();
+        const QString opened = w.openModel(dir.path());
+        QVERIFY2(opened.isEmpty(), qPrintable(opened));
+        ModelView *mv = w.modelView();
+        const int most = maxTracedTokens(mv->model()->config);
+        QString text;
+        while (int(mv->model()->tokenizer.encode(text).size()) <= most)
+            text += QStringLiteral(" cat");
+        mv->setText(text);
+        QVERIFY(!mv->trace());
+        QVERIFY(!mv->problemLabel()->isHidden());
+        const QString shown = mv->problemLabel()->text();
+        QVERIFY2(shown.contains(QLatin1String("more than the limit of 33,554,432")), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("traces at most %1 tokens").arg(most)), qPrintable(shown));
+        QVERIFY(!mv->takeButton()->isEnabled());
+        QCOMPARE(doc->scenario(), before);
+        QCOMPARE(doc->undoStack()->count(), steps);
+        mv->setText(QStringLiteral("the cat sat"));
+        QVERIFY(mv->trace());
+        QCOMPARE(mv->trace()->layers.size(), std::size_t(24));
+        QVERIFY(mv->problemLabel()->isHidden());
     }
 
     // Right-click ▸ Export figure… draws the same numbers as the screen.
