@@ -58,10 +58,16 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QLayout>
+#include <QTabBar>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
 
 namespace attn {
 
@@ -90,6 +96,91 @@ QAction *checkable(QActionGroup *group, const QString &text, int id)
     a->setData(id);
     return a;
 }
+
+
+// A row of items that wraps onto more rows when the width runs out (the
+// side tabs' names: each whole, never scrolled out of view or elided).
+class FlowLayout : public QLayout {
+public:
+    explicit FlowLayout(QWidget *parent) : QLayout(parent) { setContentsMargins(0, 0, 0, 0); }
+    ~FlowLayout() override
+    {
+        while (QLayoutItem *item = takeAt(0))
+            delete item;
+    }
+    void addItem(QLayoutItem *item) override { m_items.append(item); }
+    int count() const override { return int(m_items.size()); }
+    QLayoutItem *itemAt(int i) const override { return m_items.value(i); }
+    QLayoutItem *takeAt(int i) override { return i >= 0 && i < m_items.size() ? m_items.takeAt(i) : nullptr; }
+    Qt::Orientations expandingDirections() const override { return {}; }
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override { return arrange(QRect(0, 0, width, 0), false); }
+    void setGeometry(const QRect &rect) override
+    {
+        QLayout::setGeometry(rect);
+        arrange(rect, true);
+    }
+    QSize sizeHint() const override
+    {
+        int w = 0;
+        for (QLayoutItem *item : m_items)
+            w += item->sizeHint().width() + spacing();
+        return {w, arrange(QRect(0, 0, std::max(1, w), 0), false)};
+    }
+    QSize minimumSize() const override
+    {
+        // As narrow as its widest item: the rest wraps.
+        QSize s;
+        for (QLayoutItem *item : m_items)
+            s = s.expandedTo(item->minimumSize());
+        return s;
+    }
+
+private:
+    int arrange(const QRect &rect, bool place) const
+    {
+        int x = rect.x(), y = rect.y(), rowHeight = 0;
+        const int gap = std::max(0, spacing());
+        for (QLayoutItem *item : m_items) {
+            const QSize hint = item->sizeHint();
+            if (x > rect.x() && x + hint.width() > rect.right() + 1) {
+                x = rect.x();
+                y += rowHeight + gap;
+                rowHeight = 0;
+            }
+            if (place)
+                item->setGeometry(QRect(QPoint(x, y), hint));
+            x += hint.width() + gap;
+            rowHeight = std::max(rowHeight, hint.height());
+        }
+        return y + rowHeight - rect.y();
+    }
+    QList<QLayoutItem *> m_items;
+};
+
+// The side tabs with their names in a wrapping row of buttons over the
+// pages: a tab bar scrolls the names of ten tabs out of a narrow column
+// ("All heads" shown as "ads"). The tab bar itself is hidden; the tab
+// widget keeps its pages, order, texts and current page.
+class SideTabWidget : public QTabWidget {
+public:
+    explicit SideTabWidget(QWidget *parent) : QTabWidget(parent) { tabBar()->hide(); }
+    std::function<void()> tabsChanged;
+
+protected:
+    void tabInserted(int index) override
+    {
+        QTabWidget::tabInserted(index);
+        if (tabsChanged)
+            tabsChanged();
+    }
+    void tabRemoved(int index) override
+    {
+        QTabWidget::tabRemoved(index);
+        if (tabsChanged)
+            tabsChanged();
+    }
+};
 
 } // namespace
 
@@ -135,12 +226,14 @@ void MainWindow::scheduleFit(Refit how)
 void MainWindow::showEvent(QShowEvent *event)
 {
     QMainWindow::showEvent(event);
+    QTimer::singleShot(0, this, &MainWindow::fitToolBarTexts);
     scheduleFit(Refit::Tabs);
 }
 
 void MainWindow::resizeEvent(QResizeEvent *event)
 {
     QMainWindow::resizeEvent(event);
+    fitToolBarTexts();
     // Grown by its layout's minimum (a larger font beside the panels), not
     // by the teacher: the size asked for comes back once the layout has
     // given the room (fitLayout). Any other resize is the size asked for.
@@ -221,14 +314,35 @@ void MainWindow::createViews()
     m_stageStrip->setObjectName(QStringLiteral("stageStrip"));
     m_stageStrip->setDocumentMode(true);
     m_stageStrip->hide();
-    m_sideTabs = new QTabWidget(m_mapsPage);
+    m_sideBox = new QWidget(m_mapsPage);
+    m_sideBox->setObjectName(QStringLiteral("sideBox"));
+    auto *sideTabs = new SideTabWidget(m_sideBox);
+    m_sideTabs = sideTabs;
     m_sideTabs->setObjectName(QStringLiteral("sideTabs"));
+    m_sideTabs->setDocumentMode(true);
+    m_sideTabNames = new QWidget(m_sideBox);
+    m_sideTabNames->setObjectName(QStringLiteral("sideTabNames"));
+    new FlowLayout(m_sideTabNames);
+    m_sideTabNames->layout()->setSpacing(2);
+    {
+        auto *box = new QVBoxLayout(m_sideBox);
+        box->setContentsMargins(0, 0, 0, 0);
+        box->setSpacing(2);
+        box->addWidget(m_sideTabNames);
+        box->addWidget(m_sideTabs, 1);
+    }
+    sideTabs->tabsChanged = [this] { updateSideTabNames(); };
+    connect(m_sideTabs, &QTabWidget::currentChanged, this, [this](int index) {
+        const QList<QToolButton *> names = m_sideTabNames->findChildren<QToolButton *>();
+        for (int i = 0; i < names.size(); ++i)
+            names[i]->setChecked(names[i]->property("tabPage").value<QWidget *>() == m_sideTabs->widget(index));
+    });
     m_planePanel = new PlanePanel(&m_doc, m_sideTabs);
     m_sideTabs->addTab(m_planePanel, tr("Vector &plane"));
     m_sideTabs->addTab(new AllHeadsView(&m_doc, m_sideTabs), tr("All &heads"));
     m_sideTabs->addTab(new ConcatView(&m_doc, m_sideTabs), tr("&Concat → output"));
     m_sideTabs->addTab(new PositionalView(&m_doc, m_sideTabs), tr("Positional &encoding"));
-    bottom->addWidget(m_sideTabs, kSideTabsStretch);
+    bottom->addWidget(m_sideBox, kSideTabsStretch);
     rows->addLayout(top, 1);
     rows->addLayout(bottom, 1);
     layout->addWidget(m_mapsPage, 1);
@@ -238,7 +352,14 @@ void MainWindow::createViews()
     m_matrices = new MatrixPanel(&m_doc, this);
     auto *inputs = m_inputsDock = new QDockWidget(tr("Inputs"), this);
     inputs->setObjectName(QStringLiteral("inputsDock"));
-    inputs->setWidget(m_matrices);
+    // In a scroll area: the tables' toolbar would otherwise hold the window
+    // wider than a 1280 px screen with the panels shown.
+    auto *inputsScroll = new QScrollArea(this);
+    inputsScroll->setWidget(m_matrices);
+    inputsScroll->setWidgetResizable(true);
+    inputsScroll->setFrameShape(QFrame::NoFrame);
+    inputsScroll->setMinimumWidth(200);
+    inputs->setWidget(inputsScroll);
     inputs->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
                         | QDockWidget::DockWidgetClosable);
     addDockWidget(Qt::LeftDockWidgetArea, inputs);
@@ -639,11 +760,17 @@ void MainWindow::setZoom(double zoom, bool announce)
     // for its title, two columns and its colour bar in the zoomed font. The
     // weights map, the one to read, keeps more than that.
     updateMapWidths();
+    // Once the new font has reached the toolbars' buttons.
+    QTimer::singleShot(0, this, &MainWindow::fitToolBarTexts);
     // The panels' text grows with the zoom; so does their column, within reason.
     // After the fonts have settled and the window has its size.
     QTimer::singleShot(0, this, [this] {
-        if (m_inputsDock && !m_inputsDock->isFloating())
-            resizeDocks({m_inputsDock}, {int(std::min(400 * m_zoom, 0.42 * width()))}, Qt::Horizontal);
+        if (m_inputsDock && !m_inputsDock->isFloating()) {
+            // The inputs' own width where the window has it (their scroll
+            // area is for a small screen, not a default).
+            const double wanted = std::max(400 * m_zoom, m_matrices->minimumSizeHint().width() + 24.0);
+            resizeDocks({m_inputsDock}, {int(std::min(wanted, 0.42 * width()))}, Qt::Horizontal);
+        }
         QTimer::singleShot(0, this, [this] { fitLayout(Refit::All); });
     });
 }
@@ -690,23 +817,22 @@ void MainWindow::setMapsTabbed(bool on)
         // The side tabs leave the maps' row (first, so that the maps' page
         // is not their parent) and take the maps as their first tab.
         m_tabBeforeMaps = m_sideTabs->currentWidget();
-        m_bottomRow->removeWidget(m_sideTabs);
+        m_bottomRow->removeWidget(m_sideBox);
         m_centralLayout->removeWidget(m_mapsPage);
-        m_centralLayout->addWidget(m_sideTabs, 1);
+        m_centralLayout->addWidget(m_sideBox, 1);
         m_sideTabs->insertTab(0, m_mapsPage, tr("&Maps"));
         m_sideTabs->setCurrentWidget(m_mapsPage);
-        // The weights and their row notes take most of the row; the output
-        // (a few value dimensions) is narrow.
-        m_bottomRow->setStretchFactor(weights, 2 * kWeightsStretch);
-        m_bottomRow->setStretchFactor(output, kOutputStretch);
+        setOutputShare(0);
     } else {
         setStrippedMaps(0); // the strip only ever helps maps that already have the whole width
+        m_formula->show();
         setBottomShare(0);
+        m_outputShare = 0;
         const bool onMaps = m_sideTabs->currentWidget() == m_mapsPage;
         m_sideTabs->removeTab(m_sideTabs->indexOf(m_mapsPage));
-        m_centralLayout->removeWidget(m_sideTabs);
+        m_centralLayout->removeWidget(m_sideBox);
         m_centralLayout->addWidget(m_mapsPage, 1);
-        m_bottomRow->addWidget(m_sideTabs, kSideTabsStretch);
+        m_bottomRow->addWidget(m_sideBox, kSideTabsStretch);
         m_bottomRow->setStretchFactor(weights, kWeightsStretch);
         m_bottomRow->setStretchFactor(output, kOutputStretch);
         if (onMaps && m_tabBeforeMaps && m_sideTabs->indexOf(m_tabBeforeMaps) >= 0)
@@ -714,7 +840,90 @@ void MainWindow::setMapsTabbed(bool on)
     }
     // A widget moved to another parent is hidden until shown again.
     m_mapsPage->show();
-    m_sideTabs->show();
+    m_sideBox->show();
+}
+
+void MainWindow::updateSideTabNames()
+{
+    // One checkable button a tab, in the tabs' order, with the tab's text
+    // (and so its Alt mnemonic): a click shows the page.
+    qDeleteAll(m_sideTabNames->findChildren<QToolButton *>(QString(), Qt::FindDirectChildrenOnly));
+    for (int i = 0; i < m_sideTabs->count(); ++i) {
+        QWidget *page = m_sideTabs->widget(i);
+        auto *b = new QToolButton(m_sideTabNames);
+        b->setText(m_sideTabs->tabText(i));
+        b->setToolTip(m_sideTabs->tabToolTip(i));
+        b->setCheckable(true);
+        b->setAutoRaise(true);
+        b->setChecked(page == m_sideTabs->currentWidget());
+        b->setProperty("tabPage", QVariant::fromValue(page));
+        connect(b, &QToolButton::clicked, this, [this, page, b] {
+            if (m_sideTabs->indexOf(page) >= 0)
+                m_sideTabs->setCurrentWidget(page);
+            b->setChecked(m_sideTabs->currentWidget() == page);
+        });
+        m_sideTabNames->layout()->addWidget(b);
+        b->show(); // a child added to a shown widget stays hidden otherwise
+    }
+}
+
+QStringList MainWindow::sideTabNamesCut() const
+{
+    QStringList out;
+    const QList<QToolButton *> names = m_sideTabNames->findChildren<QToolButton *>(QString(), Qt::FindDirectChildrenOnly);
+    if (names.size() != m_sideTabs->count())
+        out << QStringLiteral("%1 names for %2 tabs").arg(names.size()).arg(m_sideTabs->count());
+    for (QToolButton *b : names) {
+        const QString name = b->text().remove(QLatin1Char('&'));
+        if (!b->isVisible() || !m_sideTabNames->rect().contains(b->geometry()))
+            out << name + QStringLiteral(": not in view");
+        else if (b->width() < b->sizeHint().width())
+            out << name + QStringLiteral(": cut (%1 of %2 px)").arg(b->width()).arg(b->sizeHint().width());
+    }
+    return out;
+}
+
+void MainWindow::fitToolBarTexts()
+{
+    // The first row's toolbars (Animate, A/B, Classroom): where their full
+    // texts are wider than the window (a projector's zoom), the buttons show
+    // short ones ("▶ τ", "Steps"), the full text stays in the menus and the
+    // tooltips, so that what a lesson uses stays one click away, not in "»".
+    // Measured without switching: each toolbar's width now, less the texts
+    // shown, plus the full ones.
+    QList<QAction *> actions;
+    int full = 0;
+    for (QToolBar *bar : findChildren<QToolBar *>()) {
+        if (bar == m_settingsBar || bar->isHidden() || toolBarArea(bar) != Qt::TopToolBarArea)
+            continue;
+        full += bar->sizeHint().width();
+        for (QAction *a : bar->actions()) {
+            if (!a->property("shortText").isValid() || !a->isVisible())
+                continue;
+            actions << a;
+            if (QWidget *button = bar->widgetForAction(a)) {
+                const QFontMetrics fm(button->font());
+                QString text = a->text();
+                text.remove(QRegularExpression(QStringLiteral("\\(&[^)]\\)|&(?=.)")));
+                full += fm.horizontalAdvance(text.trimmed()) - fm.horizontalAdvance(a->iconText());
+            }
+        }
+    }
+    const bool tight = full > width() - 24; // the row's handles and spacing
+    if (tight == m_toolBarsShort)
+        return;
+    m_toolBarsShort = tight;
+    for (QAction *a : actions) {
+        if (tight) {
+            // The tooltip names it in full (a tooltip not set shows the icon text).
+            if (a->property("fullTip").isNull())
+                a->setProperty("fullTip", a->toolTip());
+            a->setToolTip(a->property("fullTip").toString());
+            a->setIconText(a->property("shortText").toString());
+        } else {
+            a->setIconText(QString());
+        }
+    }
 }
 
 int MainWindow::strippedMaps() const
@@ -759,11 +968,25 @@ void MainWindow::setStrippedMaps(int count)
 void MainWindow::setBottomShare(int share)
 {
     // The rows' heights: even, then more for the weights and the output,
-    // whose rows hold notes and whose cells need height for their numbers.
-    constexpr std::pair<int, int> shares[] = {{1, 1}, {4, 5}, {2, 3}};
-    m_bottomShare = std::clamp(share, 0, 2);
+    // whose rows hold notes and whose cells need height for their numbers;
+    // or more for the score maps, when a strip's tab bar takes theirs.
+    constexpr std::pair<int, int> shares[] = {{1, 1}, {4, 5}, {2, 3}, {5, 4}, {3, 2}};
+    m_bottomShare = std::clamp(share, 0, int(std::size(shares)) - 1);
     m_mapRows->setStretch(0, shares[m_bottomShare].first);
     m_mapRows->setStretch(1, shares[m_bottomShare].second);
+}
+
+void MainWindow::setOutputShare(int share)
+{
+    // The bottom row's widths with the maps in a tab: the weights and their
+    // row notes take most of it; an output of a few value dimensions whose
+    // numbers need wider cells than its share gives, more.
+    constexpr std::pair<int, int> shares[] = {{2 * kWeightsStretch, kOutputStretch}, {2, 1}, {1, 1}};
+    m_outputShare = std::clamp(share, 0, int(std::size(shares)) - 1);
+    if (!mapsTabbed())
+        return;
+    m_bottomRow->setStretchFactor(stageView(Stage::Weights), shares[m_outputShare].first);
+    m_bottomRow->setStretchFactor(stageView(Stage::Output), shares[m_outputShare].second);
 }
 
 void MainWindow::showStage(Stage stage)
@@ -805,6 +1028,7 @@ void MainWindow::fitLayout(Refit how)
         return;
     m_fitting = true;
     updateMapWidths();
+    fitToolBarTexts();
     const bool projector = m_zoom >= kProjectorZoom;
     // A tab the teacher chose beside the Maps tab stays chosen.
     const QPointer<QWidget> shown = mapsTabbed() ? m_sideTabs->currentWidget() : nullptr;
@@ -848,29 +1072,60 @@ void MainWindow::fitLayout(Refit how)
         }
         // Still short (zoom 2 on 1600x1000: three maps of five columns are
         // wider than the screen, and the output's rows too low for its
-        // numbers): the scaled and masked scores share a place as tabs, then
-        // all three score maps do, and the weights and output row gets more
-        // of the height.
-        struct Arrangement {
-            int strip, share;
-        };
-        constexpr Arrangement steps[] = {{0, 0}, {0, 1}, {2, 0}, {2, 1}, {3, 0}, {3, 1}, {3, 2}};
+        // numbers): the arrangements of the Maps tab in turn, those with
+        // every map in view first, until every map keeps its numbers; where
+        // none does, the one that leaves the fewest maps short. The scaled
+        // and masked scores share a place as tabs, then all three score
+        // maps do; the rows' heights and the output's width vary within.
         if (mapsTabbed() && !mapsReadable()) {
-            std::size_t at = 0;
-            while (at < std::size(steps) && (steps[at].strip != strippedMaps() || steps[at].share != m_bottomShare))
-                ++at;
-            for (std::size_t next = at + 1; next < std::size(steps) && !mapsReadable(); ++next) {
-                setStrippedMaps(steps[next].strip);
-                setBottomShare(steps[next].share);
-                changed = true;
+            // Last of all the formula bar folds (its terms are in the maps'
+            // titles): at zoom 2 on 1600x1000 two rows of five-row maps
+            // need its height for their numbers.
+            struct Arrangement {
+                int strip, share, output;
+                bool formula;
+            };
+            std::vector<Arrangement> tried;
+            for (bool formula : {true, false})
+                for (int strip : {0, 2, 3})
+                    for (int share : {0, 1, 3, 2, 4})
+                        for (int output : {0, 1, 2})
+                            tried.push_back({strip, share, output, formula});
+            std::optional<Arrangement> best;
+            int fewest = std::numeric_limits<int>::max();
+            for (const Arrangement &a : tried) {
+                setStrippedMaps(a.strip);
+                setBottomShare(a.share);
+                setOutputShare(a.output);
+                m_formula->setVisible(a.formula);
+                settleLayout();
+                // One that needs a wider window than the one asked for (three
+                // titles side by side) does not count: the window would grow
+                // off the screen.
+                const QSize room = m_askedSize.isValid() ? m_askedSize : size();
+                const QSize least = minimumSizeHint();
+                const int short_ = least.width() > room.width() || least.height() > room.height()
+                    ? int(m_stages.size()) + 1
+                    : unreadableMaps();
+                if (short_ < fewest) {
+                    fewest = short_;
+                    best = a;
+                }
+                if (short_ == 0)
+                    break;
+            }
+            if (best && fewest > 0) {
+                setStrippedMaps(best->strip);
+                setBottomShare(best->share);
+                setOutputShare(best->output);
+                m_formula->setVisible(best->formula);
                 settleLayout();
             }
+            changed = true;
         }
         if (changed && !m_classroom->hidden())
-            statusBar()->showMessage(tr("At this zoom the panels fold into the settings bar and the maps take the window, "
-                                        "the plane and the other views in tabs beside them, so that every map keeps its "
-                                        "numbers; F9 brings the panels back"),
-                                     8000);
+            // Short: at this zoom the status bar holds one short line.
+            statusBar()->showMessage(tr("Panels folded so that every map keeps its numbers; F9 brings them back"), 8000);
     }
     if (shown && shown != m_mapsPage && m_sideTabs->indexOf(shown) >= 0)
         m_sideTabs->setCurrentWidget(shown);
@@ -883,21 +1138,37 @@ void MainWindow::fitLayout(Refit how)
 
 bool MainWindow::mapsReadable() const
 {
+    return unreadableMaps() == 0;
+}
+
+int MainWindow::unreadableMaps() const
+{
     // Only where numbers are meant to show: the automatic cell text of a
     // lesson-sized scenario (at large n cell values switch off by design).
     if (CellTextMode(m_cellTextGroup->checkedAction()->data().toInt()) != CellTextMode::Auto
         || queryCount(m_doc.scenario()) > 16 || keyCount(m_doc.scenario()) > 16)
-        return true;
+        return 0;
+    int count = 0;
     for (StageView *v : m_stages) {
-        if (!v->isVisible())
-            continue;
+        // A map in the strip behind another is one click away: it has the
+        // size of the one in front and must keep its numbers too.
+        if (!v->isVisible()) {
+            if (!m_stageStrip->isVisible() || m_stageStrip->indexOf(v) < 0)
+                continue;
+            // Hidden: the strip sizes only the map in front, and a hidden
+            // widget's resize waits until it is shown. Laid out now at the
+            // size it will have in front.
+            if (QWidget *front = m_stageStrip->currentWidget(); front && front != v)
+                v->setGeometry(front->geometry());
+            QResizeEvent resized(v->size(), v->size());
+            QApplication::sendEvent(v, &resized);
+        }
         v->replot(QCustomPlot::rpImmediateRefresh);
-        if (!v->cellTextVisible() || v->titleElement()->text() != v->data().title)
-            return false;
-        if (v->stage() == Stage::Weights && !v->yAxis2->visible())
-            return false;
+        if (!v->cellTextVisible() || v->titleElement()->text() != v->data().title
+            || (v->stage() == Stage::Weights && !v->yAxis2->visible()))
+            ++count;
     }
-    return true;
+    return count;
 }
 
 void MainWindow::startRecovery(const QString &folder)
@@ -1209,6 +1480,7 @@ void MainWindow::createClassroom()
                                 "Home/End jump"));
     connect(m_stepAction, &QAction::toggled, this, &MainWindow::setStepMode);
     bar->addAction(m_stepAction);
+    m_stepAction->setProperty("shortText", tr("Steps"));
     const std::pair<QList<QKeySequence>, void (Classroom::*)()> keys[] = {
         {{QKeySequence(Qt::Key_Left), QKeySequence(Qt::Key_PageUp)}, &Classroom::previous},
         {{QKeySequence(Qt::Key_Right), QKeySequence(Qt::Key_PageDown)}, &Classroom::next},
@@ -1222,8 +1494,10 @@ void MainWindow::createClassroom()
         connect(a, &QAction::triggered, m_classroom, keys[k].second);
         addAction(a);
         menu->addAction(a);
-        if (k < 2)
+        if (k < 2) {
             bar->addAction(a);
+            a->setProperty("shortText", k == 0 ? QStringLiteral("◂") : QStringLiteral("▸"));
+        }
         m_stepKeys.push_back(a);
     }
     menu->addSeparator();
@@ -1233,6 +1507,7 @@ void MainWindow::createClassroom()
     m_hideAction->setToolTip(tr("Predict, then reveal: weights and outputs show neither numbers nor colours (F7)"));
     connect(m_hideAction, &QAction::toggled, this, &MainWindow::setAnswersHidden);
     bar->addAction(m_hideAction);
+    m_hideAction->setProperty("shortText", tr("Hide"));
     QAction *hideScaled = menu->addAction(tr("Hide the scaled scores too"));
     hideScaled->setCheckable(true);
     connect(hideScaled, &QAction::toggled, m_classroom, &Classroom::setHideScaled);
@@ -1240,14 +1515,17 @@ void MainWindow::createClassroom()
         showSideTab(m_guessPanel);
     });
     bar->addAction(guess);
+    guess->setProperty("shortText", tr("Guess"));
     menu->addSeparator();
     QAction *notes = m_notesDock->toggleViewAction();
     notes->setText(tr("Lesson &notes"));
     notes->setShortcut(QKeySequence(Qt::Key_F8));
     menu->addAction(notes);
     bar->addAction(notes);
+    notes->setProperty("shortText", tr("Notes"));
     QAction *quiz = menu->addAction(tr("&Quiz…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q), this, [this] { showQuiz(); });
     bar->addAction(quiz);
+    quiz->setProperty("shortText", tr("Quiz"));
     connect(m_classroom, &Classroom::changed, this, &MainWindow::applyClassroom);
     // A new lesson keeps the hide mode; its maps come back hidden (StageView).
     connect(&m_doc, &Document::changed, this, [this] {
@@ -1403,6 +1681,7 @@ void MainWindow::createSweeps()
         else
             m_sweepPanel->playTemperature();
     });
+    tau->setProperty("shortText", QStringLiteral("▶ τ"));
     tau->setToolTip(tr("Animate the temperature from 0.05 to 20 and back while the maps follow (the Animate tab)"));
     QAction *turn = bar->addAction(tr("▶ Turn the query"), this, [this] {
         showSideTab(m_sweepPanel, false); // the maps follow the animation: they stay in view
@@ -1411,8 +1690,10 @@ void MainWindow::createSweeps()
         else
             m_sweepPanel->playTurn();
     });
+    turn->setProperty("shortText", tr("▶ Turn"));
     turn->setToolTip(tr("Turn the selected query once around the origin while the maps follow"));
     QAction *stop = bar->addAction(tr("■ Stop"), m_sweepPanel, &SweepPanel::stop);
+    stop->setProperty("shortText", QStringLiteral("■"));
     stop->setToolTip(tr("Stop the animation and put everything back as it was"));
     QAction *topk = bar->addAction(tr("Top-k"), this, [this] { showSideTab(m_topKPanel); });
     topk->setToolTip(tr("Hard against soft: each row's k largest weights only, and the hard k-NN average"));
@@ -1618,6 +1899,9 @@ void MainWindow::createCompare()
     bar->addSeparator();
     bar->addAction(pin);
     bar->addAction(m_unpinAction);
+    pin->setProperty("shortText", tr("Pin A"));
+    m_unpinAction->setProperty("shortText", tr("Unpin"));
+    fitToolBarTexts();
 
     // `--show compare`: A/B of the lesson open. Nothing pinned yet: the
     // built-in comparison whose A is this lesson (permutation: 你打我

@@ -68,6 +68,9 @@ public:
     ScalingLabPanel *showScalingLab();
     StageView *stageView(Stage stage) const;
     QTabWidget *sideTabs() const { return m_sideTabs; }
+    // The side tabs' names, each whole in view (a wrapping row of buttons
+    // over the pages, not a scrolling tab bar): what is cut or out of view.
+    QStringList sideTabNamesCut() const;
     PlanePlot *vectorPlane() const;
 
     // Loads a file or a built-in lesson. On a problem the open document
@@ -204,6 +207,10 @@ private:
     void setMapsTabbed(bool on);
     void setStrippedMaps(int count);
     void setBottomShare(int share);
+    void setOutputShare(int share);
+    void updateSideTabNames();
+    void fitToolBarTexts(); // short texts on the first toolbar row when it is tight
+    int unreadableMaps() const; // maps short of their numbers, title or row notes
     // Shows a side tab; overMaps false: not while the maps are the tab in view.
     void showSideTab(QWidget *page, bool overMaps = true);
     void settleLayout();
@@ -218,6 +225,8 @@ private:
     QVBoxLayout *m_centralLayout = nullptr;
     QVBoxLayout *m_mapRows = nullptr;
     int m_bottomShare = 0;
+    int m_outputShare = 0;
+    bool m_toolBarsShort = false;
     QHBoxLayout *m_topRow = nullptr;
     QHBoxLayout *m_bottomRow = nullptr;
     QTabWidget *m_stageStrip = nullptr;
@@ -236,6 +245,7 @@ private:
     FormulaBar *m_formula = nullptr;
     std::vector<StageView *> m_stages;
     QTabWidget *m_sideTabs = nullptr;
+    QWidget *m_sideBox = nullptr, *m_sideTabNames = nullptr; // the side tabs and their wrapping names
     QDockWidget *m_inputsDock = nullptr;
     QDockWidget *m_settingsDock = nullptr;
     SettingsBar *m_settingsBar = nullptr;

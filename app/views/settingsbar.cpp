@@ -2,6 +2,7 @@
 
 #include "edit.h"
 #include "settingedits.h"
+#include "togglepanel.h"
 #include "validate.h"
 
 #include <QDoubleSpinBox>
@@ -43,18 +44,19 @@ SettingsBar::SettingsBar(Document *doc, SettingsActions *actions, QWidget *paren
     addSeparator();
 
     m_tauLabel = new QLabel(this);
-    m_tau = new QDoubleSpinBox(this);
+    // The panel's own box: τ as the document has it (0.005, 1e-06), not
+    // rounded to two decimals, over core's range; a typed τ out of it is
+    // refused with one message.
+    auto *tau = new TemperatureBox(this);
+    m_tau = tau;
     m_tau->setObjectName(QStringLiteral("barTemperature"));
-    m_tau->setRange(0.01, 1000.0); // what two decimals can show; the panel reaches further
-    m_tau->setDecimals(2);
-    m_tau->setSingleStep(0.1);
-    m_tau->setKeyboardTracking(false); // one edit when typing is done, not one a digit
+    connect(tau, &TemperatureBox::refused, doc, &Document::report);
     m_tauLabel->setBuddy(m_tau);
     addWidget(m_tauLabel);
     addWidget(m_tau);
     connect(m_tau, &QDoubleSpinBox::valueChanged, this, [this](double tau) {
         if (std::abs(tau - m_doc->scenario().temperature) > 1e-12)
-            SettingEdits::setTemperature(*m_doc, roundTemperature(tau));
+            SettingEdits::setTemperature(*m_doc, tau);
     });
 
     connect(doc, &Document::changed, this, [this](const DocumentChange &what) {

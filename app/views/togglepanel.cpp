@@ -23,6 +23,7 @@
 #include <QRegularExpressionValidator>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -39,58 +40,74 @@ QRadioButton *radio(QButtonGroup *group, int id, const QString &text, const QStr
     return b;
 }
 
-// τ in significant digits ("1e-06", "0.25", "1000"), not a fixed number of
-// decimals that would show a tiny τ as 0; typed values in the same form.
-// The arrows step along the slider's log scale.
-class TemperatureBox : public QDoubleSpinBox {
-public:
-    explicit TemperatureBox(QWidget *parent) : QDoubleSpinBox(parent)
-    {
-        // As many decimals as Qt allows: the box rounds every value to them,
-        // and τ must come back from it exactly as the document has it.
-        setDecimals(323);
-        setRange(kMinTemperature, kMaxTemperature);
-        setKeyboardTracking(false);
-    }
-
-    // The shortest text that reads back as the same double, so Enter on an
-    // unchanged box changes nothing.
-    QString textFromValue(double v) const override { return numberLocale().toString(v, 'g', QLocale::FloatingPointShortest); }
-
-    double valueFromText(const QString &text) const override { return numberLocale().toDouble(text.trimmed()); }
-
-    QValidator::State validate(QString &text, int &) const override
-    {
-        const QString t = text.trimmed();
-        if (t.isEmpty())
-            return QValidator::Intermediate;
-        bool ok = false;
-        const double v = numberLocale().toDouble(t, &ok);
-        if (ok)
-            return v >= minimum() && v <= maximum() ? QValidator::Acceptable : QValidator::Intermediate;
-        // A number being typed: "1e", "1e-", "0." still lead somewhere.
-        static const QRegularExpression partial(QStringLiteral("^[0-9]*[.,]?[0-9]*([eE][-+]?[0-9]*)?$"));
-        return partial.match(t).hasMatch() ? QValidator::Intermediate : QValidator::Invalid;
-    }
-
-    // Along the slider's log scale, on a grid of twenty steps a decade, so
-    // that one step up and one down come back to where they started.
-    void stepBy(int steps) override
-    {
-        const double k = std::round(20 * std::log10(value()));
-        setValue(TogglePanel::roundTemperature(std::pow(10.0, (k + steps) / 20.0)));
-    }
-
-private:
-    QLocale numberLocale() const
-    {
-        QLocale l = locale();
-        l.setNumberOptions(QLocale::OmitGroupSeparator); // "123457", not "123,457"
-        return l;
-    }
-};
-
 } // namespace
+
+TemperatureBox::TemperatureBox(QWidget *parent) : QDoubleSpinBox(parent)
+{
+    // As many decimals as Qt allows: the box rounds every value to them,
+    // and τ must come back from it exactly as the document has it.
+    setDecimals(323);
+    setRange(kMinTemperature, kMaxTemperature);
+    setKeyboardTracking(false);
+}
+
+QLocale TemperatureBox::numberLocale() const
+{
+    QLocale l = locale();
+    l.setNumberOptions(QLocale::OmitGroupSeparator); // "123457", not "123,457"
+    return l;
+}
+
+QString TemperatureBox::textFromValue(double v) const
+{
+    return numberLocale().toString(v, 'g', QLocale::FloatingPointShortest);
+}
+
+double TemperatureBox::valueFromText(const QString &text) const
+{
+    return numberLocale().toDouble(text.trimmed());
+}
+
+QValidator::State TemperatureBox::validate(QString &text, int &) const
+{
+    const QString t = text.trimmed();
+    if (t.isEmpty())
+        return QValidator::Intermediate;
+    bool ok = false;
+    const double v = numberLocale().toDouble(t, &ok);
+    if (ok)
+        return v >= minimum() && v <= maximum() ? QValidator::Acceptable : QValidator::Intermediate;
+    // A number being typed: "1e", "1e-", "0." still lead somewhere.
+    static const QRegularExpression partial(QStringLiteral("^[0-9]*[.,]?[0-9]*([eE][-+]?[0-9]*)?$"));
+    return partial.match(t).hasMatch() ? QValidator::Intermediate : QValidator::Invalid;
+}
+
+void TemperatureBox::fixup(QString &input) const
+{
+    // Typing done (Enter, focus out) on a text that is no τ: the box goes
+    // back to the document's τ, and says why, once (the line edit and the
+    // spin box may both ask for the same text).
+    const QString t = input.trimmed();
+    if (t.isEmpty() || t == m_lastRefused)
+        return;
+    bool ok = false;
+    numberLocale().toDouble(t, &ok);
+    const QString stays = textFromValue(value());
+    const QString message = ok ? tr("τ: %1 is outside %2 to %3; τ stays %4")
+                                     .arg(t, textFromValue(minimum()), textFromValue(maximum()), stays)
+                               : tr("τ: “%1” is not a number; τ stays %2").arg(t, stays);
+    m_lastRefused = t;
+    QTimer::singleShot(0, this, [this] { m_lastRefused.clear(); });
+    emit const_cast<TemperatureBox *>(this)->refused(message);
+}
+
+// Along the slider's log scale, on a grid of twenty steps a decade, so
+// that one step up and one down come back to where they started.
+void TemperatureBox::stepBy(int steps)
+{
+    const double k = std::round(20 * std::log10(value()));
+    setValue(TogglePanel::roundTemperature(std::pow(10.0, (k + steps) / 20.0)));
+}
 
 int TogglePanel::sliderPosition(double temperature)
 {
@@ -288,6 +305,7 @@ TogglePanel::TogglePanel(Document *doc, SettingsActions *actions, QWidget *paren
         sync();
     });
     connect(m_tauBox, &QDoubleSpinBox::valueChanged, this, [this](double v) { setTemperature(v, false); });
+    connect(m_tauBox, &TemperatureBox::refused, doc, &Document::report);
 
     connect(doc, &Document::changed, this, [this](const DocumentChange &what) {
         if (what.any(ChangeKind::Settings | ChangeKind::Shape | ChangeKind::Labels))

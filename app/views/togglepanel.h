@@ -7,12 +7,12 @@
 #include "edit.h"
 #include "settingsactions.h"
 
+#include <QDoubleSpinBox>
 #include <QWidget>
 
 class QButtonGroup;
 class QCheckBox;
 class QComboBox;
-class QDoubleSpinBox;
 class QGroupBox;
 class QLabel;
 class QLineEdit;
@@ -22,6 +22,33 @@ class QSlider;
 class QSpinBox;
 
 namespace attn {
+
+// τ in significant digits ("1e-06", "0.005", "1000"), not a fixed number
+// of decimals that would show a small τ as 0.01 or 0; typed values in the
+// same form, over the range core accepts (kMinTemperature to
+// kMaxTemperature, validate.h). The arrows step along the slider's log
+// scale. A typed text that is no τ is refused with one message (refused)
+// and the box shows the document's τ again.
+class TemperatureBox : public QDoubleSpinBox {
+    Q_OBJECT
+
+public:
+    explicit TemperatureBox(QWidget *parent = nullptr);
+    // The shortest text that reads back as the same double, so Enter on an
+    // unchanged box changes nothing.
+    QString textFromValue(double v) const override;
+    double valueFromText(const QString &text) const override;
+    QValidator::State validate(QString &text, int &pos) const override;
+    void fixup(QString &input) const override;
+    void stepBy(int steps) override;
+
+signals:
+    void refused(const QString &message);
+
+private:
+    QLocale numberLocale() const;
+    mutable QString m_lastRefused;
+};
 
 class TogglePanel : public QWidget {
     Q_OBJECT
@@ -70,7 +97,7 @@ private:
     QLineEdit *m_seed;
     QButtonGroup *m_scale;
     QSlider *m_tau;
-    QDoubleSpinBox *m_tauBox;
+    TemperatureBox *m_tauBox;
     bool m_tauCancelled = false; // the slider's gesture was undone while still held
     QButtonGroup *m_similarity;
 };
