@@ -52,6 +52,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 
 #include <algorithm>
@@ -76,8 +77,14 @@ public:
 
     bool notify(QObject *receiver, QEvent *event) override
     {
-        if (!enabled)
+        // The GUI thread's events only: other threads deliver theirs too.
+        if (!enabled || QThread::currentThread() != thread())
             return QApplication::notify(receiver, event);
+        // Named before: the event may delete its receiver (DeferredDelete).
+        const QEvent::Type eventType = event->type();
+        std::string who = receiver->metaObject()->className();
+        if (!receiver->objectName().isEmpty())
+            who += " " + receiver->objectName().toStdString();
         QElapsedTimer t;
         t.start();
         m_children.push_back(0);
@@ -90,7 +97,7 @@ public:
         const double own = total - inner;
         if (own > 0.02) {
             const char *type = nullptr;
-            switch (event->type()) {
+            switch (eventType) {
             case QEvent::Paint: type = "Paint"; break;
             case QEvent::LayoutRequest: type = "LayoutRequest"; break;
             case QEvent::UpdateRequest: type = "UpdateRequest"; break;
@@ -101,9 +108,6 @@ public:
             case QEvent::KeyRelease: type = "KeyRelease"; break;
             default: type = "other"; break;
             }
-            std::string who = receiver->metaObject()->className();
-            if (!receiver->objectName().isEmpty())
-                who += " " + receiver->objectName().toStdString();
             const std::string key = std::string(type) + " " + who;
             exclusiveMs[key] += own;
             counts[key] += 1;

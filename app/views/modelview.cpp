@@ -73,6 +73,69 @@ public:
     }
 };
 
+
+// A label whose text changes on every key, held so that the change does not
+// lay the whole window out again: QLabel::setText asks its parent's layout
+// to recompute (every label, the splitter, every plot: about 6 ms a key
+// under load in bench_model --breakdown). Here the label's parent has no
+// layout; the holder places it by hand and asks its own layout for room
+// only when the label needs another size.
+class LabelHolder : public QWidget {
+public:
+    LabelHolder(QLabel *label, QWidget *parent) : QWidget(parent), m_label(label)
+    {
+        label->setParent(this);
+        setSizePolicy(label->wordWrap() ? QSizePolicy::Preferred : QSizePolicy::Fixed, QSizePolicy::Fixed);
+    }
+    // After the label's text changed: a new size only if it needs one.
+    void refit()
+    {
+        const QSize want = wanted();
+        if (want != m_hint) {
+            m_hint = want;
+            updateGeometry();
+        }
+    }
+    QSize sizeHint() const override { return m_hint.isValid() ? m_hint : wanted(); }
+    QSize minimumSizeHint() const override
+    {
+        const QSize h = sizeHint();
+        return {m_label->wordWrap() ? 40 : h.width(), h.height()};
+    }
+
+protected:
+    void resizeEvent(QResizeEvent *event) override
+    {
+        m_label->setGeometry(rect());
+        refit();
+        QWidget::resizeEvent(event);
+    }
+
+private:
+    QSize wanted() const
+    {
+        if (!m_label->wordWrap())
+            return m_label->sizeHint();
+        // One layout of the text at the width it has (a wrapped label's
+        // width comes from the layout's stretch, not from its text).
+        const int w = width() > 0 ? width() : 400;
+        return {200, std::max(m_label->heightForWidth(w), fontMetrics().height())};
+    }
+
+    QLabel *m_label;
+    QSize m_hint;
+};
+
+// Sets a held label's text; its holder asks for room only if the size changed.
+void setHeldText(QLabel *label, const QString &text)
+{
+    if (label->text() == text)
+        return;
+    label->setText(text);
+    if (auto *holder = dynamic_cast<LabelHolder *>(label->parentWidget()))
+        holder->refit();
+}
+
 } // namespace
 
 ModelView::ModelView(QWidget *parent) : QWidget(parent)
@@ -113,8 +176,8 @@ ModelView::ModelView(QWidget *parent) : QWidget(parent)
     m_tokens->setTextFormat(Qt::RichText);
     m_tokens->setWordWrap(true);
     m_tokens->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    tokensRow->addWidget(m_tokensTitle, 0, Qt::AlignTop);
-    tokensRow->addWidget(m_tokens, 1);
+    tokensRow->addWidget(new LabelHolder(m_tokensTitle, this), 0, Qt::AlignTop);
+    tokensRow->addWidget(new LabelHolder(m_tokens, this), 1);
     root->addLayout(tokensRow);
 
     m_slowNote = new QLabel(this);
@@ -179,7 +242,7 @@ ModelView::ModelView(QWidget *parent) : QWidget(parent)
     pick->addWidget(m_headLabel);
     pick->addWidget(m_headBox);
     pick->addSpacing(8);
-    pick->addWidget(m_kind, 1);
+    pick->addWidget(new LabelHolder(m_kind, right), 1);
     pick->addWidget(m_take);
     rightLayout->addLayout(pick);
 
@@ -375,8 +438,8 @@ void ModelView::recompute()
         m_problem->setText(m_sentence->text().trimmed().isEmpty() ? tr("Type a sentence for the model to read.")
                                                                   : problemText(*p));
         m_problem->show();
-        m_tokens->clear();
-        m_tokensTitle->setText(tr("Tokens:"));
+        setHeldText(m_tokens, QString());
+        setHeldText(m_tokensTitle, tr("Tokens:"));
         m_take->setEnabled(false);
         setStale(true);
         emit recomputed();
@@ -424,10 +487,10 @@ void ModelView::updateTokens()
                    .arg(tokenPlain(t.texts[i]), utf8(piece))
                    .arg(t.ids[i]);
     }
-    m_tokens->setText(html); // QLabel lays out again only when the text differs
+    setHeldText(m_tokens, html);
     if (m_tokens->toolTip() != tip.trimmed())
         m_tokens->setToolTip(tip.trimmed());
-    m_tokensTitle->setText(tr("Tokens (%1):").arg(t.texts.size()));
+    setHeldText(m_tokensTitle, tr("Tokens (%1):").arg(t.texts.size()));
 }
 
 HeadGridData ModelView::overviewData(bool withTitle) const
@@ -493,7 +556,7 @@ void ModelView::updateHead()
         return;
     }
     const HeadSummary s = summarizeHead(m_trace->layers[std::size_t(m_layer)].heads[std::size_t(m_head)].weights);
-    m_kind->setText(tr("<b>%1</b> · mean entropy %2 nats · previous token %3 · first token %4 · itself %5")
+    setHeldText(m_kind, tr("<b>%1</b> · mean entropy %2 nats · previous token %3 · first token %4 · itself %5")
                         .arg(kindName(s.kind), fixed2(s.meanEntropy), fixed2(s.previousToken), fixed2(s.firstToken),
                              fixed2(s.diagonal)));
     m_tabDirty[0] = m_tabDirty[1] = true;
@@ -681,9 +744,9 @@ void ModelView::retranslate()
     m_sentenceLabel->setText(tr("&Sentence:"));
     m_sentence->setPlaceholderText(tr("Type a sentence; the model reads it as you type"));
     if (!m_trace)
-        m_tokensTitle->setText(tr("Tokens:"));
+        setHeldText(m_tokensTitle, tr("Tokens:"));
     else
-        m_tokensTitle->setText(tr("Tokens (%1):").arg(m_trace->texts.size()));
+        setHeldText(m_tokensTitle, tr("Tokens (%1):").arg(m_trace->texts.size()));
     m_overviewTitle->setText(tr("<b>Every layer × head</b>: the softmax weights (click one to show it)"));
     m_nextTitle->setText(tr("<b>Next token</b> after the last position (top 5)"));
     m_predictions->setHorizontalHeaderLabels({tr("token"), tr("probability")});
