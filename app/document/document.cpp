@@ -14,11 +14,11 @@ namespace {
 
 constexpr int kUndoLimit = 500;
 
-// How the document computes its trace. HeadTrace::scaled is still read as a
-// stored matrix by the stage maps (widgets/stagedata.cpp), the exports and
-// the step texts; once they all read scaledAt() / scaledMatrix(), turning
-// keepScaled off saves n_q n_k doubles a head (64 MB at n = 1024, h = 8).
-constexpr ComputeOptions kTraceOptions{.keepScaled = true};
+// How the document computes its trace: the scaled stage derived from the
+// scores (HeadTrace::scaledAt and the others), not stored, saving n_q n_k
+// doubles a head (64 MB at n = 1024, h = 8). Its readers (the stage maps,
+// the exports, the step texts) give the same numbers either way.
+constexpr ComputeOptions kTraceOptions{.keepScaled = false};
 
 bool sameShape(const Scenario &a, const Scenario &b)
 {
