@@ -1106,7 +1106,7 @@ void MainWindow::fitLayout(Refit how)
                 const QSize least = minimumSizeHint();
                 const int short_ = least.width() > room.width() || least.height() > room.height()
                     ? int(m_stages.size()) + 1
-                    : unreadableMaps();
+                    : unreadableMaps(fewest);
                 if (short_ < fewest) {
                     fewest = short_;
                     best = a;
@@ -1138,10 +1138,10 @@ void MainWindow::fitLayout(Refit how)
 
 bool MainWindow::mapsReadable() const
 {
-    return unreadableMaps() == 0;
+    return unreadableMaps(1) == 0;
 }
 
-int MainWindow::unreadableMaps() const
+int MainWindow::unreadableMaps(int enough) const
 {
     // Only where numbers are meant to show: the automatic cell text of a
     // lesson-sized scenario (at large n cell values switch off by design).
@@ -1165,8 +1165,10 @@ int MainWindow::unreadableMaps() const
         }
         v->replot(QCustomPlot::rpImmediateRefresh);
         if (!v->cellTextVisible() || v->titleElement()->text() != v->data().title
-            || (v->stage() == Stage::Weights && !v->yAxis2->visible()))
-            ++count;
+            || (v->stage() == Stage::Weights && !v->yAxis2->visible())) {
+            if (++count >= enough)
+                break; // no better than one already found: the rest need no replot
+        }
     }
     return count;
 }

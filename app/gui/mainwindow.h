@@ -12,6 +12,7 @@
 #include <QPointer>
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -210,7 +211,8 @@ private:
     void setOutputShare(int share);
     void updateSideTabNames();
     void fitToolBarTexts(); // short texts on the first toolbar row when it is tight
-    int unreadableMaps() const; // maps short of their numbers, title or row notes
+    // Maps short of their numbers, title or row notes; counted up to `enough`.
+    int unreadableMaps(int enough = std::numeric_limits<int>::max()) const;
     // Shows a side tab; overMaps false: not while the maps are the tab in view.
     void showSideTab(QWidget *page, bool overMaps = true);
     void settleLayout();
