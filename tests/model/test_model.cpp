@@ -1442,6 +1442,22 @@ private slots:
         QVERIFY(double(png.width()) * png.height() <= kMaxHeadGridFigurePixels);
         QVERIFY(png.width() >= need.minimum.width() && png.height() >= need.minimum.height());
         QCOMPARE(png.size(), QSize(std::max(900, need.preferred.width()), std::max(800, need.preferred.height())));
+        // SVG: a rectangle per weight while the grid's maps hold at most
+        // kMaxHeadGridVectorCells weights; images beyond, so the file stays small.
+        QString longText;
+        while (int(builtin()->tokenizer.encode(longText).size()) < 40)
+            longText += QStringLiteral(" cat");
+        QVERIFY(24.0 * 12 * 40 * 40 > kMaxHeadGridVectorCells);
+        const CliRun svg = cli({"model", "export", "--model", mid.path(), "--text", longText, "--stages", "overview", "--format", "svg",
+                                "--out", out.path(), "--name", "long"});
+        QVERIFY2(svg.status == 0, qPrintable(svg.err));
+        const QByteArray longSvg = readFile(QDir(out.path()).filePath(QStringLiteral("long_overview.svg")));
+        QVERIFY(longSvg.contains("<image"));
+        QVERIFY2(longSvg.size() < 8 * 1024 * 1024, qPrintable(QString::number(longSvg.size())));
+        const CliRun small3 = cli({"model", "export", "--text", "the cat sat", "--stages", "overview", "--format", "svg", "--out", out.path(),
+                                   "--name", "short"});
+        QVERIFY2(small3.status == 0, qPrintable(small3.err));
+        QVERIFY(!readFile(QDir(out.path()).filePath(QStringLiteral("short_overview.svg"))).contains("<image"));
         // A --size beyond the limit is refused for the overview.
         const CliRun big = cli({"model", "export", "--model", mid.path(), "--text", "the cat", "--stages", "overview", "--size",
                                 "5000x4000", "--out", out.path()});
