@@ -725,13 +725,13 @@
 <context>
     <name>attn::MainWindow</name>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="+78" />
-        <location line="+832" />
+        <location filename="../../app/gui/mainwindow.cpp" line="+84" />
+        <location line="+1099" />
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location line="-683" />
+        <location line="-842" />
         <source>Vector &amp;plane</source>
         <translation>向量平面(&amp;P)</translation>
     </message>
@@ -746,12 +746,12 @@
         <translation>拼接 → 输出(&amp;C)</translation>
     </message>
     <message>
-        <location line="+154" />
+        <location line="+161" />
         <source>&amp;Positional encoding</source>
         <translation>位置编码(&amp;P)</translation>
     </message>
     <message>
-        <location line="-144" />
+        <location line="-151" />
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
@@ -761,7 +761,7 @@
         <translation>位置编码(&amp;E)</translation>
     </message>
     <message>
-        <location line="+21" />
+        <location line="+28" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -901,12 +901,12 @@
     </message>
     <message>
         <location line="+8" />
-        <location line="+1233" />
+        <location line="+1395" />
         <source>&amp;Attention</source>
         <translation>注意力(&amp;A)</translation>
     </message>
     <message>
-        <location line="-1228" />
+        <location line="-1390" />
         <source>&amp;Heads</source>
         <translation>多头(&amp;H)</translation>
     </message>
@@ -927,12 +927,12 @@
     </message>
     <message>
         <location line="+14" />
-        <location line="+1273" />
+        <location line="+1438" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="-1272" />
+        <location line="-1437" />
         <source>Colours for &amp;weights</source>
         <translation>权重配色(&amp;W)</translation>
     </message>
@@ -1077,7 +1077,12 @@
         <translation>显示比例 %1%</translation>
     </message>
     <message>
-        <location line="+274" />
+        <location line="+370" />
+        <source>Panels folded so that every map keeps its numbers; F9 brings them back</source>
+        <translation>面板已收起，让每张图都显示数值；按 F9 恢复</translation>
+    </message>
+    <message>
+        <location line="+56" />
         <source>Restore unsaved work?</source>
         <translation>恢复未保存的内容？</translation>
     </message>
@@ -1122,7 +1127,47 @@
         <translation>未能打开 %1：%2</translation>
     </message>
     <message>
-        <location line="+623" />
+        <location line="+174" />
+        <source>Steps</source>
+        <translation>逐步</translation>
+    </message>
+    <message>
+        <location line="+27" />
+        <source>Hide</source>
+        <translation>隐藏</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <source>Guess</source>
+        <translation>猜测</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>Notes</source>
+        <translation>笔记</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Quiz</source>
+        <translation>测验</translation>
+    </message>
+    <message>
+        <location line="+165" />
+        <source>▶ Turn</source>
+        <translation>▶ 旋转</translation>
+    </message>
+    <message>
+        <location line="+209" />
+        <source>Pin A</source>
+        <translation>固定 A</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Unpin</source>
+        <translation>取消固定</translation>
+    </message>
+    <message>
+        <location line="+42" />
         <source>&amp;Model mode</source>
         <translation>模型模式(&amp;M)</translation>
     </message>
@@ -1168,7 +1213,7 @@
     </message>
     <message>
         <location filename="../../app/gui/main.cpp" line="+244" />
-        <location filename="../../app/gui/mainwindow.cpp" line="-746" />
+        <location filename="../../app/gui/mainwindow.cpp" line="-759" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
@@ -1234,7 +1279,7 @@
         <translation>清空列表(&amp;C)</translation>
     </message>
     <message>
-        <location line="-703" />
+        <location line="-855" />
         <source>√d_k &amp;lab…</source>
         <translation>√d_k 实验室(&amp;L)…</translation>
     </message>
@@ -1244,17 +1289,12 @@
         <translation>为什么要除以 √d_k：随机的 q 和 k、它们的打分和 softmax，在单独的窗口里</translation>
     </message>
     <message>
-        <location line="+222" />
+        <location line="+228" />
         <source>&amp;Maps</source>
         <translation>热图(&amp;M)</translation>
     </message>
     <message>
-        <location line="+174" />
-        <source>At this zoom the panels fold into the settings bar and the maps take the window, the plane and the other views in tabs beside them, so that every map keeps its numbers; F9 brings the panels back</source>
-        <translation>在这个缩放下，面板收进设置工具栏，热图占满窗口，向量平面和其他视图放在旁边的标签页里，让每张图都保留数字；按 F9 恢复面板</translation>
-    </message>
-    <message>
-        <location line="+90" />
+        <location line="+410" />
         <source>√d_k lab — Attention Lab</source>
         <translation>√d_k 实验室 — Attention Lab</translation>
     </message>
@@ -1294,7 +1334,7 @@
         <translation>一次一步地演示整条计算链（F6）；左/右方向键或 Page Up/Down 前后一步，Home/End 跳到首尾</translation>
     </message>
     <message>
-        <location line="+9" />
+        <location line="+10" />
         <source>Previous step</source>
         <translation>上一步</translation>
     </message>
@@ -1314,7 +1354,7 @@
         <translation>最后一步</translation>
     </message>
     <message>
-        <location line="+13" />
+        <location line="+15" />
         <source>&amp;Hide the answers</source>
         <translation>隐藏答案(&amp;H)</translation>
     </message>
@@ -1324,7 +1364,7 @@
         <translation>先预测，再揭晓：权重和输出既不显示数字也不显示颜色（F7）</translation>
     </message>
     <message>
-        <location line="+3" />
+        <location line="+4" />
         <source>Hide the scaled scores too</source>
         <translation>也隐藏缩放后的分数</translation>
     </message>
@@ -1334,17 +1374,17 @@
         <translation>猜这一行(&amp;G)</translation>
     </message>
     <message>
-        <location line="+6" />
+        <location line="+7" />
         <source>Lesson &amp;notes</source>
         <translation>课程笔记(&amp;N)</translation>
     </message>
     <message>
-        <location line="+4" />
+        <location line="+5" />
         <source>&amp;Quiz…</source>
         <translation>测验(&amp;Q)…</translation>
     </message>
     <message>
-        <location line="+86" />
+        <location line="+87" />
         <source>Quiz — Attention Lab</source>
         <translation>测验 — Attention Lab</translation>
     </message>
@@ -1379,7 +1419,7 @@
         <translation>▶ 扫描 τ</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+8" />
         <source>Animate the temperature from 0.05 to 20 and back while the maps follow (the Animate tab)</source>
         <translation>让温度从 0.05 变到 20 再变回来，热图随之变化（见“动画”标签页）</translation>
     </message>
@@ -1389,7 +1429,7 @@
         <translation>▶ 旋转查询</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+8" />
         <source>Turn the selected query once around the origin while the maps follow</source>
         <translation>让选中的查询绕原点转一圈，热图随之变化</translation>
     </message>
@@ -1399,7 +1439,7 @@
         <translation>■ 停止</translation>
     </message>
     <message>
-        <location line="+1" />
+        <location line="+2" />
         <source>Stop the animation and put everything back as it was</source>
         <translation>停止动画并恢复原状</translation>
     </message>
@@ -1485,18 +1525,18 @@
     </message>
     <message>
         <location line="+2" />
-        <location line="+295" />
+        <location line="+298" />
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
         <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
     </message>
     <message>
-        <location line="-283" />
-        <location line="+298" />
+        <location line="-286" />
+        <location line="+301" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location line="-296" />
+        <location line="-299" />
         <source>Export the A/B figure…</source>
         <translation>导出 A/B 图…</translation>
     </message>
@@ -1981,7 +2021,7 @@
 <context>
     <name>attn::ModelView</name>
     <message>
-        <location filename="../../app/views/modelview.cpp" line="+267" />
+        <location filename="../../app/views/modelview.cpp" line="+321" />
         <source>Take layer %1, head %2 into the lab</source>
         <translation>把第 %1 层第 %2 个头带进实验室</translation>
     </message>
@@ -1997,18 +2037,18 @@
     </message>
     <message>
         <location line="+4" />
-        <location line="+307" />
+        <location line="+305" />
         <source>Tokens:</source>
         <translation>词元：</translation>
     </message>
     <message>
-        <location line="-256" />
-        <location line="+258" />
+        <location line="-254" />
+        <location line="+256" />
         <source>Tokens (%1):</source>
         <translation>词元（%1 个）：</translation>
     </message>
     <message>
-        <location line="-246" />
+        <location line="-244" />
         <source>L%1</source>
         <translation>第%1层</translation>
     </message>
@@ -2018,7 +2058,7 @@
         <translation>头%1</translation>
     </message>
     <message>
-        <location line="+10" />
+        <location line="+8" />
         <source>H̄ %1 nats</source>
         <translation>H̄ %1 奈特</translation>
     </message>
@@ -3382,7 +3422,7 @@ weight</source>
 <context>
     <name>attn::SettingsBar</name>
     <message>
-        <location filename="../../app/views/settingsbar.cpp" line="+155" />
+        <location filename="../../app/views/settingsbar.cpp" line="+157" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -3460,7 +3500,7 @@ weight</source>
 <context>
     <name>attn::StageText</name>
     <message>
-        <location filename="../../widgets/stagedata.cpp" line="+48" />
+        <location filename="../../widgets/stagedata.cpp" line="+45" />
         <source>all blocked</source>
         <translation>全部屏蔽</translation>
     </message>
@@ -3552,13 +3592,13 @@ weight</source>
     </message>
     <message>
         <location line="+14" />
-        <location line="+236" />
+        <location line="+244" />
         <location line="+15" />
         <source>queries</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-250" />
+        <location line="-258" />
         <source>keys</source>
         <translation>键</translation>
     </message>
@@ -3596,7 +3636,7 @@ weight</source>
         <translation>max = 该行最大的权重 · H = 该行的熵，单位奈特（nat，0 表示全部落在一个键上）</translation>
     </message>
     <message>
-        <location line="+123" />
+        <location line="+131" />
         <source>scaled = score / (c·τ) = %1 / %2 = %3 / %4 = %5</source>
         <translation>缩放后 = 分数 / (c·τ) = %1 / %2 = %3 / %4 = %5</translation>
     </message>
@@ -3619,7 +3659,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>单击可屏蔽或取消屏蔽此单元格。</translation>
     </message>
     <message>
-        <location line="-261" />
+        <location line="-269" />
         <source>after softmax ✗</source>
         <translation>softmax 后掩码 ✗</translation>
     </message>
@@ -3650,7 +3690,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
         <location line="+1" />
-        <location line="+183" />
+        <location line="+191" />
         <location line="+16" />
         <source>output</source>
         <translation>输出</translation>
@@ -4126,9 +4166,22 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
 </context>
 <context>
+    <name>attn::TemperatureBox</name>
+    <message>
+        <location filename="../../app/views/togglepanel.cpp" line="+96" />
+        <source>τ: %1 is outside %2 to %3; τ stays %4</source>
+        <translation>τ：%1 超出 %2 到 %3 的范围；τ 仍为 %4</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>τ: “%1” is not a number; τ stays %2</source>
+        <translation>τ：“%1”不是数字；τ 仍为 %2</translation>
+    </message>
+</context>
+<context>
     <name>attn::TogglePanel</name>
     <message>
-        <location filename="../../app/views/togglepanel.cpp" line="+111" />
+        <location line="+30" />
         <source>Mask</source>
         <translation>掩码</translation>
     </message>
@@ -4363,7 +4416,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>温度</translation>
     </message>
     <message>
-        <location line="+70" />
+        <location line="+71" />
         <source>Seed: “%1” is not a whole number from 0 to %2; the seed stays %3</source>
         <translation>种子：“%1”不是 0 到 %2 之间的整数；种子保持为 %3</translation>
     </message>
@@ -4439,12 +4492,12 @@ the %1 nearest values averaged</source>
     </message>
     <message>
         <location line="+8" />
-        <location line="+86" />
+        <location line="+88" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location line="-71" />
+        <location line="-73" />
         <source>The figure is on the clipboard</source>
         <translation>图片已复制到剪贴板</translation>
     </message>
@@ -4465,12 +4518,12 @@ the %1 nearest values averaged</source>
     </message>
     <message>
         <location line="+19" />
-        <location line="+36" />
+        <location line="+38" />
         <source>%1 was not written: %2</source>
         <translation>未能写入 %1：%2</translation>
     </message>
     <message>
-        <location line="-26" />
+        <location line="-28" />
         <source>figure</source>
         <extracomment>The start of an exported file's name; use letters a file name may hold.</extracomment>
         <translation>图片</translation>

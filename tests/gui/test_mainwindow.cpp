@@ -690,7 +690,7 @@ void TestMainWindow::mapsAreLive()
     s.scale = Scale::None;
     w.document()->edit(s, QStringLiteral("scale"));
     const Trace &t = w.document()->trace();
-    QCOMPARE(w.stageView(Stage::Scaled)->data().values, t.heads[0].scaled);
+    QCOMPARE(w.stageView(Stage::Scaled)->data().values, t.heads[0].scaledMatrix());
     QCOMPARE(w.stageView(Stage::Weights)->data().values, t.heads[0].weights);
     QCOMPARE(w.stageView(Stage::Output)->data().values, t.heads[0].output);
     QVERIFY(w.stageView(Stage::Scaled)->data().title.contains(QStringLiteral("unscaled")));
