@@ -133,7 +133,7 @@ int main(int argc, char *argv[])
     const QCommandLineOption language(QStringLiteral("language"), QStringLiteral("en or zh_CN."), QStringLiteral("CODE"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Save the window to a PNG and quit."),
                                         QStringLiteral("PNG"));
-    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot."), QStringLiteral("WxH"),
+    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size (for --screenshot, or to open the window at that size)."), QStringLiteral("WxH"),
                                   QStringLiteral("1600x1000"));
     const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Side tab to show (0-based)."), QStringLiteral("N"));
     const QCommandLineOption mapsOnly(QStringLiteral("maps-only"), QStringLiteral("Start with the panels hidden (F9)."));
@@ -303,6 +303,10 @@ int main(int argc, char *argv[])
         });
         return app.exec();
     }
+    // --size opens the window at that size (to rehearse a projector's
+    // resolution), over the size the last session left; never ignored.
+    if (parser.isSet(size))
+        window.resize(windowSize);
     window.show();
     return app.exec();
 }
