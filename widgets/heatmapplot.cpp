@@ -207,7 +207,10 @@ protected:
     void draw(QCPPainter *painter) override
     {
         QCPColorMapData *d = data();
-        const QTransform t = painter->transform();
+        // Device pixels: on a high-DPI screen QCustomPlot paints into a pixmap
+        // whose device pixel ratio is not in painter->transform().
+        const qreal dpr = painter->device() ? painter->device()->devicePixelRatioF() : 1.0;
+        const QTransform t = painter->transform() * QTransform::fromScale(dpr, dpr);
         if (d->isEmpty() || !keyAxis() || !valueAxis() || keyAxis()->orientation() != Qt::Horizontal
             || painter->modes().testFlag(QCPPainter::pmVectorized) || t.type() > QTransform::TxScale) {
             // QCPColorMap's image is not kept up to date here: colour it whole.
@@ -239,7 +242,8 @@ protected:
         ColorMapDataPeek::setUnmodified(d);
         painter->save();
         painter->resetTransform();
-        painter->drawImage(target.topLeft(), m_image);
+        m_image.setDevicePixelRatio(dpr); // 1:1 onto the device's pixels
+        painter->drawImage(QPointF(target.topLeft()) / dpr, m_image);
         painter->restore();
     }
 

@@ -204,7 +204,15 @@ public:
     }
     void next(bool last) { m_buffer += last ? "\n" : ",\n"; }
     // As Qt's writer writes a double (a -0 stays "-0", as it did).
-    void number(double v) { m_buffer += QByteArray::number(v, 'g', QLocale::FloatingPointShortest); }
+    // Not a number or infinite (a model's activations overflowing): null, as
+    // Qt's writer wrote it; "inf" would not be JSON.
+    void number(double v)
+    {
+        if (!std::isfinite(v))
+            m_buffer += "null";
+        else
+            m_buffer += QByteArray::number(v, 'g', QLocale::FloatingPointShortest);
+    }
     void integer(long long v) { m_buffer += QByteArray::number(v); }
     void string(const std::string &utf8)
     {

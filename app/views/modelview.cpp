@@ -110,6 +110,18 @@ protected:
         refit();
         QWidget::resizeEvent(event);
     }
+    // A zoom (the application's font) changes the label's size with the
+    // same text: measure again.
+    void changeEvent(QEvent *event) override
+    {
+        if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange)
+            // Queued: the label may take the new font after its holder does.
+            QMetaObject::invokeMethod(this, [this] {
+                m_hint = QSize();
+                refit();
+            }, Qt::QueuedConnection);
+        QWidget::changeEvent(event);
+    }
 
 private:
     QSize wanted() const

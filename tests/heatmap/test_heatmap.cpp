@@ -142,6 +142,7 @@ private slots:
     void robustForDegenerateSizes();
     void cellUpdatesDrawAsFreshData_data();
     void cellUpdatesDrawAsFreshData();
+    void highDpiDrawsDevicePixels();
 
 private:
     void showPlot(HeatmapPlot &plot, int w = 600, int h = 500);
@@ -991,6 +992,40 @@ void TestHeatmap::cellUpdatesDrawAsFreshData()
     QVERIFY(render(plot) == render(fresh));
     // And a 2x export of the updated plot equals the fresh one's.
     QVERIFY(plot.renderImage(520, 480, 2.0) == fresh.renderImage(520, 480, 2.0));
+}
+
+// On a high-DPI screen QCustomPlot paints into a pixmap whose device pixel
+// ratio is not in the painter's transform. The cells must still be coloured
+// pixel by device pixel (not drawn at half resolution and scaled up): the
+// map painted at a ratio of 2 is the map of a 2x export, pixel for pixel.
+void TestHeatmap::highDpiDrawsDevicePixels()
+{
+    HeatmapData d;
+    d.values = randomMatrix(300, 280, 11u); // cells smaller than a pixel: every device pixel samples its own cell
+    d.title = QStringLiteral("cells");
+    HeatmapPlot plot;
+    showPlot(plot, 520, 480);
+    plot.setData(d);
+    render(plot);
+    QPixmap pixmap(QSize(520, 480) * 2);
+    pixmap.setDevicePixelRatio(2.0);
+    pixmap.fill(Qt::white);
+    {
+        QCPPainter painter(&pixmap);
+        plot.toPainter(&painter, 520, 480);
+    }
+    const QImage hiDpi = pixmap.toImage();
+    const QImage exported = plot.renderImage(520, 480, 2.0);
+    QCOMPARE(hiDpi.size(), exported.size());
+    // The cells' area, in device pixels, a pixel inside its edges.
+    const QRectF cells = plot.cellRect(0, 0).united(plot.cellRect(299, 279));
+    const QRect area = QRectF(cells.topLeft() * 2, cells.bottomRight() * 2).toRect().adjusted(2, 2, -2, -2);
+    QVERIFY(area.width() > 300 && area.height() > 300);
+    int differ = 0;
+    for (int y = area.top(); y <= area.bottom(); ++y)
+        for (int x = area.left(); x <= area.right(); ++x)
+            differ += hiDpi.pixel(x, y) != exported.pixel(x, y);
+    QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1 of %2 device pixels differ").arg(differ).arg(area.width() * area.height())));
 }
 
 QTEST_MAIN(TestHeatmap)
