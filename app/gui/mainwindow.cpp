@@ -234,6 +234,11 @@ void MainWindow::resizeEvent(QResizeEvent *event)
 {
     QMainWindow::resizeEvent(event);
     fitToolBarTexts();
+    if (m_fitting) {
+        m_fitSizes.append(event->size());
+    } else if (m_fitEnded.isValid() && m_fitEnded.elapsed() < 1000 && m_fitSizes.contains(event->size())) {
+        return; // the window system's late echo of the fit's own steps (xcb): not the teacher's resize
+    }
     // Grown by its layout's minimum (a larger font beside the panels), not
     // by the teacher: the size asked for comes back once the layout has
     // given the room (fitLayout). Any other resize is the size asked for.
@@ -1027,6 +1032,7 @@ void MainWindow::fitLayout(Refit how)
     if (modelMode() || m_fitting)
         return;
     m_fitting = true;
+    m_fitSizes.clear();
     updateMapWidths();
     fitToolBarTexts();
     const bool projector = m_zoom >= kProjectorZoom;
@@ -1134,6 +1140,7 @@ void MainWindow::fitLayout(Refit how)
     if (asked.isValid() && asked != size() && asked.expandedTo(minimumSize()) == asked)
         resize(asked);
     m_fitting = false;
+    m_fitEnded.start();
 }
 
 bool MainWindow::mapsReadable() const

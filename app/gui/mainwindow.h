@@ -8,6 +8,7 @@
 #include "exportdialog.h"
 #include "figureexport.h"
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QPointer>
 
@@ -240,6 +241,11 @@ private:
     QSize m_tabbedAt;  // the window's size when the maps went into the tabs
     bool m_panelsFoldedByZoom = false;
     bool m_fitting = false;
+    // The sizes fitLayout's own steps gave the window, and when it ended: a
+    // window system that confirms a top-level's resizes later sends them
+    // back as resize events, which must not start the fit again.
+    QList<QSize> m_fitSizes;
+    QElapsedTimer m_fitEnded;
 
     Document m_doc;
     MatrixPanel *m_matrices = nullptr;
