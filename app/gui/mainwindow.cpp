@@ -908,9 +908,7 @@ void MainWindow::fitToolBarTexts()
             actions << a;
             if (QWidget *button = bar->widgetForAction(a)) {
                 const QFontMetrics fm(button->font());
-                QString text = a->text();
-                text.remove(QRegularExpression(QStringLiteral("\\(&[^)]\\)|&(?=.)")));
-                full += fm.horizontalAdvance(text.trimmed()) - fm.horizontalAdvance(a->iconText());
+                full += fm.horizontalAdvance(plainActionText(a)) - fm.horizontalAdvance(a->iconText());
             }
         }
     }

@@ -5,8 +5,15 @@
 #include "settingedits.h"
 
 #include <QAbstractButton>
+#include <QRegularExpression>
 
 namespace attn {
+
+QString plainActionText(const QAction *action)
+{
+    static const QRegularExpression mnemonic(QStringLiteral("\\(&[^)]\\)|&(?=.)"));
+    return action->text().remove(mnemonic).trimmed();
+}
 
 QAction *SettingsActions::checkable(QActionGroup *group, const QString &text, int value)
 {

@@ -14,6 +14,10 @@ class QAbstractButton;
 
 namespace attn {
 
+// An action's text without its mnemonic, as a button or a width shows it:
+// "&None" and "无(&N)" as "None" and "无".
+QString plainActionText(const QAction *action);
+
 class SettingsActions : public QObject {
     Q_OBJECT
 

@@ -10,23 +10,11 @@
 #include <QLabel>
 #include <QLayout>
 #include <QMenu>
-#include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QTimer>
 #include <QToolButton>
 
 namespace attn {
-
-namespace {
-
-// A menu text without its mnemonic: "&None" and "无(&N)" as "None" and "无".
-QString plainText(const QAction *a)
-{
-    static const QRegularExpression mnemonic(QStringLiteral("\\(&[^)]\\)|&(?=.)"));
-    return a->text().remove(mnemonic).trimmed();
-}
-
-} // namespace
 
 SettingsBar::SettingsBar(Document *doc, SettingsActions *actions, QWidget *parent)
     : QToolBar(parent), m_doc(doc), m_actions(actions)
@@ -169,11 +157,11 @@ void SettingsBar::sync()
     const Scenario &s = m_doc->scenario();
     auto checkedText = [](QActionGroup *g) {
         QAction *a = g->checkedAction();
-        return a ? plainText(a) : QString();
+        return a ? plainActionText(a) : QString();
     };
     // The full texts, kept to measure against while the short ones show.
-    m_causal->setProperty("fullText", plainText(m_actions->causal()));
-    m_afterSoftmax->setProperty("fullText", plainText(m_actions->afterSoftmax()));
+    m_causal->setProperty("fullText", plainActionText(m_actions->causal()));
+    m_afterSoftmax->setProperty("fullText", plainActionText(m_actions->afterSoftmax()));
     m_heads->setProperty("fullText", tr("Heads: %1").arg(s.heads));
     m_encoding->setProperty("fullText", tr("Position: %1").arg(checkedText(m_actions->encodings())));
     m_scale->setProperty("fullText", tr("Scale: %1").arg(checkedText(m_actions->scales())));
