@@ -223,14 +223,13 @@ int main(int argc, char *argv[])
                               .arg(parser.value(tab)));
         window.sideTabs()->setCurrentIndex(index);
     }
-    QString problem;
     window.setInteractive(false); // no message box before the window is up: it comes after show() below
-    if (!files.isEmpty())
-        problem = window.openFile(files.first());
-    else
-        problem = window.openLesson(parser.isSet(lesson) ? parser.value(lesson) : attn::prefs::lastLesson.get());
+    const std::optional<attn::Problem> opened = !files.isEmpty()
+        ? window.openFile(files.first())
+        : window.openLesson(parser.isSet(lesson) ? parser.value(lesson) : attn::prefs::lastLesson.get());
     window.setInteractive(!scripted);
-    if (!problem.isEmpty()) {
+    if (opened) {
+        const QString problem = attn::problemText(*opened);
         // Said on the terminal too: the window may not be looked at (a script).
         std::fprintf(stderr, "attention-lab: %s\n", qPrintable(problem));
         if (scripted)

@@ -1,75 +1,83 @@
 #pragma once
-// The window a teacher opens in front of a class: the input matrices on the
-// left, every stage of the computation as a heatmap in the centre, the
-// settings on the right, the formula on top.
+// The window a teacher opens in front of a class. It assembles the modes
+// (app/modes: the lab, and what is added to it: classroom, A/B, sweeps;
+// the model mode), switches between those that take the whole window, and
+// keeps what they share: the document, the menus, the status bar, the
+// zoom and the projector layout, exports, files, recovery.
 
 #include "document.h"
 #include "explain.h"
 #include "exportdialog.h"
 #include "figureexport.h"
+#include "heatmapplot.h"
+#include "mode.h"
 
-#include <QElapsedTimer>
 #include <QMainWindow>
-#include <QPointer>
 
 #include <functional>
-#include <limits>
 #include <map>
+#include <optional>
 #include <vector>
 
 class QAction;
-class QDockWidget;
 class QActionGroup;
 class QLabel;
 class QMenu;
-class QHBoxLayout;
 class QStackedWidget;
 class QTabWidget;
-class QTimer;
-class QVBoxLayout;
 
 namespace attn {
 
-class FormulaBar;
 class Classroom;
-class StepPanel;
-class GuessPanel;
-class NotesPanel;
-class QuizPanel;
-class HeatmapPlot;
-class MatrixPanel;
-class Recovery;
-class SettingsActions;
-class WindowExport;
-class StageView;
-class TogglePanel;
-class PlanePanel;
-class ScalingLabPanel;
+class ClassroomMode;
+class CompareMode;
 class CompareView;
-class SweepPanel;
-class TopKPanel;
-class PlanePlot;
-class ModelView;
-class SettingsBar;
 class CostPanel;
-enum class ModelFigure;
+class GuessPanel;
+class LabMode;
+class MatrixPanel;
+class ModelMode;
+class ModelView;
+class NotesPanel;
+class PlanePanel;
+class PlanePlot;
+class ProjectorLayout;
+class QuizPanel;
+class Recovery;
+class ScalingLabPanel;
+class SettingsActions;
+class SettingsBar;
+class StageView;
+class StepPanel;
+class SweepPanel;
+class SweepsMode;
+class TogglePanel;
+class TopKPanel;
+class WindowExport;
 
-class MainWindow : public QMainWindow {
+class MainWindow : public QMainWindow, public ModeHost {
     Q_OBJECT
 
 public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    Document *document() { return &m_doc; }
-    MatrixPanel *matrixPanel() const { return m_matrices; }
-    TogglePanel *togglePanel() const { return m_toggles; }
-    SettingsActions *settingsActions() const { return m_settings; }
-    PlanePanel *planePanel() const { return m_planePanel; }
+    // The modes (app/modes).
+    LabMode *lab() const override { return m_lab; }
+    ClassroomMode *classroomMode() const { return m_classroomMode; }
+    CompareMode *compareMode() const { return m_compareMode; }
+    SweepsMode *sweepsMode() const { return m_sweepsMode; }
+    ModelMode *modelModeObject() const { return m_modelMode; }
+
+    Document *document() override { return &m_doc; }
+    MatrixPanel *matrixPanel() const;
+    TogglePanel *togglePanel() const;
+    SettingsActions *settingsActions() const;
+    PlanePanel *planePanel() const;
     // The √d_k lab in a window of its own (View ▸ √d_k lab), made on first use; shown and raised.
     ScalingLabPanel *showScalingLab();
     StageView *stageView(Stage stage) const;
-    QTabWidget *sideTabs() const { return m_sideTabs; }
+    QTabWidget *sideTabs() const;
     // The side tabs' names, each whole in view (a wrapping row of buttons
     // over the pages, not a scrolling tab bar): what is cut or out of view.
     QStringList sideTabNamesCut() const;
@@ -77,8 +85,8 @@ public:
 
     // Loads a file or a built-in lesson. On a problem the open document
     // stays as it was and the message is shown (and returned).
-    QString openFile(const QString &path);
-    QString openLesson(const QString &name);
+    std::optional<Problem> openFile(const QString &path);
+    std::optional<Problem> openLesson(const QString &name) override;
     bool saveTo(const QString &path);
 
     // 1.0 is the system font size; the projector wants 1.5 or more.
@@ -87,31 +95,33 @@ public:
     // The inputs and settings panels; hidden, the maps get the window (F9).
     void setPanelsShown(bool shown);
     // The settings in one row, shown while the settings panel is hidden.
-    SettingsBar *settingsBar() const { return m_settingsBar; }
+    SettingsBar *settingsBar() const;
     // Every stage map shows its numbers, its whole title and (weights) its
     // row notes; checked to fold the panels away at a projector's zoom.
     bool mapsReadable() const;
     // From this zoom on, the layout gives the maps the room they need
-    // (fitLayout): the panels fold into the settings bar, then the maps
+    // (ProjectorLayout): the panels fold into the settings bar, then the maps
     // become the first of the side tabs and take the whole width.
     static constexpr double kProjectorZoom = 1.25;
     bool mapsTabbed() const;
     // How many of the score maps (the last ones of scores, scaled, masked)
     // share a place as tabs of a stage strip: 0, 2 or 3.
     int strippedMaps() const;
-    QTabWidget *stageStrip() const { return m_stageStrip; }
+    QTabWidget *stageStrip() const;
     // Brings a stage's map into view: the Maps tab, its tab in the strip.
     void showStage(Stage stage);
-    bool panelsFoldedByZoom() const { return m_panelsFoldedByZoom; }
+    bool panelsFoldedByZoom() const;
+    // View ▸ Cell values.
+    CellTextMode cellTextMode() const;
 
     // Writes a figure (WindowExport); nothing is left half-written on a problem.
     std::optional<Problem> exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size, const QString &path);
     // The View menu's look, and the head shown: what exports draw with.
-    FigureStyle figureStyle() const;
+    FigureStyle figureStyle() const override;
     // What the exported plane shows: the head, query and axes of the one on screen.
     PlaneView planeView() const;
     // The start of exported files' names: the lesson or file name.
-    QString exportStem() const;
+    QString exportStem() const override;
     QImage figureImage(ExportDialog::What what) const;
 
     // Views a script can ask for by name (`attention-lab --show NAME`): each
@@ -119,51 +129,40 @@ public:
     // to grab (the main window, or a window of its own), or null for an
     // unknown name; viewNames() lists them for the error message.
     using ViewOpener = std::function<QWidget *()>;
-    void registerView(const QString &name, ViewOpener open);
-    QWidget *showView(const QString &name);
+    void registerView(const QString &name, ViewOpener open) override;
+    QWidget *showView(const QString &name) override;
     QStringList viewNames() const;
 
-    // Sweeps and hard attention (issue 10): the Animate and Top-k tabs.
-    SweepPanel *sweepPanel() const { return m_sweepPanel; }
-    TopKPanel *topKPanel() const { return m_topKPanel; }
+    // Sweeps and hard attention: the Animate and Top-k tabs (SweepsMode).
+    SweepPanel *sweepPanel() const;
+    TopKPanel *topKPanel() const;
 
     // Autosave into `folder` from now on (Recovery), after offering to
     // restore the work a crashed or killed window left there.
     void startRecovery(const QString &folder);
 
-    // Teaching in front of the class (issue 11): step mode, hide mode (a
-    // view state: never saved, off at every start), the step panel, the
-    // guesses, the lesson's notes and the seeds' quiz.
-    Classroom *classroom() const { return m_classroom; }
-    StepPanel *stepPanel() const { return m_stepPanel; }
-    GuessPanel *guessPanel() const { return m_guessPanel; }
-    NotesPanel *notesPanel() const { return m_notesPanel; }
-    QDockWidget *notesDock() const { return m_notesDock; }
+    // Teaching in front of the class (ClassroomMode).
+    Classroom *classroom() const;
+    StepPanel *stepPanel() const;
+    GuessPanel *guessPanel() const;
+    NotesPanel *notesPanel() const;
+    QDockWidget *notesDock() const;
     QuizPanel *showQuiz(); // its own window, made on first use
     void setStepMode(bool on);
     void setAnswersHidden(bool on);
 
-    // A/B (issue 10): the compare view in a window of its own, made on first
-    // use; pinAsA pins the current state and shows it. A built-in comparison
-    // (a lesson whose file has "compare": {"a": LESSON, ...}) opens A pinned
-    // and B as the document; openLesson does that for such a lesson.
+    // A/B (CompareMode).
     CompareView *compareView();
     CompareView *showCompare();
     void pinAsA();
     bool openComparison(const QString &lessonName);
-    // Before switching lessons: asks to save only a document that has a file;
-    // a changed built-in lesson may be kept as A instead, or just left.
     bool maybeSwitch();
 
-    // The model mode (issue 13): a real GPT-2-shaped model reading a
-    // sentence, in place of the lab's maps and panels (ModelView). openModel
-    // reads a Hugging Face GPT-2 folder; on a problem the message is shown
-    // (and returned), and the model, the mode and the document stay as they
-    // were. Taking a head into the lab is one undoable edit of the document
-    // and leaves the mode.
-    ModelView *modelView() const { return m_modelView; }
-    QString openModel(const QString &folder);
-    QString openBuiltinModel();
+    // The model mode (ModelMode): on a problem the message is shown (and
+    // returned), and the model, the mode and the document stay as they were.
+    ModelView *modelView() const;
+    std::optional<Problem> openModel(const QString &folder);
+    std::optional<Problem> openBuiltinModel();
     void setModelMode(bool on);
     bool modelMode() const;
     std::optional<Problem> takeHeadIntoLab(const Scenario &head, const QString &description);
@@ -171,144 +170,78 @@ public:
     // Whether a message box may be shown (off for scripted screenshots and tests).
     void setInteractive(bool on) { m_interactive = on; }
 
+    // ModeHost
+    QMainWindow *mainWindow() override { return this; }
+    bool interactive() const override { return m_interactive; }
+    Mode *currentMode() const override { return m_current; }
+    void switchMode(Mode *mode) override;
+    void showMessage(const QString &text, int milliseconds) override;
+    void showProblem(const QString &message) override;
+    void exportFailed(const QString &message) override; // status bar, and a message box when interactive
+    void showSideTab(QWidget *page, bool overMaps = true) override;
+    void fitToolBarTexts() override;
+    bool maybeSave() override;
+    bool saveAs() override;
+    QMenu *menu(const QString &objectName) const override;
+
 protected:
     void closeEvent(QCloseEvent *event) override;
     void showEvent(QShowEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
 
 private:
-    void exportFailed(const QString &message); // status bar, and a message box when interactive
-    void createViews();
-    void createMenus();
+    void addMode(Mode *mode);
+    void createStatusBar();
+    void createMenus(); // menus.cpp
     void createFileMenu();
     void createEditMenu();
     void createAttentionMenu();
     void createViewMenu();
+    void createLookMenus(QMenu *view);
     void addLanguageMenu(QMenu *view);
     void createLessonsMenu();
     void createHelpMenu();
+    void updateRecentMenu();
+    void addRecentFile(const QString &path);
     void readSettings();
     void writeSettings();
     void applyGradients();
     void applyCellText();
     void updateTitle();
-    void updateRecentMenu();
-    void addRecentFile(const QString &path);
-    void showProblem(const QString &message);
-    bool maybeSave();
     void newDocument();
     void open();
     bool save();
-    bool saveAs();
     std::vector<HeatmapPlot *> allPlots() const;
-
-    // The projector layout (issue 11).
-    void placeSettingsBar();
     void setPanelsShownByUser(bool shown);
-    void updateMapWidths(); // F9: the zoom leaves the teacher's choice alone
-    void setMapsTabbed(bool on);
-    void setStrippedMaps(int count);
-    void setBottomShare(int share);
-    void setOutputShare(int share);
-    void updateSideTabNames();
-    void fitToolBarTexts(); // short texts on the first toolbar row when it is tight
-    // Maps short of their numbers, title or row notes; counted up to `enough`.
-    int unreadableMaps(int enough = std::numeric_limits<int>::max()) const;
-    // Shows a side tab; overMaps false: not while the maps are the tab in view.
-    void showSideTab(QWidget *page, bool overMaps = true);
-    void settleLayout();
-    // How much of the layout to decide again: Grow only gives more room (a
-    // lesson or a setting changed), Tabs also takes the maps out of the tabs
-    // first (a new window size), All also brings back the panels the zoom
-    // folded (a new zoom).
-    enum class Refit { Grow, Tabs, All };
-    void fitLayout(Refit how);
-    void scheduleFit(Refit how);
-    QWidget *m_mapsPage = nullptr;
-    QVBoxLayout *m_centralLayout = nullptr;
-    QVBoxLayout *m_mapRows = nullptr;
-    int m_bottomShare = 0;
-    int m_outputShare = 0;
-    bool m_toolBarsShort = false;
-    QHBoxLayout *m_topRow = nullptr;
-    QHBoxLayout *m_bottomRow = nullptr;
-    QTabWidget *m_stageStrip = nullptr;
-    QPointer<QWidget> m_tabBeforeMaps;
-    std::vector<QPointer<QDockWidget>> m_foldedDocks;
-    QTimer *m_fitTimer = nullptr;
-    Refit m_fitPending = Refit::Grow;
-    QSize m_askedSize; // the size before the layout's minimum grew the window
-    QSize m_tabbedAt;  // the window's size when the maps went into the tabs
-    bool m_panelsFoldedByZoom = false;
-    bool m_fitting = false;
-    // The sizes fitLayout's own steps gave the window, and when it ended: a
-    // window system that confirms a top-level's resizes later sends them
-    // back as resize events, which must not start the fit again.
-    QList<QSize> m_fitSizes;
-    QElapsedTimer m_fitEnded;
 
     Document m_doc;
-    MatrixPanel *m_matrices = nullptr;
-    TogglePanel *m_toggles = nullptr;
-    FormulaBar *m_formula = nullptr;
-    std::vector<StageView *> m_stages;
-    QTabWidget *m_sideTabs = nullptr;
-    QWidget *m_sideBox = nullptr, *m_sideTabNames = nullptr; // the side tabs and their wrapping names
-    QDockWidget *m_inputsDock = nullptr;
-    QDockWidget *m_settingsDock = nullptr;
-    SettingsBar *m_settingsBar = nullptr;
-    CostPanel *m_costPanel = nullptr;
-    PlanePanel *m_planePanel = nullptr;
+    LabMode *m_lab = nullptr;
+    ClassroomMode *m_classroomMode = nullptr;
+    SweepsMode *m_sweepsMode = nullptr;
+    CompareMode *m_compareMode = nullptr;
+    ModelMode *m_modelMode = nullptr;
+    std::vector<Mode *> m_modes;
+    Mode *m_current = nullptr;
+    QStackedWidget *m_centre = nullptr; // the central widgets of the modes that have one
+    QByteArray m_labState; // the docks and toolbars as the lab had them, while another mode hides them
+    ProjectorLayout *m_projector = nullptr;
+
     ScalingLabPanel *m_scalingLab = nullptr;
     QLabel *m_statusProblem = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_lessonsMenu = nullptr;
-
-    SettingsActions *m_settings = nullptr;
     WindowExport *m_export = nullptr;
     QActionGroup *m_sequentialGroup = nullptr;
     QActionGroup *m_themeGroup = nullptr;
     QActionGroup *m_divergingGroup = nullptr;
     QActionGroup *m_cellTextGroup = nullptr;
     QAction *m_sharedRange = nullptr;
+    Recovery *m_recovery = nullptr;
 
     double m_zoom = 1.0;
     double m_baseFontSize = 0;
     bool m_interactive = true;
     std::map<QString, ViewOpener> m_views;
-
-    // Issue 10's A/B (mainwindow.cpp, createCompare).
-    void createCompare();
-    CompareView *m_compare = nullptr;
-    QAction *m_unpinAction = nullptr;
-
-    // Issue 10's sweeps (mainwindow.cpp, createSweeps).
-    void createSweeps();
-    SweepPanel *m_sweepPanel = nullptr;
-    TopKPanel *m_topKPanel = nullptr;
-
-    // Issue 11 (mainwindow.cpp, at its end).
-    void createClassroom();
-    void applyClassroom();
-    void openFromQuiz(const QString &lesson, const QString &view, const std::map<std::string, std::string> &settings);
-    Classroom *m_classroom = nullptr;
-    StepPanel *m_stepPanel = nullptr;
-    GuessPanel *m_guessPanel = nullptr;
-    NotesPanel *m_notesPanel = nullptr;
-    QDockWidget *m_notesDock = nullptr;
-    QuizPanel *m_quiz = nullptr;
-    QAction *m_stepAction = nullptr;
-    QAction *m_hideAction = nullptr;
-    std::vector<QAction *> m_stepKeys;
-    Recovery *m_recovery = nullptr;
-
-    // Issue 13's model mode (mainwindow.cpp, createModelMode).
-    void createModelMode();
-    void exportModelFigure(ModelFigure what);
-    ModelView *m_modelView = nullptr;
-    QStackedWidget *m_modes = nullptr;
-    QAction *m_modelModeAction = nullptr;
-    QByteArray m_labState; // the docks and toolbars as the lab had them, while the model mode hides them
 };
 
 } // namespace attn

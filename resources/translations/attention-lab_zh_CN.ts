@@ -142,6 +142,232 @@
     </message>
 </context>
 <context>
+    <name>attn::ClassroomMode</name>
+    <message>
+        <location filename="../../app/modes/classroommode.cpp" line="+36" />
+        <source>&amp;Steps</source>
+        <translation>逐步(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Guess</source>
+        <translation>猜测(&amp;G)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Lesson notes</source>
+        <translation>课程笔记</translation>
+    </message>
+    <message>
+        <location line="+22" />
+        <source>&amp;Classroom</source>
+        <translation>课堂(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Classroom</source>
+        <translation>课堂</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&amp;Step through</source>
+        <translation>逐步演示(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Step through the chain one stage at a time (F6); Left/Right or Page Up/Down step, Home/End jump</source>
+        <translation>一次一步地演示整条计算链（F6）；左/右方向键或 Page Up/Down 前后一步，Home/End 跳到首尾</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Steps</source>
+        <translation>逐步</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Previous step</source>
+        <translation>上一步</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Next step</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>First step</source>
+        <translation>第一步</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Last step</source>
+        <translation>最后一步</translation>
+    </message>
+    <message>
+        <location line="+15" />
+        <source>&amp;Hide the answers</source>
+        <translation>隐藏答案(&amp;H)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Predict, then reveal: weights and outputs show neither numbers nor colours (F7)</source>
+        <translation>先预测，再揭晓：权重和输出既不显示数字也不显示颜色（F7）</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Hide</source>
+        <translation>隐藏</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Hide the scaled scores too</source>
+        <translation>也隐藏缩放后的分数</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>&amp;Guess the row</source>
+        <translation>猜这一行(&amp;G)</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Guess</source>
+        <translation>猜测</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Lesson &amp;notes</source>
+        <translation>课程笔记(&amp;N)</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Notes</source>
+        <translation>笔记</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Quiz…</source>
+        <translation>测验(&amp;Q)…</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Quiz</source>
+        <translation>测验</translation>
+    </message>
+    <message>
+        <location line="+103" />
+        <source>Quiz — Attention Lab</source>
+        <translation>测验 — Attention Lab</translation>
+    </message>
+    <message>
+        <location line="+31" />
+        <source>Quiz setting</source>
+        <translation>测验设置</translation>
+    </message>
+</context>
+<context>
+    <name>attn::CompareMode</name>
+    <message>
+        <location filename="../../app/modes/comparemode.cpp" line="+75" />
+        <source>A/B — Attention Lab</source>
+        <translation>A/B — 注意力实验室</translation>
+    </message>
+    <message>
+        <location line="+20" />
+        <source>Export the A/B figure…</source>
+        <translation>导出 A/B 图…</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Export the difference map…</source>
+        <translation>导出差值图…</translation>
+    </message>
+    <message>
+        <location line="+10" />
+        <source>Export the difference map</source>
+        <translation>导出差值图</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Export the A/B figure</source>
+        <translation>导出 A/B 图</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <location line="+13" />
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
+    </message>
+    <message>
+        <location line="+55" />
+        <source>Changed lesson</source>
+        <translation>课程已修改</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>%1 has changes. Keep it as A, to compare with the lesson you open?</source>
+        <translation>%1 已有修改。要把它保留为 A，与要打开的课程对比吗？</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Keep as A</source>
+        <translation>保留为 A</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Just switch</source>
+        <translation>直接切换</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Save a copy…</source>
+        <translation>另存副本…</translation>
+    </message>
+    <message>
+        <location line="+17" />
+        <source>&amp;Compare</source>
+        <translation>对比(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&amp;Pin as A</source>
+        <translation>固定为 A(&amp;P)</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Pin the current state as A; keep changing the document (B) and compare them side by side</source>
+        <translation>把当前状态固定为 A；继续修改文档（B），并排对比两者</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&amp;Unpin (back to A)</source>
+        <translation>取消固定（回到 A）(&amp;U)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Show A/B</source>
+        <translation>显示 A/B</translation>
+    </message>
+    <message>
+        <location line="+23" />
+        <source>A/B</source>
+        <translation>A/B</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Pin A</source>
+        <translation>固定 A</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Unpin</source>
+        <translation>取消固定</translation>
+    </message>
+</context>
+<context>
     <name>attn::CompareText</name>
     <message>
         <location filename="../../widgets/comparefigure.cpp" line="+30" />
@@ -723,15 +949,9 @@
     </message>
 </context>
 <context>
-    <name>attn::MainWindow</name>
+    <name>attn::LabMode</name>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="+84" />
-        <location line="+1099" />
-        <source>Untitled</source>
-        <translation>未命名</translation>
-    </message>
-    <message>
-        <location line="-842" />
+        <location filename="../../app/modes/labmode.cpp" line="+92" />
         <source>Vector &amp;plane</source>
         <translation>向量平面(&amp;P)</translation>
     </message>
@@ -746,32 +966,46 @@
         <translation>拼接 → 输出(&amp;C)</translation>
     </message>
     <message>
-        <location line="+161" />
-        <source>&amp;Positional encoding</source>
-        <translation>位置编码(&amp;P)</translation>
-    </message>
-    <message>
-        <location line="-151" />
-        <source>Inputs</source>
-        <translation>输入</translation>
-    </message>
-    <message>
-        <location line="-9" />
+        <location line="+1" />
         <source>Positional &amp;encoding</source>
         <translation>位置编码(&amp;E)</translation>
     </message>
     <message>
-        <location line="+28" />
+        <location line="+13" />
+        <source>Inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <location line="+19" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location line="+46" />
+        <location line="+97" />
+        <source>&amp;Maps</source>
+        <translation>热图(&amp;M)</translation>
+    </message>
+</context>
+<context>
+    <name>attn::MainWindow</name>
+    <message>
+        <location filename="../../app/gui/mainwindow.cpp" line="+49" />
+        <location line="+317" />
+        <source>Untitled</source>
+        <translation>未命名</translation>
+    </message>
+    <message>
+        <location filename="../../app/gui/menus.cpp" line="+152" />
+        <source>&amp;Positional encoding</source>
+        <translation>位置编码(&amp;P)</translation>
+    </message>
+    <message>
+        <location line="-90" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location line="+1" />
+        <location line="+2" />
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
@@ -841,12 +1075,12 @@
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+6" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location line="+4" />
+        <location line="+5" />
         <location line="+13" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
@@ -880,7 +1114,7 @@
         <translation>复制图片(&amp;C)</translation>
     </message>
     <message>
-        <location line="+3" />
+        <location line="+4" />
         <source>&amp;Add token</source>
         <translation>添加词元(&amp;A)</translation>
     </message>
@@ -900,13 +1134,12 @@
         <translation>下移词元(&amp;D)</translation>
     </message>
     <message>
-        <location line="+8" />
-        <location line="+1395" />
+        <location line="+9" />
         <source>&amp;Attention</source>
         <translation>注意力(&amp;A)</translation>
     </message>
     <message>
-        <location line="-1390" />
+        <location line="+6" />
         <source>&amp;Heads</source>
         <translation>多头(&amp;H)</translation>
     </message>
@@ -926,13 +1159,12 @@
         <translation>温度(&amp;T)</translation>
     </message>
     <message>
-        <location line="+14" />
-        <location line="+1438" />
+        <location line="+13" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="-1437" />
+        <location line="+34" />
         <source>Colours for &amp;weights</source>
         <translation>权重配色(&amp;W)</translation>
     </message>
@@ -982,7 +1214,7 @@
         <translation>分数、缩放后分数和加掩码后的分数共用同一色阶，能直观看到缩放让分数变小</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="-75" />
         <source>Zoom &amp;in</source>
         <translation>放大(&amp;I)</translation>
     </message>
@@ -1012,7 +1244,7 @@
         <translation>整个窗口只显示热图，适合投影；再按 F9 恢复面板</translation>
     </message>
     <message>
-        <location line="+16" />
+        <location line="+72" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
@@ -1032,12 +1264,12 @@
         <translation>语言将在下次启动 Attention Lab 时生效。</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+6" />
         <source>&amp;Lessons</source>
         <translation>课程(&amp;L)</translation>
     </message>
     <message>
-        <location line="+13" />
+        <location line="+14" />
         <source>A real transformer: the built-in model</source>
         <translation>真正的 Transformer：内置模型</translation>
     </message>
@@ -1047,12 +1279,12 @@
         <translation>一个用英文和中文训练的小 GPT-2：输入一个句子，查看每一层、每个头</translation>
     </message>
     <message>
-        <location line="+8" />
+        <location line="+7" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location line="+1" />
+        <location line="+2" />
         <source>&amp;About Attention Lab</source>
         <translation>关于 Attention Lab(&amp;A)</translation>
     </message>
@@ -1072,17 +1304,17 @@
         <translation>关于 &amp;Qt</translation>
     </message>
     <message>
-        <location line="+99" />
+        <location filename="../../app/gui/mainwindow.cpp" line="-28" />
         <source>Zoom %1%</source>
         <translation>显示比例 %1%</translation>
     </message>
     <message>
-        <location line="+370" />
+        <location filename="../../app/gui/projectorlayout.cpp" line="+179" />
         <source>Panels folded so that every map keeps its numbers; F9 brings them back</source>
         <translation>面板已收起，让每张图都显示数值；按 F9 恢复</translation>
     </message>
     <message>
-        <location line="+56" />
+        <location filename="../../app/gui/mainwindow.cpp" line="+29" />
         <source>Restore unsaved work?</source>
         <translation>恢复未保存的内容？</translation>
     </message>
@@ -1117,103 +1349,18 @@
         <translation>%1[*] — Attention Lab</translation>
     </message>
     <message>
-        <location line="+59" />
+        <location line="+64" />
         <source>Cannot export</source>
         <translation>无法导出</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+9" />
         <source>%1 was not opened: %2</source>
         <translation>未能打开 %1：%2</translation>
     </message>
     <message>
-        <location line="+174" />
-        <source>Steps</source>
-        <translation>逐步</translation>
-    </message>
-    <message>
-        <location line="+27" />
-        <source>Hide</source>
-        <translation>隐藏</translation>
-    </message>
-    <message>
-        <location line="+8" />
-        <source>Guess</source>
-        <translation>猜测</translation>
-    </message>
-    <message>
-        <location line="+7" />
-        <source>Notes</source>
-        <translation>笔记</translation>
-    </message>
-    <message>
-        <location line="+3" />
-        <source>Quiz</source>
-        <translation>测验</translation>
-    </message>
-    <message>
-        <location line="+165" />
-        <source>▶ Turn</source>
-        <translation>▶ 旋转</translation>
-    </message>
-    <message>
-        <location line="+209" />
-        <source>Pin A</source>
-        <translation>固定 A</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Unpin</source>
-        <translation>取消固定</translation>
-    </message>
-    <message>
-        <location line="+42" />
-        <source>&amp;Model mode</source>
-        <translation>模型模式(&amp;M)</translation>
-    </message>
-    <message>
-        <location line="+3" />
-        <source>A real transformer reading a sentence: every layer and head (the built-in model unless you opened one)</source>
-        <translation>一个真正的 Transformer 读一个句子：每一层、每个头（除非另外打开了模型，否则用内置模型）</translation>
-    </message>
-    <message>
-        <location line="+61" />
-        <source>The model %1 was not opened: %2</source>
-        <translation>未能打开模型 %1：%2</translation>
-    </message>
-    <message>
-        <location line="+3" />
-        <source>Cannot open the model %1</source>
-        <translation>无法打开模型 %1</translation>
-    </message>
-    <message>
-        <location line="+8" />
-        <source>Opened the model %1</source>
-        <translation>已打开模型 %1</translation>
-    </message>
-    <message>
-        <location line="+10" />
-        <source>The built-in model was not opened: %1</source>
-        <translation>未能打开内置模型：%1</translation>
-    </message>
-    <message>
-        <location line="+22" />
-        <source>%1 is now the lab's document; Edit ▸ Undo brings back what was open before</source>
-        <translation>%1 现在是实验室的文档；编辑 ▸ 撤销可恢复之前打开的内容</translation>
-    </message>
-    <message>
-        <location line="+9" />
-        <source>Export figure</source>
-        <translation>导出图片</translation>
-    </message>
-    <message>
-        <location line="+10" />
-        <source>Nothing to export yet: type a sentence the model can read</source>
-        <translation>还没有可导出的内容：请输入模型能读的句子</translation>
-    </message>
-    <message>
-        <location filename="../../app/gui/main.cpp" line="+244" />
-        <location filename="../../app/gui/mainwindow.cpp" line="-759" />
+        <location filename="../../app/gui/main.cpp" line="+243" />
+        <location filename="../../app/gui/mainwindow.cpp" line="+3" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
@@ -1223,7 +1370,7 @@
         <translation>已打开 %1</translation>
     </message>
     <message>
-        <location line="+33" />
+        <location line="+32" />
         <source>Open a scenario</source>
         <translation>打开场景</translation>
     </message>
@@ -1274,12 +1421,12 @@
         <translation>%1 有未保存的更改。要保存吗？</translation>
     </message>
     <message>
-        <location line="+44" />
+        <location filename="../../app/gui/menus.cpp" line="+30" />
         <source>&amp;Clear the list</source>
         <translation>清空列表(&amp;C)</translation>
     </message>
     <message>
-        <location line="-855" />
+        <location line="-152" />
         <source>√d_k &amp;lab…</source>
         <translation>√d_k 实验室(&amp;L)…</translation>
     </message>
@@ -1289,261 +1436,9 @@
         <translation>为什么要除以 √d_k：随机的 q 和 k、它们的打分和 softmax，在单独的窗口里</translation>
     </message>
     <message>
-        <location line="+228" />
-        <source>&amp;Maps</source>
-        <translation>热图(&amp;M)</translation>
-    </message>
-    <message>
-        <location line="+410" />
+        <location filename="../../app/gui/mainwindow.cpp" line="-177" />
         <source>√d_k lab — Attention Lab</source>
         <translation>√d_k 实验室 — Attention Lab</translation>
-    </message>
-    <message>
-        <location line="+230" />
-        <source>&amp;Steps</source>
-        <translation>逐步(&amp;S)</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>&amp;Guess</source>
-        <translation>猜测(&amp;G)</translation>
-    </message>
-    <message>
-        <location line="+3" />
-        <source>Lesson notes</source>
-        <translation>课程笔记</translation>
-    </message>
-    <message>
-        <location line="+8" />
-        <source>&amp;Classroom</source>
-        <translation>课堂(&amp;C)</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Classroom</source>
-        <translation>课堂</translation>
-    </message>
-    <message>
-        <location line="+2" />
-        <source>&amp;Step through</source>
-        <translation>逐步演示(&amp;S)</translation>
-    </message>
-    <message>
-        <location line="+3" />
-        <source>Step through the chain one stage at a time (F6); Left/Right or Page Up/Down step, Home/End jump</source>
-        <translation>一次一步地演示整条计算链（F6）；左/右方向键或 Page Up/Down 前后一步，Home/End 跳到首尾</translation>
-    </message>
-    <message>
-        <location line="+10" />
-        <source>Previous step</source>
-        <translation>上一步</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Next step</source>
-        <translation>下一步</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>First step</source>
-        <translation>第一步</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Last step</source>
-        <translation>最后一步</translation>
-    </message>
-    <message>
-        <location line="+15" />
-        <source>&amp;Hide the answers</source>
-        <translation>隐藏答案(&amp;H)</translation>
-    </message>
-    <message>
-        <location line="+3" />
-        <source>Predict, then reveal: weights and outputs show neither numbers nor colours (F7)</source>
-        <translation>先预测，再揭晓：权重和输出既不显示数字也不显示颜色（F7）</translation>
-    </message>
-    <message>
-        <location line="+4" />
-        <source>Hide the scaled scores too</source>
-        <translation>也隐藏缩放后的分数</translation>
-    </message>
-    <message>
-        <location line="+3" />
-        <source>&amp;Guess the row</source>
-        <translation>猜这一行(&amp;G)</translation>
-    </message>
-    <message>
-        <location line="+7" />
-        <source>Lesson &amp;notes</source>
-        <translation>课程笔记(&amp;N)</translation>
-    </message>
-    <message>
-        <location line="+5" />
-        <source>&amp;Quiz…</source>
-        <translation>测验(&amp;Q)…</translation>
-    </message>
-    <message>
-        <location line="+87" />
-        <source>Quiz — Attention Lab</source>
-        <translation>测验 — Attention Lab</translation>
-    </message>
-    <message>
-        <location line="+30" />
-        <source>Quiz setting</source>
-        <translation>测验设置</translation>
-    </message>
-    <message>
-        <location line="+16" />
-        <source>&amp;Animate</source>
-        <translation>动画(&amp;A)</translation>
-    </message>
-    <message>
-        <location line="+2" />
-        <source>Top-&amp;k</source>
-        <translation>Top-k(&amp;K)</translation>
-    </message>
-    <message>
-        <location line="+3" />
-        <source>C&amp;ost</source>
-        <translation>代价(&amp;O)</translation>
-    </message>
-    <message>
-        <location line="+11" />
-        <source>Animate</source>
-        <translation>动画</translation>
-    </message>
-    <message>
-        <location line="+2" />
-        <source>▶ Sweep τ</source>
-        <translation>▶ 扫描 τ</translation>
-    </message>
-    <message>
-        <location line="+8" />
-        <source>Animate the temperature from 0.05 to 20 and back while the maps follow (the Animate tab)</source>
-        <translation>让温度从 0.05 变到 20 再变回来，热图随之变化（见“动画”标签页）</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>▶ Turn the query</source>
-        <translation>▶ 旋转查询</translation>
-    </message>
-    <message>
-        <location line="+8" />
-        <source>Turn the selected query once around the origin while the maps follow</source>
-        <translation>让选中的查询绕原点转一圈，热图随之变化</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>■ Stop</source>
-        <translation>■ 停止</translation>
-    </message>
-    <message>
-        <location line="+2" />
-        <source>Stop the animation and put everything back as it was</source>
-        <translation>停止动画并恢复原状</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Top-k</source>
-        <translation>Top-k</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Hard against soft: each row's k largest weights only, and the hard k-NN average</source>
-        <translation>硬与软对比：每行只保留最大的 k 个权重，以及硬 k-NN 平均</translation>
-    </message>
-    <message>
-        <location line="+52" />
-        <source>A/B — Attention Lab</source>
-        <translation>A/B — 注意力实验室</translation>
-    </message>
-    <message>
-        <location line="+91" />
-        <source>Changed lesson</source>
-        <translation>课程已修改</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>%1 has changes. Keep it as A, to compare with the lesson you open?</source>
-        <translation>%1 已有修改。要把它保留为 A，与要打开的课程对比吗？</translation>
-    </message>
-    <message>
-        <location line="+2" />
-        <source>Keep as A</source>
-        <translation>保留为 A</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Just switch</source>
-        <translation>直接切换</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Save a copy…</source>
-        <translation>另存副本…</translation>
-    </message>
-    <message>
-        <location line="+16" />
-        <source>&amp;Compare</source>
-        <translation>对比(&amp;C)</translation>
-    </message>
-    <message>
-        <location line="+2" />
-        <source>&amp;Pin as A</source>
-        <translation>固定为 A(&amp;P)</translation>
-    </message>
-    <message>
-        <location line="+2" />
-        <source>Pin the current state as A; keep changing the document (B) and compare them side by side</source>
-        <translation>把当前状态固定为 A；继续修改文档（B），并排对比两者</translation>
-    </message>
-    <message>
-        <location line="+2" />
-        <source>&amp;Unpin (back to A)</source>
-        <translation>取消固定（回到 A）(&amp;U)</translation>
-    </message>
-    <message>
-        <location line="+3" />
-        <source>Show A/B</source>
-        <translation>显示 A/B</translation>
-    </message>
-    <message>
-        <location line="+24" />
-        <source>A/B</source>
-        <translation>A/B</translation>
-    </message>
-    <message>
-        <location line="-134" />
-        <source>Export the difference map</source>
-        <translation>导出差值图</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Export the A/B figure</source>
-        <translation>导出 A/B 图</translation>
-    </message>
-    <message>
-        <location line="+2" />
-        <location line="+298" />
-        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
-        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
-    </message>
-    <message>
-        <location line="-286" />
-        <location line="+301" />
-        <source>Exported %1</source>
-        <translation>已导出 %1</translation>
-    </message>
-    <message>
-        <location line="-299" />
-        <source>Export the A/B figure…</source>
-        <translation>导出 A/B 图…</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Export the difference map…</source>
-        <translation>导出差值图…</translation>
     </message>
 </context>
 <context>
@@ -2019,9 +1914,67 @@
     </message>
 </context>
 <context>
+    <name>attn::ModelMode</name>
+    <message>
+        <location filename="../../app/modes/modelmode.cpp" line="+41" />
+        <source>&amp;Model mode</source>
+        <translation>模型模式(&amp;M)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>A real transformer reading a sentence: every layer and head (the built-in model unless you opened one)</source>
+        <translation>一个真正的 Transformer 读一个句子：每一层、每个头（除非另外打开了模型，否则用内置模型）</translation>
+    </message>
+    <message>
+        <location line="+39" />
+        <source>The model %1 was not opened: %2</source>
+        <translation>未能打开模型 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Cannot open the model %1</source>
+        <translation>无法打开模型 %1</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <source>Opened the model %1</source>
+        <translation>已打开模型 %1</translation>
+    </message>
+    <message>
+        <location line="+10" />
+        <source>The built-in model was not opened: %1</source>
+        <translation>未能打开内置模型：%1</translation>
+    </message>
+    <message>
+        <location line="+23" />
+        <source>%1 is now the lab's document; Edit ▸ Undo brings back what was open before</source>
+        <translation>%1 现在是实验室的文档；编辑 ▸ 撤销可恢复之前打开的内容</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>Export figure</source>
+        <translation>导出图片</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>Nothing to export yet: type a sentence the model can read</source>
+        <translation>还没有可导出的内容：请输入模型能读的句子</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
+    </message>
+</context>
+<context>
     <name>attn::ModelView</name>
     <message>
-        <location filename="../../app/views/modelview.cpp" line="+321" />
+        <location filename="../../app/views/modelview.cpp" line="+333" />
         <source>Take layer %1, head %2 into the lab</source>
         <translation>把第 %1 层第 %2 个头带进实验室</translation>
     </message>
@@ -3274,7 +3227,7 @@ weight</source>
 <context>
     <name>attn::SettingsActions</name>
     <message>
-        <location filename="../../app/views/settingsactions.cpp" line="+51" />
+        <location filename="../../app/views/settingsactions.cpp" line="+58" />
         <source>&amp;Causal mask</source>
         <translation>因果掩码(&amp;C)</translation>
     </message>
@@ -3422,7 +3375,7 @@ weight</source>
 <context>
     <name>attn::SettingsBar</name>
     <message>
-        <location filename="../../app/views/settingsbar.cpp" line="+157" />
+        <location filename="../../app/views/settingsbar.cpp" line="+145" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -4163,6 +4116,74 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <location line="+4" />
         <source>Preview: the query turned by %1°. Stop puts it back; Keep makes it one undo step.</source>
         <translation>预览：查询已旋转 %1°。停止则恢复原位；保留则成为一个撤销步骤。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::SweepsMode</name>
+    <message>
+        <location filename="../../app/modes/sweepsmode.cpp" line="+23" />
+        <source>&amp;Animate</source>
+        <translation>动画(&amp;A)</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Top-&amp;k</source>
+        <translation>Top-k(&amp;K)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>C&amp;ost</source>
+        <translation>代价(&amp;O)</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>Animate</source>
+        <translation>动画</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>▶ Sweep τ</source>
+        <translation>▶ 扫描 τ</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <source>Animate the temperature from 0.05 to 20 and back while the maps follow (the Animate tab)</source>
+        <translation>让温度从 0.05 变到 20 再变回来，热图随之变化（见“动画”标签页）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>▶ Turn the query</source>
+        <translation>▶ 旋转查询</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>▶ Turn</source>
+        <translation>▶ 旋转</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Turn the selected query once around the origin while the maps follow</source>
+        <translation>让选中的查询绕原点转一圈，热图随之变化</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>■ Stop</source>
+        <translation>■ 停止</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Stop the animation and put everything back as it was</source>
+        <translation>停止动画并恢复原状</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Hard against soft: each row's k largest weights only, and the hard k-NN average</source>
+        <translation>硬与软对比：每行只保留最大的 k 个权重，以及硬 k-NN 平均</translation>
     </message>
 </context>
 <context>

@@ -167,7 +167,7 @@ void TestClassroom::stepModeRevealsInOrder()
 {
     MainWindow w;
     w.setInteractive(false);
-    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    QVERIFY(!w.openLesson(QStringLiteral("seed000-basic")));
     w.resize(1600, 1000);
     w.show();
     QApplication::setActiveWindow(&w);
@@ -205,7 +205,7 @@ void TestClassroom::stepModeRevealsInOrder()
     QTest::keyClick(&w, Qt::Key_Left);
     QCOMPARE(w.classroom()->step(), 4);
     // Multi-head: the concatenation is the seventh step.
-    QVERIFY(w.openLesson(QStringLiteral("multihead")).isEmpty());
+    QVERIFY(!w.openLesson(QStringLiteral("multihead")));
     QCOMPARE(w.classroom()->stepCount(), 7);
     w.classroom()->last();
     QCOMPARE(w.classroom()->currentStep(), StepKind::Concat);
@@ -218,7 +218,7 @@ void TestClassroom::stepPanelFollowsEdits()
 {
     MainWindow w;
     w.setInteractive(false);
-    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    QVERIFY(!w.openLesson(QStringLiteral("seed000-basic")));
     w.show();
     w.setStepMode(true);
     w.classroom()->setStep(0);
@@ -235,7 +235,7 @@ void TestClassroom::hideModeHidesEveryChannel()
 {
     MainWindow w;
     w.setInteractive(false);
-    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    QVERIFY(!w.openLesson(QStringLiteral("seed000-basic")));
     w.resize(1600, 1000);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -321,9 +321,9 @@ void TestClassroom::hideModeSurvivesLessonsAndIsOffAtStart()
     {
         MainWindow w;
         w.setInteractive(false);
-        QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+        QVERIFY(!w.openLesson(QStringLiteral("seed000-basic")));
         w.setAnswersHidden(true);
-        QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+        QVERIFY(!w.openLesson(QStringLiteral("causal")));
         QVERIFY(w.classroom()->hidden());
         QVERIFY(w.stageView(Stage::Weights)->valuesHidden());
         QVERIFY(w.stageView(Stage::Weights)->data().values.isZero());
@@ -338,7 +338,7 @@ void TestClassroom::guessIsScored()
 {
     MainWindow w;
     w.setInteractive(false);
-    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    QVERIFY(!w.openLesson(QStringLiteral("causal")));
     w.show();
     GuessPanel *g = w.guessPanel();
     w.document()->setCurrentQuery(1);
@@ -544,7 +544,7 @@ void TestClassroom::sentenceFieldInTheWindow()
 {
     MainWindow w;
     w.setInteractive(false);
-    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    QVERIFY(!w.openLesson(QStringLiteral("seed000-basic")));
     auto *panel = w.findChild<SentencePanel *>();
     QVERIFY(panel);
     panel->sentenceField()->setText(QStringLiteral("我 打 你"));
@@ -636,7 +636,7 @@ void TestClassroom::projectorLayout()
         MainWindow w;
         w.setInteractive(false);
         for (const QString &name : {QStringLiteral("seed000-basic"), QStringLiteral("causal"), QStringLiteral("mask-after-softmax")}) {
-            QVERIFY(w.openLesson(name).isEmpty());
+            QVERIFY(!w.openLesson(name));
             w.setZoom(zoom, false);
             w.resize(size);
             w.show();
@@ -721,7 +721,7 @@ void TestClassroom::deskLayout()
         QVERIFY2(lang.loaded, "the zh_CN translation (app/gui/attention-lab_zh_CN.qm) is built");
         MainWindow w;
         w.setInteractive(false);
-        QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+        QVERIFY(!w.openLesson(QStringLiteral("causal")));
         w.setZoom(1.0, false);
         w.setPanelsShown(true);
         w.resize(size);
@@ -771,7 +771,7 @@ void TestClassroom::temperatureBoxShowsTheDocumentsTau()
 {
     MainWindow w;
     w.setInteractive(false);
-    QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+    QVERIFY(!w.openLesson(QStringLiteral("causal")));
     w.setPanelsShown(false); // the bar shows while the settings panel does not
     w.resize(1600, 1000);
     w.show();
@@ -824,7 +824,7 @@ void TestClassroom::toolBarRowFits()
     {
         MainWindow w;
         w.setInteractive(false);
-        QVERIFY(w.openLesson(QStringLiteral("causal")).isEmpty());
+        QVERIFY(!w.openLesson(QStringLiteral("causal")));
         for (double zoom : {1.0, 1.5, 2.0}) {
             w.setZoom(zoom, false);
             w.resize(1600, 1000);

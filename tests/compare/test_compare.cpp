@@ -202,7 +202,7 @@ private slots:
     {
         MainWindow w;
         w.setInteractive(false);
-        QCOMPARE(w.openLesson(QStringLiteral("permutation")), QString());
+        QVERIFY(!w.openLesson(QStringLiteral("permutation")));
         const Scenario original = w.document()->scenario();
         w.pinAsA();
         CompareView *view = w.compareView();
@@ -233,7 +233,7 @@ private slots:
     {
         MainWindow w;
         w.setInteractive(false);
-        QCOMPARE(w.openLesson(QStringLiteral("compare-word-order")), QString());
+        QVERIFY(!w.openLesson(QStringLiteral("compare-word-order")));
         CompareView *view = w.compareView();
         QVERIFY(view->isPinned());
         QVERIFY(view->alignBox()->isChecked() && view->alignBox()->isEnabled());
@@ -266,7 +266,7 @@ private slots:
         w.setInteractive(false);
         w.resize(1600, 1000);
         w.show();
-        QCOMPARE(w.openLesson(QStringLiteral("permutation")), QString());
+        QVERIFY(!w.openLesson(QStringLiteral("permutation")));
         QWidget *target = w.showView(QStringLiteral("compare"));
         QVERIFY(target);
         CompareView *view = w.compareView();

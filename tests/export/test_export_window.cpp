@@ -100,7 +100,7 @@ void TestExportWindow::mapsOfOneWindowAgreeOnDecimals()
     w.resize(size);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    QVERIFY(!w.openLesson(QStringLiteral("seed000-basic")));
     QApplication::processEvents();
     StageView *weights = w.stageView(Stage::Weights);
     StageView *output = w.stageView(Stage::Output);

@@ -153,7 +153,7 @@ private slots:
         m_window->resize(1600, 1000);
         m_window->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-        QVERIFY(m_window->openLesson(QStringLiteral("seed000-basic")).isEmpty());
+        QVERIFY(!m_window->openLesson(QStringLiteral("seed000-basic")));
     }
 
     void cleanup() { m_window.reset(); }
@@ -163,7 +163,7 @@ private slots:
     void headMapsAreTheModelsNumbers()
     {
         MainWindow &w = *m_window;
-        QVERIFY(w.openBuiltinModel().isEmpty());
+        QVERIFY(!w.openBuiltinModel());
         w.setModelMode(true);
         QVERIFY(w.modelMode());
         ModelView *mv = w.modelView();
@@ -210,7 +210,7 @@ private slots:
     void gridClickSwitchesHead()
     {
         MainWindow &w = *m_window;
-        QVERIFY(w.openBuiltinModel().isEmpty());
+        QVERIFY(!w.openBuiltinModel());
         w.setModelMode(true);
         ModelView *mv = w.modelView();
         const QString text = QStringLiteral("say cat red box . say cat red box .");
@@ -250,7 +250,7 @@ private slots:
     void gridRepaintsOnlyChangedCells()
     {
         MainWindow &w = *m_window;
-        QVERIFY(w.openBuiltinModel().isEmpty());
+        QVERIFY(!w.openBuiltinModel());
         w.setModelMode(true);
         ModelView *mv = w.modelView();
         mv->setText(QStringLiteral("the cat sat on the mat ."));
@@ -284,7 +284,7 @@ private slots:
     void typingChangesTokensAndMaps()
     {
         MainWindow &w = *m_window;
-        QVERIFY(w.openBuiltinModel().isEmpty());
+        QVERIFY(!w.openBuiltinModel());
         w.setModelMode(true);
         ModelView *mv = w.modelView();
         QVERIFY(mv->isLive());
@@ -342,7 +342,7 @@ private slots:
     void predictionsAreTheSoftmax()
     {
         MainWindow &w = *m_window;
-        QVERIFY(w.openBuiltinModel().isEmpty());
+        QVERIFY(!w.openBuiltinModel());
         ModelView *mv = w.modelView();
         const QString text = QStringLiteral("say cat red box . say cat red");
         mv->setText(text);
@@ -379,7 +379,7 @@ private slots:
         Document *doc = w.document();
         const Scenario before = doc->scenario();
         const int steps = doc->undoStack()->count();
-        QVERIFY(w.openBuiltinModel().isEmpty());
+        QVERIFY(!w.openBuiltinModel());
         w.setModelMode(true);
         ModelView *mv = w.modelView();
         const QString text = QStringLiteral("say cat red box . say cat red box .");
@@ -416,10 +416,10 @@ private slots:
         QVERIFY(model.open(QIODevice::ReadOnly));
         QVERIFY(writeFile(dir.filePath(QStringLiteral("model.safetensors")), model.read(model.size() / 2))); // cut short
 
-        QVERIFY(w.openBuiltinModel().isEmpty());
+        QVERIFY(!w.openBuiltinModel());
         const Gpt2Model *open = w.modelView()->model();
         QVERIFY(!w.modelMode());
-        const QString message = w.openModel(dir.path());
+        const QString message = problemText(w.openModel(dir.path()).value_or(Problem{}));
         QVERIFY(!message.isEmpty());
         QVERIFY2(message.contains(QStringLiteral("model.safetensors")), qPrintable(message));
         QVERIFY(!w.modelMode());
@@ -428,7 +428,7 @@ private slots:
         QCOMPARE(doc->undoStack()->count(), steps);
 
         QVERIFY(QFile::remove(dir.filePath(QStringLiteral("config.json"))));
-        const QString missing = w.openModel(dir.path());
+        const QString missing = problemText(w.openModel(dir.path()).value_or(Problem{}));
         QVERIFY2(missing.contains(QStringLiteral("config.json")), qPrintable(missing));
         QCOMPARE(doc->scenario(), before);
     }
@@ -484,7 +484,7 @@ private slots:
         QVERIFY(builtinMacs < ModelView::kLiveBudget);
 
         MainWindow &w = *m_window;
-        const QString opened = w.openModel(dir.path());
+        const QString opened = problemText(w.openModel(dir.path()).value_or(Problem{}));
         QVERIFY2(opened.isEmpty(), qPrintable(opened));
         QVERIFY(w.modelMode());
         ModelView *mv = w.modelView();
@@ -516,7 +516,7 @@ private slots:
         Document *doc = w.document();
         const Scenario before = doc->scenario();
         const int steps = doc->undoStack()->count();
-        const QString opened = w.openModel(dir.path());
+        const QString opened = problemText(w.openModel(dir.path()).value_or(Problem{}));
         QVERIFY2(opened.isEmpty(), qPrintable(opened));
         ModelView *mv = w.modelView();
         const int most = maxTracedTokens(mv->model()->config);
@@ -542,7 +542,7 @@ private slots:
     void figuresExport()
     {
         MainWindow &w = *m_window;
-        QVERIFY(w.openBuiltinModel().isEmpty());
+        QVERIFY(!w.openBuiltinModel());
         ModelView *mv = w.modelView();
         mv->setText(QStringLiteral("the cat sat on the mat ."));
         FigureStyle style;

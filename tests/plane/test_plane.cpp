@@ -143,7 +143,7 @@ void TestPlane::cleanup()
 
 void TestPlane::open(const QString &name)
 {
-    QVERIFY(m_window->openLesson(name).isEmpty());
+    QVERIFY(!m_window->openLesson(name));
     settle();
 }
 

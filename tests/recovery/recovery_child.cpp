@@ -20,7 +20,7 @@ int main(int argc, char *argv[])
     const QString mode = QString::fromLocal8Bit(argv[1]), folder = QString::fromLocal8Bit(argv[2]);
     attn::MainWindow w;
     w.setInteractive(false);
-    if (!w.openLesson(QStringLiteral("causal")).isEmpty())
+    if (w.openLesson(QStringLiteral("causal")))
         return 2;
     w.startRecovery(folder);
     auto *recovery = w.findChild<attn::Recovery *>();

@@ -1,0 +1,257 @@
+#include "classroommode.h"
+#include "labmode.h"
+
+#include "document.h"
+#include "guesspanel.h"
+#include "heatmapplot.h"
+#include "notespanel.h"
+#include "planepanel.h"
+#include "planeplot.h"
+#include "quizpanel.h"
+#include "stageviews.h"
+#include "steppanel.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
+#include <QRegularExpression>
+#include <QSignalBlocker>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+
+namespace attn {
+
+ClassroomMode::ClassroomMode(ModeHost &host) : Mode(host, host.mainWindow())
+{
+    Document *doc = m_host.document();
+    QMainWindow *window = m_host.mainWindow();
+    QTabWidget *tabs = m_host.lab()->sideTabs();
+    m_classroom = new Classroom(doc, window);
+    m_stepPanel = new StepPanel(doc, m_classroom, tabs);
+    m_guessPanel = new GuessPanel(doc, m_classroom, tabs);
+    // Before the positional tab, which stays last (turning an encoding on shows it).
+    tabs->insertTab(tabs->count() - 1, m_stepPanel, tr("&Steps"));
+    tabs->insertTab(tabs->count() - 1, m_guessPanel, tr("&Guess"));
+
+    m_notesPanel = new NotesPanel(doc, m_classroom, window);
+    m_notesDock = new QDockWidget(tr("Lesson notes"), window);
+    m_notesDock->setObjectName(QStringLiteral("notesDock"));
+    m_notesDock->setWidget(m_notesPanel);
+    m_notesDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
+                             | QDockWidget::DockWidgetClosable);
+    window->addDockWidget(Qt::RightDockWidgetArea, m_notesDock);
+    m_notesDock->hide();
+
+    createActions();
+    connect(m_classroom, &Classroom::changed, this, &ClassroomMode::apply);
+    // A new lesson keeps the hide mode; its maps come back hidden (StageView).
+    connect(doc, &Document::changed, this, [this] {
+        if (m_classroom->hidden())
+            apply();
+    });
+    registerViews();
+    apply();
+}
+
+void ClassroomMode::createActions()
+{
+    QMainWindow *window = m_host.mainWindow();
+    QMenu *menu = m_menu = window->menuBar()->addMenu(tr("&Classroom"));
+    auto *bar = m_toolBar = window->addToolBar(tr("Classroom"));
+    bar->setObjectName(QStringLiteral("classroomToolBar"));
+    m_stepAction = menu->addAction(tr("&Step through"));
+    m_stepAction->setCheckable(true);
+    m_stepAction->setShortcut(QKeySequence(Qt::Key_F6));
+    m_stepAction->setToolTip(tr("Step through the chain one stage at a time (F6); Left/Right or Page Up/Down step, "
+                                "Home/End jump"));
+    connect(m_stepAction, &QAction::toggled, this, &ClassroomMode::setStepMode);
+    bar->addAction(m_stepAction);
+    m_stepAction->setProperty("shortText", tr("Steps"));
+    const std::pair<QList<QKeySequence>, void (Classroom::*)()> keys[] = {
+        {{QKeySequence(Qt::Key_Left), QKeySequence(Qt::Key_PageUp)}, &Classroom::previous},
+        {{QKeySequence(Qt::Key_Right), QKeySequence(Qt::Key_PageDown)}, &Classroom::next},
+        {{QKeySequence(Qt::Key_Home)}, &Classroom::first},
+        {{QKeySequence(Qt::Key_End)}, &Classroom::last}};
+    const QString names[] = {tr("Previous step"), tr("Next step"), tr("First step"), tr("Last step")};
+    for (int k = 0; k < 4; ++k) {
+        auto *a = new QAction(names[k], window);
+        a->setShortcuts(keys[k].first);
+        a->setEnabled(false); // only in step mode: the arrows belong to the tables and the plane otherwise
+        connect(a, &QAction::triggered, m_classroom, keys[k].second);
+        window->addAction(a);
+        menu->addAction(a);
+        if (k < 2) {
+            bar->addAction(a);
+            a->setProperty("shortText", k == 0 ? QStringLiteral("◂") : QStringLiteral("▸"));
+        }
+        m_stepKeys.push_back(a);
+    }
+    menu->addSeparator();
+    m_hideAction = menu->addAction(tr("&Hide the answers"));
+    m_hideAction->setCheckable(true);
+    m_hideAction->setShortcut(QKeySequence(Qt::Key_F7));
+    m_hideAction->setToolTip(tr("Predict, then reveal: weights and outputs show neither numbers nor colours (F7)"));
+    connect(m_hideAction, &QAction::toggled, this, &ClassroomMode::setAnswersHidden);
+    bar->addAction(m_hideAction);
+    m_hideAction->setProperty("shortText", tr("Hide"));
+    QAction *hideScaled = menu->addAction(tr("Hide the scaled scores too"));
+    hideScaled->setCheckable(true);
+    connect(hideScaled, &QAction::toggled, m_classroom, &Classroom::setHideScaled);
+    QAction *guess = menu->addAction(tr("&Guess the row"), this, [this] { m_host.showSideTab(m_guessPanel); });
+    bar->addAction(guess);
+    guess->setProperty("shortText", tr("Guess"));
+    menu->addSeparator();
+    QAction *notes = m_notesDock->toggleViewAction();
+    notes->setText(tr("Lesson &notes"));
+    notes->setShortcut(QKeySequence(Qt::Key_F8));
+    menu->addAction(notes);
+    bar->addAction(notes);
+    notes->setProperty("shortText", tr("Notes"));
+    QAction *quiz = menu->addAction(tr("&Quiz…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q), this, [this] { showQuiz(); });
+    bar->addAction(quiz);
+    quiz->setProperty("shortText", tr("Quiz"));
+}
+
+void ClassroomMode::registerViews()
+{
+    m_host.registerView(QStringLiteral("steps"), [this]() -> QWidget * {
+        setStepMode(true);
+        m_host.showSideTab(m_stepPanel);
+        return m_host.mainWindow();
+    });
+    m_host.registerView(QStringLiteral("notes"), [this]() -> QWidget * {
+        m_notesDock->show();
+        return m_host.mainWindow();
+    });
+    m_host.registerView(QStringLiteral("quiz"), [this]() -> QWidget * { return showQuiz()->window(); });
+    m_host.registerView(QStringLiteral("guess"), [this]() -> QWidget * {
+        m_host.showSideTab(m_guessPanel);
+        return m_host.mainWindow();
+    });
+}
+
+QList<QDockWidget *> ClassroomMode::dockWidgets() const
+{
+    return {m_notesDock};
+}
+
+QList<QToolBar *> ClassroomMode::toolBars() const
+{
+    return {m_toolBar};
+}
+
+QList<QMenu *> ClassroomMode::menus() const
+{
+    return {m_menu};
+}
+
+void ClassroomMode::setStepMode(bool on)
+{
+    m_classroom->setStepMode(on);
+    if (on)
+        m_host.showSideTab(m_stepPanel, false); // beside the maps, or a tab away from them at a projector's zoom
+}
+
+void ClassroomMode::setAnswersHidden(bool on)
+{
+    m_classroom->setHidden(on);
+}
+
+void ClassroomMode::apply()
+{
+    const bool stepping = m_classroom->stepMode(), hidden = m_classroom->hidden();
+    LabMode *lab = m_host.lab();
+    QSignalBlocker blockStep(m_stepAction), blockHide(m_hideAction);
+    m_stepAction->setChecked(stepping);
+    m_hideAction->setChecked(hidden);
+    for (QAction *a : m_stepKeys)
+        a->setEnabled(stepping);
+    for (StageView *v : lab->stageViews()) {
+        v->setAnswersHidden(m_classroom->stageHidden(v->stage()));
+        v->setDimmed(!m_classroom->reached(v->stage()));
+    }
+    // A step's map that shares a place in the stage strip comes forward.
+    QTabWidget *strip = lab->stageStrip();
+    if (stepping && strip->count() > 0)
+        if (StageView *v = lab->stageView(stageOfStep(m_classroom->currentStep())); strip->indexOf(v) >= 0)
+            strip->setCurrentWidget(v);
+    // The heads' weights and the concatenated outputs give the answers away too.
+    for (HeatmapPlot *p : m_host.mainWindow()->findChildren<HeatmapPlot *>())
+        if (!qobject_cast<StageView *>(p) && p->objectName() != QLatin1String("positional"))
+            p->setValuesHidden(hidden);
+    PlanePlot *plane = lab->vectorPlane();
+    if (plane->weightsHidden() != hidden) {
+        plane->setWeightsHidden(hidden);
+        lab->planePanel()->refresh();
+    }
+    hideNumberTips(hidden);
+    if (hidden)
+        m_host.mainWindow()->statusBar()->clearMessage();
+}
+
+void ClassroomMode::hideNumberTips(bool hidden)
+{
+    // The lessons' descriptions name their weights: every menu's tips with a
+    // number in them go while the answers are hidden.
+    static const QRegularExpression number(QStringLiteral("\\d\\.\\d"));
+    for (QMenu *menu : m_host.mainWindow()->menuBar()->findChildren<QMenu *>())
+        for (QAction *a : menu->actions()) {
+            if (!a->property("classroomToolTip").isValid()) {
+                if (!a->toolTip().contains(number) && !a->statusTip().contains(number))
+                    continue;
+                a->setProperty("classroomToolTip", a->toolTip());
+                a->setProperty("classroomStatusTip", a->statusTip());
+            }
+            a->setToolTip(hidden ? QString() : a->property("classroomToolTip").toString());
+            a->setStatusTip(hidden ? QString() : a->property("classroomStatusTip").toString());
+        }
+}
+
+QuizPanel *ClassroomMode::showQuiz()
+{
+    if (!m_quiz) {
+        m_quiz = new QuizPanel(m_host.mainWindow());
+        m_quiz->setWindowFlag(Qt::Window);
+        m_quiz->setWindowTitle(tr("Quiz — Attention Lab"));
+        m_quiz->resize(900, 640);
+        connect(m_quiz, &QuizPanel::openRequested, this, &ClassroomMode::openFromQuiz);
+    }
+    m_quiz->show();
+    m_quiz->raise();
+    m_quiz->activateWindow();
+    return m_quiz;
+}
+
+void ClassroomMode::openFromQuiz(const QString &lesson, const QString &view, const std::map<std::string, std::string> &settings)
+{
+    Document *doc = m_host.document();
+    if (!lesson.isEmpty()) {
+        if (!m_host.maybeSave() || m_host.openLesson(lesson))
+            return;
+    }
+    if (!settings.empty()) {
+        Scenario s = doc->scenario();
+        for (const auto &[key, value] : settings) {
+            if (key == "scale")
+                s.scale = scaleFromString(value).value_or(s.scale);
+            else if (key == "positional_encoding")
+                s.encoding = encodingFromString(value).value_or(s.encoding);
+            else if (key == "mask_stage")
+                s.maskStage = maskStageFromString(value).value_or(s.maskStage);
+            else if (key == "similarity")
+                s.similarity = similarityFromString(value).value_or(s.similarity);
+            else if (key == "causal")
+                s.mask.causal = value == "true";
+        }
+        doc->edit(s, tr("Quiz setting"));
+    }
+    if (!view.isEmpty())
+        m_host.showView(view);
+    m_host.mainWindow()->raise();
+    m_host.mainWindow()->activateWindow();
+}
+
+} // namespace attn

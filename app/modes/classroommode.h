@@ -1,0 +1,63 @@
+#pragma once
+// Teaching in front of the class, added to the lab: step mode, hide mode
+// (a view state: never saved, off at every start), the Steps and Guess
+// side tabs, the lesson's notes (a dock) and the seeds' quiz (a window of
+// its own); the Classroom menu and toolbar.
+
+#include "mode.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+class QAction;
+
+namespace attn {
+
+class Classroom;
+class GuessPanel;
+class NotesPanel;
+class QuizPanel;
+class StepPanel;
+
+class ClassroomMode : public Mode {
+    Q_OBJECT
+
+public:
+    explicit ClassroomMode(ModeHost &host);
+
+    QString name() const override { return QStringLiteral("classroom"); }
+    QList<QDockWidget *> dockWidgets() const override;
+    QList<QToolBar *> toolBars() const override;
+    QList<QMenu *> menus() const override;
+
+    Classroom *classroom() const { return m_classroom; }
+    StepPanel *stepPanel() const { return m_stepPanel; }
+    GuessPanel *guessPanel() const { return m_guessPanel; }
+    NotesPanel *notesPanel() const { return m_notesPanel; }
+    QDockWidget *notesDock() const { return m_notesDock; }
+    QuizPanel *showQuiz(); // its own window, made on first use
+    void setStepMode(bool on);
+    void setAnswersHidden(bool on);
+
+private:
+    void createActions();
+    void registerViews();
+    void apply();
+    void hideNumberTips(bool hidden);
+    void openFromQuiz(const QString &lesson, const QString &view, const std::map<std::string, std::string> &settings);
+
+    Classroom *m_classroom = nullptr;
+    StepPanel *m_stepPanel = nullptr;
+    GuessPanel *m_guessPanel = nullptr;
+    NotesPanel *m_notesPanel = nullptr;
+    QDockWidget *m_notesDock = nullptr;
+    QuizPanel *m_quiz = nullptr;
+    QMenu *m_menu = nullptr;
+    QToolBar *m_toolBar = nullptr;
+    QAction *m_stepAction = nullptr;
+    QAction *m_hideAction = nullptr;
+    std::vector<QAction *> m_stepKeys;
+};
+
+} // namespace attn

@@ -1,0 +1,156 @@
+#include "modelmode.h"
+#include "labmode.h"
+#include "preferences.h"
+
+#include "atomicwrite.h"
+#include "document.h"
+#include "modelview.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMessageBox>
+
+namespace attn {
+
+ModelMode::ModelMode(ModeHost &host) : Mode(host, host.mainWindow())
+{
+    m_view = new ModelView(m_host.mainWindow());
+    connect(m_view, &ModelView::leaveRequested, this, [this] { m_host.switchMode(m_host.lab()); });
+    connect(m_view, &ModelView::takeHeadRequested, this,
+            [this](const Scenario &head, const QString &description) { takeHeadIntoLab(head, description); });
+    connect(m_view, &ModelView::exportRequested, this, &ModelMode::exportFigure);
+    createAction();
+
+    // `--show model`: the built-in model reading a sentence where its
+    // induction head (layer 3, head 1) has something to copy.
+    m_host.registerView(QStringLiteral("model"), [this]() -> QWidget * {
+        if (!m_view->model() && openBuiltinModel())
+            return nullptr;
+        m_host.switchMode(this);
+        return m_host.mainWindow();
+    });
+}
+
+void ModelMode::createAction()
+{
+    m_action = new QAction(tr("&Model mode"), m_host.mainWindow());
+    m_action->setObjectName(QStringLiteral("modelMode"));
+    m_action->setCheckable(true);
+    m_action->setToolTip(tr("A real transformer reading a sentence: every layer and head (the built-in model unless you opened one)"));
+    connect(m_action, &QAction::triggered, this, [this](bool on) {
+        if (on && !m_view->model() && openBuiltinModel()) {
+            m_action->setChecked(false);
+            return;
+        }
+        m_host.switchMode(on ? static_cast<Mode *>(this) : m_host.lab());
+    });
+    if (QMenu *view = m_host.menu(QStringLiteral("viewMenu"))) {
+        QAction *before = nullptr;
+        for (QAction *a : view->actions())
+            if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L)) // after the √d_k lab
+                before = a;
+        const int at = view->actions().indexOf(before);
+        view->insertAction(at >= 0 && at + 1 < view->actions().size() ? view->actions()[at + 1] : nullptr, m_action);
+    }
+}
+
+QWidget *ModelMode::centralWidget() const
+{
+    return m_view;
+}
+
+void ModelMode::activate()
+{
+    m_view->sentenceField()->setFocus();
+    m_action->setChecked(true);
+}
+
+void ModelMode::deactivate()
+{
+    m_action->setChecked(false);
+}
+
+std::optional<Problem> ModelMode::openModel(const QString &folder)
+{
+    const ModelOrProblem loaded = loadModel(folder);
+    if (const auto *p = std::get_if<Problem>(&loaded)) {
+        const QString name = QFileInfo(folder).fileName().isEmpty() ? folder : QFileInfo(folder).fileName();
+        const QString message = tr("The model %1 was not opened: %2").arg(name, problemText(*p));
+        m_host.showProblem(message);
+        if (m_host.interactive())
+            QMessageBox::warning(m_host.mainWindow(), tr("Cannot open the model %1").arg(name), message);
+        return Problem{std::string(), message.toStdString()};
+    }
+    m_view->setModel(std::get<std::shared_ptr<const Gpt2Model>>(loaded));
+    if (m_view->text().trimmed().isEmpty())
+        m_view->setText(QStringLiteral("the cat sat on the mat . the cat sat on the mat ."));
+    prefs::lastFolder.set(QFileInfo(folder).absolutePath());
+    m_host.switchMode(this);
+    m_host.showMessage(tr("Opened the model %1").arg(QDir::toNativeSeparators(folder)), 4000);
+    return std::nullopt;
+}
+
+std::optional<Problem> ModelMode::openBuiltinModel()
+{
+    if (m_view->model() && m_view->model()->folder == QLatin1String(kBuiltinModelFolder))
+        return std::nullopt;
+    const ModelOrProblem loaded = loadBuiltinModel();
+    if (const auto *p = std::get_if<Problem>(&loaded)) {
+        const QString message = tr("The built-in model was not opened: %1").arg(problemText(*p));
+        m_host.showProblem(message);
+        return Problem{std::string(), message.toStdString()};
+    }
+    m_view->setModel(std::get<std::shared_ptr<const Gpt2Model>>(loaded));
+    if (m_view->text().trimmed().isEmpty()) {
+        // The induction head (layer 3, head 1) copies the span's second
+        // time: from "red" it looks at "box", the token the model then predicts.
+        m_view->setText(QStringLiteral("say cat red box . say cat red"));
+        m_view->setHead(2, 0);
+    }
+    return std::nullopt;
+}
+
+std::optional<Problem> ModelMode::takeHeadIntoLab(const Scenario &head, const QString &description)
+{
+    Document *doc = m_host.document();
+    if (auto p = doc->edit(head, description)) {
+        m_host.showProblem(problemText(*p)); // the document refused it and stays as it was
+        return p;
+    }
+    doc->setCurrentHead(0);
+    m_host.switchMode(m_host.lab());
+    m_host.showMessage(tr("%1 is now the lab's document; Edit ▸ Undo brings back what was open before")
+                           .arg(QString::fromStdString(head.title)),
+                       8000);
+    return std::nullopt;
+}
+
+void ModelMode::exportFigure(ModelFigure what)
+{
+    const QString path = QFileDialog::getSaveFileName(
+        m_host.mainWindow(), tr("Export figure"),
+        QDir(prefs::lastFolder.get()).filePath(m_view->figureStem(what) + QStringLiteral(".png")),
+        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    const FigureFormat format = figureFormatFromName(QFileInfo(path).suffix()).value_or(FigureFormat::Png);
+    FigureSize size;
+    if (what == ModelFigure::Overview)
+        size.width = 1200, size.height = 900;
+    const QByteArray bytes = m_view->figure(what, m_host.figureStyle(), format, size);
+    if (bytes.isEmpty()) {
+        m_host.exportFailed(tr("Nothing to export yet: type a sentence the model can read"));
+        return;
+    }
+    if (const auto p = writeFileAtomically(path, bytes))
+        m_host.exportFailed(problemText(*p));
+    else
+        m_host.showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 4000);
+}
+
+} // namespace attn

@@ -1,0 +1,42 @@
+#pragma once
+// The model mode: a real GPT-2-shaped model reading a sentence (ModelView),
+// in place of the lab's maps and panels. openModel reads a Hugging Face
+// GPT-2 folder; on a problem the message is shown (and returned), and the
+// model, the mode and the document stay as they were. Taking a head into
+// the lab is one undoable edit of the document and leaves the mode.
+
+#include "mode.h"
+
+class QAction;
+
+namespace attn {
+
+class ModelView;
+struct Scenario;
+enum class ModelFigure;
+
+class ModelMode : public Mode {
+    Q_OBJECT
+
+public:
+    explicit ModelMode(ModeHost &host);
+
+    QString name() const override { return QStringLiteral("model"); }
+    QWidget *centralWidget() const override;
+    void activate() override;
+    void deactivate() override;
+
+    ModelView *modelView() const { return m_view; }
+    std::optional<Problem> openModel(const QString &folder);
+    std::optional<Problem> openBuiltinModel();
+    std::optional<Problem> takeHeadIntoLab(const Scenario &head, const QString &description);
+
+private:
+    void createAction();
+    void exportFigure(ModelFigure what);
+
+    ModelView *m_view = nullptr;
+    QAction *m_action = nullptr;
+};
+
+} // namespace attn
