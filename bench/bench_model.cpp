@@ -410,9 +410,8 @@ int main(int argc, char **argv)
     window.show();
     if (!QTest::qWaitForWindowExposed(&window))
         return 2;
-    const QString problem = modelDir.isEmpty() ? window.openBuiltinModel() : window.openModel(modelDir);
-    if (!problem.isEmpty()) {
-        std::fprintf(stderr, "bench_model: %s\n", qPrintable(problem));
+    if (const auto problem = modelDir.isEmpty() ? window.openBuiltinModel() : window.openModel(modelDir)) {
+        std::fprintf(stderr, "bench_model: %s\n", qPrintable(attn::problemText(*problem)));
         return 2;
     }
     window.setModelMode(true);
