@@ -12,6 +12,7 @@
 #include "steppanel.h"
 
 #include <QAction>
+#include <QCoreApplication>
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QMenu>
@@ -215,7 +216,8 @@ QuizPanel *ClassroomMode::showQuiz()
     if (!m_quiz) {
         m_quiz = new QuizPanel(m_host.mainWindow());
         m_quiz->setWindowFlag(Qt::Window);
-        m_quiz->setWindowTitle(tr("Quiz — Attention Lab"));
+        // The titles of the app's windows are one family, translated in the main window's context.
+        m_quiz->setWindowTitle(QCoreApplication::translate("attn::MainWindow", "Quiz — Attention Lab"));
         m_quiz->resize(900, 640);
         connect(m_quiz, &QuizPanel::openRequested, this, &ClassroomMode::openFromQuiz);
     }

@@ -9,6 +9,7 @@
 #include "stagedata.h"
 
 #include <QAction>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -73,7 +74,8 @@ CompareView *CompareMode::compareView()
     if (!m_compare) {
         m_compare = new CompareView(m_host.document(), m_host.mainWindow());
         m_compare->setWindowFlag(Qt::Window);
-        m_compare->setWindowTitle(tr("A/B — Attention Lab"));
+        // The titles of the app's windows are one family, translated in the main window's context.
+        m_compare->setWindowTitle(QCoreApplication::translate("attn::MainWindow", "A/B — Attention Lab"));
         connect(m_compare, &CompareView::message, this, [this](const QString &text) { m_host.showMessage(text, 5000); });
         // Right-click any of the three maps: the A/B figure or the difference map, PNG, SVG or PDF.
         for (HeatmapPlot *plot : {m_compare->figure()->plotA(), m_compare->figure()->plotB(), m_compare->figure()->plotDiff()})

@@ -144,7 +144,7 @@
 <context>
     <name>attn::ClassroomMode</name>
     <message>
-        <location filename="../../app/modes/classroommode.cpp" line="+36" />
+        <location filename="../../app/modes/classroommode.cpp" line="+37" />
         <source>&amp;Steps</source>
         <translation>逐步(&amp;S)</translation>
     </message>
@@ -254,12 +254,7 @@
         <translation>测验</translation>
     </message>
     <message>
-        <location line="+103" />
-        <source>Quiz — Attention Lab</source>
-        <translation>测验 — Attention Lab</translation>
-    </message>
-    <message>
-        <location line="+31" />
+        <location line="+135" />
         <source>Quiz setting</source>
         <translation>测验设置</translation>
     </message>
@@ -267,12 +262,7 @@
 <context>
     <name>attn::CompareMode</name>
     <message>
-        <location filename="../../app/modes/comparemode.cpp" line="+75" />
-        <source>A/B — Attention Lab</source>
-        <translation>A/B — 注意力实验室</translation>
-    </message>
-    <message>
-        <location line="+20" />
+        <location filename="../../app/modes/comparemode.cpp" line="+98" />
         <source>Export the A/B figure…</source>
         <translation>导出 A/B 图…</translation>
     </message>
@@ -989,13 +979,13 @@
 <context>
     <name>attn::MainWindow</name>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="+49" />
+        <location filename="../../app/gui/mainwindow.cpp" line="+50" />
         <location line="+317" />
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location filename="../../app/gui/menus.cpp" line="+152" />
+        <location filename="../../app/gui/menus.cpp" line="+156" />
         <source>&amp;Positional encoding</source>
         <translation>位置编码(&amp;P)</translation>
     </message>
@@ -1439,6 +1429,16 @@
         <location filename="../../app/gui/mainwindow.cpp" line="-177" />
         <source>√d_k lab — Attention Lab</source>
         <translation>√d_k 实验室 — Attention Lab</translation>
+    </message>
+    <message>
+        <location filename="../../app/modes/classroommode.cpp" line="-31" />
+        <source>Quiz — Attention Lab</source>
+        <translation>测验 — Attention Lab</translation>
+    </message>
+    <message>
+        <location filename="../../app/modes/comparemode.cpp" line="-162" />
+        <source>A/B — Attention Lab</source>
+        <translation>A/B — 注意力实验室</translation>
     </message>
 </context>
 <context>
