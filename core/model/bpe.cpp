@@ -152,7 +152,7 @@ std::vector<QString> gpt2PreTokenize(const QString &text)
     return out;
 }
 
-std::variant<BpeTokenizer, Problem> BpeTokenizer::fromData(const QByteArray &vocabJson, const QByteArray &mergesText,
+Result<BpeTokenizer> BpeTokenizer::fromData(const QByteArray &vocabJson, const QByteArray &mergesText,
                                                            const QString &vocabName, const QString &mergesName)
 {
     const std::string vname = vocabName.toStdString(), mname = mergesName.toStdString();
@@ -222,7 +222,7 @@ std::variant<BpeTokenizer, Problem> BpeTokenizer::fromData(const QByteArray &voc
     return t;
 }
 
-std::variant<BpeTokenizer, Problem> BpeTokenizer::fromFiles(const QString &vocabPath, const QString &mergesPath,
+Result<BpeTokenizer> BpeTokenizer::fromFiles(const QString &vocabPath, const QString &mergesPath,
                                                             const QString &vocabName, const QString &mergesName)
 {
     const QString vname = vocabName.isEmpty() ? vocabPath : vocabName;

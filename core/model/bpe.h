@@ -12,6 +12,7 @@
 // So " world" is the pre-token of the bytes 20 77 6f 72 6c 64, the symbols
 // "Ġ w o r l d", and, with the merges of GPT-2, the one token "Ġworld".
 
+#include "result.h"
 #include "validate.h"
 
 #include <QByteArray>
@@ -44,9 +45,9 @@ inline constexpr qsizetype kMaxTokenizerText = 1 << 20; // characters given to e
 class BpeTokenizer {
 public:
     // The files' names are used in messages ("vocab.json", "merges.txt").
-    static std::variant<BpeTokenizer, Problem> fromData(const QByteArray &vocabJson, const QByteArray &mergesText,
+    static Result<BpeTokenizer> fromData(const QByteArray &vocabJson, const QByteArray &mergesText,
                                                         const QString &vocabName, const QString &mergesName);
-    static std::variant<BpeTokenizer, Problem> fromFiles(const QString &vocabPath, const QString &mergesPath,
+    static Result<BpeTokenizer> fromFiles(const QString &vocabPath, const QString &mergesPath,
                                                          const QString &vocabName = {}, const QString &mergesName = {});
 
     struct Token {

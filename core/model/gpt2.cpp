@@ -124,7 +124,7 @@ struct Reader {
     }
 };
 
-std::variant<QByteArray, Problem> readSmallFile(const QString &path, const QString &name)
+Result<QByteArray> readSmallFile(const QString &path, const QString &name)
 {
     QFile f(path);
     if (!f.exists())
@@ -146,25 +146,25 @@ ModelOrProblem loadFrom(const QString &folder, const QString &shown)
     auto name = [&](const char *f) { return shown + QLatin1Char('/') + QLatin1String(f); };
 
     const auto configText = readSmallFile(path("config.json"), name("config.json"));
-    if (const auto *p = std::get_if<Problem>(&configText))
-        return *p;
-    const auto config = gpt2ConfigFromJson(std::get<QByteArray>(configText), name("config.json"));
-    if (const auto *p = std::get_if<Problem>(&config))
-        return *p;
-    const Gpt2Config &c = std::get<Gpt2Config>(config);
+    if (!configText.ok())
+        return *configText.problem();
+    const auto config = gpt2ConfigFromJson(configText.value(), name("config.json"));
+    if (!config.ok())
+        return *config.problem();
+    const Gpt2Config &c = config.value();
 
     const auto file = SafeTensors::open(path("model.safetensors"), name("model.safetensors"));
-    if (const auto *p = std::get_if<Problem>(&file))
-        return *p;
-    auto weights = gpt2WeightsFromSafeTensors(std::get<SafeTensors>(file), c);
-    if (const auto *p = std::get_if<Problem>(&weights))
-        return *p;
+    if (!file.ok())
+        return *file.problem();
+    auto weights = gpt2WeightsFromSafeTensors(file.value(), c);
+    if (!weights.ok())
+        return *weights.problem();
 
     auto tokenizer = BpeTokenizer::fromFiles(path("vocab.json"), path("merges.txt"), name("vocab.json"), name("merges.txt"));
-    if (const auto *p = std::get_if<Problem>(&tokenizer))
-        return *p;
-    auto model = std::make_shared<Gpt2Model>(std::move(std::get<Gpt2Model>(weights)));
-    model->tokenizer = std::move(std::get<BpeTokenizer>(tokenizer));
+    if (!tokenizer.ok())
+        return *tokenizer.problem();
+    auto model = std::make_shared<Gpt2Model>(std::move(weights.value()));
+    model->tokenizer = std::move(tokenizer.value());
     if (model->tokenizer.size() > c.vocabSize)
         return Problem{name("vocab.json").toStdString(),
                        "holds ids up to " + std::to_string(model->tokenizer.size() - 1) + ", but " + name("config.json").toStdString()
@@ -176,7 +176,7 @@ ModelOrProblem loadFrom(const QString &folder, const QString &shown)
 
 } // namespace
 
-std::variant<Gpt2Config, Problem> gpt2ConfigFromJson(const QByteArray &json, const QString &fileName)
+Result<Gpt2Config> gpt2ConfigFromJson(const QByteArray &json, const QString &fileName)
 {
     const std::string file = fileName.toStdString();
     QJsonParseError error;
@@ -240,7 +240,7 @@ std::variant<Gpt2Config, Problem> gpt2ConfigFromJson(const QByteArray &json, con
     return c;
 }
 
-std::variant<Gpt2Model, Problem> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2Config &c)
+Result<Gpt2Model> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2Config &c)
 {
     Reader r{file, file.displayName().toStdString(), {}, 0, std::nullopt};
     const std::int64_t d = c.nEmbd, V = c.vocabSize, P = c.nPositions, I = c.nInner;
@@ -352,12 +352,12 @@ std::string groupedNumber(double v)
 
 } // namespace
 
-std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK)
+Result<ModelTrace> runModel(const Gpt2Model &model, const QString &text, int topK)
 {
     return runModel(model, text, topK, nullptr);
 }
 
-std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK, const ModelTrace *previous)
+Result<ModelTrace> runModel(const Gpt2Model &model, const QString &text, int topK, const ModelTrace *previous)
 {
     if (text.size() > kMaxTokenizerText)
         return Problem{"text", "the text is " + std::to_string(text.size()) + " characters long; the limit is "
@@ -365,7 +365,7 @@ std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString
     return runModelOnIds(model, model.tokenizer.encode(text), topK, previous);
 }
 
-std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK)
+Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK)
 {
     return runModelOnIds(model, ids, topK, nullptr);
 }
@@ -394,7 +394,7 @@ int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const
     return int(p);
 }
 
-std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
+Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
                                                 const ModelTrace *previous)
 {
     const Gpt2Config &c = model.config;

@@ -26,6 +26,7 @@
 #include "bpe.h"
 #include "safetensors.h"
 #include "scenario.h"
+#include "result.h"
 #include "validate.h"
 
 #include <QString>
@@ -60,7 +61,7 @@ struct Gpt2Config {
 };
 
 // Reads config.json's text; `fileName` names it in messages.
-std::variant<Gpt2Config, Problem> gpt2ConfigFromJson(const QByteArray &json, const QString &fileName);
+Result<Gpt2Config> gpt2ConfigFromJson(const QByteArray &json, const QString &fileName);
 
 struct Gpt2Layer {
     Eigen::RowVectorXd ln1Weight, ln1Bias;   // d
@@ -88,7 +89,7 @@ struct Gpt2Model {
     BpeTokenizer tokenizer;
 };
 
-using ModelOrProblem = std::variant<std::shared_ptr<const Gpt2Model>, Problem>;
+using ModelOrProblem = Result<std::shared_ptr<const Gpt2Model>>;
 
 // Reads the four files of a model folder.
 ModelOrProblem loadModel(const QString &folder);
@@ -99,7 +100,7 @@ inline constexpr const char *kBuiltinModelFolder = ":/models/tiny-bilingual";
 // The weights alone, from an open safetensors file and a config: every
 // tensor found (with or without "transformer."), its shape checked against
 // the config. The tokenizer is left empty.
-std::variant<Gpt2Model, Problem> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2Config &config);
+Result<Gpt2Model> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2Config &config);
 
 // One head of one layer, for one text: what the lab's stages show.
 struct HeadActivations {
@@ -143,9 +144,9 @@ int maxTracedTokens(const Gpt2Config &config);
 // more than n_positions tokens (the message gives the limit), and one whose
 // trace would hold more than kMaxModelTraceCells numbers (the message gives
 // the number, the limit and the longest text that fits).
-std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK = 5);
+Result<ModelTrace> runModel(const Gpt2Model &model, const QString &text, int topK = 5);
 // The forward of given ids (each below the vocabulary size).
-std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK = 5);
+Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK = 5);
 
 // Incremental: the same forward, reusing `previous` (a trace of the same
 // model, or null). The model is causal: position i reads only positions
@@ -156,9 +157,9 @@ std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const st
 // n by n scores); their weights are 0, as blocked. Sets `reused`. Equal to
 // the full forward up to the rounding of products of other sizes (the tests
 // hold it to 1e-12).
-std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
+Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
                                                 const ModelTrace *previous);
-std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK, const ModelTrace *previous);
+Result<ModelTrace> runModel(const Gpt2Model &model, const QString &text, int topK, const ModelTrace *previous);
 // How many leading positions of `previous` a forward of `ids` can keep.
 int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const ModelTrace *previous);
 

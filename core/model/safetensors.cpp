@@ -188,7 +188,7 @@ struct SafeTensors::Storage {
     }
 };
 
-std::variant<SafeTensors, Problem> SafeTensors::open(const QString &path, const QString &displayName)
+Result<SafeTensors> SafeTensors::open(const QString &path, const QString &displayName)
 {
     const QString name = displayName.isEmpty() ? path : displayName;
     auto storage = std::make_shared<Storage>();
@@ -215,7 +215,7 @@ std::variant<SafeTensors, Problem> SafeTensors::open(const QString &path, const 
     return parse(std::move(storage), name);
 }
 
-std::variant<SafeTensors, Problem> SafeTensors::fromBytes(const QByteArray &bytes, const QString &displayName)
+Result<SafeTensors> SafeTensors::fromBytes(const QByteArray &bytes, const QString &displayName)
 {
     auto storage = std::make_shared<Storage>();
     storage->copy = bytes;
@@ -224,7 +224,7 @@ std::variant<SafeTensors, Problem> SafeTensors::fromBytes(const QByteArray &byte
     return parse(std::move(storage), displayName);
 }
 
-std::variant<SafeTensors, Problem> SafeTensors::parse(std::shared_ptr<const Storage> storage, const QString &name)
+Result<SafeTensors> SafeTensors::parse(std::shared_ptr<const Storage> storage, const QString &name)
 {
     const std::int64_t fileSize = storage->size;
     if (fileSize < 8)

@@ -14,6 +14,7 @@
 // place names the file and whose message names the tensor.
 
 #include "scenario.h"
+#include "result.h"
 #include "validate.h"
 
 #include <QByteArray>
@@ -58,8 +59,8 @@ class SafeTensors {
 public:
     // `displayName` names the file in messages ("model.safetensors"); empty:
     // the path.
-    static std::variant<SafeTensors, Problem> open(const QString &path, const QString &displayName = {});
-    static std::variant<SafeTensors, Problem> fromBytes(const QByteArray &bytes, const QString &displayName);
+    static Result<SafeTensors> open(const QString &path, const QString &displayName = {});
+    static Result<SafeTensors> fromBytes(const QByteArray &bytes, const QString &displayName);
 
     const QString &displayName() const { return m_name; }
     const TensorInfo *find(const std::string &name) const;  // null when absent
@@ -74,7 +75,7 @@ public:
 
 private:
     struct Storage;
-    static std::variant<SafeTensors, Problem> parse(std::shared_ptr<const Storage> storage, const QString &name);
+    static Result<SafeTensors> parse(std::shared_ptr<const Storage> storage, const QString &name);
 
     std::shared_ptr<const Storage> m_storage;
     const unsigned char *m_data = nullptr;  // start of the data section
