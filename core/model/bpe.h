@@ -40,6 +40,9 @@ const std::array<char32_t, 256> &bytesToUnicode();
 std::vector<QString> gpt2PreTokenize(const QString &text);
 
 inline constexpr int kMaxVocabulary = 1 << 20;
+// vocab.json and merges.txt are read whole, each at most this (GPT-2's are
+// 1.0 MB and 0.46 MB; 2^20 tokens of 60 bytes fit).
+inline constexpr qint64 kMaxTokenizerFileBytes = 64 * 1024 * 1024;
 inline constexpr qsizetype kMaxTokenizerText = 1 << 20; // characters given to encode()
 
 class BpeTokenizer {

@@ -10,7 +10,9 @@
 // two tensors may not share bytes, and no read ever leaves the file. The
 // file is memory-mapped where it can be (QFile::map) and read whole
 // otherwise; nothing is allocated from a size the file claims before it is
-// checked against the file's real size. Every failure is one Problem whose
+// checked against the file's real size. Only a regular file is opened (a
+// device or a FIFO is refused before it is read: modelfile.h), and a name
+// given twice in the header is refused, not overwritten. Every failure is one Problem whose
 // place names the file and whose message names the tensor.
 
 #include "scenario.h"
@@ -41,6 +43,11 @@ double bfloat16ToDouble(std::uint16_t bits);
 std::uint16_t doubleToHalf(double v);
 std::uint16_t doubleToBfloat16(double v);
 
+// The largest model.safetensors opened: twice the model budget (gpt2.h), room
+// for checkpoints that hold tensors the forward does not use (lm_head, the
+// attention masks), and a bound on what is read when the file cannot be
+// mapped. Checked from the file system's size before the file is read.
+inline constexpr std::int64_t kMaxSafetensorsFileBytes = std::int64_t(2) * 1024 * 1024 * 1024;
 // The safetensors reference implementation's limit on the header.
 inline constexpr std::int64_t kMaxSafetensorsHeader = 100'000'000;
 inline constexpr int kMaxTensorRank = 8;
