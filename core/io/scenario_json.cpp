@@ -387,7 +387,7 @@ std::optional<Problem> scanProblem(const QByteArray &text, RawObjects *found)
     }
 }
 
-std::variant<QJsonDocument, Problem> parseJson(const QByteArray &original)
+Result<QJsonDocument> parseJson(const QByteArray &original)
 {
     const MarkedText marked = markNonFinite(original);
     QJsonParseError error;

@@ -1,5 +1,7 @@
 #include "bpe.h"
 
+#include "modelfile.h"
+
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -152,7 +154,7 @@ std::vector<QString> gpt2PreTokenize(const QString &text)
     return out;
 }
 
-std::variant<BpeTokenizer, Problem> BpeTokenizer::fromData(const QByteArray &vocabJson, const QByteArray &mergesText,
+Result<BpeTokenizer> BpeTokenizer::fromData(const QByteArray &vocabJson, const QByteArray &mergesText,
                                                            const QString &vocabName, const QString &mergesName)
 {
     const std::string vname = vocabName.toStdString(), mname = mergesName.toStdString();
@@ -163,6 +165,10 @@ std::variant<BpeTokenizer, Problem> BpeTokenizer::fromData(const QByteArray &voc
         return Problem{vname, "not JSON: " + error.errorString().toStdString() + " at byte " + std::to_string(error.offset)};
     if (!doc.isObject())
         return Problem{vname, "not a JSON object of tokens and their ids"};
+    // Qt's parser keeps the last of two equal keys: a token given twice
+    // would lose its first id without a word.
+    if (const auto twice = firstDuplicateKey(vocabJson))
+        return Problem{vname, "the token \"" + displayText(*twice) + "\" is given twice; each token has one id"};
     const QJsonObject vocab = doc.object();
     if (vocab.size() > kMaxVocabulary)
         return Problem{vname, std::to_string(vocab.size()) + " tokens, more than the limit of " + std::to_string(kMaxVocabulary)};
@@ -222,23 +228,19 @@ std::variant<BpeTokenizer, Problem> BpeTokenizer::fromData(const QByteArray &voc
     return t;
 }
 
-std::variant<BpeTokenizer, Problem> BpeTokenizer::fromFiles(const QString &vocabPath, const QString &mergesPath,
+Result<BpeTokenizer> BpeTokenizer::fromFiles(const QString &vocabPath, const QString &mergesPath,
                                                             const QString &vocabName, const QString &mergesName)
 {
     const QString vname = vocabName.isEmpty() ? vocabPath : vocabName;
     const QString mname = mergesName.isEmpty() ? mergesPath : mergesName;
-    constexpr qint64 kMaxFile = 256 * 1024 * 1024;
     QByteArray bytes[2];
     const QString paths[2] = {vocabPath, mergesPath}, names[2] = {vname, mname};
+    const char *what[2] = {"vocab.json", "merges.txt"};
     for (int i = 0; i < 2; ++i) {
-        QFile f(paths[i]);
-        if (!f.exists())
-            return Problem{names[i].toStdString(), "the file is missing"};
-        if (!f.open(QIODevice::ReadOnly))
-            return Problem{names[i].toStdString(), "cannot be read: " + f.errorString().toStdString()};
-        if (f.size() > kMaxFile)
-            return Problem{names[i].toStdString(), "the file is too big (" + std::to_string(f.size()) + " bytes)"};
-        bytes[i] = f.readAll();
+        auto read = readRegularFile(paths[i], names[i].toStdString(), kMaxTokenizerFileBytes, what[i]);
+        if (!read.ok())
+            return *read.problem();
+        bytes[i] = std::move(read.value());
     }
     return fromData(bytes[0], bytes[1], vname, mname);
 }

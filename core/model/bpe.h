@@ -12,6 +12,7 @@
 // So " world" is the pre-token of the bytes 20 77 6f 72 6c 64, the symbols
 // "Ġ w o r l d", and, with the merges of GPT-2, the one token "Ġworld".
 
+#include "result.h"
 #include "validate.h"
 
 #include <QByteArray>
@@ -39,14 +40,17 @@ const std::array<char32_t, 256> &bytesToUnicode();
 std::vector<QString> gpt2PreTokenize(const QString &text);
 
 inline constexpr int kMaxVocabulary = 1 << 20;
+// vocab.json and merges.txt are read whole, each at most this (GPT-2's are
+// 1.0 MB and 0.46 MB; 2^20 tokens of 60 bytes fit).
+inline constexpr qint64 kMaxTokenizerFileBytes = 64 * 1024 * 1024;
 inline constexpr qsizetype kMaxTokenizerText = 1 << 20; // characters given to encode()
 
 class BpeTokenizer {
 public:
     // The files' names are used in messages ("vocab.json", "merges.txt").
-    static std::variant<BpeTokenizer, Problem> fromData(const QByteArray &vocabJson, const QByteArray &mergesText,
+    static Result<BpeTokenizer> fromData(const QByteArray &vocabJson, const QByteArray &mergesText,
                                                         const QString &vocabName, const QString &mergesName);
-    static std::variant<BpeTokenizer, Problem> fromFiles(const QString &vocabPath, const QString &mergesPath,
+    static Result<BpeTokenizer> fromFiles(const QString &vocabPath, const QString &mergesPath,
                                                          const QString &vocabName = {}, const QString &mergesName = {});
 
     struct Token {

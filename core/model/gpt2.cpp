@@ -1,6 +1,8 @@
 #include "gpt2.h"
 
 #include "attention.h"
+#include "modelfile.h"
+#include "numbers.h"
 
 #include <QDir>
 #include <QFile>
@@ -20,8 +22,6 @@
 namespace attn {
 
 namespace {
-
-constexpr qint64 kMaxConfigBytes = 1024 * 1024;
 
 std::string quoted(const std::string &s)
 {
@@ -44,7 +44,20 @@ Matrix layerNorm(const Matrix &x, const Eigen::RowVectorXd &g, const Eigen::RowV
         const double mean = x.row(i).sum() / d;
         const Eigen::RowVectorXd centred = x.row(i).array() - mean;
         const double var = centred.squaredNorm() / d;
-        out.row(i) = (centred / std::sqrt(var + eps)).cwiseProduct(g) + b;
+        if (std::isfinite(mean) && std::isfinite(var)) {
+            out.row(i) = (centred / std::sqrt(var + eps)).cwiseProduct(g) + b;
+            continue;
+        }
+        // A finite row too large to sum or square (entries above ~1e154):
+        // the same formula on the row divided by its largest entry.
+        const double s = x.row(i).cwiseAbs().maxCoeff();
+        const Eigen::RowVectorXd y = x.row(i) / s;
+        const Eigen::RowVectorXd cy = y.array() - y.sum() / d;
+        const double vy = cy.squaredNorm() / d + eps / (s * s);
+        if (vy > 0)
+            out.row(i) = (cy / std::sqrt(vy)).cwiseProduct(g) + b;
+        else
+            out.row(i) = b; // every entry the same: centred, it is 0
     }
     return out;
 }
@@ -79,6 +92,8 @@ struct Reader {
     std::set<std::string> dtypes;
     std::int64_t parameters = 0;
     std::optional<Problem> problem;
+    const LoadControl *control = nullptr;
+    double total = 1; // the parameters to read, for the progress
 
     // The tensor named `name` (or "transformer." + name) with the shape
     // `expected`; `why` says where the expected shape comes from.
@@ -86,6 +101,10 @@ struct Reader {
     {
         if (problem)
             return std::nullopt;
+        if (control && control->cancelled()) {
+            problem = Problem{fileName, kLoadCancelled};
+            return std::nullopt;
+        }
         const TensorInfo *t = file.find(name);
         if (!t)
             t = file.find("transformer." + name);
@@ -112,6 +131,8 @@ struct Reader {
         }
         dtypes.insert(toString(t->dtype));
         parameters += t->count();
+        if (control)
+            control->report(std::min(1.0, double(parameters) / total));
         return m;
     }
 
@@ -124,20 +145,22 @@ struct Reader {
     }
 };
 
-std::variant<QByteArray, Problem> readSmallFile(const QString &path, const QString &name)
+// The largest magnitude among the finite entries of m: what a message about
+// an overflow can name.
+template <typename Derived>
+double largestFinite(const Eigen::DenseBase<Derived> &m)
 {
-    QFile f(path);
-    if (!f.exists())
-        return Problem{name.toStdString(), "the file is missing"};
-    if (!f.open(QIODevice::ReadOnly))
-        return Problem{name.toStdString(), "cannot be read: " + f.errorString().toStdString()};
-    if (f.size() > kMaxConfigBytes)
-        return Problem{name.toStdString(), "the file is too big for a config (" + std::to_string(f.size()) + " bytes)"};
-    return f.readAll();
+    double best = 0;
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+        for (Eigen::Index i = 0; i < m.rows(); ++i)
+            if (const double a = std::fabs(m(i, j)); std::isfinite(a) && a > best)
+                best = a;
+    return best;
 }
 
-ModelOrProblem loadFrom(const QString &folder, const QString &shown)
+ModelOrProblem loadFrom(const QString &folder, const QString &shown, const LoadControl &control)
 {
+    auto cancelled = [&] { return Problem{shown.toStdString(), kLoadCancelled}; };
     const QDir dir(folder);
     if (!QFileInfo(folder).isDir())
         return Problem{shown.toStdString(), "not a folder (a model is a folder of config.json, model.safetensors, "
@@ -145,38 +168,56 @@ ModelOrProblem loadFrom(const QString &folder, const QString &shown)
     auto path = [&](const char *f) { return dir.filePath(QLatin1String(f)); };
     auto name = [&](const char *f) { return shown + QLatin1Char('/') + QLatin1String(f); };
 
-    const auto configText = readSmallFile(path("config.json"), name("config.json"));
-    if (const auto *p = std::get_if<Problem>(&configText))
+    control.report(0);
+    const auto configText = readRegularFile(path("config.json"), name("config.json").toStdString(), kMaxConfigBytes, "config.json");
+    if (!configText.ok())
+        return *configText.problem();
+    const auto config = gpt2ConfigFromJson(configText.value(), name("config.json"));
+    if (!config.ok())
+        return *config.problem();
+    const Gpt2Config &c = config.value();
+    // The budget from the config alone: no tensor is touched for a model
+    // that could not be held.
+    if (auto p = checkModelBudget(c, name("config.json").toStdString()))
         return *p;
-    const auto config = gpt2ConfigFromJson(std::get<QByteArray>(configText), name("config.json"));
-    if (const auto *p = std::get_if<Problem>(&config))
-        return *p;
-    const Gpt2Config &c = std::get<Gpt2Config>(config);
+    if (control.cancelled())
+        return cancelled();
 
     const auto file = SafeTensors::open(path("model.safetensors"), name("model.safetensors"));
-    if (const auto *p = std::get_if<Problem>(&file))
-        return *p;
-    auto weights = gpt2WeightsFromSafeTensors(std::get<SafeTensors>(file), c);
-    if (const auto *p = std::get_if<Problem>(&weights))
-        return *p;
+    if (!file.ok())
+        return *file.problem();
+    control.report(0.02);
+    // The weights are most of the work: 0.02 to 0.9 of the progress.
+    LoadControl weightsControl;
+    weightsControl.cancel = control.cancel;
+    if (control.progress)
+        weightsControl.progress = [&control](double f) { control.report(0.02 + 0.88 * f); };
+    auto weights = gpt2WeightsFromSafeTensors(file.value(), c, weightsControl);
+    if (!weights.ok())
+        return weights.problem()->message == kLoadCancelled ? cancelled() : *weights.problem();
+    if (control.cancelled())
+        return cancelled();
 
     auto tokenizer = BpeTokenizer::fromFiles(path("vocab.json"), path("merges.txt"), name("vocab.json"), name("merges.txt"));
-    if (const auto *p = std::get_if<Problem>(&tokenizer))
-        return *p;
-    auto model = std::make_shared<Gpt2Model>(std::move(std::get<Gpt2Model>(weights)));
-    model->tokenizer = std::move(std::get<BpeTokenizer>(tokenizer));
+    if (!tokenizer.ok())
+        return *tokenizer.problem();
+    if (control.cancelled())
+        return cancelled();
+    auto model = std::make_shared<Gpt2Model>(std::move(weights.value()));
+    model->tokenizer = std::move(tokenizer.value());
     if (model->tokenizer.size() > c.vocabSize)
         return Problem{name("vocab.json").toStdString(),
                        "holds ids up to " + std::to_string(model->tokenizer.size() - 1) + ", but " + name("config.json").toStdString()
                            + " says vocab_size " + std::to_string(c.vocabSize)};
     model->name = QFileInfo(folder).fileName();
     model->folder = folder;
+    control.report(1);
     return std::shared_ptr<const Gpt2Model>(std::move(model));
 }
 
 } // namespace
 
-std::variant<Gpt2Config, Problem> gpt2ConfigFromJson(const QByteArray &json, const QString &fileName)
+Result<Gpt2Config> gpt2ConfigFromJson(const QByteArray &json, const QString &fileName)
 {
     const std::string file = fileName.toStdString();
     QJsonParseError error;
@@ -240,9 +281,32 @@ std::variant<Gpt2Config, Problem> gpt2ConfigFromJson(const QByteArray &json, con
     return c;
 }
 
-std::variant<Gpt2Model, Problem> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2Config &c)
+double modelParameters(const Gpt2Config &c)
+{
+    const double d = c.nEmbd, I = c.nInner;
+    const double layer = 2 * d + 3 * d * d + 3 * d + d * d + d + 2 * d + d * I + I + I * d + d;
+    return double(c.vocabSize) * d + double(c.nPositions) * d + double(c.nLayer) * layer + 2 * d;
+}
+
+std::optional<Problem> checkModelBudget(const Gpt2Config &c, const std::string &place)
+{
+    const double parameters = modelParameters(c);
+    const double bytes = parameters * kBytesPerParameter;
+    if (bytes <= kModelBudgetBytes)
+        return std::nullopt;
+    return Problem{place, "the model has " + groupedNumber(parameters) + " parameters, " + groupedNumber(bytes)
+                              + " bytes as the forward holds them (" + std::to_string(kBytesPerParameter)
+                              + " bytes each), more than the budget of " + groupedNumber(kModelBudgetBytes)
+                              + " bytes (1 GiB) for a model"};
+}
+
+Result<Gpt2Model> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2Config &c, const LoadControl &control)
 {
     Reader r{file, file.displayName().toStdString(), {}, 0, std::nullopt};
+    if (auto p = checkModelBudget(c, r.fileName))
+        return *p;
+    r.control = &control;
+    r.total = modelParameters(c);
     const std::int64_t d = c.nEmbd, V = c.vocabSize, P = c.nPositions, I = c.nInner;
     const std::string nd = "config.json's n_embd " + std::to_string(d);
     Gpt2Model m;
@@ -309,14 +373,14 @@ std::variant<Gpt2Model, Problem> gpt2WeightsFromSafeTensors(const SafeTensors &f
     return m;
 }
 
-ModelOrProblem loadModel(const QString &folder)
+ModelOrProblem loadModel(const QString &folder, const LoadControl &control)
 {
-    return loadFrom(folder, QDir::cleanPath(folder));
+    return loadFrom(folder, QDir::cleanPath(folder), control);
 }
 
-ModelOrProblem loadBuiltinModel()
+ModelOrProblem loadBuiltinModel(const LoadControl &control)
 {
-    return loadFrom(QString::fromLatin1(kBuiltinModelFolder), QStringLiteral("builtin:tiny-bilingual"));
+    return loadFrom(QString::fromLatin1(kBuiltinModelFolder), QStringLiteral("builtin:tiny-bilingual"), control);
 }
 
 double modelTraceCells(const Gpt2Config &c, int tokens)
@@ -339,25 +403,12 @@ int maxTracedTokens(const Gpt2Config &c)
     return lo;
 }
 
-namespace {
-
-// 33554432 → "33,554,432": a limit the eye can read.
-std::string groupedNumber(double v)
-{
-    std::string digits = std::to_string(static_cast<long long>(std::llround(v)));
-    for (int i = int(digits.size()) - 3; i > 0; i -= 3)
-        digits.insert(std::size_t(i), ",");
-    return digits;
-}
-
-} // namespace
-
-std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK)
+Result<ModelTrace> runModel(const Gpt2Model &model, const QString &text, int topK)
 {
     return runModel(model, text, topK, nullptr);
 }
 
-std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK, const ModelTrace *previous)
+Result<ModelTrace> runModel(const Gpt2Model &model, const QString &text, int topK, const ModelTrace *previous)
 {
     if (text.size() > kMaxTokenizerText)
         return Problem{"text", "the text is " + std::to_string(text.size()) + " characters long; the limit is "
@@ -365,7 +416,7 @@ std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString
     return runModelOnIds(model, model.tokenizer.encode(text), topK, previous);
 }
 
-std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK)
+Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK)
 {
     return runModelOnIds(model, ids, topK, nullptr);
 }
@@ -394,7 +445,7 @@ int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const
     return int(p);
 }
 
-std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
+Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
                                                 const ModelTrace *previous)
 {
     const Gpt2Config &c = model.config;
@@ -435,9 +486,22 @@ std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const st
         return out;
     };
 
+    // Finite weights can still overflow: each stage is checked as it is
+    // made, and the first that is not finite is named.
+    const std::string modelName = model.name.toStdString();
+    auto overflow = [&](const std::string &where, const std::string &what, const std::string &reach, double v) {
+        return Problem{modelName, where + ": " + what + " (" + reach + " " + compact(v) + ")"};
+    };
+    auto layerHead = [](std::size_t l, int h) {
+        return "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1);
+    };
+
     Matrix x(fresh, d); // fresh by d: the residual stream of the computed positions
     for (int i = p; i < n; ++i)
         x.row(i - p) = model.wte.row(ids[std::size_t(i)]) + model.wpe.row(i);
+    if (!x.allFinite())
+        return overflow("the embeddings", "wte + wpe overflows", "they reach",
+                        std::max(largestFinite(model.wte), largestFinite(model.wpe)));
 
     BoolMatrix blocked(fresh, n); // causal: key j > query i
     for (int i = p; i < n; ++i)
@@ -453,8 +517,20 @@ std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const st
         const Matrix normed = layerNorm(x, L.ln1Weight, L.ln1Bias, c.epsilon);    // fresh by d
         la.input = old ? stack(old->input, x) : x;
         la.normed = old ? stack(old->normed, normed) : normed;
+        const std::string where = "layer " + std::to_string(l + 1);
+        if (!normed.allFinite())
+            return overflow(where, "LN_1 overflows", "ln_1's weights reach",
+                            std::max(largestFinite(L.ln1Weight), largestFinite(L.ln1Bias)));
         Matrix qkv = product(normed, L.attnWeight);                                // fresh by 3d
         qkv.rowwise() += L.attnBias;
+        if (!qkv.allFinite()) {
+            Eigen::Index col = 0;
+            while (col + 1 < qkv.cols() && qkv.col(col).allFinite())
+                ++col;
+            static const char *const parts[] = {"q", "k", "v"};
+            return overflow(layerHead(l, int((col % d) / dh)), std::string(parts[col / d]) + " overflows",
+                            "c_attn's weights reach", largestFinite(L.attnWeight));
+        }
         Matrix concat(fresh, d);                                                    // fresh by d
         for (int h = 0; h < H; ++h) {
             const HeadActivations *ph = old ? &old->heads[std::size_t(h)] : nullptr;
@@ -489,22 +565,39 @@ std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const st
                 ha.weights = weightsFresh;
                 ha.output = outputFresh;
             }
+            if (!ha.scores.allFinite())
+                return overflow(layerHead(l, h), "the scores overflow", "q and k reach",
+                                std::max(largestFinite(ha.q), largestFinite(ha.k)));
+            // Finite scores give finite weights and outputs; checked all the same.
+            if (!ha.scaled.allFinite() || !ha.weights.allFinite() || !ha.output.allFinite())
+                return Problem{modelName, layerHead(l, h) + ": the weights or the output are not finite numbers"};
             concat.middleCols(h * dh, dh) = outputFresh;
             la.heads.push_back(std::move(ha));
         }
         Matrix attn = product(concat, L.projWeight);                                // fresh by d
         attn.rowwise() += L.projBias;
         x += attn;
+        if (!x.allFinite())
+            return overflow(where, "the attention's output overflows the residual stream", "c_proj's weights reach",
+                            largestFinite(L.projWeight));
         Matrix hidden = product(layerNorm(x, L.ln2Weight, L.ln2Bias, c.epsilon), L.fcWeight); // fresh by n_inner
         hidden.rowwise() += L.fcBias;
         Matrix mlp = product(gelu(hidden, c.geluTanh), L.mlpProjWeight);           // fresh by d
         mlp.rowwise() += L.mlpProjBias;
         x += mlp;
+        if (!x.allFinite())
+            return overflow(where, "the MLP overflows the residual stream", "c_fc's and c_proj's weights reach",
+                            std::max(largestFinite(L.fcWeight), largestFinite(L.mlpProjWeight)));
         t.layers.push_back(std::move(la));
     }
     const Matrix final = layerNorm(x, model.lnfWeight, model.lnfBias, c.epsilon); // fresh by d
     t.final = p > 0 ? stack(previous->final, final) : final;
+    if (!final.allFinite())
+        return overflow("ln_f", "LN_f overflows", "ln_f's weights reach",
+                        std::max(largestFinite(model.lnfWeight), largestFinite(model.lnfBias)));
     t.logits = model.wte.lazyProduct(t.final.row(n - 1).transpose());                  // vocab
+    if (!t.logits.allFinite())
+        return overflow("the last position", "the logits overflow", "wte reaches", largestFinite(model.wte));
 
     const double top = t.logits.maxCoeff();
     const Eigen::VectorXd e = (t.logits.array() - top).exp();

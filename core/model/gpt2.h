@@ -26,11 +26,15 @@
 #include "bpe.h"
 #include "safetensors.h"
 #include "scenario.h"
+#include "result.h"
 #include "validate.h"
 
 #include <QString>
 
+#include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -59,8 +63,42 @@ struct Gpt2Config {
     int headDim() const { return nHead ? nEmbd / nHead : 0; }
 };
 
+// The memory a model may hold: its parameters as the forward holds them,
+// 8 bytes each (doubles: the forward is computed in double, so that its
+// numbers are the lab's and PyTorch's to 1e-12; a float file is widened once
+// when it is read, not at every product). 1 GiB holds GPT-2 small (124 M
+// parameters, 0.99 GB) and the built-in model many times over, and leaves
+// a classroom laptop room for the trace (kMaxModelTraceCells, 256 MB), the
+// window and the memory-mapped file. Checked from config.json before a
+// tensor is read, so GPT-2 medium (355 M, 2.8 GB) is refused in a moment.
+inline constexpr double kModelBudgetBytes = 1024.0 * 1024.0 * 1024.0;
+inline constexpr int kBytesPerParameter = int(sizeof(double));
+// The parameters the forward holds for `config`: wte, wpe, each layer's
+// twelve tensors and ln_f (the tied lm_head once).
+double modelParameters(const Gpt2Config &config);
+// A Problem at `place` when modelParameters × kBytesPerParameter exceeds
+// kModelBudgetBytes; the message names both numbers.
+std::optional<Problem> checkModelBudget(const Gpt2Config &config, const std::string &place);
+
+// Progress and cancellation of a load, for a window that loads off its GUI
+// thread. `progress` is called from the loading thread with a fraction that
+// grows from 0 to 1; once *cancel is true the load stops at the next tensor
+// and returns a Problem whose message is kLoadCancelled.
+struct LoadControl {
+    std::function<void(double)> progress;
+    const std::atomic<bool> *cancel = nullptr;
+
+    bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
+    void report(double fraction) const
+    {
+        if (progress)
+            progress(fraction);
+    }
+};
+inline constexpr const char *kLoadCancelled = "the loading was cancelled";
+
 // Reads config.json's text; `fileName` names it in messages.
-std::variant<Gpt2Config, Problem> gpt2ConfigFromJson(const QByteArray &json, const QString &fileName);
+Result<Gpt2Config> gpt2ConfigFromJson(const QByteArray &json, const QString &fileName);
 
 struct Gpt2Layer {
     Eigen::RowVectorXd ln1Weight, ln1Bias;   // d
@@ -88,18 +126,24 @@ struct Gpt2Model {
     BpeTokenizer tokenizer;
 };
 
-using ModelOrProblem = std::variant<std::shared_ptr<const Gpt2Model>, Problem>;
+using ModelOrProblem = Result<std::shared_ptr<const Gpt2Model>>;
 
-// Reads the four files of a model folder.
-ModelOrProblem loadModel(const QString &folder);
+// Reads the four files of a model folder. Each must be a regular file (after
+// links are followed) within its limit (kMaxConfigBytes,
+// kMaxSafetensorsFileBytes, kMaxTokenizerFileBytes), checked from the file
+// system before it is read; the model must fit kModelBudgetBytes.
+ModelOrProblem loadModel(const QString &folder, const LoadControl &control = {});
 // The model shipped in the resources (resources/models/tiny-bilingual).
-ModelOrProblem loadBuiltinModel();
+ModelOrProblem loadBuiltinModel(const LoadControl &control = {});
+inline constexpr qint64 kMaxConfigBytes = 1024 * 1024;
 inline constexpr const char *kBuiltinModelFolder = ":/models/tiny-bilingual";
 
 // The weights alone, from an open safetensors file and a config: every
 // tensor found (with or without "transformer."), its shape checked against
 // the config. The tokenizer is left empty.
-std::variant<Gpt2Model, Problem> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2Config &config);
+// Refuses a model over kModelBudgetBytes before any tensor is read.
+Result<Gpt2Model> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2Config &config,
+                                             const LoadControl &control = {});
 
 // One head of one layer, for one text: what the lab's stages show.
 struct HeadActivations {
@@ -142,10 +186,14 @@ int maxTracedTokens(const Gpt2Config &config);
 // Tokenizes `text` and runs the forward. Refuses an empty text and one of
 // more than n_positions tokens (the message gives the limit), and one whose
 // trace would hold more than kMaxModelTraceCells numbers (the message gives
-// the number, the limit and the longest text that fits).
-std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK = 5);
+// the number, the limit and the longest text that fits). Refuses, too, a
+// forward that leaves the finite numbers (finite weights can overflow):
+// every stage is checked as it is made, and the Problem (placed at the
+// model's name) says where, "layer 1, head 2: the scores overflow (q and k
+// reach 9.5e+199)", so no NaN or infinity reaches a trace, a file or the screen.
+Result<ModelTrace> runModel(const Gpt2Model &model, const QString &text, int topK = 5);
 // The forward of given ids (each below the vocabulary size).
-std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK = 5);
+Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK = 5);
 
 // Incremental: the same forward, reusing `previous` (a trace of the same
 // model, or null). The model is causal: position i reads only positions
@@ -156,9 +204,9 @@ std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const st
 // n by n scores); their weights are 0, as blocked. Sets `reused`. Equal to
 // the full forward up to the rounding of products of other sizes (the tests
 // hold it to 1e-12).
-std::variant<ModelTrace, Problem> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
+Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
                                                 const ModelTrace *previous);
-std::variant<ModelTrace, Problem> runModel(const Gpt2Model &model, const QString &text, int topK, const ModelTrace *previous);
+Result<ModelTrace> runModel(const Gpt2Model &model, const QString &text, int topK, const ModelTrace *previous);
 // How many leading positions of `previous` a forward of `ids` can keep.
 int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const ModelTrace *previous);
 

@@ -1,5 +1,7 @@
 #include "safetensors.h"
 
+#include "modelfile.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -13,9 +15,6 @@
 namespace attn {
 
 namespace {
-
-// A file bigger than this is not read into memory when it cannot be mapped.
-constexpr std::int64_t kMaxUnmappedBytes = std::int64_t(2) * 1024 * 1024 * 1024;
 
 std::uint16_t load16(const unsigned char *p)
 {
@@ -188,15 +187,12 @@ struct SafeTensors::Storage {
     }
 };
 
-std::variant<SafeTensors, Problem> SafeTensors::open(const QString &path, const QString &displayName)
+Result<SafeTensors> SafeTensors::open(const QString &path, const QString &displayName)
 {
     const QString name = displayName.isEmpty() ? path : displayName;
     auto storage = std::make_shared<Storage>();
-    storage->file.setFileName(path);
-    if (!storage->file.exists())
-        return fileProblem(name, "the file is missing");
-    if (!storage->file.open(QIODevice::ReadOnly))
-        return fileProblem(name, "cannot be read: " + storage->file.errorString().toStdString());
+    if (auto p = openRegularFile(storage->file, path, name.toStdString(), kMaxSafetensorsFileBytes, "model.safetensors"))
+        return *p;
     const std::int64_t size = storage->file.size();
     if (size > 0)
         storage->mapped = storage->file.map(0, size);
@@ -204,18 +200,19 @@ std::variant<SafeTensors, Problem> SafeTensors::open(const QString &path, const 
         storage->data = storage->mapped;
         storage->size = size;
     } else {
-        if (size > kMaxUnmappedBytes)
-            return fileProblem(name, "the file is too big to read (" + std::to_string(size) + " bytes)");
-        storage->copy = storage->file.readAll();
+        // The size the file system gave, bounded above; at most one byte
+        // more is asked for, so a file that grows is seen, not followed.
+        storage->copy = storage->file.read(size + 1);
         if (storage->copy.size() != size)
-            return fileProblem(name, "cannot be read: " + storage->file.errorString().toStdString());
+            return fileProblem(name, storage->copy.size() > size ? std::string("the file changed while it was read")
+                                                                 : "cannot be read: " + storage->file.errorString().toStdString());
         storage->data = reinterpret_cast<const unsigned char *>(storage->copy.constData());
         storage->size = storage->copy.size();
     }
     return parse(std::move(storage), name);
 }
 
-std::variant<SafeTensors, Problem> SafeTensors::fromBytes(const QByteArray &bytes, const QString &displayName)
+Result<SafeTensors> SafeTensors::fromBytes(const QByteArray &bytes, const QString &displayName)
 {
     auto storage = std::make_shared<Storage>();
     storage->copy = bytes;
@@ -224,7 +221,7 @@ std::variant<SafeTensors, Problem> SafeTensors::fromBytes(const QByteArray &byte
     return parse(std::move(storage), displayName);
 }
 
-std::variant<SafeTensors, Problem> SafeTensors::parse(std::shared_ptr<const Storage> storage, const QString &name)
+Result<SafeTensors> SafeTensors::parse(std::shared_ptr<const Storage> storage, const QString &name)
 {
     const std::int64_t fileSize = storage->size;
     if (fileSize < 8)
@@ -249,6 +246,11 @@ std::variant<SafeTensors, Problem> SafeTensors::parse(std::shared_ptr<const Stor
                                      + std::to_string(8 + error.offset));
     if (!doc.isObject())
         return fileProblem(name, "the header is not a JSON object");
+    // Qt keeps the last of two equal keys: two tensors of one name would be
+    // one, silently.
+    if (const auto twice = firstDuplicateKey(headerText))
+        return fileProblem(name, (twice->rfind("__metadata__.", 0) == 0 ? *twice : "tensor " + quoted(*twice))
+                                     + " is named twice in the header; each name is given once");
 
     SafeTensors st;
     st.m_storage = storage;
@@ -420,13 +422,41 @@ std::vector<double> SafeTensors::values(const TensorInfo &t) const
 
 Matrix SafeTensors::matrix(const TensorInfo &t) const
 {
-    const std::vector<double> v = values(t);
+    // Straight from the file's bytes into the matrix: a weight matrix is
+    // never held twice (values() and then the matrix) while it is read.
     const Eigen::Index rows = t.shape.empty() ? 1 : Eigen::Index(t.shape[0]);
     const Eigen::Index cols = t.shape.size() >= 2 ? Eigen::Index(t.count() / std::max<std::int64_t>(t.shape[0], 1)) : 1;
     Matrix m(rows, cols);
-    for (Eigen::Index r = 0; r < rows; ++r)
-        for (Eigen::Index c = 0; c < cols; ++c)
-            m(r, c) = v[std::size_t(r * cols + c)];
+    const unsigned char *p = m_data + t.begin;
+    auto fill = [&](auto valueAt) {
+        for (Eigen::Index r = 0; r < rows; ++r)
+            for (Eigen::Index c = 0; c < cols; ++c)
+                m(r, c) = valueAt(std::int64_t(r * cols + c));
+    };
+    switch (t.dtype) {
+    case DType::F32:
+        fill([p](std::int64_t i) {
+            const std::uint32_t bits = load32(p + 4 * i);
+            float f;
+            std::memcpy(&f, &bits, 4);
+            return double(f);
+        });
+        break;
+    case DType::F16:
+        fill([p](std::int64_t i) { return halfToDouble(load16(p + 2 * i)); });
+        break;
+    case DType::BF16:
+        fill([p](std::int64_t i) { return bfloat16ToDouble(load16(p + 2 * i)); });
+        break;
+    case DType::F64:
+        fill([p](std::int64_t i) {
+            const std::uint64_t bits = load64(p + 8 * i);
+            double d;
+            std::memcpy(&d, &bits, 8);
+            return d;
+        });
+        break;
+    }
     return m;
 }
 

@@ -10,10 +10,13 @@
 // two tensors may not share bytes, and no read ever leaves the file. The
 // file is memory-mapped where it can be (QFile::map) and read whole
 // otherwise; nothing is allocated from a size the file claims before it is
-// checked against the file's real size. Every failure is one Problem whose
+// checked against the file's real size. Only a regular file is opened (a
+// device or a FIFO is refused before it is read: modelfile.h), and a name
+// given twice in the header is refused, not overwritten. Every failure is one Problem whose
 // place names the file and whose message names the tensor.
 
 #include "scenario.h"
+#include "result.h"
 #include "validate.h"
 
 #include <QByteArray>
@@ -40,6 +43,11 @@ double bfloat16ToDouble(std::uint16_t bits);
 std::uint16_t doubleToHalf(double v);
 std::uint16_t doubleToBfloat16(double v);
 
+// The largest model.safetensors opened: twice the model budget (gpt2.h), room
+// for checkpoints that hold tensors the forward does not use (lm_head, the
+// attention masks), and a bound on what is read when the file cannot be
+// mapped. Checked from the file system's size before the file is read.
+inline constexpr std::int64_t kMaxSafetensorsFileBytes = std::int64_t(2) * 1024 * 1024 * 1024;
 // The safetensors reference implementation's limit on the header.
 inline constexpr std::int64_t kMaxSafetensorsHeader = 100'000'000;
 inline constexpr int kMaxTensorRank = 8;
@@ -58,8 +66,8 @@ class SafeTensors {
 public:
     // `displayName` names the file in messages ("model.safetensors"); empty:
     // the path.
-    static std::variant<SafeTensors, Problem> open(const QString &path, const QString &displayName = {});
-    static std::variant<SafeTensors, Problem> fromBytes(const QByteArray &bytes, const QString &displayName);
+    static Result<SafeTensors> open(const QString &path, const QString &displayName = {});
+    static Result<SafeTensors> fromBytes(const QByteArray &bytes, const QString &displayName);
 
     const QString &displayName() const { return m_name; }
     const TensorInfo *find(const std::string &name) const;  // null when absent
@@ -74,7 +82,7 @@ public:
 
 private:
     struct Storage;
-    static std::variant<SafeTensors, Problem> parse(std::shared_ptr<const Storage> storage, const QString &name);
+    static Result<SafeTensors> parse(std::shared_ptr<const Storage> storage, const QString &name);
 
     std::shared_ptr<const Storage> m_storage;
     const unsigned char *m_data = nullptr;  // start of the data section

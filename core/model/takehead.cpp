@@ -41,7 +41,7 @@ std::vector<std::string> tokenLabels(const ModelTrace &trace)
 
 namespace {
 
-std::variant<Scenario, Problem> headScenarioUnchecked(const Gpt2Model &model, const ModelTrace &trace, int layer, int head,
+Result<Scenario> headScenarioUnchecked(const Gpt2Model &model, const ModelTrace &trace, int layer, int head,
                                              HeadInput input)
 {
     const int layers = int(trace.layers.size());
@@ -105,14 +105,14 @@ std::variant<Scenario, Problem> headScenarioUnchecked(const Gpt2Model &model, co
 
 } // namespace
 
-std::variant<Scenario, Problem> headScenario(const Gpt2Model &model, const ModelTrace &trace, int layer, int head,
+Result<Scenario> headScenario(const Gpt2Model &model, const ModelTrace &trace, int layer, int head,
                                              HeadInput input)
 {
     // What the lab refuses (a trace over its budget, numbers over its limit)
     // is said here, once, instead of thrown by compute() later.
     auto taken = headScenarioUnchecked(model, trace, layer, head, input);
-    if (const Scenario *s = std::get_if<Scenario>(&taken))
-        if (auto p = validate(*s))
+    if (taken.ok())
+        if (auto p = validate(taken.value()))
             return Problem{p->place, "this head cannot be taken into the lab: " + p->message};
     return taken;
 }

@@ -15,6 +15,7 @@
 
 #include "gpt2.h"
 #include "scenario.h"
+#include "result.h"
 #include "validate.h"
 
 #include <variant>
@@ -25,7 +26,7 @@ enum class HeadInput { Direct, Projected };
 
 // `layer` and `head` count from 0. A Problem for a layer or head the trace
 // does not have.
-std::variant<Scenario, Problem> headScenario(const Gpt2Model &model, const ModelTrace &trace, int layer, int head,
+Result<Scenario> headScenario(const Gpt2Model &model, const ModelTrace &trace, int layer, int head,
                                              HeadInput input = HeadInput::Direct);
 
 // The label of each token of the trace, as the maps show them (tokenLabel).

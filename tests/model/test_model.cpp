@@ -12,6 +12,7 @@
 #include "scenario_json.h"
 #include "takehead.h"
 #include "modelcmd.h"
+#include "modelfile.h"
 #include "trace_json.h"
 
 #include <QDir>
@@ -22,13 +23,21 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTest>
 #include <QXmlStreamReader>
 #include <QImage>
 #include <QLocale>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <ctime>
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <limits>
 #include <optional>
 #include <random>
@@ -278,6 +287,58 @@ double maxAbsDiff(const Matrix &a, const QJsonArray &rows)
             worst = std::max(worst, std::abs(a(i, j) - row[j].toDouble()));
     }
     return worst;
+}
+
+// The built binary run on `args` as a user would, bounded: at most 2 GB of
+// address space (a reader without a bound dies there instead of taking the
+// machine) and 60 s (a reader blocked on a FIFO is killed). `hung` says
+// whether it had to be killed.
+struct BoundedRun {
+    bool hung = false;
+    int status = -1;
+    QProcess::ExitStatus exit = QProcess::NormalExit;
+    QString out, err;
+};
+
+BoundedRun runBoundedCli(const QStringList &args)
+{
+    BoundedRun r;
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    p.setProcessEnvironment(env);
+    p.setChildProcessModifier([] {
+        const rlimit as{2'000'000'000, 2'000'000'000};
+        setrlimit(RLIMIT_AS, &as);
+    });
+    p.start(test::binaryDir() + QStringLiteral("/bin/attention-lab-cli"), args);
+    if (!p.waitForFinished(60000)) {
+        r.hung = true;
+        p.kill();
+        p.waitForFinished(10000);
+    }
+    r.status = p.exitCode();
+    r.exit = p.exitStatus();
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+// The shipped model with head `head` (0-based) of layer 0 made to overflow:
+// its q and k columns of c_attn times `factor`, so q k^T leaves the doubles.
+std::vector<TensorToWrite> overflowingTensors(int head, double factor)
+{
+    std::vector<TensorToWrite> t = shippedTensors(DType::F64);
+    const QJsonObject config = readJson(modelSourceDir() + QStringLiteral("/config.json"));
+    const int d = config.value(QLatin1String("n_embd")).toInt(), dh = d / config.value(QLatin1String("n_head")).toInt();
+    for (auto &x : t)
+        if (x.name == "h.0.attn.c_attn.weight")
+            for (int r = 0; r < d; ++r)
+                for (int c = 0; c < dh; ++c) {
+                    x.values[std::size_t(r * 3 * d + head * dh + c)] *= factor;     // q
+                    x.values[std::size_t(r * 3 * d + d + head * dh + c)] *= factor; // k
+                }
+    return t;
 }
 
 } // namespace
@@ -1502,6 +1563,309 @@ private slots:
         const QJsonObject j = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
         QCOMPARE(j.value(QLatin1String("layers")).toArray().size(), 1);
         QCOMPARE(j.value(QLatin1String("tokens")).toArray()[0].toObject().value(QLatin1String("text")).toString(), QString::fromUtf8("小明"));
+    }
+
+    // --- hostile folders: what a model file may be -------------------------
+
+    // Each of the four files as a link to /dev/zero (read without end
+    // before), a FIFO (an open that waited forever), a loop of links and a
+    // link to nothing: refused in one line, at once, naming the file.
+    void notRegularFiles_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("says");
+        for (const char *f : {"config.json", "model.safetensors", "vocab.json", "merges.txt"}) {
+            const QString file = QLatin1String(f);
+            QTest::newRow(qPrintable(file + QStringLiteral(" -> /dev/zero"))) << file << "zero" << "not a regular file (a character device)";
+            QTest::newRow(qPrintable(file + QStringLiteral(" a FIFO"))) << file << "fifo" << "not a regular file (a FIFO)";
+            QTest::newRow(qPrintable(file + QStringLiteral(" a loop of links"))) << file << "loop" << "a loop of symbolic links";
+            QTest::newRow(qPrintable(file + QStringLiteral(" a link to nothing"))) << file << "dangling" << "a symbolic link to nothing";
+            QTest::newRow(qPrintable(file + QStringLiteral(" a folder"))) << file << "folder" << "not a regular file (a folder)";
+        }
+    }
+
+    void notRegularFiles()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, kind);
+        QFETCH(QString, says);
+        QTemporaryDir dir;
+        copyModel(dir.path());
+        const QString path = dir.filePath(file);
+        QVERIFY(QFile::remove(path));
+        const QByteArray native = QFile::encodeName(path);
+        if (kind == QLatin1String("zero")) {
+            QVERIFY(QFile::link(QStringLiteral("/dev/zero"), path));
+        } else if (kind == QLatin1String("fifo")) {
+            QCOMPARE(::mkfifo(native.constData(), 0600), 0);
+        } else if (kind == QLatin1String("loop")) {
+            const QString other = dir.filePath(QStringLiteral("other"));
+            QVERIFY(QFile::link(other, path));
+            QVERIFY(QFile::link(path, other));
+        } else if (kind == QLatin1String("dangling")) {
+            QVERIFY(QFile::link(dir.filePath(QStringLiteral("gone")), path));
+        } else {
+            QVERIFY(QDir().mkdir(path));
+        }
+        const QString place = QDir::cleanPath(dir.path()) + QLatin1Char('/') + file;
+        // First the binary, bounded: the old reader grew without end here or waited forever.
+        const BoundedRun r = runBoundedCli({"model", "info", "--model", dir.path()});
+        QVERIFY2(!r.hung, "the CLI hung and was killed");
+        QVERIFY2(r.exit == QProcess::NormalExit, qPrintable(QStringLiteral("the CLI crashed: ") + r.err));
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(place + QStringLiteral(": ") + says), qPrintable(r.err));
+        QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+        // Then the core in this process, now that it is known not to block.
+        const Problem p = problemOf(loadModel(dir.path()));
+        QCOMPARE(QString::fromStdString(p.place), place);
+        QVERIFY2(QString::fromStdString(p.message).startsWith(says), p.toString().c_str());
+    }
+
+    // SafeTensors::open on its own refuses a device and a FIFO too, and a
+    // file over its limit is refused from its size before it is read.
+    void safetensorsOpenRefusesWhatIsNotAFile()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath(QStringLiteral("fifo.safetensors"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        // The open must not wait for a writer: run it where a hang is seen.
+        std::optional<Problem> seen;
+        QThread *t = QThread::create([&] {
+            const auto r = SafeTensors::open(fifo, QStringLiteral("fifo.safetensors"));
+            seen = r.ok() ? Problem{"", "(opened)"} : *r.problem();
+        });
+        t->start();
+        if (!t->wait(30000)) {
+            // Unblock the old reader (a writer opens and closes), then fail.
+            const int fd = ::open(QFile::encodeName(fifo).constData(), O_WRONLY | O_NONBLOCK);
+            if (fd >= 0)
+                ::close(fd);
+            t->wait();
+            delete t;
+            QFAIL("SafeTensors::open blocked on a FIFO");
+        }
+        delete t;
+        QVERIFY(seen);
+        QCOMPARE(seen->message, std::string("not a regular file (a FIFO)"));
+        const auto zero = SafeTensors::open(QStringLiteral("/dev/zero"), QStringLiteral("zero.safetensors"));
+        QVERIFY(!zero.ok());
+        QCOMPARE(zero.problem()->message, std::string("not a regular file (a character device)"));
+
+        // A config over its limit: refused from the size, the file untouched.
+        QTemporaryDir model;
+        copyModel(model.path());
+        QFile big(model.filePath(QStringLiteral("config.json")));
+        QVERIFY(big.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        QVERIFY(big.resize(kMaxConfigBytes + 1));
+        big.close();
+        const Problem p = problemOf(loadModel(model.path()));
+        QVERIFY2(QString::fromStdString(p.message).startsWith(QLatin1String("the file is too big (1,048,577 bytes; the limit for config.json is 1,048,576)")),
+                 p.toString().c_str());
+    }
+
+    // --- the model budget --------------------------------------------------
+
+    void modelBudget_data()
+    {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<int>("embd");
+        QTest::addColumn<int>("positions");
+        QTest::addColumn<int>("vocabulary");
+        QTest::addColumn<double>("parameters"); // 0: within the budget
+        // GPT-2 medium: 24 × (12 d² + 13 d) + (V + P) d + 2 d.
+        QTest::newRow("GPT-2 medium") << 24 << 16 << 1024 << 1024 << 50257 << 354823168.0;
+        // 2^20 tokens × 256: the embedding alone is 268 M.
+        QTest::newRow("2^20-token vocabulary") << 1 << 4 << 256 << 64 << (1 << 20)
+                                               << double((1 << 20) + 64) * 256 + 12.0 * 256 * 256 + 13 * 256 + 2 * 256;
+        QTest::newRow("n_embd 16384") << 1 << 16 << 16384 << 64 << 300
+                                      << double(300 + 64) * 16384 + 12.0 * 16384 * 16384 + 13.0 * 16384 + 2 * 16384;
+        // GPT-2 small: 124 M parameters, 0.995 GB as doubles, fits.
+        QTest::newRow("GPT-2 small") << 12 << 12 << 768 << 1024 << 50257 << 0.0;
+    }
+
+    void modelBudget()
+    {
+        QFETCH(int, layers);
+        QFETCH(int, heads);
+        QFETCH(int, embd);
+        QFETCH(int, positions);
+        QFETCH(int, vocabulary);
+        QFETCH(double, parameters);
+        const QJsonObject c{{"n_layer", layers}, {"n_head", heads}, {"n_embd", embd}, {"n_positions", positions},
+                            {"vocab_size", vocabulary}, {"layer_norm_epsilon", 1e-5}, {"activation_function", "gelu_new"}};
+        const auto config = gpt2ConfigFromJson(QJsonDocument(c).toJson(), QStringLiteral("config.json"));
+        QVERIFY2(config.ok(), why(config).c_str());
+        if (parameters == 0) {
+            QCOMPARE(modelParameters(config.value()), 124439808.0);
+            QVERIFY(!checkModelBudget(config.value(), "config.json"));
+            return;
+        }
+        QCOMPARE(modelParameters(config.value()), parameters);
+        // From the config alone, before model.safetensors is opened (the
+        // shipped one, of other shapes, stays in the folder).
+        QTemporaryDir dir;
+        copyModel(dir.path());
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("config.json")), QJsonDocument(c).toJson()));
+        const Problem p = problemOf(loadModel(dir.path()));
+        QCOMPARE(QString::fromStdString(p.place), QDir::cleanPath(dir.path()) + QStringLiteral("/config.json"));
+        const QString says = QStringLiteral("the model has %1 parameters, %2 bytes as the forward holds them (8 bytes each), "
+                                            "more than the budget of 1,073,741,824 bytes (1 GiB) for a model")
+                                 .arg(QString::fromStdString(groupedNumber(parameters)),
+                                      QString::fromStdString(groupedNumber(parameters * 8)));
+        QCOMPARE(QString::fromStdString(p.message), says);
+        // And by the weights' reader alone, before a tensor is read.
+        const auto file = SafeTensors::open(modelSourceDir() + QStringLiteral("/model.safetensors"), QStringLiteral("m.safetensors"));
+        const auto weights = gpt2WeightsFromSafeTensors(file.value(), config.value());
+        QVERIFY(!weights.ok());
+        QCOMPARE(QString::fromStdString(weights.problem()->message), says);
+    }
+
+    // --- progress and cancel -----------------------------------------------
+
+    void loadProgressAndCancel()
+    {
+        std::vector<double> seen;
+        LoadControl control;
+        control.progress = [&](double f) { seen.push_back(f); };
+        const ModelOrProblem r = loadBuiltinModel(control);
+        QVERIFY2(r.ok(), why(r).c_str());
+        QVERIFY(seen.size() > std::size_t(builtin()->config.nLayer)); // one a tensor at least
+        QCOMPARE(seen.front(), 0.0);
+        QCOMPARE(seen.back(), 1.0);
+        QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+
+        // Cancelled as the weights are being read: the load stops there.
+        std::atomic<bool> cancel{false};
+        std::vector<double> before;
+        LoadControl stop;
+        stop.cancel = &cancel;
+        stop.progress = [&](double f) {
+            before.push_back(f);
+            if (f > 0.2)
+                cancel = true;
+        };
+        const ModelOrProblem c = loadBuiltinModel(stop);
+        QVERIFY(!c.ok());
+        QCOMPARE(c.problem()->message, std::string(kLoadCancelled));
+        QVERIFY(before.back() < 0.9); // the tokenizer was never reached
+        // Cancelled before it began: nothing is read.
+        const ModelOrProblem early = loadModel(modelSourceDir(), LoadControl{{}, &cancel});
+        QCOMPARE(early.problem()->message, std::string(kLoadCancelled));
+    }
+
+    // --- names given twice ---------------------------------------------------
+
+    void duplicateNames()
+    {
+        // A safetensors header naming a tensor twice (Qt's parser kept the last).
+        const QByteArray entry = "{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}";
+        const QByteArray twice = withHeader("{\"a\":" + entry + ",\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]},"
+                                            "\"\\u0061\":" + entry + "}", QByteArray(8, '\0'));
+        const auto r = SafeTensors::fromBytes(twice, QStringLiteral("t.safetensors"));
+        QVERIFY(!r.ok());
+        QCOMPARE(r.problem()->message, std::string("tensor \"a\" is named twice in the header; each name is given once"));
+        const auto meta = SafeTensors::fromBytes(
+            withHeader("{\"__metadata__\":{\"format\":\"pt\",\"format\":\"np\"},\"a\":" + entry + "}", QByteArray(4, '\0')),
+            QStringLiteral("t.safetensors"));
+        QVERIFY(!meta.ok());
+        QCOMPARE(meta.problem()->message, std::string("__metadata__.format is named twice in the header; each name is given once"));
+        // The same names in different objects are not twice.
+        QVERIFY(SafeTensors::fromBytes(withHeader("{\"__metadata__\":{\"a\":\"x\"},\"a\":" + entry + "}", QByteArray(4, '\0')),
+                                       QStringLiteral("t.safetensors")).ok());
+
+        // Through a folder: the shipped header with one tensor named again.
+        {
+            QTemporaryDir dir;
+            copyModel(dir.path());
+            const QByteArray shipped = readFile(modelSourceDir() + QStringLiteral("/model.safetensors"));
+            quint64 n = 0;
+            for (int i = 7; i >= 0; --i)
+                n = (n << 8) | quint8(shipped[i]);
+            const QByteArray header = shipped.mid(8, qsizetype(n));
+            const QJsonObject o = QJsonDocument::fromJson(header).object();
+            const QByteArray again = "{\"ln_f.bias\":" + QJsonDocument(o.value(QLatin1String("ln_f.bias")).toObject()).toJson(QJsonDocument::Compact)
+                                     + "," + header.mid(header.indexOf('{') + 1);
+            QVERIFY(writeFile(dir.filePath(QStringLiteral("model.safetensors")), withHeader(again, shipped.mid(8 + qsizetype(n)))));
+            const Problem p = problemOf(loadModel(dir.path()));
+            QCOMPARE(QString::fromStdString(p.place), QDir::cleanPath(dir.path()) + QStringLiteral("/model.safetensors"));
+            QCOMPARE(p.message, std::string("tensor \"ln_f.bias\" is named twice in the header; each name is given once"));
+        }
+        // vocab.json giving a token twice (the first id was lost without a word).
+        {
+            QTemporaryDir dir;
+            copyModel(dir.path());
+            const QByteArray vocab = readFile(modelSourceDir() + QStringLiteral("/vocab.json"));
+            const qsizetype open = vocab.indexOf('{');
+            QVERIFY(writeFile(dir.filePath(QStringLiteral("vocab.json")), vocab.left(open + 1) + "\"a\": 7, " + vocab.mid(open + 1)));
+            const Problem p = problemOf(loadModel(dir.path()));
+            QCOMPARE(QString::fromStdString(p.place), QDir::cleanPath(dir.path()) + QStringLiteral("/vocab.json"));
+            QCOMPARE(p.message, std::string("the token \"a\" is given twice; each token has one id"));
+        }
+    }
+
+    // --- a forward that overflows -------------------------------------------
+
+    // Finite weights whose forward leaves the doubles: refused where it
+    // happens, in one line, by the core and by every CLI path (the window
+    // calls the same runModel).
+    void overflowingForwardIsRefused()
+    {
+        const QString text = QStringLiteral("the cat sat on the mat .");
+        Gpt2Model m = *builtin();
+        m.name = QStringLiteral("big");
+        const int d = m.config.nEmbd, dh = m.config.headDim();
+        m.layers[0].attnWeight.middleCols(dh, dh) *= 1e160;     // head 2's q
+        m.layers[0].attnWeight.middleCols(d + dh, dh) *= 1e160; // and k
+        const auto run = runModel(m, text);
+        QVERIFY(!run.ok());
+        QCOMPARE(run.problem()->place, std::string("big"));
+        const QString message = QString::fromStdString(run.problem()->message);
+        QVERIFY2(message.startsWith(QLatin1String("layer 1, head 2: the scores overflow (q and k reach ")), qPrintable(message));
+        QVERIFY2(message.contains(QLatin1String("e+")), qPrintable(message));
+        // Incremental: a trace of the sound model to start from changes nothing.
+        const ModelTrace sound = std::get<ModelTrace>(runModel(*builtin(), QStringLiteral("the cat")));
+        QVERIFY(!runModel(m, text, 5, &sound).ok());
+        // q itself overflowing is named as such.
+        Gpt2Model q = *builtin();
+        q.layers[1].attnWeight.middleCols(2 * dh, dh).setConstant(std::numeric_limits<double>::max());
+        const auto qrun = runModel(q, text);
+        QVERIFY(!qrun.ok());
+        QVERIFY2(QString::fromStdString(qrun.problem()->message).startsWith(QLatin1String("layer 2, head 3: q overflows (c_attn's weights reach ")),
+                 qrun.problem()->toString().c_str());
+        // The logits: wte large enough that LN_f(x) wte^T overflows.
+        Gpt2Model logits = *builtin();
+        logits.wte *= 1e10;
+        logits.lnfWeight *= 1e300;
+        const auto lrun = runModel(logits, text);
+        QVERIFY(!lrun.ok());
+        QVERIFY2(QString::fromStdString(lrun.problem()->message).startsWith(QLatin1String("the last position: the logits overflow (wte reaches ")),
+                 lrun.problem()->toString().c_str());
+        // A residual stream too large to square still normalises (the layer
+        // norm is scaled), so finite weights that only make it large are not refused.
+        Gpt2Model wide = *builtin();
+        wide.layers.back().mlpProjBias *= 1e200;
+        const auto wrun = runModel(wide, text);
+        QVERIFY2(wrun.ok(), why(wrun).c_str());
+        QVERIFY(wrun.value().logits.allFinite());
+
+        // The same model as a folder (F64, to hold the scaled weights), through the CLI.
+        QTemporaryDir dir;
+        copyModel(dir.path());
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("model.safetensors")), safetensorsBytes(overflowingTensors(1, 1e160))));
+        for (const QStringList &args :
+             {QStringList{"model", "trace", "--model", dir.path(), "--text", text, "--format", "json"},
+              QStringList{"model", "trace", "--model", dir.path(), "--text", text},
+              QStringList{"model", "export", "--model", dir.path(), "--text", text, "--out", dir.filePath(QStringLiteral("out")),
+                          "--layer", "1", "--head", "2", "--stages", "weights,overview"}}) {
+            const CliRun r = cli(args);
+            QVERIFY2(r.status == 2, qPrintable(args.join(' ') + QStringLiteral(": ") + r.err + r.out.left(200)));
+            QVERIFY2(r.err.contains(QLatin1String("layer 1, head 2: the scores overflow (q and k reach ")), qPrintable(r.err));
+            QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+            QVERIFY2(r.out.isEmpty(), qPrintable(r.out.left(200)));
+        }
+        QVERIFY(!QDir(dir.filePath(QStringLiteral("out"))).exists() || QDir(dir.filePath(QStringLiteral("out"))).isEmpty());
     }
 };
 
