@@ -4,16 +4,19 @@
 
 #include "atomicwrite.h"
 #include "document.h"
+#include "modelloader.h"
 #include "modelview.h"
 
 #include <QAction>
 #include <QDir>
+#include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
+#include <QProgressDialog>
 
 namespace attn {
 
@@ -75,9 +78,45 @@ void ModelMode::deactivate()
     m_action->setChecked(false);
 }
 
+// The load runs on a worker thread (a big model takes seconds); this waits
+// for it in a local event loop, so the window keeps painting and the
+// progress dialog's Cancel is heard, while callers keep a plain answer.
+ModelOrProblem ModelMode::load(const QString &folder, const QString &name)
+{
+    if (m_loading)
+        return Problem{std::string(), tr("a model is being opened; wait for it or cancel it").toStdString()};
+    m_loading = true;
+    ModelLoader loader;
+    QProgressDialog *dialog = nullptr;
+    if (m_host.interactive()) {
+        dialog = new QProgressDialog(tr("Opening the model %1…").arg(name), tr("Cancel"), 0, 100, m_host.mainWindow());
+        dialog->setWindowModality(Qt::WindowModal);
+        dialog->setMinimumDuration(300);
+        dialog->setAutoReset(false);
+        connect(dialog, &QProgressDialog::canceled, &loader, &ModelLoader::cancel);
+        connect(&loader, &ModelLoader::progress, dialog, [dialog](double f) { dialog->setValue(int(f * 100)); });
+    }
+    QEventLoop loop;
+    ModelOrProblem result = Problem{folder.toStdString(), kLoadCancelled};
+    connect(&loader, &ModelLoader::finished, &loop,
+            [&](std::shared_ptr<const Gpt2Model> model, const Problem &problem) {
+                if (model)
+                    result = std::move(model);
+                else
+                    result = problem;
+                loop.quit();
+            });
+    if (loader.start(folder))
+        loop.exec();
+    delete dialog;
+    m_loading = false;
+    return result;
+}
+
 std::optional<Problem> ModelMode::openModel(const QString &folder)
 {
-    const ModelOrProblem loaded = loadModel(folder);
+    const QString shownName = QFileInfo(folder).fileName().isEmpty() ? folder : QFileInfo(folder).fileName();
+    const ModelOrProblem loaded = load(folder, shownName);
     if (const auto *p = std::get_if<Problem>(&loaded)) {
         const QString name = QFileInfo(folder).fileName().isEmpty() ? folder : QFileInfo(folder).fileName();
         const QString message = tr("The model %1 was not opened: %2").arg(name, problemText(*p));
@@ -99,7 +138,7 @@ std::optional<Problem> ModelMode::openBuiltinModel()
 {
     if (m_view->model() && m_view->model()->folder == QLatin1String(kBuiltinModelFolder))
         return std::nullopt;
-    const ModelOrProblem loaded = loadBuiltinModel();
+    const ModelOrProblem loaded = load(QLatin1String(kBuiltinModelFolder), tr("built in"));
     if (const auto *p = std::get_if<Problem>(&loaded)) {
         const QString message = tr("The built-in model was not opened: %1").arg(problemText(*p));
         m_host.showProblem(message);

@@ -6,6 +6,9 @@
 // the lab is one undoable edit of the document and leaves the mode.
 
 #include "mode.h"
+#include "result.h"
+
+#include <memory>
 
 class QAction;
 
@@ -13,6 +16,7 @@ namespace attn {
 
 class ModelView;
 struct Scenario;
+struct Gpt2Model;
 enum class ModelFigure;
 
 class ModelMode : public Mode {
@@ -34,9 +38,11 @@ public:
 private:
     void createAction();
     void exportFigure(ModelFigure what);
+    Result<std::shared_ptr<const Gpt2Model>> load(const QString &folder, const QString &name);
 
     ModelView *m_view = nullptr;
     QAction *m_action = nullptr;
+    bool m_loading = false; // a load's local event loop is running
 };
 
 } // namespace attn
