@@ -163,7 +163,7 @@ void TestDocument::invalidEditIsRefused()
     QVERIFY(doc.scenario() == before);
     // Within a gesture a setting is refused the same way and leaves no step.
     doc.beginGesture("drag");
-    QVERIFY(doc.setSettings(Settings::of(causal), QString()).has_value());
+    QVERIFY(doc.setSettings(settingsOf(causal), QString()).has_value());
     doc.endGesture();
     QVERIFY(!doc.inGesture());
     QCOMPARE(doc.undoStack()->count(), 0);
@@ -215,7 +215,7 @@ void TestDocument::cancelledGestureRestores()
     Scenario s = before;
     s.temperature = 0.1;
     doc.beginGesture("tau");
-    QVERIFY(!doc.setSettings(Settings::of(s), QString()));
+    QVERIFY(!doc.setSettings(settingsOf(s), QString()));
     QCOMPARE(doc.scenario().temperature, 0.1);
     doc.cancelGesture();
     QVERIFY(doc.scenario() == before);
@@ -223,7 +223,7 @@ void TestDocument::cancelledGestureRestores()
     QVERIFY(!doc.undoStack()->canRedo()); // a cancelled gesture cannot be redone
     // An ordinary edit in the middle of a gesture is a step of its own: two steps.
     doc.beginGesture("tau");
-    QVERIFY(!doc.setSettings(Settings::of(s), QString()));
+    QVERIFY(!doc.setSettings(settingsOf(s), QString()));
     Scenario t = doc.scenario();
     t.scale = Scale::None;
     QVERIFY(!doc.edit(t, "scale"));
