@@ -376,7 +376,7 @@ Result run(attn::MainWindow &window, const std::string &name, const attn::Scenar
         memoryLine("10 typed cells");
     if (memory) {
         // A settings change: the whole forward, into the trace's memory.
-        attn::Settings st = attn::Settings::of(doc->scenario());
+        attn::Settings st = attn::settingsOf(doc->scenario());
         st.temperature = st.temperature == 1.0 ? 0.5 : 1.0;
         doc->setSettings(st, QStringLiteral("bench temperature"));
         drain(watcher);

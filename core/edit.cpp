@@ -103,16 +103,18 @@ Scenario withExplicitShapes(const Scenario &s)
     return out;
 }
 
-void ensureKeyPadding(Scenario &s)
+// Mask `m` of scenario `s` with its key padding (or blocked cells) as an
+// array of the scenario's size, so that one entry can be set.
+void ensureKeyPadding(Mask &m, const Scenario &s)
 {
-    if (s.mask.keyPadding.size() != keyCount(s))
-        s.mask.keyPadding = BoolVector::Constant(keyCount(s), false);
+    if (m.keyPadding.size() != keyCount(s))
+        m.keyPadding = BoolVector::Constant(keyCount(s), false);
 }
 
-void ensureBlocked(Scenario &s)
+void ensureBlocked(Mask &m, const Scenario &s)
 {
-    if (s.mask.blocked.rows() != queryCount(s) || s.mask.blocked.cols() != keyCount(s))
-        s.mask.blocked = BoolMatrix::Constant(queryCount(s), keyCount(s), false);
+    if (m.blocked.rows() != queryCount(s) || m.blocked.cols() != keyCount(s))
+        m.blocked = BoolMatrix::Constant(queryCount(s), keyCount(s), false);
 }
 
 std::vector<MatrixId> tokenMatrices(const Scenario &s, Side side)
@@ -421,25 +423,25 @@ Scenario setHeads(const Scenario &in, int heads)
     return s;
 }
 
-Scenario setKeyPadding(const Scenario &in, int key, bool padded)
+Settings setKeyPadding(const Scenario &in, int key, bool padded)
 {
-    Scenario s = in;
-    ensureKeyPadding(s);
+    Settings s = settingsOf(in);
+    ensureKeyPadding(s.mask, in);
     s.mask.keyPadding(key) = padded;
     return s;
 }
 
-Scenario toggleBlocked(const Scenario &in, int query, int key)
+Settings toggleBlocked(const Scenario &in, int query, int key)
 {
-    Scenario s = in;
-    ensureBlocked(s);
+    Settings s = settingsOf(in);
+    ensureBlocked(s.mask, in);
     s.mask.blocked(query, key) = !s.mask.blocked(query, key);
     return s;
 }
 
-Scenario clearHandMask(const Scenario &in)
+Settings clearHandMask(const Scenario &in)
 {
-    Scenario s = in;
+    Settings s = settingsOf(in);
     s.mask.blocked = BoolMatrix();
     return s;
 }

@@ -59,10 +59,11 @@ Scenario removeOutputProjection(const Scenario &s);
 // Changes h and keeps the widths h*d_k and h*d_v (so d_k = width / h).
 Scenario setHeads(const Scenario &s, int heads);
 
-// Mask edits that keep the mask arrays the right size.
-Scenario setKeyPadding(const Scenario &s, int key, bool padded);
-Scenario toggleBlocked(const Scenario &s, int query, int key);
-Scenario clearHandMask(const Scenario &s);
+// Mask edits that keep the mask arrays the right size: the scenario's
+// settings with the one change, for Document::setSettings.
+Settings setKeyPadding(const Scenario &s, int key, bool padded);
+Settings toggleBlocked(const Scenario &s, int query, int key);
+Settings clearHandMask(const Scenario &s);
 
 // τ rounded to two significant digits (numbers a class can read and check,
 // and 1 exactly), within what validate() accepts.

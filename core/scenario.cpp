@@ -79,16 +79,52 @@ std::vector<std::string> numbered(const char *prefix, int n)
 
 } // namespace
 
+bool Mask::operator==(const Mask &o) const
+{
+    // Unpacked by name: a member added to Mask stops this compiling until it
+    // is compared here too.
+    const auto &[aCausal, aPadding, aBlocked] = *this;
+    const auto &[bCausal, bPadding, bBlocked] = o;
+    return aCausal == bCausal && sameArray(aPadding, bPadding) && sameArray(aBlocked, bBlocked);
+}
+
+bool SettingsPatch::empty() const
+{
+    return *this == SettingsPatch();
+}
+
+void SettingsPatch::applyTo(Settings &s) const
+{
+    s.similarity = similarity.value_or(s.similarity);
+    s.scale = scale.value_or(s.scale);
+    s.mask.causal = causal.value_or(s.mask.causal);
+    s.maskStage = maskStage.value_or(s.maskStage);
+    s.encoding = encoding.value_or(s.encoding);
+}
+
+SettingsPatch::operator std::map<std::string, std::string>() const
+{
+    std::map<std::string, std::string> out;
+    if (similarity)
+        out["similarity"] = toString(*similarity);
+    if (scale)
+        out["scale"] = toString(*scale);
+    if (causal)
+        out["causal"] = *causal ? "true" : "false";
+    if (maskStage)
+        out["mask_stage"] = toString(*maskStage);
+    if (encoding)
+        out["positional_encoding"] = toString(*encoding);
+    return out;
+}
+
 bool Scenario::operator==(const Scenario &o) const
 {
-    return title == o.title && description == o.description && tokens == o.tokens
-        && sourceTokens == o.sourceTokens && mode == o.mode && sameMatrix(Q, o.Q) && sameMatrix(K, o.K)
-        && sameMatrix(V, o.V) && sameMatrix(X, o.X) && sameOptional(source, o.source) && sameMatrix(Wq, o.Wq)
-        && sameMatrix(Wk, o.Wk) && sameMatrix(Wv, o.Wv) && sameOptional(Wo, o.Wo) && heads == o.heads
-        && similarity == o.similarity && scale == o.scale && temperature == o.temperature
-        && mask.causal == o.mask.causal && sameArray(mask.keyPadding, o.mask.keyPadding)
-        && sameArray(mask.blocked, o.mask.blocked) && maskStage == o.maskStage && encoding == o.encoding
-        && seed == o.seed; // not `extra`: the unread keys of a file change nothing the lesson computes or shows
+    return settingsOf(*this) == settingsOf(o) && title == o.title && description == o.description
+        && tokens == o.tokens && sourceTokens == o.sourceTokens && mode == o.mode && sameMatrix(Q, o.Q)
+        && sameMatrix(K, o.K) && sameMatrix(V, o.V) && sameMatrix(X, o.X) && sameOptional(source, o.source)
+        && sameMatrix(Wq, o.Wq) && sameMatrix(Wk, o.Wk) && sameMatrix(Wv, o.Wv) && sameOptional(Wo, o.Wo)
+        && heads == o.heads; // not `extra`: the unread keys of a file change nothing the lesson computes or shows
 }
 
 int queryCount(const Scenario &s)

@@ -27,6 +27,51 @@ struct Mask {
     bool causal = false;
     BoolVector keyPadding;  // n_k entries; empty means no padding
     BoolMatrix blocked;     // n_q by n_k; empty means nothing blocked by hand
+
+    // Same flags and same arrays (shapes and entries). Written by hand (the
+    // arrays compare element-wise), with a structured binding that stops
+    // compiling when a member is added and not compared.
+    bool operator==(const Mask &) const;
+};
+
+// The attention settings of a scenario: everything but the matrices, the
+// labels, the text and the shape (the heads count changes d_k, so it is a
+// shape edit). A Scenario is a Settings with its inputs (it derives from
+// it), so `s.scale` and `s.mask.causal` read the same everywhere and one
+// equality serves both: a setting added here is compared by Settings and
+// Scenario alike. The places that list the settings one by one (the file's
+// reader and writer, the tests) unpack them with a structured binding, so a
+// member added here fails to compile there until it is listed.
+struct Settings {
+    Similarity similarity = Similarity::Dot;
+    Scale scale = Scale::SqrtDk;
+    double temperature = 1.0;
+    Mask mask;
+    MaskStage maskStage = MaskStage::BeforeSoftmax;
+    Encoding encoding = Encoding::None;
+    std::uint64_t seed = 7;  // draws the learned positional table
+
+    bool operator==(const Settings &) const = default;
+};
+
+// Some settings to change and the rest to keep: what a quiz question's
+// "open" sets after opening its lesson. Read and checked once, with the
+// file (core/io/scenario_json.cpp).
+struct SettingsPatch {
+    std::optional<Similarity> similarity;
+    std::optional<Scale> scale;
+    std::optional<bool> causal;
+    std::optional<MaskStage> maskStage;
+    std::optional<Encoding> encoding;
+
+    bool empty() const;
+    void applyTo(Settings &s) const;
+    bool operator==(const SettingsPatch &) const = default;
+
+    // COMPATIBILITY, to delete with the window's string-keyed openFromQuiz:
+    // the patch as the file's keys and values ("scale": "none", "causal":
+    // "true"), the form QuizQuestion::settings had before it was typed.
+    operator std::map<std::string, std::string>() const;
 };
 
 // Text in several languages: language code ("en", "zh_CN") to UTF-8 text.
@@ -43,10 +88,10 @@ struct QuizQuestion {
     LocalText explanation;
     std::string lesson;                    // a built-in lesson to open; empty: none
     std::string view;                      // a view to show after it ("steps", "lab", ...); empty: none
-    std::map<std::string, std::string> settings; // scenario keys to set after opening: "scale": "none", ...
+    SettingsPatch settings;                // settings to set after opening: "scale": "none", ...
 };
 
-struct Scenario {
+struct Scenario : Settings {
     std::string title;
     std::string description;
     std::vector<std::string> tokens;        // n_q labels of the query rows
@@ -68,13 +113,8 @@ struct Scenario {
     std::optional<Matrix> Wo;     // h*d_v by d_out; none: output = concat
 
     int heads = 1;
-    Similarity similarity = Similarity::Dot;
-    Scale scale = Scale::SqrtDk;
-    double temperature = 1.0;
-    Mask mask;
-    MaskStage maskStage = MaskStage::BeforeSoftmax;
-    Encoding encoding = Encoding::None;
-    std::uint64_t seed = 7;  // draws the learned positional table
+    // The settings (similarity, scale, temperature, mask, mask stage,
+    // encoding, seed) are the Settings this derives from.
 
     // Keys of the file this version does not read (a newer version's, or a
     // teacher's own such as "title_zh_CN"), kept so that saving writes them
@@ -90,9 +130,14 @@ struct Scenario {
     LocalText notes;
     std::vector<QuizQuestion> quiz;
 
-    // Equal when everything the lesson computes and shows is equal.
+    // Equal when everything the lesson computes and shows is equal: the
+    // settings by Settings' own equality, then the rest.
     bool operator==(const Scenario &) const;
 };
+
+// The settings part of a scenario, to read, copy or assign as one value.
+inline const Settings &settingsOf(const Scenario &s) { return s; }
+inline Settings &settingsOf(Scenario &s) { return s; }
 
 // Sizes read off the inputs (no validation: see validate.h).
 int queryCount(const Scenario &s);   // n_q

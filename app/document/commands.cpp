@@ -4,40 +4,6 @@
 
 namespace attn {
 
-Settings Settings::of(const Scenario &s)
-{
-    return {s.similarity, s.scale, s.temperature, s.mask, s.maskStage, s.encoding, s.seed};
-}
-
-void Settings::applyTo(Scenario &s) const
-{
-    s.similarity = similarity;
-    s.scale = scale;
-    s.temperature = temperature;
-    s.mask = mask;
-    s.maskStage = maskStage;
-    s.encoding = encoding;
-    s.seed = seed;
-}
-
-namespace {
-
-template <typename A>
-bool sameArray(const A &a, const A &b)
-{
-    return a.rows() == b.rows() && a.cols() == b.cols() && (a == b).all();
-}
-
-} // namespace
-
-bool Settings::operator==(const Settings &o) const
-{
-    return similarity == o.similarity && scale == o.scale && temperature == o.temperature
-        && mask.causal == o.mask.causal && sameArray(mask.keyPadding, o.mask.keyPadding)
-        && sameArray(mask.blocked, o.mask.blocked) && maskStage == o.maskStage && encoding == o.encoding
-        && seed == o.seed;
-}
-
 DocumentCommand::DocumentCommand(Document *doc, const QString &text, int gesture)
     : QUndoCommand(text), m_doc(doc), m_gesture(gesture)
 {

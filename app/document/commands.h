@@ -21,22 +21,6 @@ namespace attn {
 
 class Document;
 
-// The settings of a scenario: everything but the matrices, the labels, the
-// text and the shape (heads count changes d_k, so it is a shape edit).
-struct Settings {
-    Similarity similarity = Similarity::Dot;
-    Scale scale = Scale::SqrtDk;
-    double temperature = 1.0;
-    Mask mask;
-    MaskStage maskStage = MaskStage::BeforeSoftmax;
-    Encoding encoding = Encoding::None;
-    std::uint64_t seed = 7;
-
-    static Settings of(const Scenario &s);
-    void applyTo(Scenario &s) const;
-    bool operator==(const Settings &o) const;
-};
-
 class DocumentCommand : public QUndoCommand {
 public:
     // `gesture`: the gesture the command was made in (0: none). Commands of
@@ -77,7 +61,8 @@ private:
     Eigen::RowVectorXd m_before, m_after;
 };
 
-// The settings (a toggle, a menu choice, the temperature slider).
+// The settings (a toggle, a menu choice, the temperature slider): the
+// Settings (scenario.h) before and after.
 class SetSettingsCommand : public DocumentCommand {
 public:
     enum { Id = 2 };

@@ -46,7 +46,7 @@ DocumentChange difference(const Scenario &a, const Scenario &b)
         c.kinds |= ChangeKind::Labels;
     if (a.title != b.title || a.description != b.description)
         c.kinds |= ChangeKind::Text;
-    if (!(Settings::of(a) == Settings::of(b)))
+    if (!(settingsOf(a) == settingsOf(b)))
         c.kinds |= ChangeKind::Settings;
     return c;
 }
@@ -115,7 +115,7 @@ std::optional<Problem> Document::edit(const Scenario &next, const QString &descr
     // Never part of a gesture: an edit from elsewhere is a step of its own.
     const auto row = what.kinds == ChangeKinds(ChangeKind::Values) ? singleRow(m_scenario, next) : std::nullopt;
     if (what.kinds == ChangeKinds(ChangeKind::Settings)) {
-        push(new SetSettingsCommand(this, Settings::of(m_scenario), Settings::of(next), description, 0));
+        push(new SetSettingsCommand(this, settingsOf(m_scenario), settingsOf(next), description, 0));
     } else if (row) {
         const auto [id, r] = *row;
         push(new SetRowCommand(this, id, r, matrix(m_scenario, id).row(r), matrix(next, id).row(r), description, 0));
@@ -150,17 +150,22 @@ std::optional<Problem> Document::setRow(MatrixId id, int row, const Eigen::RowVe
     return std::nullopt;
 }
 
-std::optional<Problem> Document::setSettings(const Settings &next, const QString &description)
+std::optional<Problem> Document::setSettings(const Settings &next, const QString &description, Step step)
 {
-    const Settings before = Settings::of(m_scenario);
+    const Settings before = settingsOf(m_scenario);
     if (before == next)
         return std::nullopt;
-    Scenario s = m_scenario;
-    next.applyTo(s);
-    if (auto p = validate(s))
+    // Validity depends on the inputs too (a causal mask needs n_q = n_k,
+    // RoPE an even d_k): checked once on the result, in place, as setRow
+    // does, without a copy of the scenario.
+    settingsOf(m_scenario) = next;
+    auto p = validate(m_scenario);
+    settingsOf(m_scenario) = before;
+    if (p)
         return refuse(*p);
-    const QString text = description.isEmpty() ? m_gestureName : description;
-    push(new SetSettingsCommand(this, before, next, text, m_gesture));
+    const int gesture = step == Step::Gesture ? m_gesture : 0;
+    const QString text = description.isEmpty() && gesture ? m_gestureName : description;
+    push(new SetSettingsCommand(this, before, next, text, gesture));
     return std::nullopt;
 }
 
@@ -295,7 +300,7 @@ void Document::applyRow(MatrixId id, int row, const Eigen::RowVectorXd &values)
 
 void Document::applySettings(const Settings &s)
 {
-    s.applyTo(m_scenario);
+    settingsOf(m_scenario) = s;
     afterChange({ChangeKind::Settings});
 }
 

@@ -39,17 +39,26 @@ public:
     const Trace &trace() const { return m_trace; }
     QUndoStack *undoStack() { return &m_undo; }
 
-    // One undoable edit. Refused (nothing changes) when `next` does not
-    // validate: the problem is returned and problemReported() emitted. The
-    // command stores only what differs: a row, the settings, or (shapes,
-    // labels, text) the whole scenario.
+    // Whether an edit joins the open gesture's undo step (the slider held
+    // down, a sweep's frames) or is a step of its own (a menu choice made
+    // in the middle of a drag).
+    enum class Step { Gesture, Own };
+
+    // One undoable edit of any scenario (tokens, widths, heads, mode; a
+    // whole scenario from elsewhere). Refused (nothing changes) when `next`
+    // does not validate: the problem is returned and problemReported()
+    // emitted. The command stores only what differs: a row, the settings,
+    // or (shapes, labels, text) the whole scenario. Never part of a gesture.
+    // A change of settings alone is setSettings(), which needs no scenario.
     std::optional<Problem> edit(const Scenario &next, const QString &description);
     // Row `row` of matrix `id` set to `values` (same width). Within a
     // gesture, successive edits of the same row are one undo step.
     std::optional<Problem> setRow(MatrixId id, int row, const Eigen::RowVectorXd &values,
                                   const QString &description);
-    // The settings; within a gesture (the temperature slider) one step.
-    std::optional<Problem> setSettings(const Settings &next, const QString &description);
+    // The settings, validated once with the scenario's inputs; refused like
+    // edit(). Within a gesture (the temperature slider) one step, unless
+    // `step` is Step::Own.
+    std::optional<Problem> setSettings(const Settings &next, const QString &description, Step step = Step::Gesture);
 
     // A gesture: the edits until endGesture() merge into one undo step. Its
     // name is the latest edit's description, or `name` when that is empty.

@@ -4,55 +4,62 @@
 
 namespace attn {
 
+namespace {
+
+// The document's settings with one change, validated and pushed as one
+// settings command of its own (or, `step`, part of the open gesture).
+template <typename Change>
+std::optional<Problem> change(Document &doc, const QString &description, Change &&f,
+                              Document::Step step = Document::Step::Own)
+{
+    Settings s = settingsOf(doc.scenario());
+    f(s);
+    return doc.setSettings(s, description, step);
+}
+
+} // namespace
+
 std::optional<Problem> SettingEdits::setCausal(Document &doc, bool on)
 {
-    Scenario s = doc.scenario();
-    s.mask.causal = on;
-    return doc.edit(s, on ? tr("Causal mask on") : tr("Causal mask off"));
+    return change(doc, on ? tr("Causal mask on") : tr("Causal mask off"), [on](Settings &s) { s.mask.causal = on; });
 }
 
 std::optional<Problem> SettingEdits::setMaskStage(Document &doc, MaskStage stage)
 {
-    Scenario s = doc.scenario();
-    s.maskStage = stage;
-    return doc.edit(s, stage == MaskStage::BeforeSoftmax ? tr("Mask before softmax") : tr("Mask after softmax"));
+    return change(doc, stage == MaskStage::BeforeSoftmax ? tr("Mask before softmax") : tr("Mask after softmax"),
+                  [stage](Settings &s) { s.maskStage = stage; });
 }
 
 std::optional<Problem> SettingEdits::setHeadCount(Document &doc, int heads)
 {
+    // Not a setting: h changes d_k, a shape edit.
     return doc.edit(setHeads(doc.scenario(), heads), heads == 1 ? tr("1 head") : tr("%1 heads").arg(heads));
 }
 
 std::optional<Problem> SettingEdits::setEncoding(Document &doc, Encoding encoding)
 {
-    Scenario s = doc.scenario();
-    s.encoding = encoding;
-    return doc.edit(s, tr("Positional encoding: %1").arg(name(encoding)));
+    return change(doc, tr("Positional encoding: %1").arg(name(encoding)),
+                  [encoding](Settings &s) { s.encoding = encoding; });
 }
 
 std::optional<Problem> SettingEdits::setScale(Document &doc, Scale scale)
 {
-    Scenario s = doc.scenario();
-    s.scale = scale;
-    return doc.edit(s, tr("Scaling: %1").arg(name(scale)));
+    return change(doc, tr("Scaling: %1").arg(name(scale)), [scale](Settings &s) { s.scale = scale; });
 }
 
 std::optional<Problem> SettingEdits::setSimilarity(Document &doc, Similarity similarity)
 {
-    Scenario s = doc.scenario();
-    s.similarity = similarity;
-    return doc.edit(s, tr("Similarity: %1").arg(name(similarity)));
+    return change(doc, tr("Similarity: %1").arg(name(similarity)),
+                  [similarity](Settings &s) { s.similarity = similarity; });
 }
 
 std::optional<Problem> SettingEdits::setTemperature(Document &doc, double tau, bool live)
 {
-    Scenario s = doc.scenario();
-    if (s.temperature == tau)
+    if (doc.scenario().temperature == tau)
         return std::nullopt;
-    s.temperature = tau;
-    const QString description = tr("Temperature %1").arg(tau);
     // Held: part of the slider's gesture (one undo step for the whole move).
-    return live ? doc.setSettings(Settings::of(s), description) : doc.edit(s, description);
+    return change(doc, tr("Temperature %1").arg(tau), [tau](Settings &s) { s.temperature = tau; },
+                  live ? Document::Step::Gesture : Document::Step::Own);
 }
 
 QString SettingEdits::name(Encoding encoding)

@@ -1,7 +1,10 @@
 #pragma once
 // The settings that the panel and the Attention menu both change: one edit
-// each, named the same in the undo history wherever it was made from.
-// Each returns the refusal, if the document refused (see Document::edit).
+// each, named the same in the undo history wherever it was made from. Each
+// changes one field of the document's settings and pushes one settings
+// command (Document::setSettings), a step of its own; the head count is a
+// shape edit (Document::edit). Each returns the refusal, if the document
+// refused.
 
 #include "document.h"
 

@@ -45,7 +45,7 @@ public:
 
 signals:
     // "Show it live": open the lesson, apply the settings, show the view.
-    void openRequested(const QString &lesson, const QString &view, const std::map<std::string, std::string> &settings);
+    void openRequested(const QString &lesson, const QString &view, const attn::SettingsPatch &settings);
 
 private:
     void rebuild();

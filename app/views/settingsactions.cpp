@@ -72,7 +72,10 @@ SettingsActions::SettingsActions(Document *doc, QObject *parent) : QObject(paren
     m_clearMask = new QAction(tr("C&lear clicked cells"), this);
     m_clearMask->setToolTip(tr("Open every cell blocked by hand"));
     connect(m_clearMask, &QAction::triggered, this,
-            [this] { m_doc->edit(clearHandMask(m_doc->scenario()), tr("Clear the hand-made mask")); });
+            [this] {
+                m_doc->setSettings(clearHandMask(m_doc->scenario()), tr("Clear the hand-made mask"),
+                                   Document::Step::Own);
+            });
 
     m_heads = new QActionGroup(this);
     const Qt::Key headKeys[] = {Qt::Key_1, Qt::Key_2, Qt::Key_4, Qt::Key_8};

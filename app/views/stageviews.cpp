@@ -155,7 +155,8 @@ void StageView::onCellClicked(int row, int col, Qt::MouseButton button)
         return;
     }
     //: An undo step: a map cell clicked open again (unmasked) or blocked (masked).
-    m_doc->edit(toggleBlocked(s, row, col), blocked ? tr("Unblock %1").arg(cell) : tr("Block %1").arg(cell));
+    m_doc->setSettings(toggleBlocked(s, row, col), blocked ? tr("Unblock %1").arg(cell) : tr("Block %1").arg(cell),
+                       Document::Step::Own);
 }
 
 void StageView::selectQuery(int row)

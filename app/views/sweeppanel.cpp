@@ -380,7 +380,7 @@ void SweepPanel::start(Mode mode)
     if (!m_preview->isActive()) {
         m_mode = mode;
         const Scenario &s = m_doc->scenario();
-        m_baseSettings = Settings::of(s);
+        m_baseSettings = settingsOf(s);
         if (mode == Mode::Temperature) {
             //: An undo step: the temperature kept from a sweep.
             m_preview->begin(tr("Temperature sweep"));

@@ -279,7 +279,9 @@ TogglePanel::TogglePanel(Document *doc, SettingsActions *actions, QWidget *paren
         const Scenario &s = m_doc->scenario();
         const bool was = s.mask.keyPadding.size() > key && s.mask.keyPadding(key);
         if (on != was)
-            m_doc->edit(setKeyPadding(s, key, on), on ? tr("Pad %1").arg(item->text()) : tr("Unpad %1").arg(item->text()));
+            m_doc->setSettings(setKeyPadding(s, key, on),
+                               on ? tr("Pad %1").arg(item->text()) : tr("Unpad %1").arg(item->text()),
+                               Document::Step::Own);
     });
     connect(m_head, &QComboBox::activated, this, [this](int i) { m_doc->setCurrentHead(i); });
     connect(m_seed, &QLineEdit::editingFinished, this, &TogglePanel::commitSeed);
@@ -367,11 +369,11 @@ void TogglePanel::commitSeed()
         m_seed->setText(QString::number(m_doc->scenario().seed));
         return;
     }
-    Scenario s = m_doc->scenario();
+    Settings s = settingsOf(m_doc->scenario());
     if (s.seed == seed)
         return;
     s.seed = seed;
-    m_doc->edit(s, tr("Seed %1").arg(seed));
+    m_doc->setSettings(s, tr("Seed %1").arg(seed), Document::Step::Own);
 }
 
 void TogglePanel::sync()

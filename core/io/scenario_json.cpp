@@ -533,17 +533,25 @@ QString readString(const QJsonValue &v, const std::string &place)
     return v.toString();
 }
 
+// An enum by its file name ("sqrt_dk"), or a failure at `place` that lists
+// the names.
+template <typename E>
+E readName(const QJsonValue &v, const std::string &place, std::optional<E> (*parse)(const std::string &))
+{
+    const QString name = readString(v, place);
+    if (auto e = parse(name.toStdString()))
+        return *e;
+    fail(place, QStringLiteral("unknown value \"%1\"; expected one of %2")
+                    .arg(name, QString::fromStdString(allNames(E()))));
+}
+
 template <typename E>
 E readEnum(const QJsonObject &o, const char *name, E fallback, std::optional<E> (*parse)(const std::string &))
 {
     const QJsonValue v = o.value(QLatin1String(name));
     if (v.isUndefined())
         return fallback;
-    const QString s = readString(v, name);
-    if (auto e = parse(s.toStdString()))
-        return *e;
-    fail(name, QStringLiteral("unknown value \"%1\"; expected one of %2")
-                   .arg(s, QString::fromStdString(allNames(fallback))));
+    return readName(v, name, parse);
 }
 
 // An integer that a double holds exactly, within [lo, hi].
@@ -642,18 +650,17 @@ std::vector<QuizQuestion> readQuiz(const QJsonValue &v)
                     q.lesson = readString(it.value(), kp).toStdString();
                 else if (k == "view")
                     q.view = readString(it.value(), kp).toStdString();
-                else if (k == "scale" || k == "positional_encoding" || k == "mask_stage" || k == "similarity") {
-                    const std::string value = readString(it.value(), kp).toStdString();
-                    const bool ok = k == "scale"               ? scaleFromString(value).has_value()
-                                    : k == "positional_encoding" ? encodingFromString(value).has_value()
-                                    : k == "mask_stage"          ? maskStageFromString(value).has_value()
-                                                                 : similarityFromString(value).has_value();
-                    if (!ok)
-                        fail(kp, QStringLiteral("unknown value \"%1\"").arg(QString::fromStdString(value)));
-                    q.settings[k] = value;
-                } else if (k == "causal") {
-                    q.settings[k] = readBool(it.value(), kp) ? "true" : "false";
-                } else {
+                else if (k == "scale")
+                    q.settings.scale = readName(it.value(), kp, scaleFromString);
+                else if (k == "positional_encoding")
+                    q.settings.encoding = readName(it.value(), kp, encodingFromString);
+                else if (k == "mask_stage")
+                    q.settings.maskStage = readName(it.value(), kp, maskStageFromString);
+                else if (k == "similarity")
+                    q.settings.similarity = readName(it.value(), kp, similarityFromString);
+                else if (k == "causal")
+                    q.settings.causal = readBool(it.value(), kp);
+                else {
                     fail(kp, QStringLiteral("unknown key; open takes lesson, view, scale, positional_encoding, "
                                             "mask_stage, similarity and causal"));
                 }
@@ -720,31 +727,35 @@ Scenario readScenario(const QJsonDocument &doc)
 
     if (o.contains(QLatin1String("heads")))
         s.heads = int(readInteger(o.value(QLatin1String("heads")), "heads", 1, kMaxHeads));
-    s.similarity = readEnum(o, "similarity", Similarity::Dot, similarityFromString);
-    s.scale = readEnum(o, "scale", Scale::SqrtDk, scaleFromString);
+    // Every setting by name, here and in scenarioToJson: a member added to
+    // Settings or Mask stops both compiling until it is read and written.
+    auto &[similarity, scale, temperature, mask, maskStage, encoding, seed] = settingsOf(s);
+    similarity = readEnum(o, "similarity", Similarity::Dot, similarityFromString);
+    scale = readEnum(o, "scale", Scale::SqrtDk, scaleFromString);
     if (o.contains(QLatin1String("temperature")))
-        s.temperature = readNumber(o.value(QLatin1String("temperature")), "temperature");
-    s.maskStage = readEnum(o, "mask_stage", MaskStage::BeforeSoftmax, maskStageFromString);
-    s.encoding = readEnum(o, "positional_encoding", Encoding::None, encodingFromString);
+        temperature = readNumber(o.value(QLatin1String("temperature")), "temperature");
+    maskStage = readEnum(o, "mask_stage", MaskStage::BeforeSoftmax, maskStageFromString);
+    encoding = readEnum(o, "positional_encoding", Encoding::None, encodingFromString);
     if (o.contains(QLatin1String("seed")))
-        s.seed = readSeed(o.value(QLatin1String("seed")));
+        seed = readSeed(o.value(QLatin1String("seed")));
 
     if (o.contains(QLatin1String("mask"))) {
+        auto &[causal, keyPadding, blocked] = mask;
         const QJsonValue mv = o.value(QLatin1String("mask"));
         if (!mv.isObject())
             fail("mask", QStringLiteral("expected an object, got %1").arg(describe(mv)));
         const QJsonObject m = mv.toObject();
         if (m.contains(QLatin1String("causal")))
-            s.mask.causal = readBool(m.value(QLatin1String("causal")), "mask.causal");
+            causal = readBool(m.value(QLatin1String("causal")), "mask.causal");
         if (m.contains(QLatin1String("key_padding"))) {
             const QJsonArray a = readArray(m.value(QLatin1String("key_padding")), "mask.key_padding", "true/false");
-            s.mask.keyPadding.resize(a.size());
+            keyPadding.resize(a.size());
             for (qsizetype j = 0; j < a.size(); ++j)
-                s.mask.keyPadding(j) = readBool(a[j], at("mask.key_padding", j));
+                keyPadding(j) = readBool(a[j], at("mask.key_padding", j));
         }
-        const QJsonValue blocked = m.value(QLatin1String("blocked"));
-        if (!blocked.isUndefined() && !(blocked.isArray() && blocked.toArray().isEmpty()))
-            s.mask.blocked = readGrid<bool>(blocked, "mask.blocked", "true/false", readBool);
+        const QJsonValue cells = m.value(QLatin1String("blocked"));
+        if (!cells.isUndefined() && !(cells.isArray() && cells.toArray().isEmpty()))
+            blocked = readGrid<bool>(cells, "mask.blocked", "true/false", readBool);
     }
 
     // Kept as unread keys too (Scenario::extra), so they are written back as they were.
@@ -983,20 +994,23 @@ QByteArray scenarioToJson(const Scenario &s)
         o += "    " + keptInputs[i] + (i + 1 < keptInputs.size() ? ",\n" : "\n");
     o += "  },\n";
     field("heads", QByteArray::number(s.heads));
-    field("similarity", quoted(toString(s.similarity)));
-    field("scale", quoted(toString(s.scale)));
-    field("temperature", number(s.temperature));
-    QByteArray mask = "{\"causal\": " + boolText(s.mask.causal);
-    if (s.mask.keyPadding.size())
-        mask += ", \"key_padding\": " + row(s.mask.keyPadding.transpose(), 0, boolText);
-    if (s.mask.blocked.size())
-        mask += ",\n           \"blocked\": " + grid(s.mask.blocked, QByteArray(22, ' '), boolText);
+    // Every setting by name, as readScenario reads them.
+    const auto &[similarity, scale, temperature, mask, maskStage, encoding, seed] = settingsOf(s);
+    const auto &[causal, keyPadding, blocked] = mask;
+    field("similarity", quoted(toString(similarity)));
+    field("scale", quoted(toString(scale)));
+    field("temperature", number(temperature));
+    QByteArray maskText = "{\"causal\": " + boolText(causal);
+    if (keyPadding.size())
+        maskText += ", \"key_padding\": " + row(keyPadding.transpose(), 0, boolText);
+    if (blocked.size())
+        maskText += ",\n           \"blocked\": " + grid(blocked, QByteArray(22, ' '), boolText);
     for (const QByteArray &line : keptMask)
-        mask += ", " + line;
-    field("mask", mask + "}");
-    field("mask_stage", quoted(toString(s.maskStage)));
-    field("positional_encoding", quoted(toString(s.encoding)));
-    field("seed", QByteArray::number(quint64(s.seed)), keptTop.empty());
+        maskText += ", " + line;
+    field("mask", maskText + "}");
+    field("mask_stage", quoted(toString(maskStage)));
+    field("positional_encoding", quoted(toString(encoding)));
+    field("seed", QByteArray::number(quint64(seed)), keptTop.empty());
     for (std::size_t i = 0; i < keptTop.size(); ++i)
         o += "  " + keptTop[i] + (i + 1 < keptTop.size() ? ",\n" : "\n");
     return o + "}\n";

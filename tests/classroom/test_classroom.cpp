@@ -485,7 +485,7 @@ void TestClassroom::notesAndQuizKeysInFiles()
     QCOMPARE(s.notes.at("zh_CN"), std::string("试试。"));
     QCOMPARE(int(s.quiz.size()), 1);
     QCOMPARE(s.quiz[0].answer, std::vector<int>{1});
-    QCOMPARE(s.quiz[0].settings.at("scale"), std::string("none"));
+    QCOMPARE(std::string(toString(s.quiz[0].settings.scale.value_or(Scale::SqrtDk))), std::string("none"));
     const auto again = scenarioFromJson(scenarioToJson(s));
     QVERIFY(std::holds_alternative<Scenario>(again));
     QCOMPARE(std::get<Scenario>(again).quiz[0].choices[1].at("en"), std::string("y"));

@@ -9,10 +9,13 @@
 #include "edit.h"
 #include "lessons.h"
 #include "matrixmodel.h"
+#include "settingedits.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
+
+#include <functional>
 
 using namespace attn;
 using attn::test::lesson;
@@ -39,6 +42,9 @@ private slots:
     void commandsStoreOnlyWhatChanges();
     void dragBackToStartLeavesNoStep();
     void problemPlacesInWords();
+    void everySettingIsSeen();
+    void settingEditsAreOneSettingsStep();
+    void ownStepInAGesture();
 };
 
 void TestDocument::modelTesterOverEveryMatrix_data()
@@ -163,7 +169,7 @@ void TestDocument::invalidEditIsRefused()
     QVERIFY(doc.scenario() == before);
     // Within a gesture a setting is refused the same way and leaves no step.
     doc.beginGesture("drag");
-    QVERIFY(doc.setSettings(Settings::of(causal), QString()).has_value());
+    QVERIFY(doc.setSettings(settingsOf(causal), QString()).has_value());
     doc.endGesture();
     QVERIFY(!doc.inGesture());
     QCOMPARE(doc.undoStack()->count(), 0);
@@ -215,7 +221,7 @@ void TestDocument::cancelledGestureRestores()
     Scenario s = before;
     s.temperature = 0.1;
     doc.beginGesture("tau");
-    QVERIFY(!doc.setSettings(Settings::of(s), QString()));
+    QVERIFY(!doc.setSettings(settingsOf(s), QString()));
     QCOMPARE(doc.scenario().temperature, 0.1);
     doc.cancelGesture();
     QVERIFY(doc.scenario() == before);
@@ -223,7 +229,7 @@ void TestDocument::cancelledGestureRestores()
     QVERIFY(!doc.undoStack()->canRedo()); // a cancelled gesture cannot be redone
     // An ordinary edit in the middle of a gesture is a step of its own: two steps.
     doc.beginGesture("tau");
-    QVERIFY(!doc.setSettings(Settings::of(s), QString()));
+    QVERIFY(!doc.setSettings(settingsOf(s), QString()));
     Scenario t = doc.scenario();
     t.scale = Scale::None;
     QVERIFY(!doc.edit(t, "scale"));
@@ -464,6 +470,167 @@ void TestDocument::problemPlacesInWords()
     QCOMPARE(problemText(Problem{"inputs.K[2][1]", "expected a number"}), QStringLiteral("K row 3, column 2: expected a number"));
     QCOMPARE(problemText(Problem{"heads", "3 heads do not divide"}), QStringLiteral("heads: 3 heads do not divide"));
     QCOMPARE(problemText(Problem{"", "cannot be read"}), QStringLiteral("cannot be read"));
+}
+
+namespace {
+
+// The scenario's settings with each one changed alone, by name. The
+// bindings name every member of Settings and of Mask: a member added there
+// stops this compiling until a change of it is added here.
+std::vector<std::pair<QString, Settings>> eachSettingChanged(const Scenario &base)
+{
+    [[maybe_unused]] const auto &[similarity, scale, temperature, mask, maskStage, encoding, seed] = settingsOf(base);
+    [[maybe_unused]] const auto &[causal, keyPadding, blocked] = mask;
+    std::vector<std::pair<QString, Settings>> out;
+    auto with = [&](const char *name, auto change) {
+        Settings s = settingsOf(base);
+        change(s);
+        out.emplace_back(QString::fromLatin1(name), s);
+    };
+    with("similarity", [](Settings &s) { s.similarity = Similarity::Cosine; });
+    with("scale", [](Settings &s) { s.scale = Scale::None; });
+    with("temperature", [](Settings &s) { s.temperature = 0.5; });
+    with("mask.causal", [](Settings &s) { s.mask.causal = !s.mask.causal; });
+    with("mask.key_padding", [&](Settings &s) { s.mask = setKeyPadding(base, 1, true).mask; });
+    with("mask.key_padding, all open", [&](Settings &s) { s.mask.keyPadding = BoolVector::Constant(keyCount(base), false); });
+    with("mask.blocked", [&](Settings &s) { s.mask = toggleBlocked(base, 1, 0).mask; });
+    with("mask_stage", [](Settings &s) { s.maskStage = MaskStage::AfterSoftmax; });
+    with("positional_encoding", [](Settings &s) { s.encoding = Encoding::Sinusoidal; });
+    with("seed", [](Settings &s) { s.seed += 1; });
+    return out;
+}
+
+} // namespace
+
+// One equality for the settings: each setting changed alone is a change to
+// Settings, to Scenario and to the document, whose one undo step restores
+// it; within a gesture a change that stays is not taken for "nothing
+// changed" when the gesture's commands merge.
+void TestDocument::everySettingIsSeen()
+{
+    const Scenario base = lesson("causal"); // n_q = n_k: every setting can change
+    QVERIFY(base.mask.keyPadding.size() == 0 && base.mask.blocked.size() == 0 && base.encoding == Encoding::None);
+    for (const auto &[name, changed] : eachSettingChanged(base)) {
+        QVERIFY2(!(changed == settingsOf(base)), qPrintable(name));
+        Scenario s = base;
+        settingsOf(s) = changed;
+        QVERIFY2(!(s == base), qPrintable(name));
+        QVERIFY2(settingsOf(s) == changed, qPrintable(name));
+
+        Document doc;
+        doc.replace(base, QString());
+        QSignalSpy changes(&doc, &Document::changed);
+        QVERIFY2(!doc.setSettings(changed, name), qPrintable(name));
+        QCOMPARE(doc.undoStack()->count(), 1);
+        QVERIFY2(dynamic_cast<const SetSettingsCommand *>(doc.undoStack()->command(0)), qPrintable(name));
+        QVERIFY2(doc.scenario() == s, qPrintable(name));
+        QCOMPARE(changes.last().first().value<DocumentChange>().kinds, ChangeKinds(ChangeKind::Settings));
+        doc.undo();
+        QVERIFY2(doc.scenario() == base, qPrintable(name));
+        doc.redo();
+        QVERIFY2(doc.scenario() == s, qPrintable(name));
+        doc.undo();
+
+        // Merged: τ away and back, this setting changed on the way.
+        doc.beginGesture(name);
+        Settings away = settingsOf(base);
+        away.temperature = 2;
+        QVERIFY(!doc.setSettings(away, QString()));
+        QVERIFY(!doc.setSettings(changed, QString()));
+        doc.endGesture();
+        QCOMPARE(doc.undoStack()->count(), 1);
+        QCOMPARE(doc.undoStack()->undoText(), name);
+        doc.undo();
+        QVERIFY2(doc.scenario() == base, qPrintable(name));
+    }
+}
+
+// Each of SettingEdits is one settings command, a step of its own even in
+// the middle of a drag, named for the undo history; undo gives back exactly
+// the scenario before. The live temperature joins the slider's gesture.
+void TestDocument::settingEditsAreOneSettingsStep()
+{
+    const Scenario base = lesson("causal");
+    const std::vector<std::pair<QString, std::function<std::optional<Problem>(Document &)>>> edits{
+        {QStringLiteral("Causal mask off"), [](Document &d) { return SettingEdits::setCausal(d, false); }},
+        {QStringLiteral("Mask after softmax"), [](Document &d) { return SettingEdits::setMaskStage(d, MaskStage::AfterSoftmax); }},
+        {QStringLiteral("Positional encoding: sinusoidal"), [](Document &d) { return SettingEdits::setEncoding(d, Encoding::Sinusoidal); }},
+        {QStringLiteral("Scaling: ÷ d_k"), [](Document &d) { return SettingEdits::setScale(d, Scale::Dk); }},
+        {QStringLiteral("Similarity: cosine"), [](Document &d) { return SettingEdits::setSimilarity(d, Similarity::Cosine); }},
+        {QStringLiteral("Temperature 0.25"), [](Document &d) { return SettingEdits::setTemperature(d, 0.25); }},
+    };
+    QVERIFY(base.mask.causal);
+    for (const auto &[text, edit] : edits) {
+        Document doc;
+        doc.replace(base, QString());
+        doc.beginGesture("drag");
+        Eigen::RowVectorXd r = base.Q.row(0);
+        r(0) += 1;
+        QVERIFY(!doc.setRow(MatrixId::Q, 0, r, QString()));
+        const Scenario dragged = doc.scenario();
+        QVERIFY2(!edit(doc), qPrintable(text));
+        QCOMPARE(doc.undoStack()->count(), 2);
+        QCOMPARE(doc.undoStack()->undoText(), text);
+        QVERIFY2(dynamic_cast<const SetSettingsCommand *>(doc.undoStack()->command(1)), qPrintable(text));
+        QVERIFY2(!(doc.scenario() == dragged), qPrintable(text));
+        doc.endGesture();
+        doc.undo();
+        QVERIFY2(doc.scenario() == dragged, qPrintable(text));
+        doc.undo();
+        QVERIFY2(doc.scenario() == base, qPrintable(text));
+        // The same value again is no step.
+        doc.redo();
+        doc.redo();
+        QVERIFY2(!edit(doc), qPrintable(text));
+        QCOMPARE(doc.undoStack()->count(), 2);
+    }
+    // Held, the slider's values are one step named for the last.
+    Document doc;
+    doc.replace(base, QString());
+    doc.beginGesture();
+    for (double tau : {0.5, 0.75, 2.0})
+        QVERIFY(!SettingEdits::setTemperature(doc, tau, true));
+    doc.endGesture();
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("Temperature 2"));
+    QCOMPARE(doc.scenario().temperature, 2.0);
+    doc.undo();
+    QVERIFY(doc.scenario() == base);
+    // A refused setting leaves no step and names its place.
+    Document one;
+    one.replace(lesson("seed000-basic"), QString()); // 1 query, 3 keys
+    QSignalSpy problems(&one, &Document::problemReported);
+    const auto p = SettingEdits::setCausal(one, true);
+    QVERIFY(p.has_value());
+    QCOMPARE(QString::fromStdString(p->place), QStringLiteral("mask.causal"));
+    QCOMPARE(problems.count(), 1);
+    QCOMPARE(one.undoStack()->count(), 0);
+    QVERIFY(one.scenario() == lesson("seed000-basic"));
+}
+
+// setSettings joins the open gesture's step unless asked for a step of its own.
+void TestDocument::ownStepInAGesture()
+{
+    Document doc;
+    doc.replace(lesson("seed001-soft-knn"), QString());
+    const Scenario before = doc.scenario();
+    Settings s = settingsOf(before);
+    doc.beginGesture("tau");
+    s.temperature = 0.5;
+    QVERIFY(!doc.setSettings(s, QString()));
+    s.temperature = 0.25;
+    QVERIFY(!doc.setSettings(s, QString()));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    s.scale = Scale::None;
+    QVERIFY(!doc.setSettings(s, QStringLiteral("scale"), Document::Step::Own));
+    QCOMPARE(doc.undoStack()->count(), 2);
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("scale"));
+    doc.endGesture();
+    doc.undo();
+    QCOMPARE(doc.scenario().scale, before.scale);
+    QCOMPARE(doc.scenario().temperature, 0.25);
+    doc.undo();
+    QVERIFY(doc.scenario() == before);
 }
 
 QTEST_GUILESS_MAIN(TestDocument)

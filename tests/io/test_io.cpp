@@ -360,6 +360,26 @@ private slots:
         QTest::newRow("version 0") << withSmallInputs(R"("version": 0)") << "version" << QStringList{"between 1"};
         QTest::newRow("seed negative") << withSmallInputs(R"("seed": -1)") << "seed" << QStringList{"between 0", "got -1"};
         QTest::newRow("title a number") << withSmallInputs(R"("title": 5)") << "title" << QStringList{"expected a string"};
+        // A quiz's settings are read with the file, as the file's own settings are.
+        const auto quizOpen = [](const QByteArray &open) {
+            return withSmallInputs(R"("quiz": [{"question": {"en": "q"}, "choices": [{"en": "a"}, {"en": "b"}], "answer": [0], "open": )"
+                                   + open + "}]");
+        };
+        QTest::newRow("quiz: unknown mask_stage") << quizOpen(R"({"mask_stage": "during"})") << "quiz[0].open.mask_stage"
+                                                  << QStringList{"\"during\"", "before_softmax, after_softmax"};
+        QTest::newRow("quiz: unknown scale") << quizOpen(R"({"lesson": "causal", "scale": "half"})") << "quiz[0].open.scale"
+                                             << QStringList{"\"half\"", "sqrt_dk, none, dk"};
+        QTest::newRow("quiz: unknown similarity") << quizOpen(R"({"similarity": "euclid"})") << "quiz[0].open.similarity"
+                                                  << QStringList{"\"euclid\"", "dot, cosine, neg_sq_distance"};
+        QTest::newRow("quiz: unknown positional_encoding") << quizOpen(R"({"positional_encoding": "alibi"})")
+                                                           << "quiz[0].open.positional_encoding"
+                                                           << QStringList{"\"alibi\"", "none, sinusoidal, learned, rope"};
+        QTest::newRow("quiz: scale not a string") << quizOpen(R"({"scale": 1})") << "quiz[0].open.scale"
+                                                  << QStringList{"expected a string"};
+        QTest::newRow("quiz: causal not a bool") << quizOpen(R"({"causal": "yes"})") << "quiz[0].open.causal"
+                                                 << QStringList{"expected true or false"};
+        QTest::newRow("quiz: temperature not a quiz key") << quizOpen(R"({"temperature": 2})") << "quiz[0].open.temperature"
+                                                          << QStringList{"unknown key", "causal"};
     }
 
     void badInput()
@@ -493,6 +513,51 @@ private slots:
         const ScenarioOrProblem again = scenarioFromJson(saved);
         QVERIFY(std::holds_alternative<Scenario>(again));
         QCOMPARE(scenarioToJson(std::get<Scenario>(again)), saved); // save, load, save: the same bytes
+    }
+
+    // A quiz question's "open" settings are read once into typed values;
+    // the quiz's text stays as it was written, so saving writes it back.
+    void quizSettingsAreTyped()
+    {
+        const QByteArray open = R"({"lesson": "causal", "view": "steps", "scale": "none", "positional_encoding": "rope",
+                   "mask_stage": "after_softmax", "similarity": "cosine", "causal": false})";
+        const QByteArray json = withSmallInputs(
+            R"("quiz": [{"id": "a", "question": {"en": "q"}, "choices": [{"en": "a"}, {"en": "b"}], "answer": [1],
+            "open": )" + open + R"(}, {"question": {"en": "r"}, "choices": [{"en": "c"}, {"en": "d"}], "answer": [0]}])");
+        const ScenarioOrProblem r = scenarioFromJson(json);
+        QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(problemText(r)));
+        const Scenario s = std::get<Scenario>(r);
+        QCOMPARE(int(s.quiz.size()), 2);
+        const SettingsPatch &p = s.quiz[0].settings;
+        QCOMPARE(s.quiz[0].lesson, std::string("causal"));
+        QCOMPARE(s.quiz[0].view, std::string("steps"));
+        QVERIFY(p.scale == Scale::None);
+        QVERIFY(p.encoding == Encoding::Rope);
+        QVERIFY(p.maskStage == MaskStage::AfterSoftmax);
+        QVERIFY(p.similarity == Similarity::Cosine);
+        QVERIFY(p.causal == false);
+        QVERIFY(!p.empty());
+        QVERIFY(s.quiz[1].settings.empty());
+        // Applied over settings, it sets what it names and keeps the rest.
+        Settings t;
+        t.mask.causal = true;
+        t.temperature = 0.5;
+        t.seed = 99;
+        p.applyTo(t);
+        QVERIFY(t.scale == Scale::None && t.encoding == Encoding::Rope && t.maskStage == MaskStage::AfterSoftmax
+                && t.similarity == Similarity::Cosine && !t.mask.causal);
+        QCOMPARE(t.temperature, 0.5);
+        QCOMPARE(t.seed, std::uint64_t(99));
+        Settings u = t;
+        s.quiz[1].settings.applyTo(u);
+        QVERIFY(u == t);
+        // Saved, the quiz is written back as it was, and reads the same.
+        const QByteArray saved = scenarioToJson(s);
+        QVERIFY2(saved.contains(open), saved.constData());
+        const ScenarioOrProblem back = scenarioFromJson(saved);
+        QVERIFY(std::holds_alternative<Scenario>(back));
+        QVERIFY(std::get<Scenario>(back).quiz[0].settings == p);
+        QCOMPARE(scenarioToJson(std::get<Scenario>(back)), saved);
     }
 
     // Kept as written: the order, the spelling of numbers and escapes, even a

@@ -237,7 +237,7 @@ void TestSweep::stoppedSweepLeavesTheDocumentAsItWas()
     Document doc;
     QVERIFY(!doc.replace(lesson(QStringLiteral("seed001-soft-knn")), QString()));
     // One step already on the stack, so that "unchanged" means something.
-    Settings s = Settings::of(doc.scenario());
+    Settings s = settingsOf(doc.scenario());
     s.temperature = 0.8;
     QVERIFY(!doc.setSettings(s, QStringLiteral("Temperature 0.8")));
     const Scenario before = doc.scenario();
@@ -421,7 +421,7 @@ void TestSweep::topKPanelShowsHardAttention()
     }
     QVERIFY(panel.weightsPlot()->data().title.startsWith(QStringLiteral("Top-2 weights")));
     // The panel follows the document.
-    Settings s = Settings::of(doc.scenario());
+    Settings s = settingsOf(doc.scenario());
     s.temperature = 0.1;
     QVERIFY(!doc.setSettings(s, QStringLiteral("τ")));
     panel.show();
