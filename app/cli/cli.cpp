@@ -430,21 +430,6 @@ struct ExportRequest {
     bool comparing() const { return compareFile || comparePreset; }
 };
 
-QList<FigureFormat> exportFormats(Options &o)
-{
-    QList<FigureFormat> formats;
-    for (const QString &f : splitList(o.take(QStringLiteral("--format")).value_or(QStringLiteral("png")))) {
-        const auto format = figureFormatFromName(f);
-        if (!format)
-            throw UsageError{QStringLiteral("--format: unknown format \"%1\"; expected png, svg or pdf").arg(f)};
-        if (!formats.contains(*format))
-            formats << *format;
-    }
-    if (formats.isEmpty())
-        throw UsageError{QStringLiteral("--format: name at least one of png, svg, pdf")};
-    return formats;
-}
-
 FigureSize exportSize(Options &o, const QList<FigureFormat> &formats, FigurePreset preset)
 {
     FigureSize size = presetSize(preset);
@@ -552,7 +537,7 @@ ExportRequest exportRequest(Options &o, bool alignCompare)
     if (!outDir || outDir->isEmpty())
         throw UsageError{QStringLiteral("--out DIR is needed: the folder the figures go into")};
     r.outDir = *outDir;
-    r.formats = exportFormats(o);
+    r.formats = figureFormats(o);
     const FigurePreset preset = exportPreset(o);
     r.size = exportSize(o, r.formats, preset);
 

@@ -55,6 +55,21 @@ QString formatOption(Options &o)
     return format;
 }
 
+QList<FigureFormat> figureFormats(Options &o)
+{
+    QList<FigureFormat> formats;
+    for (const QString &f : splitList(o.take(QStringLiteral("--format")).value_or(QStringLiteral("png")))) {
+        const auto format = figureFormatFromName(f);
+        if (!format)
+            throw UsageError{QStringLiteral("--format: unknown format \"%1\"; expected png, svg or pdf").arg(f)};
+        if (!formats.contains(*format))
+            formats << *format;
+    }
+    if (formats.isEmpty())
+        throw UsageError{QStringLiteral("--format: name at least one of png, svg, pdf")};
+    return formats;
+}
+
 QStringList splitList(const QString &text)
 {
     QStringList out;

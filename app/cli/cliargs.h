@@ -5,6 +5,8 @@
 // UsageError is thrown and caught inside the command line (runCli and
 // modelCommand turn it into one line on err); it never leaves attn_cli.
 
+#include "figureexport.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QPair>
@@ -36,6 +38,10 @@ Options parseOptions(const QStringList &args, const QStringList &known);
 
 // --format text|json (text when not given).
 QString formatOption(Options &o);
+
+// --format png,svg,pdf for figures (png when not given), each once, in the
+// order given; an unknown one or none at all is a UsageError.
+QList<FigureFormat> figureFormats(Options &o);
 
 // "a, B,,c" -> "a", "b", "c".
 QStringList splitList(const QString &text);

@@ -410,14 +410,7 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
     for (const QString &st : stages)
         if (st != QLatin1String("overview") && !stageFromKey(st))
             throw UsageError{QStringLiteral("--stages: unknown stage \"%1\"; expected scores, scaled, masked, weights, output or overview").arg(st)};
-    QList<FigureFormat> formats;
-    for (const QString &f : splitList(o.take(QStringLiteral("--format")).value_or(QStringLiteral("png")))) {
-        const auto format = figureFormatFromName(f);
-        if (!format)
-            throw UsageError{QStringLiteral("--format: unknown format \"%1\"; expected png, svg or pdf").arg(f)};
-        if (!formats.contains(*format))
-            formats << *format;
-    }
+    const QList<FigureFormat> formats = figureFormats(o);
     FigureSize size;
     size.width = 900;
     size.height = 800;
