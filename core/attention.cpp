@@ -849,6 +849,15 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options);
 
 } // namespace
 
+Result<Trace> tryCompute(const Scenario &s, const ComputeOptions &options)
+{
+    if (auto p = validate(s))
+        return *p;
+    Trace t;
+    computeStages(s, t, options);
+    return t;
+}
+
 void computeInto(const Scenario &s, Trace &t, const ComputeOptions &options)
 {
     if (auto p = validate(s))

@@ -8,6 +8,7 @@
 //   output  = [out_1 ... out_h] * W_o  (or the concatenation alone)
 
 #include "edit.h"
+#include "result.h"
 #include "scenario.h"
 #include "validate.h"
 
@@ -136,6 +137,9 @@ struct ComputeOptions {
 
 // The whole forward pass. Throws ScenarioError if validate(s) finds a problem.
 Trace compute(const Scenario &s, const ComputeOptions &options = {});
+// The same for a scenario not known to be valid: validate(s)'s Problem
+// instead of a throw.
+Result<Trace> tryCompute(const Scenario &s, const ComputeOptions &options = {});
 // The same into `t`, reusing its matrices' memory where the sizes allow (a
 // settings change, a resync): the old trace and the new are never both
 // alive. On a throw `t` is left empty, never half old and half new.

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <numbers>
-#include <stdexcept>
 
 namespace attn {
 
@@ -118,14 +117,14 @@ ScoreHistogram histogramOf(const std::vector<double> &raw, double divisor, doubl
     return h;
 }
 
-std::string checkDkTrials(int dk, int trials)
+std::optional<Problem> checkDkTrials(int dk, int trials)
 {
     if (dk < 1 || dk > kMaxExperimentDk)
-        return "d_k must be from 1 to " + std::to_string(kMaxExperimentDk) + " (got " + std::to_string(dk) + ")";
+        return Problem{"dk", "d_k must be from 1 to " + std::to_string(kMaxExperimentDk) + " (got " + std::to_string(dk) + ")"};
     if (trials < 2 || trials > kMaxExperimentTrials)
-        return "trials must be from 2 to " + std::to_string(kMaxExperimentTrials) + " (got " + std::to_string(trials)
-            + ")";
-    return {};
+        return Problem{"trials", "trials must be from 2 to " + std::to_string(kMaxExperimentTrials) + " (got "
+                                     + std::to_string(trials) + ")"};
+    return std::nullopt;
 }
 
 std::string formatCount(double v)
@@ -177,30 +176,31 @@ double scalingLabDraws(const ScalingLabParams &p)
     return double(p.trials) * (2.0 * double(p.dk) + double(p.keys - 1));
 }
 
-std::string checkScalingLab(const ScalingLabParams &p)
+std::optional<Problem> checkScalingLab(const ScalingLabParams &p)
 {
-    if (std::string s = checkDkTrials(p.dk, p.trials); !s.empty())
-        return s;
+    if (auto problem = checkDkTrials(p.dk, p.trials))
+        return problem;
     if (p.keys < kMinLabKeys || p.keys > kMaxLabKeys)
-        return "the number of keys n must be from " + std::to_string(kMinLabKeys) + " to "
-            + std::to_string(kMaxLabKeys) + " (got " + std::to_string(p.keys) + ")";
+        return Problem{"keys", "the number of keys n must be from " + std::to_string(kMinLabKeys) + " to "
+                                   + std::to_string(kMaxLabKeys) + " (got " + std::to_string(p.keys) + ")"};
     if (p.bins < kMinLabBins || p.bins > kMaxLabBins)
-        return "the number of bins must be from " + std::to_string(kMinLabBins) + " to "
-            + std::to_string(kMaxLabBins) + " (got " + std::to_string(p.bins) + ")";
+        return Problem{"bins", "the number of bins must be from " + std::to_string(kMinLabBins) + " to "
+                                   + std::to_string(kMaxLabBins) + " (got " + std::to_string(p.bins) + ")"};
     const double draws = scalingLabDraws(p);
     if (draws > kMaxScalingDraws) {
         const double maxTrials = std::floor(kMaxScalingDraws / (2.0 * p.dk + p.keys - 1));
-        return "trials x (2 d_k + n - 1) = " + formatCount(draws) + " random numbers is more than the limit of "
-            + formatCount(kMaxScalingDraws) + "; at d_k = " + std::to_string(p.dk) + " with n = "
-            + std::to_string(p.keys) + " keys use at most " + std::to_string(int(maxTrials)) + " trials";
+        return Problem{"trials", "trials x (2 d_k + n - 1) = " + formatCount(draws)
+                                     + " random numbers is more than the limit of " + formatCount(kMaxScalingDraws)
+                                     + "; at d_k = " + std::to_string(p.dk) + " with n = " + std::to_string(p.keys)
+                                     + " keys use at most " + std::to_string(int(maxTrials)) + " trials"};
     }
-    return {};
+    return std::nullopt;
 }
 
-bool runScalingLab(const ScalingLabParams &p, ScalingLab &out, const StopRequested &stop)
+Result<std::optional<ScalingLab>> runScalingLab(const ScalingLabParams &p, const StopRequested &stop)
 {
-    if (const std::string problem = checkScalingLab(p); !problem.empty())
-        throw std::invalid_argument(problem);
+    if (auto problem = checkScalingLab(p))
+        return *problem;
     const int dk = p.dk, n = p.keys, trials = p.trials;
     Rng pairs(p.seed), extra(splitmix64(p.seed ^ kKeyStreamTag));
 
@@ -211,7 +211,7 @@ bool runScalingLab(const ScalingLabParams &p, ScalingLab &out, const StopRequest
     std::array<Accumulator, 3> threeWay, keys;
     for (int t = 0; t < trials; ++t) {
         if (stop && t % kStopCheckEvery == 0 && stop())
-            return false;
+            return std::nullopt;
         for (double &v : q)
             v = pairs.normal();
         for (double &v : k)
@@ -252,21 +252,21 @@ bool runScalingLab(const ScalingLabParams &p, ScalingLab &out, const StopRequest
         series.threeWay = threeWay[i].mean(trials);
         series.keys = keys[i].mean(trials);
     }
-    out = std::move(lab);
-    return true;
+    return std::optional<ScalingLab>(std::move(lab));
 }
 
-ScalingLab runScalingLab(const ScalingLabParams &p)
+Result<ScalingLab> runScalingLab(const ScalingLabParams &p)
 {
-    ScalingLab lab;
-    runScalingLab(p, lab);
-    return lab;
+    auto run = runScalingLab(p, StopRequested());
+    if (const Problem *problem = run.problem())
+        return *problem;
+    return std::move(*run.value());
 }
 
-ScalingExperiment runScalingExperiment(int dk, std::uint64_t seed, int trials)
+Result<ScalingExperiment> runScalingExperiment(int dk, std::uint64_t seed, int trials)
 {
-    if (const std::string problem = checkDkTrials(dk, trials); !problem.empty())
-        throw std::invalid_argument(problem);
+    if (auto problem = checkDkTrials(dk, trials))
+        return *problem;
     ScalingExperiment e;
     e.dk = dk;
     e.seed = seed;
@@ -315,16 +315,16 @@ double varianceSweepDraws(int trials, const std::vector<int> &dks)
     return double(trials) * 2.0 * sum;
 }
 
-bool varianceSweep(std::uint64_t seed, int trials, const std::vector<int> &dks, std::vector<VariancePoint> &out,
-                   const StopRequested &stop)
+Result<std::optional<std::vector<VariancePoint>>> varianceSweep(std::uint64_t seed, int trials, const std::vector<int> &dks,
+                                                                const StopRequested &stop)
 {
     for (int d : dks)
-        if (const std::string problem = checkDkTrials(d, trials); !problem.empty())
-            throw std::invalid_argument(problem);
+        if (auto problem = checkDkTrials(d, trials))
+            return *problem;
     if (const double draws = varianceSweepDraws(trials, dks); draws > kMaxScalingDraws)
-        throw std::invalid_argument("the variance sweep needs " + formatCount(draws)
-                                    + " random numbers, more than the limit of " + formatCount(kMaxScalingDraws)
-                                    + "; use fewer trials");
+        return Problem{"trials", "the variance sweep needs " + formatCount(draws)
+                                     + " random numbers, more than the limit of " + formatCount(kMaxScalingDraws)
+                                     + "; use fewer trials"};
     std::vector<VariancePoint> points;
     std::vector<double> raw(static_cast<std::size_t>(trials));
     for (int dk : dks) {
@@ -332,7 +332,7 @@ bool varianceSweep(std::uint64_t seed, int trials, const std::vector<int> &dks, 
         std::vector<double> q(static_cast<std::size_t>(dk)), k(static_cast<std::size_t>(dk));
         for (int t = 0; t < trials; ++t) {
             if (stop && t % kStopCheckEvery == 0 && stop())
-                return false;
+                return std::nullopt;
             for (double &v : q)
                 v = rng.normal();
             for (double &v : k)
@@ -347,8 +347,15 @@ bool varianceSweep(std::uint64_t seed, int trials, const std::vector<int> &dks, 
         }
         points.push_back(point);
     }
-    out = std::move(points);
-    return true;
+    return std::optional<std::vector<VariancePoint>>(std::move(points));
+}
+
+Result<std::vector<VariancePoint>> varianceSweep(std::uint64_t seed, int trials, const std::vector<int> &dks)
+{
+    auto run = varianceSweep(seed, trials, dks, StopRequested());
+    if (const Problem *problem = run.problem())
+        return *problem;
+    return std::move(*run.value());
 }
 
 TripleSoftmax handoutSoftmax(double x)
@@ -371,10 +378,10 @@ TripleSoftmax handoutSoftmax(double x)
     return out;
 }
 
-HandoutDraw handoutDraw(std::uint64_t seed, int dk)
+Result<HandoutDraw> handoutDraw(std::uint64_t seed, int dk)
 {
     if (dk < 1 || dk > kMaxExperimentDk)
-        throw std::invalid_argument("d_k must be from 1 to " + std::to_string(kMaxExperimentDk));
+        return Problem{"dk", "d_k must be from 1 to " + std::to_string(kMaxExperimentDk)};
     HandoutDraw d;
     d.seed = seed;
     d.dk = dk;

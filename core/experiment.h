@@ -24,9 +24,12 @@
 // a prefix of a longer one. Sums are plain left-to-right loops (the same
 // rounding everywhere, unlike SIMD sums), exponentials std::exp.
 
+#include "result.h"
+
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,10 +55,11 @@ struct ScalingExperiment {
 inline constexpr int kMaxExperimentDk = 1 << 16;
 inline constexpr int kMaxExperimentTrials = 1000000;
 
-// Inputs: 1 <= dk <= kMaxExperimentDk, 2 <= trials <= kMaxExperimentTrials.
+// Inputs: 1 <= dk <= kMaxExperimentDk, 2 <= trials <= kMaxExperimentTrials;
+// outside them a Problem (place "dk" or "trials") and no work.
 // The same (dk, seed, trials) gives the same numbers on every platform, and
 // the same raw and scaled numbers as runScalingLab with those arguments.
-ScalingExperiment runScalingExperiment(int dk, std::uint64_t seed, int trials);
+Result<ScalingExperiment> runScalingExperiment(int dk, std::uint64_t seed, int trials);
 
 // ---- the √d_k lab ----
 
@@ -128,18 +132,20 @@ struct ScalingLab {
 
 // Normal draws runScalingLab(p) makes: trials * (2 d_k + n - 1).
 double scalingLabDraws(const ScalingLabParams &p);
-// Empty when p is acceptable; otherwise one English sentence saying what is
-// out of range (e.g. the work over kMaxScalingDraws and how to stay within it).
-std::string checkScalingLab(const ScalingLabParams &p);
+// None when p is acceptable; otherwise a Problem whose place is the
+// parameter ("dk", "trials", "keys", "bins") and whose message is one
+// English sentence saying what is out of range (e.g. the work over
+// kMaxScalingDraws and how to stay within it).
+std::optional<Problem> checkScalingLab(const ScalingLabParams &p);
 
 // Called now and then (every few hundred trials); returning true abandons
 // the run. Lets a background worker drop a run the user no longer wants.
 using StopRequested = std::function<bool()>;
 
-// Runs the lab. Throws std::invalid_argument with checkScalingLab's message
-// when p is refused. Returns false (and leaves out alone) when stop said so.
-bool runScalingLab(const ScalingLabParams &p, ScalingLab &out, const StopRequested &stop = {});
-ScalingLab runScalingLab(const ScalingLabParams &p);
+// Runs the lab: checkScalingLab's Problem when p is refused (before any
+// work), no lab (std::nullopt) when stop said so.
+Result<std::optional<ScalingLab>> runScalingLab(const ScalingLabParams &p, const StopRequested &stop);
+Result<ScalingLab> runScalingLab(const ScalingLabParams &p);
 
 // Measured variance of the raw score at each d_k of dks (q and k only, the
 // same draws as runScalingLab(dk, seed, trials)); the scaled series' variances
@@ -151,9 +157,11 @@ struct VariancePoint {
 // Normal draws varianceSweep makes: trials * 2 * sum(dks).
 double varianceSweepDraws(int trials, const std::vector<int> &dks);
 std::vector<int> powersOfTwoDk(int maxDk = 1024); // 1, 2, 4, ..., maxDk
-// Throws std::invalid_argument over the budget or out of range; returns false when stopped.
-bool varianceSweep(std::uint64_t seed, int trials, const std::vector<int> &dks, std::vector<VariancePoint> &out,
-                   const StopRequested &stop = {});
+// A Problem over the budget or out of range (before any work); no points
+// (std::nullopt) when stop said so.
+Result<std::optional<std::vector<VariancePoint>>> varianceSweep(std::uint64_t seed, int trials, const std::vector<int> &dks,
+                                                                const StopRequested &stop);
+Result<std::vector<VariancePoint>> varianceSweep(std::uint64_t seed, int trials, const std::vector<int> &dks);
 
 // ---- the handout's draw ----
 // Seed 000's own code, exactly:
@@ -176,8 +184,9 @@ inline constexpr double kHandoutPrintedScaled = 3.79;
 inline constexpr double kHandoutPrintedScaledMaxWeight = 0.9682;
 inline constexpr double kHandoutPrintedScaledEntropy = 0.0848;
 
-// 1 <= dk <= kMaxExperimentDk; any seed (Python's seed(-n) equals seed(n)).
-HandoutDraw handoutDraw(std::uint64_t seed = 7, int dk = 64);
+// 1 <= dk <= kMaxExperimentDk, else a Problem (place "dk"); any seed
+// (Python's seed(-n) equals seed(n)).
+Result<HandoutDraw> handoutDraw(std::uint64_t seed = 7, int dk = 64);
 
 // softmax([score, 0, 0]) exactly as the handout's code computes it: the
 // largest weight, and -sum p ln(p + 1e-12). For the printed 3.79: 0.9568, 0.2081.

@@ -27,6 +27,30 @@ QString labelOr(const QStringList &labels, int i, const QString &prefix)
 
 } // namespace
 
+HeadGridData headGridData(int layers, int heads, const std::function<const Matrix &(int layer, int head)> &weights,
+                          const HeadGridWords &words)
+{
+    HeadGridData d;
+    d.rows = std::max(0, layers);
+    d.cols = d.rows ? std::max(0, heads) : 0;
+    for (int l = 0; l < d.rows; ++l)
+        d.rowLabels << words.rowLabel.arg(l + 1);
+    for (int h = 0; h < d.cols; ++h)
+        d.colLabels << words.colLabel.arg(h + 1);
+    d.cells.reserve(std::size_t(d.rows) * std::size_t(d.cols));
+    for (int l = 0; l < d.rows; ++l)
+        for (int h = 0; h < d.cols; ++h) {
+            HeadGridCell cell;
+            cell.weights = weights(l, h);
+            cell.causal = true; // no n × n mask copied into every cell
+            if (words.describe)
+                words.describe(l, h, cell.weights, cell);
+            d.cells.push_back(std::move(cell));
+        }
+    d.title = words.title;
+    return d;
+}
+
 HeadGrid::HeadGrid(QWidget *parent) : QWidget(parent)
 {
     setMouseTracking(true);

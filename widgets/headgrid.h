@@ -18,6 +18,7 @@
 #include <QWidget>
 #include <qcustomplot.h>
 
+#include <functional>
 #include <vector>
 
 namespace attn {
@@ -38,6 +39,23 @@ struct HeadGridData {
     QStringList colLabels;            // "H1", ...
     QString title;                    // drawn above the grid when not empty
 };
+
+// The words of a model's head grid: the window's are translated, the
+// command line's English.
+struct HeadGridWords {
+    QString rowLabel = QStringLiteral("L%1"); // %1: the layer, from 1
+    QString colLabel = QStringLiteral("H%1"); // %1: the head, from 1
+    // A head's caption lines and tool tip, from its layer and head (0-based) and its weights.
+    std::function<void(int layer, int head, const Matrix &weights, HeadGridCell &cell)> describe;
+    QString title; // drawn above the grid when not empty
+};
+
+// Every layer by head of a causal model as a small weights map, layer by
+// layer: `weights(l, h)` is layer l's head h (n by n), for 0 <= l < layers
+// and 0 <= h < heads. What the window's overview and `model export
+// --stages overview` both draw.
+HeadGridData headGridData(int layers, int heads, const std::function<const Matrix &(int layer, int head)> &weights,
+                          const HeadGridWords &words);
 
 class HeadGrid : public QWidget {
     Q_OBJECT

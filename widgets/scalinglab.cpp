@@ -1,5 +1,7 @@
 #include "scalinglab.h"
 
+#include "numbers.h"
+
 #include <QCheckBox>
 #include <QEvent>
 #include <QGridLayout>
@@ -31,13 +33,10 @@ QLocale numberLocale()
     return l;
 }
 
+// numbers.h's text for the eye: U+2212, never "−0.0000".
 QString fixed(double v, int decimals = 4)
 {
-    QString s = numberLocale().toString(v, 'f', decimals);
-    // -0.0000 reads as a different number from 0.0000; it is not.
-    if (s.startsWith(QLatin1Char('-')) && numberLocale().toDouble(s) == 0)
-        s.remove(0, 1);
-    return s.replace(QLatin1Char('-'), QChar(0x2212));
+    return QString::fromStdString(formatFixed(v, decimals, Minus::Typographic));
 }
 
 QString percent(double fraction)

@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "cliargs.h"
 #include "atomicwrite.h"
 #include "attention.h"
 #include "compare.h"
@@ -25,6 +26,8 @@
 #include <optional>
 
 namespace attn {
+
+using namespace cmdline;
 
 namespace {
 
@@ -80,57 +83,6 @@ const char *const kUsage = R"(Usage:
   attention-lab-cli --help | --version
 )";
 
-// Options after the command: "--name value" pairs and plain arguments.
-struct Options {
-    QStringList positional;
-    QList<QPair<QString, QString>> named;
-
-    std::optional<QString> take(const QString &name)
-    {
-        for (qsizetype i = 0; i < named.size(); ++i)
-            if (named[i].first == name) {
-                const QString v = named[i].second;
-                named.removeAt(i);
-                return v;
-            }
-        return std::nullopt;
-    }
-};
-
-struct UsageError {
-    QString message;
-};
-
-Options parseOptions(const QStringList &args, const QStringList &known)
-{
-    Options o;
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        const QString &a = args[i];
-        if (a.startsWith(QLatin1String("--"))) {
-            const qsizetype eq = a.indexOf(QLatin1Char('='));
-            const QString name = eq > 0 ? a.left(eq) : a;
-            // The name first: a misspelt option is unknown, not short of a value.
-            if (!known.contains(name))
-                throw UsageError{QStringLiteral("unknown option %1; this command takes %2")
-                                     .arg(name, known.isEmpty() ? QStringLiteral("none") : known.join(QStringLiteral(", ")))};
-            QString value;
-            if (eq > 0)
-                value = a.mid(eq + 1);
-            else if (i + 1 < args.size())
-                value = args[++i];
-            else
-                throw UsageError{QStringLiteral("%1 needs a value").arg(a)};
-            for (const auto &[given, _] : o.named)
-                if (given == name)
-                    throw UsageError{QStringLiteral("%1 is given twice").arg(name)};
-            o.named.append({name, value});
-        } else {
-            o.positional << a;
-        }
-    }
-    return o;
-}
-
 long long parseInteger(const QString &option, const QString &text, long long lo, long long hi)
 {
     bool ok = false;
@@ -166,34 +118,12 @@ Source loadSource(Options &o)
     return {file, loadScenarioFile(file)};
 }
 
-// Text from files and the command line reaches the terminal with its
-// control characters escaped ("\x1b", "\n"), never raw.
-QString safe(const QString &text)
-{
-    return QString::fromStdString(escapeControls(text.toStdString()));
-}
-
 QString problemLine(const QString &origin, const Problem &p)
 {
     QString line = origin + QStringLiteral(": ");
     if (!p.place.empty())
         line += QString::fromStdString(p.place) + QStringLiteral(": ");
     return safe(line + QString::fromStdString(p.message));
-}
-
-// One piece of a streamed output; false once `out` has failed, so that the
-// writer stops instead of formatting the rest for nothing.
-bool writeChunk(QTextStream &out, const QByteArray &utf8)
-{
-    // Straight to the device when there is one: no round trip through UTF-16.
-    if (QIODevice *device = out.device()) {
-        out.flush();
-        if (out.status() == QTextStream::Ok && device->write(utf8) != utf8.size())
-            out.setStatus(QTextStream::WriteFailed); // the device's errorString says why
-    } else {
-        out << QString::fromUtf8(utf8);
-    }
-    return out.status() == QTextStream::Ok;
 }
 
 // JSON for stdout: with the characters a terminal obeys escaped.
@@ -205,16 +135,19 @@ QByteArray terminalJson(const QJsonObject &o)
 int trace(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     Options o = parseOptions(args, {QStringLiteral("--preset"), QStringLiteral("--format")});
-    const QString format = o.take(QStringLiteral("--format")).value_or(QStringLiteral("text"));
-    if (format != QLatin1String("text") && format != QLatin1String("json"))
-        throw UsageError{QStringLiteral("--format: unknown value \"%1\"; expected text or json").arg(format)};
+    const QString format = formatOption(o);
     const Source src = loadSource(o);
     if (const auto *p = std::get_if<Problem>(&src.loaded)) {
         err << "attention-lab-cli: " << problemLine(src.origin, *p) << "\n";
         return kBadInput;
     }
     const Scenario &s = std::get<Scenario>(src.loaded);
-    const Trace t = compute(s);
+    const Result<Trace> traced = tryCompute(s);
+    if (const Problem *p = traced.problem()) {
+        err << "attention-lab-cli: " << problemLine(src.origin, *p) << "\n";
+        return kBadInput;
+    }
+    const Trace &t = traced.value();
     // Streamed: a large trace is written as it is formatted, never held
     // whole, and formatting stops once stdout has failed (runCli says why).
     if (format == QLatin1String("json"))
@@ -239,12 +172,6 @@ int presets(const QStringList &args, QTextStream &out)
     return 0;
 }
 
-QString fixed(double v, int decimals = 4)
-{
-    QString s = QString::number(v, 'f', decimals);
-    return s.startsWith(QLatin1Char('-')) && s.count(QLatin1Char('0')) == s.size() - 2 ? s.mid(1) : s;
-}
-
 // Removes a flag (an option without a value) from args; true if it was there.
 bool takeFlag(QStringList &args, const QString &flag)
 {
@@ -257,14 +184,6 @@ bool takeFlag(QStringList &args, const QString &flag)
             found = true;
         }
     return found;
-}
-
-QString formatOption(Options &o)
-{
-    const QString format = o.take(QStringLiteral("--format")).value_or(QStringLiteral("text"));
-    if (format != QLatin1String("text") && format != QLatin1String("json"))
-        throw UsageError{QStringLiteral("--format: unknown value \"%1\"; expected text or json").arg(format)};
-    return format;
 }
 
 QJsonObject softmaxJson(const SoftmaxSummary &s)
@@ -310,6 +229,16 @@ QJsonObject handoutJson(const HandoutDraw &d)
                        {QStringLiteral("scaled_entropy"), d.scaledEntropy}};
 }
 
+// The value of a core call whose inputs the options have checked; a Problem
+// it should have all the same is said as the option's.
+template <typename T>
+T checked(Result<T> r, const QString &option)
+{
+    if (const Problem *p = r.problem())
+        throw UsageError{QStringLiteral("%1: %2").arg(option, QString::fromStdString(p->message))};
+    return std::move(r.value());
+}
+
 int experiment(const QStringList &givenArgs, QTextStream &out)
 {
     QStringList args = givenArgs;
@@ -342,7 +271,7 @@ int experiment(const QStringList &givenArgs, QTextStream &out)
     if (pythonDraw) {
         QJsonArray draws;
         for (int dk : dks) {
-            const HandoutDraw d = handoutDraw(seed, dk);
+            const HandoutDraw d = checked(handoutDraw(seed, dk), QStringLiteral("--dk %1").arg(dk));
             if (format == QLatin1String("json")) {
                 draws.append(handoutJson(d));
                 continue;
@@ -380,7 +309,7 @@ int experiment(const QStringList &givenArgs, QTextStream &out)
             throw UsageError{QStringLiteral("--dk × --trials = %1 is more than the limit of %2 (about a minute of work)")
                                  .arg(double(dk) * trials, 0, 'g', 6)
                                  .arg(kMaxExperimentDraws, 0, 'g', 6)};
-        const ScalingExperiment e = runScalingExperiment(dk, seed, trials);
+        const ScalingExperiment e = checked(runScalingExperiment(dk, seed, trials), QStringLiteral("--dk %1").arg(dk));
 
         out << "Scaling experiment: q, k ~ N(0, I) in d_k = " << dk << " dimensions, " << trials
             << " trials, seed " << seed << "\n";
@@ -417,9 +346,8 @@ int experiment(const QStringList &givenArgs, QTextStream &out)
         p.seed = seed;
         p.trials = trials;
         p.keys = keys;
-        const std::string why = checkScalingLab(p);
-        if (!why.empty())
-            throw UsageError{QStringLiteral("--dk %1: %2").arg(dk).arg(QString::fromStdString(why))};
+        if (const auto why = checkScalingLab(p))
+            throw UsageError{QStringLiteral("--dk %1: %2").arg(dk).arg(QString::fromStdString(why->message))};
         runs.push_back(p);
     }
     QJsonArray experiments;
@@ -437,7 +365,7 @@ int experiment(const QStringList &givenArgs, QTextStream &out)
                    .arg(QStringLiteral("saturated"), 10);
     }
     for (const ScalingLabParams &p : runs) {
-        const ScalingLab r = runScalingLab(p);
+        const ScalingLab r = checked(runScalingLab(p), QStringLiteral("--dk %1").arg(p.dk));
         if (format == QLatin1String("json")) {
             QJsonObject e{{QStringLiteral("dk"), p.dk},
                           {QStringLiteral("trials"), p.trials},
@@ -480,14 +408,6 @@ int experiment(const QStringList &givenArgs, QTextStream &out)
     return 0;
 }
 
-QStringList splitList(const QString &text)
-{
-    QStringList out;
-    for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
-        out << part.trimmed().toLower();
-    return out;
-}
-
 // ---- export: figures and numbers, one function a purpose ----
 
 // The largest PNG export draws: 8000 x 8000 pixels (256 MB in memory),
@@ -509,21 +429,6 @@ struct ExportRequest {
     bool alignCompare = false;
     bool comparing() const { return compareFile || comparePreset; }
 };
-
-QList<FigureFormat> exportFormats(Options &o)
-{
-    QList<FigureFormat> formats;
-    for (const QString &f : splitList(o.take(QStringLiteral("--format")).value_or(QStringLiteral("png")))) {
-        const auto format = figureFormatFromName(f);
-        if (!format)
-            throw UsageError{QStringLiteral("--format: unknown format \"%1\"; expected png, svg or pdf").arg(f)};
-        if (!formats.contains(*format))
-            formats << *format;
-    }
-    if (formats.isEmpty())
-        throw UsageError{QStringLiteral("--format: name at least one of png, svg, pdf")};
-    return formats;
-}
 
 FigureSize exportSize(Options &o, const QList<FigureFormat> &formats, FigurePreset preset)
 {
@@ -632,7 +537,7 @@ ExportRequest exportRequest(Options &o, bool alignCompare)
     if (!outDir || outDir->isEmpty())
         throw UsageError{QStringLiteral("--out DIR is needed: the folder the figures go into")};
     r.outDir = *outDir;
-    r.formats = exportFormats(o);
+    r.formats = figureFormats(o);
     const FigurePreset preset = exportPreset(o);
     r.size = exportSize(o, r.formats, preset);
 
@@ -780,7 +685,12 @@ bool writeCompareFigures(const ExportRequest &r, const Scenario &a, const Trace 
                   << (b.heads > 1 ? QStringLiteral(" to %1").arg(b.heads) : QString()) << "\n";
             return false;
         }
-    const Trace tb = compute(b);
+    const Result<Trace> traced = tryCompute(b);
+    if (const Problem *p = traced.problem()) {
+        w.err << "attention-lab-cli: " << safe(problemLine(*p)) << "\n";
+        return false;
+    }
+    const Trace &tb = traced.value();
     for (int head : heads)
         for (const QString &name : r.stageNames) {
             const CompareMaps maps = compareMaps(a, ta, b, tb, *stageFromKey(name), head, r.alignCompare);
@@ -838,7 +748,12 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
         return kBadInput;
     }
     const Scenario &s = std::get<Scenario>(src.loaded);
-    const Trace t = compute(s);
+    const Result<Trace> traced = tryCompute(s);
+    if (const Problem *p = traced.problem()) {
+        err << "attention-lab-cli: " << problemLine(src.origin, *p) << "\n";
+        return kBadInput;
+    }
+    const Trace &t = traced.value();
     std::optional<Scenario> compareB;
     if (r.comparing()) {
         const Source b = r.compareFile ? Source{*r.compareFile, loadScenarioFile(*r.compareFile)}
@@ -1109,9 +1024,6 @@ int runCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                              .arg(command)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: " << safe(command) << ": " << safe(e.message) << "\n";
-        return kBadInput;
-    } catch (const ScenarioError &e) {
-        err << "attention-lab-cli: " << safe(QString::fromStdString(e.problem().toString())) << "\n";
         return kBadInput;
     }
 }

@@ -1,5 +1,6 @@
 #include "modelcmd.h"
 
+#include "cliargs.h"
 #include "atomicwrite.h"
 #include "attention.h"
 #include "figureexport.h"
@@ -27,63 +28,19 @@
 
 namespace attn {
 
+using namespace cmdline;
+
 namespace {
 
 constexpr int kBadInput = 2;
 
-struct ModelUsageError {
-    QString message;
-};
-
-struct Options {
-    QStringList positional;
-    QList<QPair<QString, QString>> named;
-
-    std::optional<QString> take(const QString &name)
-    {
-        for (qsizetype i = 0; i < named.size(); ++i)
-            if (named[i].first == name) {
-                const QString v = named[i].second;
-                named.removeAt(i);
-                return v;
-            }
-        return std::nullopt;
-    }
-};
-
-Options parseOptions(const QStringList &args, const QStringList &known)
+// The model commands take no plain arguments: the sentence is --text.
+Options parseModelOptions(const QStringList &args, const QStringList &known)
 {
-    Options o;
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        const QString &a = args[i];
-        if (a.startsWith(QLatin1String("--"))) {
-            const qsizetype eq = a.indexOf(QLatin1Char('='));
-            const QString name = eq > 0 ? a.left(eq) : a;
-            if (!known.contains(name))
-                throw ModelUsageError{QStringLiteral("unknown option %1; this command takes %2").arg(name, known.join(QStringLiteral(", ")))};
-            QString value;
-            if (eq > 0)
-                value = a.mid(eq + 1);
-            else if (i + 1 < args.size())
-                value = args[++i];
-            else
-                throw ModelUsageError{QStringLiteral("%1 needs a value").arg(a)};
-            for (const auto &[given, _] : o.named)
-                if (given == name)
-                    throw ModelUsageError{QStringLiteral("%1 is given twice").arg(name)};
-            o.named.append({name, value});
-        } else {
-            o.positional << a;
-        }
-    }
+    Options o = parseOptions(args, known);
     if (!o.positional.isEmpty())
-        throw ModelUsageError{QStringLiteral("unexpected argument \"%1\"").arg(o.positional.first())};
+        throw UsageError{QStringLiteral("unexpected argument \"%1\"").arg(o.positional.first())};
     return o;
-}
-
-QString safe(const QString &text)
-{
-    return QString::fromStdString(escapeControls(text.toStdString()));
 }
 
 QString problemText(const Problem &p)
@@ -120,10 +77,10 @@ QString modelText(Options &o)
 {
     const auto text = o.take(QStringLiteral("--text"));
     if (!text)
-        throw ModelUsageError{QStringLiteral("--text \"...\" is needed: the sentence the model reads")};
+        throw UsageError{QStringLiteral("--text \"...\" is needed: the sentence the model reads")};
     const qsizetype n = text->toUcs4().size();
     if (n > kMaxModelTextCharacters)
-        throw ModelUsageError{QStringLiteral("--text: %1 characters is more than the limit of %2").arg(n).arg(kMaxModelTextCharacters)};
+        throw UsageError{QStringLiteral("--text: %1 characters is more than the limit of %2").arg(n).arg(kMaxModelTextCharacters)};
     return *text;
 }
 
@@ -132,14 +89,6 @@ QString modelText(Options &o)
 QString shownToken(const std::string &bytes)
 {
     return QString::fromStdString(escapeControls(displayText(bytes)));
-}
-
-QString formatOption(Options &o)
-{
-    const QString format = o.take(QStringLiteral("--format")).value_or(QStringLiteral("text"));
-    if (format != QLatin1String("text") && format != QLatin1String("json"))
-        throw ModelUsageError{QStringLiteral("--format: unknown value \"%1\"; expected text or json").arg(format)};
-    return format;
 }
 
 // --layer / --head: one (1-based on the command line, 0-based here) or all.
@@ -155,7 +104,7 @@ QList<int> pick(Options &o, const QString &option, int count)
     bool ok = false;
     const int v = text->toInt(&ok);
     if (!ok || v < 1 || v > count)
-        throw ModelUsageError{QStringLiteral("%1: must be all or a number from 1 to %2 (got %3)").arg(option).arg(count).arg(*text)};
+        throw UsageError{QStringLiteral("%1: must be all or a number from 1 to %2 (got %3)").arg(option).arg(count).arg(*text)};
     out << v - 1;
     return out;
 }
@@ -165,107 +114,18 @@ QString utf8(const std::string &bytes)
     return QString::fromUtf8(bytes.data(), qsizetype(bytes.size()));
 }
 
-QString fixed(double v, int decimals = 4)
-{
-    return QString::number(v, 'f', decimals);
-}
-
-// One piece of a streamed output, straight to the device (as cli.cpp's
-// writeChunk): false once `out` has failed, so the writer stops.
-bool writeChunk(QTextStream &out, const QByteArray &utf8)
-{
-    if (QIODevice *device = out.device()) {
-        out.flush();
-        if (out.status() == QTextStream::Ok && device->write(utf8) != utf8.size())
-            out.setStatus(QTextStream::WriteFailed); // the device's errorString says why
-    } else {
-        out << QString::fromUtf8(utf8);
-    }
-    return out.status() == QTextStream::Ok;
-}
-
-// `model trace --format json` written piece by piece, in chunks of about
-// 1 MB: the bytes of QJsonDocument's indented text of the same tree (keys
-// sorted as QJsonObject sorts them, four spaces a level) passed through
-// escapeTerminalControls, without ever holding the tree (about 200 bytes a
-// number) or the whole text.
-class ModelJson {
-public:
-    explicit ModelJson(const std::function<bool(const QByteArray &)> &sink) : m_sink(sink) { m_buffer.reserve(kChunk + 64 * 1024); }
-
-    void raw(const char *text) { m_buffer += text; }
-    void indent(int level) { m_buffer.append(4 * level, ' '); }
-    void key(int level, const char *name)
-    {
-        indent(level);
-        m_buffer += '"';
-        m_buffer += name;
-        m_buffer += "\": ";
-    }
-    void next(bool last) { m_buffer += last ? "\n" : ",\n"; }
-    // As Qt's writer writes a double (a -0 stays "-0", as it did).
-    // Not a number or infinite (a model's activations overflowing): null, as
-    // Qt's writer wrote it; "inf" would not be JSON.
-    void number(double v)
-    {
-        if (!std::isfinite(v))
-            m_buffer += "null";
-        else
-            m_buffer += QByteArray::number(v, 'g', QLocale::FloatingPointShortest);
-    }
-    void integer(long long v) { m_buffer += QByteArray::number(v); }
-    void string(const std::string &utf8)
-    {
-        // Through QString and Qt's own escaping: the same bytes for any input.
-        const QByteArray escaped = QJsonDocument(QJsonArray{QString::fromUtf8(utf8.data(), qsizetype(utf8.size()))})
-                                       .toJson(QJsonDocument::Compact);
-        m_buffer += escapeTerminalControls(escaped.mid(1, escaped.size() - 2));
-    }
-    // `"name": [rows of numbers]` at `level`, then "," or not.
-    void matrix(int level, const char *name, const Matrix &m, bool last)
-    {
-        key(level, name);
-        raw("[\n");
-        for (Eigen::Index i = 0; i < m.rows(); ++i) {
-            indent(level + 1);
-            raw("[\n");
-            for (Eigen::Index j = 0; j < m.cols(); ++j) {
-                indent(level + 2);
-                number(m(i, j));
-                next(j + 1 == m.cols());
-            }
-            indent(level + 1);
-            raw("]");
-            next(i + 1 == m.rows());
-            if (m_buffer.size() >= kChunk)
-                flush();
-        }
-        indent(level);
-        raw("]");
-        next(last);
-    }
-    bool flush()
-    {
-        if (m_ok && !m_buffer.isEmpty())
-            m_ok = m_sink(m_buffer);
-        m_buffer.clear();
-        return m_ok;
-    }
-    bool ok() const { return m_ok; }
-
-private:
-    static constexpr qsizetype kChunk = 1024 * 1024;
-    const std::function<bool(const QByteArray &)> &m_sink;
-    QByteArray m_buffer;
-    bool m_ok = true;
-};
-
 } // namespace
 
 bool writeModelTraceJson(const ModelTrace &t, const QList<int> &layers, const QList<int> &heads,
                          const std::function<bool(const QByteArray &)> &sink)
 {
-    ModelJson o(sink);
+    JsonStream o(sink);
+    // `"name": [rows of numbers]`: a -0 stays "-0", as QJsonDocument wrote it.
+    auto matrix = [&o](int level, const char *name, const Matrix &m, bool last) {
+        o.key(level, name);
+        o.grid(level, m, [&o](double v) { o.number(v); });
+        o.next(last);
+    };
     o.raw("{\n");
     o.key(1, "layers");
     o.raw("[\n");
@@ -283,13 +143,13 @@ bool writeModelTraceJson(const ModelTrace &t, const QList<int> &layers, const QL
             o.key(5, "head");
             o.integer(h + 1);
             o.next(false);
-            o.matrix(5, "k", a.k, false);
-            o.matrix(5, "output", a.output, false);
-            o.matrix(5, "q", a.q, false);
-            o.matrix(5, "scaled", a.scaled, false);
-            o.matrix(5, "scores", a.scores, false);
-            o.matrix(5, "v", a.v, false);
-            o.matrix(5, "weights", a.weights, true);
+            matrix(5, "k", a.k, false);
+            matrix(5, "output", a.output, false);
+            matrix(5, "q", a.q, false);
+            matrix(5, "scaled", a.scaled, false);
+            matrix(5, "scores", a.scores, false);
+            matrix(5, "v", a.v, false);
+            matrix(5, "weights", a.weights, true);
             o.indent(4);
             o.raw("}");
             o.next(hi + 1 == heads.size());
@@ -354,7 +214,7 @@ namespace {
 
 int info(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    Options o = parseOptions(args, {QStringLiteral("--model"), QStringLiteral("--format")});
+    Options o = parseModelOptions(args, {QStringLiteral("--model"), QStringLiteral("--format")});
     const QString format = formatOption(o);
     bool failed = false;
     const auto m = takeModel(o, err, &failed);
@@ -389,7 +249,7 @@ int info(const QStringList &args, QTextStream &out, QTextStream &err)
 
 int trace(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    Options o = parseOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--layer"),
+    Options o = parseModelOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--layer"),
                                     QStringLiteral("--head"), QStringLiteral("--format")});
     const QString format = formatOption(o);
     const QString text = modelText(o);
@@ -432,7 +292,12 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
             out << "\n== layer " << l + 1 << ", head " << h + 1 << ": " << QString::fromStdString(sum.kind)
                 << " (previous token " << fixed(sum.previousToken, 2) << ", first token " << fixed(sum.firstToken, 2)
                 << ", mean entropy " << fixed(sum.meanEntropy, 2) << " nats) ==\n";
-            const bool ok = writeTraceText(sc, compute(sc), [&out](const std::string &chunk) {
+            const Result<Trace> traced = tryCompute(sc);
+            if (const Problem *p = traced.problem()) {
+                err << "attention-lab-cli: " << problemText(*p) << "\n";
+                return kBadInput;
+            }
+            const bool ok = writeTraceText(sc, traced.value(), [&out](const std::string &chunk) {
                 out << QString::fromStdString(chunk);
                 return out.status() == QTextStream::Ok;
             });
@@ -448,40 +313,22 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
     return 0;
 }
 
-QStringList splitList(const QString &text)
-{
-    QStringList out;
-    for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
-        out << part.trimmed().toLower();
-    return out;
-}
-
 // Every layer by head as a small weights map: the window's overview
 // (ModelView::overviewData, HeadGrid), in English, with the sentence as title.
 HeadGridData overviewData(const Gpt2Model &m, const ModelTrace &t)
 {
-    HeadGridData d;
-    d.rows = int(t.layers.size());
-    d.cols = d.rows ? int(t.layers[0].heads.size()) : 0;
-    for (int l = 0; l < d.rows; ++l)
-        d.rowLabels << QStringLiteral("L%1").arg(l + 1);
-    for (int h = 0; h < d.cols; ++h)
-        d.colLabels << QStringLiteral("H%1").arg(h + 1);
-    for (int l = 0; l < d.rows; ++l)
-        for (int h = 0; h < d.cols; ++h) {
-            const Matrix &w = t.layers[std::size_t(l)].heads[std::size_t(h)].weights;
-            const HeadSummary s = summarizeHead(w);
-            HeadGridCell cell;
-            cell.weights = w;
-            cell.causal = true;
-            cell.caption << QString::fromStdString(s.kind) << QStringLiteral("H̄ %1 nats").arg(fixed(s.meanEntropy, 2));
-            d.cells.push_back(std::move(cell));
-        }
+    HeadGridWords words;
+    words.describe = [](int, int, const Matrix &w, HeadGridCell &cell) {
+        const HeadSummary s = summarizeHead(w);
+        cell.caption << QString::fromStdString(s.kind) << QStringLiteral("H̄ %1 nats").arg(fixed(s.meanEntropy, 2));
+    };
     std::string text;
     for (const std::string &s : t.texts)
         text += s;
-    d.title = QStringLiteral("%1: every head's softmax weights for “%2”").arg(m.name, utf8(displayText(text)).trimmed());
-    return d;
+    words.title = QStringLiteral("%1: every head's softmax weights for “%2”").arg(m.name, utf8(displayText(text)).trimmed());
+    return headGridData(int(t.layers.size()), t.layers.empty() ? 0 : int(t.layers[0].heads.size()),
+                        [&t](int l, int h) -> const Matrix & { return t.layers[std::size_t(l)].heads[std::size_t(h)].weights; },
+                        words);
 }
 
 // 16777216 → "16,777,216".
@@ -510,12 +357,12 @@ FigureSize overviewFigureSize(int layers, int heads, FigureSize size, bool given
     const QString limit = QStringLiteral("%1 pixels (%2 × %2)").arg(grouped(kMaxHeadGridFigurePixels)).arg(qlonglong(std::llround(std::sqrt(kMaxHeadGridFigurePixels))));
     const double least = double(need.minimum.width()) * need.minimum.height();
     if (least > kMaxHeadGridFigurePixels)
-        throw ModelUsageError{QStringLiteral("--stages overview: %1 need a figure of at least %2 × %3 pixels to show each head's map "
+        throw UsageError{QStringLiteral("--stages overview: %1 need a figure of at least %2 × %3 pixels to show each head's map "
                                              "and caption (%4 pixels), more than the limit of %5; export single heads with --layer and --head")
                                   .arg(grid, grouped(need.minimum.width()), grouped(need.minimum.height()), grouped(least), limit)};
     if (given) {
         if (size.width < need.minimum.width() || size.height < need.minimum.height())
-            throw ModelUsageError{QStringLiteral("--size %1x%2 is too small for the overview of %3: each head's map and caption need "
+            throw UsageError{QStringLiteral("--size %1x%2 is too small for the overview of %3: each head's map and caption need "
                                                  "at least %4x%5")
                                       .arg(size.width)
                                       .arg(size.height)
@@ -523,7 +370,7 @@ FigureSize overviewFigureSize(int layers, int heads, FigureSize size, bool given
                                       .arg(need.minimum.width())
                                       .arg(need.minimum.height())};
         if (double(size.width) * size.height > kMaxHeadGridFigurePixels)
-            throw ModelUsageError{QStringLiteral("--size %1x%2: an overview figure has at most %3")
+            throw UsageError{QStringLiteral("--size %1x%2: an overview figure has at most %3")
                                       .arg(size.width)
                                       .arg(size.height)
                                       .arg(limit)};
@@ -547,7 +394,7 @@ FigureSize overviewFigureSize(int layers, int heads, FigureSize size, bool given
 
 int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    Options o = parseOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--layer"),
+    Options o = parseModelOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--layer"),
                                     QStringLiteral("--head"), QStringLiteral("--out"), QStringLiteral("--stages"),
                                     QStringLiteral("--format"), QStringLiteral("--size"), QStringLiteral("--scenario"),
                                     QStringLiteral("--input"), QStringLiteral("--name")});
@@ -555,22 +402,15 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
     const auto outDir = o.take(QStringLiteral("--out"));
     const auto scenarioFile = o.take(QStringLiteral("--scenario"));
     if (!outDir && !scenarioFile)
-        throw ModelUsageError{QStringLiteral("--out DIR (figures) or --scenario FILE (the head as a scenario) is needed")};
+        throw UsageError{QStringLiteral("--out DIR (figures) or --scenario FILE (the head as a scenario) is needed")};
     const QString input = o.take(QStringLiteral("--input")).value_or(QStringLiteral("direct"));
     if (input != QLatin1String("direct") && input != QLatin1String("projected"))
-        throw ModelUsageError{QStringLiteral("--input: unknown value \"%1\"; expected direct or projected").arg(input)};
+        throw UsageError{QStringLiteral("--input: unknown value \"%1\"; expected direct or projected").arg(input)};
     const QStringList stages = splitList(o.take(QStringLiteral("--stages")).value_or(QStringLiteral("scores,scaled,masked,weights,output")));
     for (const QString &st : stages)
         if (st != QLatin1String("overview") && !stageFromKey(st))
-            throw ModelUsageError{QStringLiteral("--stages: unknown stage \"%1\"; expected scores, scaled, masked, weights, output or overview").arg(st)};
-    QList<FigureFormat> formats;
-    for (const QString &f : splitList(o.take(QStringLiteral("--format")).value_or(QStringLiteral("png")))) {
-        const auto format = figureFormatFromName(f);
-        if (!format)
-            throw ModelUsageError{QStringLiteral("--format: unknown format \"%1\"; expected png, svg or pdf").arg(f)};
-        if (!formats.contains(*format))
-            formats << *format;
-    }
+            throw UsageError{QStringLiteral("--stages: unknown stage \"%1\"; expected scores, scaled, masked, weights, output or overview").arg(st)};
+    const QList<FigureFormat> formats = figureFormats(o);
     FigureSize size;
     size.width = 900;
     size.height = 800;
@@ -580,7 +420,7 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
         bool okW = false, okH = false;
         const int w = wh.value(0).toInt(&okW), h = wh.value(1).toInt(&okH);
         if (wh.size() != 2 || !okW || !okH || w < 100 || h < 100 || w > 8000 || h > 8000)
-            throw ModelUsageError{QStringLiteral("--size: \"%1\" is not WIDTHxHEIGHT with sides from 100 to 8000, e.g. 900x800").arg(*s)};
+            throw UsageError{QStringLiteral("--size: \"%1\" is not WIDTHxHEIGHT with sides from 100 to 8000, e.g. 900x800").arg(*s)};
         size.width = w;
         size.height = h;
     }
@@ -596,11 +436,11 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
     bool okL = false, okH = false;
     const int layer = layerText.toInt(&okL) - 1, head = headText.toInt(&okH) - 1;
     if (!okL || layer < 0 || layer >= m->config.nLayer)
-        throw ModelUsageError{QStringLiteral("--layer: must be a layer from 1 to %1 (got %2)").arg(m->config.nLayer).arg(layerText)};
+        throw UsageError{QStringLiteral("--layer: must be a layer from 1 to %1 (got %2)").arg(m->config.nLayer).arg(layerText)};
     if (!okH || head < 0 || head >= m->config.nHead)
-        throw ModelUsageError{QStringLiteral("--head: must be a head from 1 to %1 (got %2)").arg(m->config.nHead).arg(headText)};
+        throw UsageError{QStringLiteral("--head: must be a head from 1 to %1 (got %2)").arg(m->config.nHead).arg(headText)};
     if (outDir && !qobject_cast<QApplication *>(QCoreApplication::instance()))
-        throw ModelUsageError{QStringLiteral("drawing figures needs a QApplication")};
+        throw UsageError{QStringLiteral("drawing figures needs a QApplication")};
 
     // The overview's pixels, decided from the grid's shape before the
     // forward and before any file is written.
@@ -646,7 +486,12 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
         out << safe(QDir::toNativeSeparators(path)) << "\n";
         return true;
     };
-    const Trace tr = compute(s);
+    const Result<Trace> traced = tryCompute(s);
+    if (const Problem *p = traced.problem()) {
+        err << "attention-lab-cli: " << problemText(*p) << "\n";
+        return kBadInput;
+    }
+    const Trace &tr = traced.value();
     FigureStyle style;
     const QString where = QStringLiteral("L%1H%2").arg(layer + 1).arg(head + 1);
     for (const QString &st : stages) {
@@ -684,14 +529,11 @@ int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return trace(args.mid(1), out, err);
         if (sub == QLatin1String("export"))
             return exportModel(args.mid(1), out, err);
-        throw ModelUsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace or export")
+        throw UsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace or export")
                                             : QStringLiteral("unknown model command \"%1\"; expected info, trace or export").arg(sub)};
-    } catch (const ModelUsageError &e) {
+    } catch (const UsageError &e) {
         err << "attention-lab-cli: model" << (sub.isEmpty() ? QString() : QLatin1Char(' ') + safe(sub)) << ": " << safe(e.message)
             << "\n";
-        return kBadInput;
-    } catch (const ScenarioError &e) {
-        err << "attention-lab-cli: " << problemText(e.problem()) << "\n";
         return kBadInput;
     }
 }

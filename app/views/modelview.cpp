@@ -156,7 +156,28 @@ ModelView::ModelView(QWidget *parent) : QWidget(parent)
     auto *root = new QVBoxLayout(this);
     root->setContentsMargins(6, 6, 6, 6);
     root->setSpacing(4);
+    buildTokenStrip(root);
 
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->setChildrenCollapsible(false);
+    QWidget *left = buildOverview(split);
+    QWidget *right = buildHeadPanel(split);
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setSizes({560, 900});
+    root->addWidget(split, 1);
+
+    connectParts();
+    m_take->setEnabled(false);
+    retranslate();
+}
+
+// The model line, the sentence, its tokens as the model sees them, and the
+// notes beneath (a slow model, a refused sentence).
+void ModelView::buildTokenStrip(QVBoxLayout *root)
+{
     auto *top = new QHBoxLayout;
     m_modelLine = new QLabel(this);
     m_modelLine->setObjectName(QStringLiteral("modelLine"));
@@ -204,10 +225,12 @@ ModelView::ModelView(QWidget *parent) : QWidget(parent)
     m_problem->setStyleSheet(QStringLiteral("color:#b00020;"));
     m_problem->hide();
     root->addWidget(m_problem);
+}
 
-    auto *split = new QSplitter(Qt::Horizontal, this);
-    split->setChildrenCollapsible(false);
-    auto *left = new QWidget(split);
+// Every layer by head (the grid), and the next token beneath it.
+QWidget *ModelView::buildOverview(QWidget *parent)
+{
+    auto *left = new QWidget(parent);
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
     m_overviewTitle = new QLabel(left);
@@ -230,8 +253,13 @@ ModelView::ModelView(QWidget *parent) : QWidget(parent)
     leftLayout->addWidget(m_grid, 1);
     leftLayout->addWidget(m_nextTitle);
     leftLayout->addWidget(m_predictions);
+    return left;
+}
 
-    auto *right = new QWidget(split);
+// The chosen head: which one and what kind, then its maps.
+QWidget *ModelView::buildHeadPanel(QWidget *parent)
+{
+    auto *right = new QWidget(parent);
     auto *rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
     auto *pick = new QHBoxLayout;
@@ -257,8 +285,14 @@ ModelView::ModelView(QWidget *parent) : QWidget(parent)
     pick->addWidget(new LabelHolder(m_kind, right), 1);
     pick->addWidget(m_take);
     rightLayout->addLayout(pick);
+    rightLayout->addWidget(buildHeadTabs(right), 1);
+    return right;
+}
 
-    m_tabs = new QTabWidget(right);
+// The head's stage maps (as the lab lays them out) and its q, k, v.
+QTabWidget *ModelView::buildHeadTabs(QWidget *parent)
+{
+    m_tabs = new QTabWidget(parent);
     m_tabs->setObjectName(QStringLiteral("modelHeadTabs"));
     auto *maps = new QWidget(m_tabs);
     auto *mapGrid = new QGridLayout(maps);
@@ -297,15 +331,12 @@ ModelView::ModelView(QWidget *parent) : QWidget(parent)
         qkvLayout->addWidget(plot, 1);
     }
     m_tabs->addTab(qkv, QString());
-    rightLayout->addWidget(m_tabs, 1);
+    return m_tabs;
+}
 
-    split->addWidget(left);
-    split->addWidget(right);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
-    split->setSizes({560, 900});
-    root->addWidget(split, 1);
-
+// Typing, the pickers, the grid, the tabs, the buttons and the maps' menus.
+void ModelView::connectParts()
+{
     m_pause = new QTimer(this);
     m_pause->setSingleShot(true);
     m_pause->setInterval(kPauseMs);
@@ -345,8 +376,6 @@ ModelView::ModelView(QWidget *parent) : QWidget(parent)
                 emit exportRequested(*what);
         });
     }
-    m_take->setEnabled(false);
-    retranslate();
 }
 
 ModelView::~ModelView() = default;
@@ -507,38 +536,30 @@ void ModelView::updateTokens()
 
 HeadGridData ModelView::overviewData(bool withTitle) const
 {
-    HeadGridData d;
     if (!m_model || !m_trace)
-        return d;
+        return {};
     const ModelTrace &t = *m_trace;
-    d.rows = int(t.layers.size());
-    d.cols = d.rows ? int(t.layers[0].heads.size()) : 0;
-    for (int l = 0; l < d.rows; ++l)
-        d.rowLabels << tr("L%1").arg(l + 1);
-    for (int h = 0; h < d.cols; ++h)
-        d.colLabels << tr("H%1").arg(h + 1);
-    for (int l = 0; l < d.rows; ++l)
-        for (int h = 0; h < d.cols; ++h) {
-            const Matrix &w = t.layers[std::size_t(l)].heads[std::size_t(h)].weights;
-            const HeadSummary s = summarizeHead(w);
-            HeadGridCell cell;
-            cell.weights = w;
-            cell.causal = true; // no n × n mask copied into every cell
-            cell.caption << kindName(s.kind) << tr("H̄ %1 nats").arg(fixed2(s.meanEntropy));
-            cell.toolTip = tr("Layer %1, head %2: %3\nmean entropy %4 nats\nprevious token %5 · first token %6 · itself %7\nClick to show this head")
-                               .arg(l + 1)
-                               .arg(h + 1)
-                               .arg(kindName(s.kind), fixed2(s.meanEntropy), fixed2(s.previousToken), fixed2(s.firstToken),
-                                    fixed2(s.diagonal));
-            d.cells.push_back(std::move(cell));
-        }
+    HeadGridWords words;
+    words.rowLabel = tr("L%1");
+    words.colLabel = tr("H%1");
+    words.describe = [](int l, int h, const Matrix &w, HeadGridCell &cell) {
+        const HeadSummary s = summarizeHead(w);
+        cell.caption << kindName(s.kind) << tr("H̄ %1 nats").arg(fixed2(s.meanEntropy));
+        cell.toolTip = tr("Layer %1, head %2: %3\nmean entropy %4 nats\nprevious token %5 · first token %6 · itself %7\nClick to show this head")
+                           .arg(l + 1)
+                           .arg(h + 1)
+                           .arg(kindName(s.kind), fixed2(s.meanEntropy), fixed2(s.previousToken), fixed2(s.firstToken),
+                                fixed2(s.diagonal));
+    };
     if (withTitle) {
         std::string text;
         for (const std::string &s : t.texts)
             text += s;
-        d.title = tr("%1: every head's softmax weights for “%2”").arg(m_model->name, utf8(displayText(text)).trimmed());
+        words.title = tr("%1: every head's softmax weights for “%2”").arg(m_model->name, utf8(displayText(text)).trimmed());
     }
-    return d;
+    return headGridData(int(t.layers.size()), t.layers.empty() ? 0 : int(t.layers[0].heads.size()),
+                        [&t](int l, int h) -> const Matrix & { return t.layers[std::size_t(l)].heads[std::size_t(h)].weights; },
+                        words);
 }
 
 void ModelView::updateOverview()
@@ -558,15 +579,16 @@ void ModelView::updateHead()
         m_problem->show();
         return;
     }
-    m_headScenario = std::move(std::get<Scenario>(taken));
-    try {
-        m_headTrace = compute(*m_headScenario); // validated by headScenario; never throws out of a slot
-    } catch (const ScenarioError &e) {
+    // Validated by headScenario; a Problem all the same is said, never thrown out of a slot.
+    Result<Trace> traced = tryCompute(std::get<Scenario>(taken));
+    if (const Problem *p = traced.problem()) {
         m_headScenario.reset();
-        m_problem->setText(problemText(e.problem()));
+        m_problem->setText(problemText(*p));
         m_problem->show();
         return;
     }
+    m_headScenario = std::move(std::get<Scenario>(taken));
+    m_headTrace = std::move(traced.value());
     const HeadSummary s = summarizeHead(m_trace->layers[std::size_t(m_layer)].heads[std::size_t(m_head)].weights);
     setHeldText(m_kind, tr("<b>%1</b> · mean entropy %2 nats · previous token %3 · first token %4 · itself %5")
                         .arg(kindName(s.kind), fixed2(s.meanEntropy), fixed2(s.previousToken), fixed2(s.firstToken),

@@ -30,6 +30,7 @@ class QSpinBox;
 class QTabWidget;
 class QTableWidget;
 class QTimer;
+class QVBoxLayout;
 
 namespace attn {
 
@@ -129,6 +130,11 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    void buildTokenStrip(QVBoxLayout *root);
+    QWidget *buildOverview(QWidget *parent);
+    QWidget *buildHeadPanel(QWidget *parent);
+    QTabWidget *buildHeadTabs(QWidget *parent);
+    void connectParts();
     void retranslate();
     void onTextEdited();
     void updateTokens();

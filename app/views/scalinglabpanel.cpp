@@ -219,7 +219,7 @@ ScalingLabPanel::ScalingLabPanel(QWidget *parent)
     connect(m_keys, &QSpinBox::valueChanged, this, &ScalingLabPanel::request);
 
     ScalingLabData data;
-    data.handout = handoutDraw(7, 64);
+    data.handout = handoutDraw(7, 64).value(); // the handout's own d_k, always in range
     m_view->setData(data);
 
     {
@@ -311,13 +311,13 @@ void ScalingLabPanel::request()
 {
     const std::uint64_t generation = ++m_generation;
     const ScalingLabParams p = params();
-    if (const std::string problem = checkScalingLab(p); !problem.empty()) {
+    if (const auto problem = checkScalingLab(p)) {
         // Refused before any work: the plots say nothing rather than show another d_k.
         m_labBusy = false;
         ScalingLabData data = m_view->data();
         data.lab.reset();
         m_view->setData(data);
-        m_view->setMessage(tr("Not computed: %1.").arg(QString::fromStdString(problem)), true);
+        m_view->setMessage(tr("Not computed: %1.").arg(QString::fromStdString(problem->message)), true);
         m_labRunner->submit([](const StopRequested &) {}); // abandons a run in progress
         return;
     }
@@ -326,32 +326,36 @@ void ScalingLabPanel::request()
         m_view->setMessage(tr("Computing d_k = %1 (%L2 trials)…").arg(p.dk).arg(p.trials));
     m_labRunner->submit([this, p, generation](const StopRequested &stop) {
         const auto start = std::chrono::steady_clock::now();
-        try {
-            const int preview = previewTrials(2.0 * p.dk + p.keys - 1, p.trials);
-            if (preview > 0) {
-                ScalingLabParams first = p;
-                first.trials = preview;
-                ScalingLab lab;
-                if (!runScalingLab(first, lab, stop))
-                    return;
-                QMetaObject::invokeMethod(this, [this, generation, lab, t = secondsSince(start)] {
-                    showLab(generation, lab, true, t);
-                }, Qt::QueuedConnection);
-            }
-            ScalingLab lab;
-            if (!runScalingLab(p, lab, stop))
-                return;
-            QMetaObject::invokeMethod(this, [this, generation, lab, t = secondsSince(start)] {
-                showLab(generation, lab, false, t);
-            }, Qt::QueuedConnection);
-        } catch (const std::exception &e) {
-            QMetaObject::invokeMethod(this, [this, generation, what = QString::fromStdString(e.what())] {
+        // Checked above, so a Problem here is one the check missed: said, not shown as numbers.
+        auto refused = [this, generation](const Problem &problem) {
+            QMetaObject::invokeMethod(this, [this, generation, what = QString::fromStdString(problem.message)] {
                 if (generation != m_generation)
                     return;
                 m_labBusy = false;
                 m_view->setMessage(tr("Not computed: %1.").arg(what), true);
             }, Qt::QueuedConnection);
+        };
+        const int preview = previewTrials(2.0 * p.dk + p.keys - 1, p.trials);
+        if (preview > 0) {
+            ScalingLabParams first = p;
+            first.trials = preview;
+            const auto run = runScalingLab(first, stop);
+            if (const Problem *problem = run.problem())
+                return refused(*problem);
+            if (!run.value())
+                return;
+            QMetaObject::invokeMethod(this, [this, generation, lab = *run.value(), t = secondsSince(start)] {
+                showLab(generation, lab, true, t);
+            }, Qt::QueuedConnection);
         }
+        const auto run = runScalingLab(p, stop);
+        if (const Problem *problem = run.problem())
+            return refused(*problem);
+        if (!run.value())
+            return;
+        QMetaObject::invokeMethod(this, [this, generation, lab = *run.value(), t = secondsSince(start)] {
+            showLab(generation, lab, false, t);
+        }, Qt::QueuedConnection);
     });
 }
 
@@ -375,33 +379,37 @@ void ScalingLabPanel::requestSweep()
     data.varianceTrials = 0;
     m_view->setData(data);
     m_sweepRunner->submit([this, seed, sweepTrials, dks, generation](const StopRequested &stop) {
-        try {
-            const int preview = previewTrials(varianceSweepDraws(1, dks), sweepTrials);
-            if (preview > 0) {
-                std::vector<VariancePoint> points;
-                if (!varianceSweep(seed, preview, dks, points, stop))
-                    return;
-                QMetaObject::invokeMethod(this, [this, generation, points, preview] {
-                    if (generation == m_sweepGeneration) {
-                        ScalingLabData data = m_view->data();
-                        data.variance = points;
-                        data.varianceTrials = preview;
-                        m_view->setData(data);
-                    }
-                }, Qt::QueuedConnection);
-            }
-            std::vector<VariancePoint> points;
-            if (!varianceSweep(seed, sweepTrials, dks, points, stop))
-                return;
-            QMetaObject::invokeMethod(this, [this, generation, points, sweepTrials] {
-                showSweep(generation, points, sweepTrials);
-            }, Qt::QueuedConnection);
-        } catch (const std::exception &) {
+        // The sweep's trials are bounded by the budget above: a Problem only ends the run.
+        auto refused = [this, generation] {
             QMetaObject::invokeMethod(this, [this, generation] {
                 if (generation == m_sweepGeneration)
                     m_sweepBusy = false;
             }, Qt::QueuedConnection);
+        };
+        const int preview = previewTrials(varianceSweepDraws(1, dks), sweepTrials);
+        if (preview > 0) {
+            const auto run = varianceSweep(seed, preview, dks, stop);
+            if (run.problem())
+                return refused();
+            if (!run.value())
+                return;
+            QMetaObject::invokeMethod(this, [this, generation, points = *run.value(), preview] {
+                if (generation == m_sweepGeneration) {
+                    ScalingLabData data = m_view->data();
+                    data.variance = points;
+                    data.varianceTrials = preview;
+                    m_view->setData(data);
+                }
+            }, Qt::QueuedConnection);
         }
+        const auto run = varianceSweep(seed, sweepTrials, dks, stop);
+        if (run.problem())
+            return refused();
+        if (!run.value())
+            return;
+        QMetaObject::invokeMethod(this, [this, generation, points = *run.value(), sweepTrials] {
+            showSweep(generation, points, sweepTrials);
+        }, Qt::QueuedConnection);
     });
 }
 

@@ -3,6 +3,7 @@
 // what the window's "Export numbers" writes. Every number is finite.
 
 #include "attention.h"
+#include "json_stream.h" // escapeTerminalControls, for those who print JSON
 #include "scenario.h"
 
 #include <QJsonArray>
@@ -36,12 +37,5 @@ qint64 traceJsonSize(const Scenario &s, const Trace &t);
 // All of writeTraceJson's bytes in one array, allocated once at its size
 // (`size` when the caller counted it already, else counted here).
 QByteArray traceJsonBytes(const Scenario &s, const Trace &t, qint64 size = -1);
-
-// JSON text with DEL, the C1 controls (U+0080 to U+009F), the line and
-// paragraph separators and the bidirectional overrides and isolates inside
-// its strings written as \u escapes, so that JSON shown on a terminal cannot
-// drive it (Qt's writer escapes only U+0000 to U+001F). The parsed strings
-// are unchanged.
-QByteArray escapeTerminalControls(const QByteArray &json);
 
 } // namespace attn

@@ -7,6 +7,7 @@
 #include "attn_test.h"
 #include "json_test.h"
 #include "cli.h"
+#include "cliargs.h"
 #include "lessons.h"
 #include "trace_text.h"
 #include "random_scenario.h"
@@ -547,6 +548,20 @@ private slots:
         const Run presets = runInProcess({QStringLiteral("presets")});
         QCOMPARE(presets.code, 0);
         QVERIFY(presets.out.contains(QLatin1String("cross-attention")));
+    }
+
+    // Every command writes its numbers as numbers.h does: a value that rounds
+    // to zero is "0.0000", never "-0.0000" (the model commands once wrote
+    // the minus of a tiny negative), and a real negative keeps its '-'.
+    void numbersNeverNegativeZero()
+    {
+        QCOMPARE(cmdline::fixed(-0.00001), QStringLiteral("0.0000"));
+        QCOMPARE(cmdline::fixed(-0.0), QStringLiteral("0.0000"));
+        QCOMPARE(cmdline::fixed(-1e-9, 2), QStringLiteral("0.00"));
+        QCOMPARE(cmdline::fixed(-0.004, 2), QStringLiteral("0.00"));
+        QCOMPARE(cmdline::fixed(-0.005001, 2), QStringLiteral("-0.01"));
+        QCOMPARE(cmdline::fixed(-7.01933), QStringLiteral("-7.0193"));
+        QCOMPARE(cmdline::fixed(2.82842712, 4), QStringLiteral("2.8284"));
     }
 
     // export: one file per stage, head and format, named for what it is,

@@ -435,7 +435,7 @@ private slots:
             p.seed = 5;
             p.trials = 3000;
             p.keys = 6;
-            const ScalingLab lab = runScalingLab(p);
+            const ScalingLab lab = runScalingLab(p).value();
             for (ScoreScaling sc : kAllScoreScalings) {
                 const QString key = sc == ScoreScaling::Dk ? QStringLiteral("by_dk") : QString::fromLatin1(scalingKey(sc));
                 const QJsonObject s = e.value(key).toObject();
@@ -479,7 +479,7 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
         const QJsonArray draws = json(r).value(QLatin1String("python_draw")).toArray();
         QCOMPARE(draws.size(), 2);
-        const HandoutDraw d = handoutDraw(7, 64);
+        const HandoutDraw d = handoutDraw(7, 64).value();
         const QJsonObject o = draws.at(0).toObject();
         QCOMPARE(o.value(QLatin1String("raw")).toDouble(), d.raw);
         QCOMPARE(o.value(QLatin1String("scaled")).toDouble(), d.scaled);
@@ -488,7 +488,7 @@ private slots:
         // Python 3.11's own numbers for random.seed(7), d_k 64.
         ATTN_COMPARE_NEAR(d.raw, -7.0193, 5e-5);
         ATTN_COMPARE_NEAR(d.scaled, -0.8774, 5e-5);
-        QCOMPARE(draws.at(1).toObject().value(QLatin1String("raw")).toDouble(), handoutDraw(7, 16).raw);
+        QCOMPARE(draws.at(1).toObject().value(QLatin1String("raw")).toDouble(), handoutDraw(7, 16).value().raw);
         const Run t = cli({QStringLiteral("experiment"), QStringLiteral("scaling"), QStringLiteral("--python-draw")});
         QVERIFY2(t.code == 0 && t.out.contains(QLatin1String("-7.0193")) && t.out.contains(QLatin1String("-0.8774"))
                      && t.out.contains(QLatin1String("0.4998")),

@@ -1155,7 +1155,7 @@ private slots:
 
     void experimentDeterministic()
     {
-        const ScalingExperiment a = runScalingExperiment(64, 7, 5000), b = runScalingExperiment(64, 7, 5000);
+        const ScalingExperiment a = runScalingExperiment(64, 7, 5000).value(), b = runScalingExperiment(64, 7, 5000).value();
         QCOMPARE(a.raw.mean, b.raw.mean);
         QCOMPARE(a.raw.variance, b.raw.variance);
         QCOMPARE(a.raw.meanMaxWeight, b.raw.meanMaxWeight);
@@ -1164,7 +1164,7 @@ private slots:
         QCOMPARE(a.dk, 64);
         QCOMPARE(a.seed, std::uint64_t(7));
         QCOMPARE(a.trials, 5000);
-        const ScalingExperiment c = runScalingExperiment(64, 8, 5000);
+        const ScalingExperiment c = runScalingExperiment(64, 8, 5000).value();
         QVERIFY(c.raw.mean != a.raw.mean && c.raw.variance != a.raw.variance);
     }
 
@@ -1182,7 +1182,7 @@ private slots:
                 v = rng.normal();
             raw.push_back(std::inner_product(q.begin(), q.end(), k.begin(), 0.0));
         }
-        const ScalingExperiment e = runScalingExperiment(dk, 11, trials);
+        const ScalingExperiment e = runScalingExperiment(dk, 11, trials).value();
         for (bool scaled : {false, true}) {
             const ScoreSummary &got = scaled ? e.scaled : e.raw;
             double mean = 0, maxW = 0, entropy = 0, saturated = 0;
@@ -1221,7 +1221,7 @@ private slots:
     {
         QFETCH(int, dk);
         const int trials = 40000;
-        const ScalingExperiment e = runScalingExperiment(dk, 7, trials);
+        const ScalingExperiment e = runScalingExperiment(dk, 7, trials).value();
         ATTN_COMPARE_NEAR(e.raw.variance / dk, 1.0, 0.05);
         ATTN_COMPARE_NEAR(e.scaled.variance, 1.0, 0.05);
         ATTN_COMPARE_NEAR(e.raw.mean, 0.0, 6 * std::sqrt(double(dk) / trials));
@@ -1236,7 +1236,7 @@ private slots:
     // Unscaled scores saturate the softmax; scaled ones keep it soft.
     void experimentRawSaturates()
     {
-        const ScalingExperiment e = runScalingExperiment(64, 7, 20000);
+        const ScalingExperiment e = runScalingExperiment(64, 7, 20000).value();
         QVERIFY2(e.raw.meanMaxWeight >= e.scaled.meanMaxWeight,
                  qPrintable(QStringLiteral("raw %1, scaled %2").arg(num(e.raw.meanMaxWeight), num(e.scaled.meanMaxWeight))));
         QVERIFY2(e.raw.meanEntropy < e.scaled.meanEntropy,

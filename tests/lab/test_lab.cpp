@@ -206,7 +206,7 @@ private slots:
         QFETCH(double, scaledEntropy);
         QFETCH(double, q0);
         QFETCH(double, kLast);
-        const HandoutDraw d = attn::handoutDraw(seed, dk);
+        const HandoutDraw d = attn::handoutDraw(seed, dk).value();
         QCOMPARE(int(d.q.size()), dk);
         QCOMPARE(int(d.k.size()), dk);
         // Bit for bit on the C library Python uses; a few ulps elsewhere.
@@ -229,7 +229,7 @@ private slots:
     // docs/lessons.md, "Where the seeds are wrong", 2 and 3.
     void handoutNumbersOfTheLessonsPage()
     {
-        const HandoutDraw d = attn::handoutDraw(7, 64);
+        const HandoutDraw d = attn::handoutDraw(7, 64).value();
         const auto four = [](double v) { return QString::number(v, 'f', 4); };
         QCOMPARE(four(d.raw), QStringLiteral("-7.0193"));
         QCOMPARE(four(d.scaled), QStringLiteral("-0.8774"));
@@ -267,7 +267,7 @@ private slots:
         p.dk = dk;
         p.seed = 7;
         p.trials = 20000;
-        const ScalingLab lab = runScalingLab(p);
+        const ScalingLab lab = runScalingLab(p).value();
         const double expected[3] = {double(dk), 1.0, 1.0 / dk};
         for (ScoreScaling s : kAllScoreScalings) {
             const ScalingSeries &series = lab.of(s);
@@ -293,7 +293,7 @@ private slots:
             ScalingLabParams p;
             p.dk = dk;
             p.trials = 20000;
-            labs.push_back(runScalingLab(p));
+            labs.push_back(runScalingLab(p).value());
         }
         for (std::size_t i = 1; i < labs.size(); ++i) {
             const ScalingSeries &before = labs[i - 1].of(ScoreScaling::Raw), &now = labs[i].of(ScoreScaling::Raw);
@@ -340,7 +340,7 @@ private slots:
         p.dk = 32;
         p.trials = 12345;
         p.bins = 30;
-        const ScalingLab lab = runScalingLab(p);
+        const ScalingLab lab = runScalingLab(p).value();
         for (const ScalingSeries &s : lab.series) {
             const ScoreHistogram &h = s.histogram;
             QCOMPARE(h.bins(), 30);
@@ -369,7 +369,7 @@ private slots:
         p.dk = 64;
         p.keys = 5;
         p.trials = 3000;
-        const ScalingLab lab = runScalingLab(p);
+        const ScalingLab lab = runScalingLab(p).value();
         for (const ScalingSeries &s : lab.series) {
             QCOMPARE(int(s.exampleWeights.size()), 5);
             QCOMPARE(int(s.exampleScores.size()), 5);
@@ -428,7 +428,7 @@ private slots:
         p.keys = n;
         p.trials = trials;
         p.seed = 5;
-        const ScalingLab lab = runScalingLab(p);
+        const ScalingLab lab = runScalingLab(p).value();
         // Two independent estimates of the same means: standard errors about 0.002 and 0.004.
         ATTN_COMPARE_NEAR(lab.of(ScoreScaling::Raw).keys.meanMaxWeight, maxW, 0.015);
         ATTN_COMPARE_NEAR(lab.of(ScoreScaling::Raw).keys.meanEntropy, entropy, 0.03);
@@ -440,7 +440,7 @@ private slots:
         p.dk = 48;
         p.trials = 4000;
         p.seed = 11;
-        const ScalingLab a = runScalingLab(p), b = runScalingLab(p);
+        const ScalingLab a = runScalingLab(p).value(), b = runScalingLab(p).value();
         for (ScoreScaling s : kAllScoreScalings) {
             QCOMPARE(a.of(s).variance, b.of(s).variance);
             QCOMPARE(a.of(s).keys.meanEntropy, b.of(s).keys.meanEntropy);
@@ -450,11 +450,11 @@ private slots:
         // The pair scores do not depend on n.
         ScalingLabParams more = p;
         more.keys = 20;
-        const ScalingLab c = runScalingLab(more);
+        const ScalingLab c = runScalingLab(more).value();
         QCOMPARE(c.of(ScoreScaling::Raw).variance, a.of(ScoreScaling::Raw).variance);
         QCOMPARE(c.of(ScoreScaling::Raw).threeWay.meanMaxWeight, a.of(ScoreScaling::Raw).threeWay.meanMaxWeight);
         // runScalingExperiment (the CLI's) gives the same numbers for the same draws.
-        const ScalingExperiment e = runScalingExperiment(p.dk, p.seed, p.trials);
+        const ScalingExperiment e = runScalingExperiment(p.dk, p.seed, p.trials).value();
         const ScoreSummary *old[3] = {&e.raw, &e.scaled, &e.byDk};
         for (ScoreScaling s : kAllScoreScalings) {
             QCOMPARE(old[std::size_t(s)]->mean, a.of(s).mean);
@@ -464,8 +464,9 @@ private slots:
             QCOMPARE(old[std::size_t(s)]->saturatedFraction, a.of(s).threeWay.saturatedFraction);
         }
         // The variance sweep measures the same draws.
-        std::vector<VariancePoint> points;
-        QVERIFY(varianceSweep(p.seed, p.trials, {1, 48}, points));
+        const auto swept = varianceSweep(p.seed, p.trials, {1, 48});
+        QVERIFY(swept.ok());
+        const std::vector<VariancePoint> &points = swept.value();
         QCOMPARE(int(points.size()), 2);
         QCOMPARE(points[1].dk, 48);
         for (ScoreScaling s : kAllScoreScalings)
@@ -477,20 +478,23 @@ private slots:
         ScalingLabParams p;
         p.dk = 1024;
         p.trials = 1000000;
-        const std::string problem = checkScalingLab(p);
+        const std::string problem = checkScalingLab(p).value_or(Problem{}).message;
         QVERIFY2(problem.find("limit") != std::string::npos, problem.c_str());
         QVERIFY2(problem.find("at most 121") != std::string::npos, problem.c_str()); // 2.5e8 / 2055 trials
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runScalingLab(p));
+        QVERIFY(!runScalingLab(p).ok());
+        QCOMPARE(runScalingLab(p).problem()->message, problem);
         p.trials = 20000;
-        QVERIFY2(checkScalingLab(p).empty(), checkScalingLab(p).c_str());
+        QVERIFY2(!checkScalingLab(p), checkScalingLab(p).value_or(Problem{}).message.c_str());
         p.keys = 1;
-        QVERIFY(!checkScalingLab(p).empty());
+        QVERIFY(checkScalingLab(p));
+        QCOMPARE(checkScalingLab(p)->place, std::string("keys"));
         p.keys = 8;
         p.dk = 0;
-        QVERIFY(!checkScalingLab(p).empty());
-        std::vector<VariancePoint> points;
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, varianceSweep(1, 1000000, powersOfTwoDk(1024), points));
-        QVERIFY(points.empty());
+        QVERIFY(checkScalingLab(p));
+        QCOMPARE(checkScalingLab(p)->place, std::string("dk"));
+        const auto swept = varianceSweep(1, 1000000, powersOfTwoDk(1024));
+        QVERIFY(!swept.ok());
+        QVERIFY2(swept.problem()->message.find("limit") != std::string::npos, swept.problem()->message.c_str());
     }
 
     void stops()
@@ -498,15 +502,14 @@ private slots:
         ScalingLabParams p;
         p.dk = 512;
         p.trials = 100000;
-        ScalingLab lab;
-        lab.params.dk = -1;
         int calls = 0;
         QElapsedTimer timer;
         timer.start();
-        QVERIFY(!runScalingLab(p, lab, [&calls] { return ++calls > 3; }));
+        const auto run = runScalingLab(p, [&calls] { return ++calls > 3; });
+        QVERIFY(run.ok());
+        QVERIFY(!run.value()); // no lab: stopped
         QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
         QCOMPARE(calls, 4);
-        QCOMPARE(lab.params.dk, -1); // untouched
     }
 
     // ---- the view: what it draws ----
@@ -517,10 +520,12 @@ private slots:
         p.dk = 64;
         p.trials = 20000;
         ScalingLabData data;
-        data.lab = runScalingLab(p);
-        QVERIFY(varianceSweep(p.seed, 2000, powersOfTwoDk(1024), data.variance));
+        data.lab = runScalingLab(p).value();
+        const auto swept = varianceSweep(p.seed, 2000, powersOfTwoDk(1024));
+        QVERIFY(swept.ok());
+        data.variance = swept.value();
         data.varianceTrials = 2000;
-        data.handout = attn::handoutDraw(7, 64);
+        data.handout = attn::handoutDraw(7, 64).value();
 
         ScalingLabView view;
         view.resize(1500, 1000);
@@ -674,7 +679,7 @@ private slots:
         QCOMPARE(int(panel.view()->data().variance.size()), 11);
         QCOMPARE(panel.view()->data().varianceTrials, 20000);
         // The result on show is exactly the core's.
-        const ScalingLab direct = runScalingLab(ScalingLabParams());
+        const ScalingLab direct = runScalingLab(ScalingLabParams()).value();
         QCOMPARE(panel.view()->data().lab->of(ScoreScaling::Raw).variance, direct.of(ScoreScaling::Raw).variance);
         QVERIFY(panel.grab().save(outPath(QStringLiteral("lab_panel.png"))));
 

@@ -1,0 +1,61 @@
+#pragma once
+// What every command of attention-lab-cli reads and writes the same way: the
+// options after the command, the one usage error, text made safe for a
+// terminal, a streamed piece of stdout and numbers as text (core/numbers.h).
+// UsageError is thrown and caught inside the command line (runCli and
+// modelCommand turn it into one line on err); it never leaves attn_cli.
+
+#include "figureexport.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+#include <QTextStream>
+
+#include <optional>
+
+namespace attn::cmdline {
+
+struct UsageError {
+    QString message;
+};
+
+// Options after the command: "--name value" (or "--name=value") pairs and plain arguments.
+struct Options {
+    QStringList positional;
+    QList<QPair<QString, QString>> named;
+
+    // The value of `name`, taken out so that what is left can be checked.
+    std::optional<QString> take(const QString &name);
+};
+
+// `known` lists the options the command takes. An unknown option, one given
+// twice or one without its value is a UsageError; the name is checked first,
+// so a misspelt option is unknown, not short of a value.
+Options parseOptions(const QStringList &args, const QStringList &known);
+
+// --format text|json (text when not given).
+QString formatOption(Options &o);
+
+// --format png,svg,pdf for figures (png when not given), each once, in the
+// order given; an unknown one or none at all is a UsageError.
+QList<FigureFormat> figureFormats(Options &o);
+
+// "a, B,,c" -> "a", "b", "c".
+QStringList splitList(const QString &text);
+
+// Text from files and the command line reaches the terminal with its
+// control characters escaped ("\x1b", "\n"), never raw.
+QString safe(const QString &text);
+
+// One piece of a streamed output, straight to out's device when it has one
+// (no round trip through UTF-16); false once `out` has failed, so that the
+// writer stops instead of formatting the rest for nothing.
+bool writeChunk(QTextStream &out, const QByteArray &utf8);
+
+// formatFixed's text (ASCII minus, never "-0.0000"), for QString::arg.
+QString fixed(double v, int decimals = 4);
+
+} // namespace attn::cmdline
