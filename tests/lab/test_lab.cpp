@@ -665,7 +665,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QCOMPARE(panel.dk(), 64);
         QCOMPARE(panel.params(), ScalingLabParams());
-        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 240000);
         QVERIFY(panel.view()->data().lab.has_value());
         QCOMPARE(panel.view()->data().lab->params, ScalingLabParams());
         QCOMPARE(int(panel.view()->data().variance.size()), 11);
@@ -693,7 +693,7 @@ private slots:
             QApplication::processEvents();
         }
         QCOMPARE(panel.dk(), 20);
-        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 240000);
         QCOMPARE(panel.view()->data().lab->params.dk, 20);
         QCOMPARE(panel.shownGeneration(), panel.generation());
         QVERIFY(!panel.showsPreview());
@@ -709,7 +709,7 @@ private slots:
         // A slow run shows a preview first (a prefix of the same draws), then the whole.
         shown.clear();
         panel.setDk(1024);
-        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 240000);
         QCOMPARE(panel.view()->data().lab->params.dk, 1024);
         QCOMPARE(panel.view()->data().lab->params.trials, 20000);
         QVERIFY(shown.size() >= 1);
@@ -722,14 +722,14 @@ private slots:
         QVERIFY(panel.view()->message().contains(QStringLiteral("limit")));
         QVERIFY(!panel.view()->data().lab.has_value());
         panel.setTrials(2000);
-        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 240000);
         QCOMPARE(panel.view()->data().lab->params.trials, 2000);
         QCOMPARE(panel.view()->data().varianceTrials, 2000);
 
         // Seed and keys reach the run.
         panel.setSeed(3);
         panel.setKeys(4);
-        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 240000);
         QCOMPARE(panel.view()->data().lab->params.seed, std::uint64_t(3));
         QCOMPARE(int(panel.view()->data().lab->of(ScoreScaling::Raw).exampleWeights.size()), 4);
     }
