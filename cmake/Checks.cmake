@@ -12,7 +12,7 @@
 option(ATTN_SANITIZE "Build everything with -fsanitize=address,undefined" OFF)
 option(ATTN_FUZZ "Build the libFuzzer targets in tests/fuzz (clang only; implies the sanitizers)" OFF)
 
-# The fuzz targets and the library each needs; tests/fuzz/tests.cmake runs
+# The fuzz targets and the library each needs; tests/CMakeLists.txt runs
 # the same entry functions over their seed corpora in every normal build.
 set(ATTN_FUZZ_TARGETS scenario csv npy safetensors bpe)
 set(ATTN_FUZZ_LIBS_scenario attn_io)

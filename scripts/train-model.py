@@ -20,8 +20,18 @@ Steps, all deterministic (seed 13):
      of F32/F16/BF16 values (tests/model/dtypes.safetensors), and the scores
      that name the heads (tests/model/heads.json, quoted in docs/model.md).
 
-Needs Debian's python3-torch and python3-numpy, at development time only:
-  nice -n 10 /usr/bin/python3 scripts/train-model.py [--steps N] [--threads T]
+Where: the tree given by --out DIR (default: this repository), so the model
+goes to DIR/resources/models/tiny-bilingual/ and the test files to
+DIR/tests/model/; --out elsewhere leaves the committed files alone.
+
+Needs, at development time only (nothing at build, test or run time does),
+these Debian packages:
+  python3-torch   PyTorch (CPU), the training
+  python3-numpy   the arrays written to safetensors and the references
+  python3-regex   GPT-2's pre-tokenisation pattern (\p{L}, \p{N}), to check
+                  the hand matcher against (every run, --pretokenize-only too)
+  sudo apt-get install python3-torch python3-numpy python3-regex
+  nice -n 10 /usr/bin/python3 scripts/train-model.py [--steps N] [--threads T] [--out DIR]
 """
 
 import argparse
@@ -35,14 +45,36 @@ import time
 import unicodedata
 from collections import Counter
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODEL_SUBDIR = os.path.join("resources", "models", "tiny-bilingual")
+TEST_SUBDIR = os.path.join("tests", "model")
+MODEL_DIR = os.path.join(ROOT, MODEL_SUBDIR)
+TEST_DIR = os.path.join(ROOT, TEST_SUBDIR)
+
+
+def build_parser():
+    ap = argparse.ArgumentParser(
+        description="Trains the built-in model (resources/models/tiny-bilingual) and writes its test files "
+                    "(tests/model/). Needs the Debian packages python3-torch, python3-numpy and python3-regex.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--steps", type=int, default=1800)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--pretokenize-only", action="store_true", help="only write tests/model/pretokenize.json")
+    ap.add_argument("--out", metavar="DIR", default=ROOT,
+                    help="the tree to write into: DIR/resources/models/tiny-bilingual and DIR/tests/model "
+                         "(default: this repository, %(default)s)")
+    return ap
+
+
+if __name__ == "__main__":
+    # Before the heavy imports: --help and a wrong option need no PyTorch.
+    ARGS = build_parser().parse_args()
+
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODEL_DIR = os.path.join(ROOT, "resources", "models", "tiny-bilingual")
-TEST_DIR = os.path.join(ROOT, "tests", "model")
 SEED = 13
 
 CONFIG = dict(n_layer=3, n_head=4, n_embd=128, n_positions=64, layer_norm_epsilon=1e-5)
@@ -565,13 +597,10 @@ def head_scores(model, tok, r, cfg):
 
 # ---------------------------------------------------------------------------
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=1800)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--pretokenize-only", action="store_true", help="only write tests/model/pretokenize.json")
-    args = ap.parse_args()
+def main(args):
+    global MODEL_DIR, TEST_DIR
+    MODEL_DIR = os.path.join(args.out, MODEL_SUBDIR)
+    TEST_DIR = os.path.join(args.out, TEST_SUBDIR)
     write_pretokenize_cases()
     if args.pretokenize_only:
         return
@@ -740,4 +769,4 @@ Retrain (PyTorch from Debian's python3-torch, development time only):
 
 
 if __name__ == "__main__":
-    main()
+    main(ARGS)

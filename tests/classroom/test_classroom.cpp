@@ -33,6 +33,7 @@
 #include <QTabWidget>
 #include <QToolBar>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QLocale>
@@ -621,6 +622,23 @@ QStringList settingsBarProblems(MainWindow &w)
     return out;
 }
 
+// Lets the window finish what a show, a resize or a zoom set off: the
+// projector fit and the toolbar texts run from zero-delay timers, one turn of
+// the event loop after another. Turns the loop until the window's zero-delay
+// timers have stayed idle for a few turns (turns, not a time: a loaded
+// machine only takes longer).
+bool settled(QWidget &w)
+{
+    int idle = 0;
+    return QTest::qWaitFor([&] {
+        bool busy = false;
+        for (const QTimer *t : w.findChildren<QTimer *>())
+            busy = busy || (t->isActive() && t->interval() == 0);
+        idle = busy ? 0 : idle + 1;
+        return idle >= 3;
+    }, 30000);
+}
+
 } // namespace
 
 void TestClassroom::projectorLayout()
@@ -641,7 +659,7 @@ void TestClassroom::projectorLayout()
             w.resize(size);
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
-            QTest::qWait(50);
+            QVERIFY(settled(w));
             QApplication::processEvents();
             // Panels folded away or not, the settings stay one click away.
             const bool panels = w.findChild<QDockWidget *>(QStringLiteral("settingsDock"))->isVisible();
@@ -685,7 +703,7 @@ void TestClassroom::projectorLayout()
         // Back to the desk: the plain layout and the panels the zoom folded.
         const bool folded = w.panelsFoldedByZoom();
         w.setZoom(1.0, false);
-        QTest::qWait(50);
+        QVERIFY(settled(w));
         QApplication::processEvents();
         if (w.mapsTabbed())
             failures << QStringLiteral("zoom 1: the maps are still in a tab");
@@ -727,7 +745,7 @@ void TestClassroom::deskLayout()
         w.resize(size);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QTest::qWait(50);
+        QVERIFY(settled(w));
         QApplication::processEvents();
         if (w.size() != size) {
             failures << QStringLiteral("the window is %1x%2 (its minimum %3x%4)")
@@ -830,7 +848,7 @@ void TestClassroom::toolBarRowFits()
             w.resize(1600, 1000);
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
-            QTest::qWait(50);
+            QVERIFY(settled(w));
             QApplication::processEvents();
             for (const char *name : {"animateToolBar", "classroomToolBar"}) {
                 QToolBar *bar = w.findChild<QToolBar *>(QString::fromLatin1(name));

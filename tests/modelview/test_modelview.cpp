@@ -578,7 +578,10 @@ private slots:
         MainWindow &w = *m_window;
         QVERIFY(w.showView(QStringLiteral("model")) == &w);
         QVERIFY(w.modelMode());
-        QTest::qWait(50);
+        // Laid out: the grid and the maps have their room.
+        QTRY_VERIFY_WITH_TIMEOUT(w.modelView()->overview()->isVisible() && w.modelView()->overview()->width() > 200
+                                     && w.modelView()->overview()->height() > 200, 30000);
+        QApplication::processEvents();
         const QRect gridArea(w.modelView()->overview()->mapTo(&w, QPoint(0, 0)), w.modelView()->overview()->size());
         const QRect weightsArea(w.modelView()->stagePlot(Stage::Weights)->mapTo(&w, QPoint(0, 0)),
                                 w.modelView()->stagePlot(Stage::Weights)->size());

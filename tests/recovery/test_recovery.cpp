@@ -15,8 +15,25 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace attn;
+
+namespace {
+
+// Counts the timeouts of this thread's QTimers (an event filter on the application sees them all).
+class TimeoutCounter : public QObject {
+public:
+    int count = 0;
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Timer && qobject_cast<QTimer *>(watched))
+            ++count;
+        return false;
+    }
+};
+
+} // namespace
 
 class TestRecovery : public QObject {
     Q_OBJECT
@@ -57,7 +74,11 @@ void TestRecovery::failedAutosaveIsSaidOnceAndRetried()
     ATTN_CHECK(message.startsWith(QStringLiteral("Autosave failed: ")) && message.contains(QStringLiteral("not-a-folder")), message);
     ATTN_CHECK(!message.contains(QStringLiteral("Unknown error")), message);
     // Retried (10, 20, 40, 80 ms ...), not said again, nothing written.
-    QTest::qWait(400);
+    // The only timer here is the autosave's: each timeout is one attempt.
+    TimeoutCounter attempts;
+    QCoreApplication::instance()->installEventFilter(&attempts);
+    QTRY_VERIFY_WITH_TIMEOUT(attempts.count >= 4, 30000);
+    QCoreApplication::instance()->removeEventFilter(&attempts);
     QCOMPARE(failed.count(), 1);
     QCOMPARE(written.count(), 0);
     QVERIFY(recovery.flush().has_value()); // still pending: the work is not taken as protected

@@ -3,8 +3,6 @@
 // map are in the list of figures, named and sized as the command line's,
 // and the files the window writes are the command line's (PNG byte for
 // byte, SVG to a twentieth of a pixel).
-// (Kept beside the install test by the ownership of the parallel work; it
-// belongs with tests/gui.)
 
 #include "attn_test.h"
 #include "compareview.h"
