@@ -6,20 +6,21 @@
 #                       the test instead of printing and going on
 #   -DATTN_FUZZ=ON      (clang only) the same sanitizers, coverage for
 #                       libFuzzer in every library, and the fuzz targets
-#                       fuzz_scenario, fuzz_csv, fuzz_npy, fuzz_safetensors
-#                       and fuzz_bpe in <build>/fuzz/ (tests/fuzz/*.cpp)
+#                       fuzz_scenario, fuzz_csv, fuzz_npy, fuzz_safetensors,
+#                       fuzz_bpe and fuzz_config in <build>/fuzz/ (tests/fuzz/*.cpp)
 
 option(ATTN_SANITIZE "Build everything with -fsanitize=address,undefined" OFF)
 option(ATTN_FUZZ "Build the libFuzzer targets in tests/fuzz (clang only; implies the sanitizers)" OFF)
 
 # The fuzz targets and the library each needs; tests/CMakeLists.txt runs
 # the same entry functions over their seed corpora in every normal build.
-set(ATTN_FUZZ_TARGETS scenario csv npy safetensors bpe)
+set(ATTN_FUZZ_TARGETS scenario csv npy safetensors bpe config)
 set(ATTN_FUZZ_LIBS_scenario attn_io)
 set(ATTN_FUZZ_LIBS_csv attn_io)
 set(ATTN_FUZZ_LIBS_npy attn_io)
 set(ATTN_FUZZ_LIBS_safetensors attn_model)
 set(ATTN_FUZZ_LIBS_bpe attn_model)
+set(ATTN_FUZZ_LIBS_config attn_model)
 
 if(ATTN_SANITIZE OR ATTN_FUZZ)
     # -g1: line numbers in the reports at little cost in build time.

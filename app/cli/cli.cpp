@@ -3,6 +3,7 @@
 #include "cliargs.h"
 #include "atomicwrite.h"
 #include "attention.h"
+#include "filenames.h"
 #include "compare.h"
 #include "comparefigure.h"
 #include "version.h"
@@ -22,6 +23,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -87,8 +89,14 @@ long long parseInteger(const QString &option, const QString &text, long long lo,
 {
     bool ok = false;
     const long long v = text.toLongLong(&ok);
-    if (!ok)
-        throw UsageError{QStringLiteral("%1: \"%2\" is not a whole number").arg(option, text)};
+    if (!ok) {
+        // Digits too many for a long long are out of range, not "not a number".
+        const QString digits = text.startsWith(QLatin1Char('-')) || text.startsWith(QLatin1Char('+')) ? text.mid(1) : text;
+        const bool integer = !digits.isEmpty() && std::all_of(digits.begin(), digits.end(), [](QChar c) { return c >= u'0' && c <= u'9'; });
+        if (integer)
+            throw UsageError{QStringLiteral("%1: must be between %2 and %3 (got %4)").arg(option).arg(lo).arg(hi).arg(text)};
+        throw UsageError{QStringLiteral("%1: \"%2\" is not a whole number from %3 to %4").arg(option, text).arg(lo).arg(hi)};
+    }
     if (v < lo || v > hi)
         throw UsageError{QStringLiteral("%1: must be between %2 and %3 (got %4)").arg(option).arg(lo).arg(hi).arg(v)};
     return v;
@@ -637,10 +645,14 @@ struct ExportWriter {
     bool write(const QString &name, const ChunkProducer &produce) const
     {
         const QString path = QDir(outDir).filePath(name);
-        if (const auto p = writeFileAtomically(path, produce)) {
+        // Names the program made: a link at one is replaced, never followed.
+        QString link;
+        if (const auto p = writeFileAtomically(path, produce, {.replaceLink = true, .replacedLink = &link})) {
             err << "attention-lab-cli: " << safe(problemLine(p)) << "\n";
             return false;
         }
+        if (!link.isEmpty())
+            err << "attention-lab-cli: " << safe(replacedLinkNote(path, link)) << "\n";
         out << safe(QDir::toNativeSeparators(path)) << "\n";
         return true;
     }
@@ -715,7 +727,10 @@ bool writeNumbers(const ExportRequest &r, const Scenario &s, const Trace &t, con
             return false;
     }
     if (r.numbers.contains(QLatin1String("csv"))) {
-        const Result<QStringList> written = writeTraceCsv(s, t, r.outDir, stem);
+        QStringList notes;
+        const Result<QStringList> written = writeTraceCsv(s, t, r.outDir, stem, &notes);
+        for (const QString &note : notes)
+            w.err << "attention-lab-cli: " << safe(note) << "\n";
         if (const Problem *p = written.problem()) {
             w.err << "attention-lab-cli: " << safe(problemLine(*p)) << "\n";
             return false;
@@ -772,7 +787,7 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
         err << "attention-lab-cli: --out " << safe(r.outDir) << ": the folder cannot be created\n";
         return kBadInput;
     }
-    const QString stem = preset ? src.origin.section(QLatin1Char(' '), 1) : QFileInfo(src.origin).completeBaseName();
+    const QString stem = cleanDerivedName(preset ? src.origin.section(QLatin1Char(' '), 1) : QFileInfo(src.origin).completeBaseName());
     const ExportWriter w{r.outDir, out, err};
     if (compareB)
         return writeCompareFigures(r, s, t, *compareB, heads, stem, w) ? 0 : kBadInput;

@@ -4,6 +4,7 @@
 #include "atomicwrite.h"
 #include "attention.h"
 #include "figureexport.h"
+#include "filenames.h"
 #include "gpt2.h"
 #include "gradients.h"
 #include "headgrid.h"
@@ -425,6 +426,8 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
         size.height = h;
     }
     const auto stemOption = o.take(QStringLiteral("--name"));
+    if (stemOption && !whyNotAFileStem(*stemOption).isEmpty())
+        throw ModelUsageError{QStringLiteral("--name: %1").arg(whyNotAFileStem(*stemOption))};
     bool failed = false;
     const auto m = takeModel(o, err, &failed);
     if (failed)
@@ -475,14 +478,19 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
         err << "attention-lab-cli: --out " << safe(*outDir) << ": the folder cannot be created\n";
         return kBadInput;
     }
-    const QString stem = stemOption.value_or(m->name);
+    // The folder's name cleaned ("DIR/." is DIR's; no control character, no leading dot).
+    const QString stem = stemOption.value_or(cleanFolderName(m->folder, QStringLiteral("model")));
     auto write = [&](const QString &name, const QByteArray &bytes) {
         const QString path = QDir(*outDir).filePath(name);
-        const QString why = failure(writeFileAtomically(path, bytes));
+        // Names the program made: a link at one is replaced, never followed.
+        QString link;
+        const QString why = failure(writeFileAtomically(path, bytes, {.replaceLink = true, .replacedLink = &link}));
         if (!why.isEmpty()) {
             err << "attention-lab-cli: " << safe(QDir::toNativeSeparators(path)) << ": " << safe(why) << "\n";
             return false;
         }
+        if (!link.isEmpty())
+            err << "attention-lab-cli: " << safe(replacedLinkNote(path, link)) << "\n";
         out << safe(QDir::toNativeSeparators(path)) << "\n";
         return true;
     };

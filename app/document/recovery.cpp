@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStandardPaths>
@@ -23,6 +24,23 @@ namespace {
 
 constexpr const char *kFormat = "attention-lab/recovery";
 constexpr qint64 kMaxRecoveryBytes = 2 * kMaxScenarioFileBytes;
+
+// The app's own folder for recovery files (not one named by the environment).
+QString standardFolder()
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("recovery"));
+}
+
+// A recovery file holds the document as it stands, which may be private:
+// its folder is the owner's alone when the program made it (or it is the
+// app's own folder); a folder named by the environment that exists already
+// is left as it is, and the files in it are 0600 anyway.
+void makeFolder(const QString &folder)
+{
+    const bool made = !QFileInfo::exists(folder) && QDir().mkpath(folder);
+    if (made || QFileInfo(folder).absoluteFilePath() == QFileInfo(standardFolder()).absoluteFilePath())
+        QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+}
 
 QString fileNameFor(qint64 pid)
 {
@@ -69,7 +87,10 @@ Recovery::Recovery(Document *doc, const QString &folder, QObject *parent)
     : QObject(parent), m_doc(doc), m_file(QDir(folder).filePath(fileNameFor(QCoreApplication::applicationPid()))),
       m_base(doc->scenario())
 {
-    QDir().mkpath(folder);
+    makeFolder(folder);
+    // What a write killed before its rename left here (a recovery file's
+    // temporary copy) goes at start, whatever its age.
+    removeAtomicLeftovers(folder);
     m_timer.setSingleShot(true);
     m_timer.setInterval(3000);
     connect(&m_timer, &QTimer::timeout, this, [this] { autosave(); });
@@ -89,7 +110,7 @@ QString Recovery::defaultFolder()
     const QString env = qEnvironmentVariable("ATTENTION_LAB_RECOVERY_DIR");
     if (!env.isEmpty())
         return env;
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("recovery"));
+    return standardFolder();
 }
 
 void Recovery::onChanged()
@@ -114,6 +135,10 @@ void Recovery::onFileState()
         m_pending = false;
         m_timer.stop();
         QFile::remove(m_file);
+        // A save of this document killed before its rename left a hidden
+        // full copy beside it: it goes when the document is opened or saved.
+        if (!m_doc->filePath().isEmpty())
+            removeAtomicLeftovers(QFileInfo(m_doc->filePath()).absolutePath());
     }
 }
 
@@ -137,7 +162,9 @@ std::optional<Problem> Recovery::flush()
                            .arg((bytes.size() + (1 << 20) - 1) >> 20)
                            .arg(kMaxRecoveryBytes >> 20)
                            .toStdString()};
-    auto p = writeFileAtomically(m_file, bytes);
+    WriteOptions options;
+    options.ownerOnly = true;
+    auto p = writeFileAtomically(m_file, bytes, options);
     if (!p) {
         m_pending = false;
         emit written();

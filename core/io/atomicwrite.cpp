@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
 
 #ifdef Q_OS_UNIX
 #include <dirent.h>
@@ -47,25 +48,30 @@ QByteArray tempName(const QByteArray &fileName, qint64 pid, const QByteArray &un
 
 #ifdef Q_OS_UNIX
 
-// Leftovers older than this whose writer is gone are removed; any of ours
-// older than kAbandoned is (a writer on another machine sharing the folder
-// cannot be asked whether it is alive, but no write takes an hour).
-constexpr std::time_t kSettled = 60;
+// Any of ours untouched for this long is removed even when a process of its
+// PID runs (a writer on another machine sharing the folder cannot be asked
+// whether it is alive, but no write takes an hour).
 constexpr std::time_t kAbandoned = 3600;
+// A process that started this much after a file was last written cannot have
+// written it: the clocks compared are read to a second or so.
+constexpr double kStartSlack = 2.0;
 
 bool isAlnum(char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-// The writer's pid when `entry` is exactly one of our temporary names for
-// `fileName`; otherwise 0.
-pid_t leftoverPid(const QByteArray &entry, const QByteArray &fileName)
+// The writer's pid when `entry` is exactly one of our temporary names
+// (".NAME.attnlab-PID-XXXXXX.tmp", NAME not empty); otherwise 0.
+pid_t leftoverPid(const QByteArray &entry)
 {
-    const QByteArray prefix = tempPrefix(fileName);
-    if (!entry.startsWith(prefix) || !entry.endsWith(kTempSuffix))
+    if (!entry.startsWith('.') || !entry.endsWith(kTempSuffix))
         return 0;
-    const QByteArray middle = entry.mid(prefix.size(), entry.size() - prefix.size() - kTempSuffix.size());
+    const qsizetype tag = entry.lastIndexOf(kTempTag);
+    if (tag <= 1)
+        return 0;
+    const qsizetype from = tag + kTempTag.size();
+    const QByteArray middle = entry.mid(from, entry.size() - from - kTempSuffix.size());
     const qsizetype dash = middle.indexOf('-');
     if (dash <= 0 || middle.size() - dash - 1 != kUniqueLength || dash > 10)
         return 0;
@@ -77,9 +83,54 @@ pid_t leftoverPid(const QByteArray &entry, const QByteArray &fileName)
     return ok && pid > 0 && pid <= 0x7fffffff ? pid_t(pid) : 0;
 }
 
-// Removes our own temporary files for `fileName` in `dir` that a killed
-// writer left: regular files of this user, matching our pattern exactly.
-void removeLeftovers(const QByteArray &dir, const QByteArray &fileName)
+// When process `pid` started, in seconds of the real-time clock (as file
+// times are); nothing when it cannot be told (no /proc, another namespace).
+std::optional<double> processStart(pid_t pid)
+{
+    const QByteArray path = "/proc/" + QByteArray::number(pid) + "/stat";
+    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return std::nullopt;
+    char buf[1024];
+    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n <= 0)
+        return std::nullopt;
+    const QByteArray stat(buf, n);
+    // "PID (COMM) S ...": COMM may hold anything, so count from its last ')';
+    // the start time is field 22, the 20th after it, in clock ticks since boot.
+    const qsizetype close = stat.lastIndexOf(')');
+    if (close < 0)
+        return std::nullopt;
+    const QList<QByteArray> fields = stat.mid(close + 1).simplified().split(' ');
+    if (fields.size() < 20)
+        return std::nullopt;
+    bool ok = false;
+    const qulonglong ticks = fields[19].toULongLong(&ok);
+    const long hz = ::sysconf(_SC_CLK_TCK);
+    timespec real {}, boot {};
+    if (!ok || hz <= 0 || ::clock_gettime(CLOCK_REALTIME, &real) != 0 || ::clock_gettime(CLOCK_BOOTTIME, &boot) != 0)
+        return std::nullopt;
+    const double bootedAt = (double(real.tv_sec) - double(boot.tv_sec)) + (double(real.tv_nsec) - double(boot.tv_nsec)) * 1e-9;
+    return bootedAt + double(ticks) / double(hz);
+}
+
+// Whether the process that wrote a file of ours named with `pid`, last
+// written at `mtime`, may still be running: a process of that PID runs and
+// started before the file was written. A PID reused by a process that
+// started within kStartSlack of the write counts as the writer (the small
+// risk: such a leftover waits for the hour of kAbandoned).
+bool writerMayRun(pid_t pid, const timespec &mtime)
+{
+    if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH)
+        return false;
+    const std::optional<double> start = processStart(pid);
+    const double written = double(mtime.tv_sec) + double(mtime.tv_nsec) * 1e-9;
+    return !start || *start <= written + kStartSlack;
+}
+
+// Removes our own temporary files in `dir` that no running writer owns.
+void removeLeftovers(const QByteArray &dir)
 {
     DIR *d = ::opendir(dir.constData());
     if (!d)
@@ -87,16 +138,13 @@ void removeLeftovers(const QByteArray &dir, const QByteArray &fileName)
     const std::time_t now = std::time(nullptr);
     const int dfd = ::dirfd(d);
     while (const dirent *e = ::readdir(d)) {
-        const QByteArray entry(e->d_name);
-        const pid_t pid = leftoverPid(entry, fileName);
+        const pid_t pid = leftoverPid(QByteArray(e->d_name));
         if (pid == 0)
             continue;
         struct stat st;
         if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid())
             continue;
-        const std::time_t age = now - st.st_mtime;
-        const bool writerGone = pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH;
-        if ((writerGone && age >= kSettled) || age >= kAbandoned)
+        if (now - st.st_mtime >= kAbandoned || !writerMayRun(pid, st.st_mtim))
             ::unlinkat(dfd, e->d_name, 0);
     }
     ::closedir(d);
@@ -135,18 +183,38 @@ QByteArray resolveLinks(const QByteArray &target)
     return target.left(slash + 1) + link;
 }
 
-QString writePosix(const QString &path, const ChunkProducer &produce)
+// What readlink says `path` names, or nothing when it is no link.
+std::optional<QByteArray> linkText(const QByteArray &path)
 {
-    const QByteArray target = resolveLinks(QFile::encodeName(QFileInfo(path).absoluteFilePath()));
+    QByteArray link(4096, '\0');
+    const ssize_t n = ::readlink(path.constData(), link.data(), std::size_t(link.size()));
+    if (n < 0 || n >= link.size())
+        return std::nullopt;
+    link.truncate(n);
+    return link;
+}
+
+QString writePosix(const QString &path, const ChunkProducer &produce, const WriteOptions &options)
+{
+    const QByteArray given = QFile::encodeName(QFileInfo(path).absoluteFilePath());
+    const QByteArray target = options.replaceLink ? given : resolveLinks(given);
     const qsizetype slash = target.lastIndexOf('/');
     const QByteArray dir = slash <= 0 ? QByteArray("/") : target.left(slash);
     const QByteArray name = target.mid(slash + 1);
     if (name.isEmpty())
         return tr("no file name was given");
+    if (options.replacedLink)
+        options.replacedLink->clear();
 
+    // A link to be replaced is not looked through: the new file takes its
+    // name, with fresh permissions, and what it named stays as it was.
     struct stat old;
-    const bool exists = ::stat(target.constData(), &old) == 0;
-    if (exists) {
+    bool exists = (options.replaceLink ? ::lstat(target.constData(), &old) : ::stat(target.constData(), &old)) == 0;
+    std::optional<QByteArray> replacing;
+    if (exists && S_ISLNK(old.st_mode)) {
+        replacing = linkText(target).value_or(QByteArray());
+        exists = false;
+    } else if (exists) {
         if (S_ISDIR(old.st_mode))
             return tr("it is a folder");
         if (!S_ISREG(old.st_mode))
@@ -158,13 +226,13 @@ QString writePosix(const QString &path, const ChunkProducer &produce)
         return reasonFromErrno(errno);
     }
 
-    removeLeftovers(dir, name);
+    removeLeftovers(dir);
 
     QByteArray temp;
     int fd = -1;
     for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
         temp = dir + "/" + tempName(name, ::getpid(), randomUnique());
-        fd = ::open(temp.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        fd = ::open(temp.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, options.ownerOnly ? 0600 : 0666);
         if (fd < 0 && errno != EEXIST && errno != EINTR)
             return reasonFromErrno(errno);
     }
@@ -178,7 +246,10 @@ QString writePosix(const QString &path, const ChunkProducer &produce)
         return reasonFromErrno(errnum);
     };
 
-    if (exists) {
+    if (options.ownerOnly) {
+        if (::fchmod(fd, 0600) != 0)
+            return fail(errno);
+    } else if (exists) {
         // Keep the old file's permissions (and, where allowed, its owner).
         if ((old.st_uid != ::geteuid() || old.st_gid != ::getegid()) && ::fchown(fd, old.st_uid, old.st_gid) != 0) {
             // not allowed to give it away: it stays ours, which is no failure
@@ -186,7 +257,6 @@ QString writePosix(const QString &path, const ChunkProducer &produce)
         if (::fchmod(fd, old.st_mode & 07777) != 0 && errno != EPERM)
             return fail(errno);
     }
-
     // The producer hands its bytes over a chunk at a time; the first chunk
     // that cannot be written whole stops it, with errno kept for the reason.
     int failedErrno = 0;
@@ -239,6 +309,8 @@ QString writePosix(const QString &path, const ChunkProducer &produce)
         return fail(errno);
     if (::rename(temp.constData(), target.constData()) != 0)
         return fail(errno);
+    if (replacing && options.replacedLink)
+        *options.replacedLink = QFile::decodeName(*replacing);
     // The rename itself on the disk; a folder that cannot be synced is no failure.
     const int dirFd = ::open(dir.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dirFd >= 0) {
@@ -324,14 +396,15 @@ QString atomicTempName(const QString &fileName, qint64 pid, const QString &uniqu
 
 namespace {
 
-QString reasonWritingFile(const QString &path, const ChunkProducer &produce)
+QString reasonWritingFile(const QString &path, const ChunkProducer &produce, const WriteOptions &options)
 {
     const QFileInfo info(path);
     if (!info.absoluteDir().exists())
         return tr("the folder %1 does not exist").arg(QDir::toNativeSeparators(info.absolutePath()));
 #ifdef Q_OS_UNIX
-    return writePosix(path, produce);
+    return writePosix(path, produce, options);
 #else
+    Q_UNUSED(options);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return file.errorString();
@@ -366,19 +439,34 @@ QString reasonWritingFile(const QString &path, const ChunkProducer &produce)
 
 } // namespace
 
-std::optional<Problem> writeFileAtomically(const QString &path, const ChunkProducer &produce)
+std::optional<Problem> writeFileAtomically(const QString &path, const ChunkProducer &produce, const WriteOptions &options)
 {
-    const QString why = reasonWritingFile(path, produce);
+    const QString why = reasonWritingFile(path, produce, options);
     if (why.isEmpty())
         return std::nullopt;
     return Problem{QDir::toNativeSeparators(path).toStdString(), why.toStdString()};
 }
 
-std::optional<Problem> writeFileAtomically(const QString &path, const QByteArray &bytes)
+std::optional<Problem> writeFileAtomically(const QString &path, const QByteArray &bytes, const WriteOptions &options)
 {
     if (bytes.isEmpty())
         return Problem{QDir::toNativeSeparators(path).toStdString(), tr("there was nothing to write").toStdString()};
-    return writeFileAtomically(path, [&bytes](const ChunkWriter &write) { return write(bytes); });
+    return writeFileAtomically(path, [&bytes](const ChunkWriter &write) { return write(bytes); }, options);
+}
+
+QString replacedLinkNote(const QString &path, const QString &linkTarget)
+{
+    return tr("%1: replaced a symbolic link to %2 (%2 itself was not touched)")
+        .arg(QDir::toNativeSeparators(path), QDir::toNativeSeparators(linkTarget));
+}
+
+void removeAtomicLeftovers(const QString &folder)
+{
+#ifdef Q_OS_UNIX
+    removeLeftovers(QFile::encodeName(QFileInfo(folder).absoluteFilePath()));
+#else
+    Q_UNUSED(folder);
+#endif
 }
 
 QString problemLine(const std::optional<Problem> &p)

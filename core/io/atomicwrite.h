@@ -15,15 +15,29 @@
 
 namespace attn {
 
+// How a write treats what it finds at its path.
+struct WriteOptions {
+    // For a file whose name the program made (an export's figures and
+    // numbers): a symbolic link at the path is replaced by the new file, not
+    // followed, so that whatever it names (another folder's file, a device,
+    // nothing at all) is left as it was. Off (a document the user named): the
+    // link stays and the file it points to gets the new bytes.
+    bool replaceLink = false;
+    // The new file readable and writable by its owner alone (0600), whatever
+    // the old one had and whatever the umask allows: a recovery file.
+    bool ownerOnly = false;
+    // When given: set to what a replaced link named (its text), or emptied.
+    QString *replacedLink = nullptr;
+};
+
 // Nothing, or the Problem: its place the file's native path, its message
 // the reason in words ("the folder /x does not exist", "no space left on
 // the device", "permission denied"). Empty `bytes` are
 // refused: nothing was made to write. An existing target keeps its
-// permissions; a symbolic link stays a link and the file it points to is
-// replaced. Temporary files are named ".NAME.attnlab-PID-XXXXXX.tmp"; one
-// left behind by a writer that was killed (its process gone for a minute,
-// or any such file older than an hour) is removed by the next write of NAME.
-std::optional<Problem> writeFileAtomically(const QString &path, const QByteArray &bytes);
+// permissions; a symbolic link is followed or replaced as `options` say.
+// Temporary files are named ".NAME.attnlab-PID-XXXXXX.tmp"; every write
+// removes those in its folder that a killed writer left (removeAtomicLeftovers).
+std::optional<Problem> writeFileAtomically(const QString &path, const QByteArray &bytes, const WriteOptions &options = {});
 
 // Takes one chunk of the file's bytes; false once a chunk could not be
 // written (the producer should stop then).
@@ -35,7 +49,20 @@ using ChunkProducer = std::function<bool(const ChunkWriter &write)>;
 // The same for bytes too many to hold at once: they are written as
 // `produce` makes them, with the same guarantees (the old file stays until
 // every byte is on the disk; nothing made is refused like empty bytes).
-std::optional<Problem> writeFileAtomically(const QString &path, const ChunkProducer &produce);
+std::optional<Problem> writeFileAtomically(const QString &path, const ChunkProducer &produce, const WriteOptions &options = {});
+
+// The line that says a write replaced a link instead of following it:
+// "PATH: replaced a symbolic link to TARGET (TARGET itself was not touched)".
+QString replacedLinkNote(const QString &path, const QString &linkTarget);
+
+// Removes the temporary files of writeFileAtomically in `folder` that no
+// running writer owns, whatever their names and ages: regular files of this
+// user matching the pattern exactly, whose writer's process is gone, or has
+// started after the file was last written (its PID was reused), or any such
+// file untouched for an hour (a writer on another machine sharing the folder
+// cannot be asked). Each write does this for its own folder; call it at
+// start for the folders the program writes into.
+void removeAtomicLeftovers(const QString &folder);
 
 // "path: reason", the whole Problem as one line; empty when there is none.
 QString problemLine(const std::optional<Problem> &p);

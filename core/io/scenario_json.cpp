@@ -572,9 +572,12 @@ std::uint64_t readSeed(const QJsonValue &v)
     const qint64 i = v.toInteger(-1);
     if (i >= 0)
         return std::uint64_t(i);
+    // The range as a reader checks it: 2^63 is shown as its digits, not 9.2233720368547758e+18.
+    const QString range = QStringLiteral("0 and %1, that is 2^63 - 1").arg(kMaxSeed);
     if (d != std::floor(d))
-        fail("seed", QStringLiteral("expected a whole number, got %1").arg(d));
-    fail("seed", QStringLiteral("must be between 0 and %1 (got %2)").arg(kMaxSeed).arg(d, 0, 'g', 17));
+        fail("seed", QStringLiteral("expected a whole number between %1, got %2").arg(range).arg(d, 0, 'g', 17));
+    const QString got = std::fabs(d) < 1e21 ? QString::number(d, 'f', 0) : QString::number(d, 'g', 17);
+    fail("seed", QStringLiteral("must be between %1 (got %2)").arg(range, got));
 }
 
 // ---- the lesson's notes and quiz (issue 11) ----

@@ -78,7 +78,8 @@ QStringList toQStringList(const std::vector<std::string> &v)
 
 } // namespace
 
-Result<QStringList> writeTraceCsv(const Scenario &s, const Trace &t, const QString &folder, const QString &stem)
+Result<QStringList> writeTraceCsv(const Scenario &s, const Trace &t, const QString &folder, const QString &stem,
+                                  QStringList *replacedLinks)
 {
     const QStringList rows = toQStringList(queryLabels(s)), keys = toQStringList(keyLabels(s));
     const int h = int(t.heads.size());
@@ -90,9 +91,16 @@ Result<QStringList> writeTraceCsv(const Scenario &s, const Trace &t, const QStri
         if (failed)
             return;
         const QString path = QDir(folder).filePath(name);
-        failed = writeFileAtomically(path, bytes());
+        // The program made these names: a link at one is replaced, not followed.
+        QString link;
+        WriteOptions options;
+        options.replaceLink = true;
+        options.replacedLink = &link;
+        failed = writeFileAtomically(path, bytes(), options);
         if (!failed)
             written << path;
+        if (!failed && !link.isEmpty() && replacedLinks)
+            *replacedLinks << replacedLinkNote(path, link);
     };
     for (int i = 0; i < h; ++i) {
         const HeadTrace &ht = t.heads[std::size_t(i)];

@@ -13,6 +13,7 @@
 #include "random_scenario.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -29,6 +30,8 @@
 #include <csignal>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace attn;
 using attn::test::num;
@@ -443,6 +446,11 @@ private slots:
         QTest::newRow("--trials too many") << QStringList{"experiment", "scaling", "--trials", "99999999999"} << "--trials";
         QTest::newRow("--seed not a number") << QStringList{"experiment", "scaling", "--seed", "x"} << "--seed";
         QTest::newRow("--seed beyond 64 bits") << QStringList{"experiment", "scaling", "--seed", "99999999999999999999999"} << "--seed";
+        // One past the range is out of range (the range said), not "not a whole number".
+        QTest::newRow("--seed 2^63") << QStringList{"experiment", "scaling", "--seed", "9223372036854775808"}
+                                     << "--seed: must be between 0 and 9223372036854775807 (got 9223372036854775808)";
+        QTest::newRow("--seed 2^63 as text") << QStringList{"experiment", "scaling", "--seed", "2^63"}
+                                             << "\"2^63\" is not a whole number from 0 to 9223372036854775807";
     }
 
     void badInvocation()
@@ -680,6 +688,14 @@ private slots:
     void traceTextEscapesLabels();
 
     void errorMessagesEscapeControls();
+
+    // ---- the names export makes, and what it finds at them ----
+    void exportReplacesLinksAtItsNames();
+    void exportRefusesFifosAtItsNames();
+    void modelExportReplacesLinksAtItsNames();
+    void modelExportNameCannotLeaveTheFolder_data();
+    void modelExportNameCannotLeaveTheFolder();
+    void modelFolderNamesAreCleanedInFileNames();
 };
 
 // Defined out of the class: moc need not read them.
@@ -1049,6 +1065,172 @@ void TestCli::errorMessagesEscapeControls()
     const Run option = runInProcess({QStringLiteral("trace"), QStringLiteral("--preset"), QStringLiteral("x\x1b[2J")});
     ATTN_VERIFY_NO_MISMATCH(badInputProblem(option), option.describe());
     QVERIFY2(option.err.contains(QLatin1String("x\\x1b[2J")) && !option.err.contains(QChar(0x1b)), qPrintable(option.err));
+}
+
+
+namespace {
+
+// A copy of the built-in model's folder under `name` in `parent`.
+QString copyModel(const QString &parent, const QString &name)
+{
+    const QString from = test::sourceDir() + QStringLiteral("/resources/models/tiny-bilingual");
+    const QString to = QDir(parent).filePath(name);
+    if (!QDir().mkpath(to))
+        return QString();
+    for (const char *f : {"config.json", "model.safetensors", "vocab.json", "merges.txt"})
+        if (!QFile::copy(QDir(from).filePath(QLatin1String(f)), QDir(to).filePath(QLatin1String(f))))
+            return QString();
+    return to;
+}
+
+bool makeLink(const QString &target, const QString &at)
+{
+    return ::symlink(QFile::encodeName(target).constData(), QFile::encodeName(at).constData()) == 0;
+}
+
+// out/ and vd/victim.txt (0600, "secret") side by side in `root`.
+QString makeVictim(const QString &root)
+{
+    QDir(root).mkpath(QStringLiteral("vd"));
+    QDir(root).mkpath(QStringLiteral("out"));
+    const QString victim = QDir(root).filePath(QStringLiteral("vd/victim.txt"));
+    QFile f(victim);
+    if (!f.open(QIODevice::WriteOnly) || f.write("secret") != 6)
+        return QString();
+    f.close();
+    QFile::setPermissions(victim, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    return victim;
+}
+
+QByteArray contentOf(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+} // namespace
+
+// A link named like a figure (out/causal_weights.png -> ../vd/victim.txt) made
+// the export write through it into another folder's 0600 file, and a
+// dangling link made its target. The link is replaced now, the file it
+// named untouched, and stderr says what was replaced.
+void TestCli::exportReplacesLinksAtItsNames()
+{
+    QTemporaryDir dir;
+    const QString victim = makeVictim(dir.path());
+    QVERIFY(!victim.isEmpty());
+    const QString out = dir.filePath(QStringLiteral("out"));
+    QVERIFY(makeLink(QStringLiteral("../vd/victim.txt"), QDir(out).filePath(QStringLiteral("causal_weights.png"))));
+    QVERIFY(makeLink(QStringLiteral("../vd/missing.txt"), QDir(out).filePath(QStringLiteral("causal_masked.png"))));
+    QVERIFY(makeLink(QStringLiteral("../vd/victim.txt"), QDir(out).filePath(QStringLiteral("causal_weights.csv"))));
+    QVERIFY(makeLink(QStringLiteral("../vd/victim.txt"), QDir(out).filePath(QStringLiteral("causal_trace.json"))));
+    const Run r = runBinary({QStringLiteral("export"), QStringLiteral("--preset"), QStringLiteral("causal"),
+                             QStringLiteral("--out"), out, QStringLiteral("--stages"), QStringLiteral("masked,weights"),
+                             QStringLiteral("--format"), QStringLiteral("png"), QStringLiteral("--numbers"), QStringLiteral("csv,json")});
+    QVERIFY2(r.finished && r.status == QProcess::NormalExit && r.code == 0, qPrintable(r.describe()));
+    QCOMPARE(contentOf(victim), QByteArray("secret"));
+    QCOMPARE(QFile::permissions(victim), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadUser | QFileDevice::WriteUser);
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("vd/missing.txt"))));
+    for (const char *name : {"causal_weights.png", "causal_masked.png", "causal_weights.csv", "causal_trace.json"}) {
+        const QFileInfo f(QDir(out).filePath(QLatin1String(name)));
+        QVERIFY2(f.isFile() && !f.isSymLink(), name);
+    }
+    QVERIFY(contentOf(QDir(out).filePath(QStringLiteral("causal_weights.png"))).startsWith("\x89PNG"));
+    const QString weights = QDir::toNativeSeparators(QDir(out).filePath(QStringLiteral("causal_weights.png")));
+    QVERIFY2(r.err.contains(weights + QStringLiteral(": replaced a symbolic link to ../vd/victim.txt")), qPrintable(r.err));
+    QVERIFY2(r.err.contains(QStringLiteral("causal_masked.png: replaced a symbolic link to ../vd/missing.txt")), qPrintable(r.err));
+    QVERIFY2(r.err.contains(QStringLiteral("causal_weights.csv: replaced a symbolic link")), qPrintable(r.err));
+    QVERIFY2(r.err.contains(QStringLiteral("causal_trace.json: replaced a symbolic link")), qPrintable(r.err));
+    QCOMPARE(r.err.count(QLatin1Char('\n')), 4);
+}
+
+// A FIFO at a figure's name is refused at once (a write would wait for a
+// reader for ever), in one line, and nothing is written in its place.
+void TestCli::exportRefusesFifosAtItsNames()
+{
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath(QStringLiteral("causal_weights.png"));
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    const Run r = runBinary({QStringLiteral("export"), QStringLiteral("--preset"), QStringLiteral("causal"),
+                             QStringLiteral("--out"), dir.path(), QStringLiteral("--stages"), QStringLiteral("weights"),
+                             QStringLiteral("--format"), QStringLiteral("png")});
+    ATTN_VERIFY_NO_MISMATCH(badInputProblem(r), r.describe());
+    QVERIFY2(r.err.contains(QStringLiteral("causal_weights.png: it is not a regular file")), qPrintable(r.err));
+    QVERIFY(!QFileInfo(fifo).isFile());
+}
+
+void TestCli::modelExportReplacesLinksAtItsNames()
+{
+    QTemporaryDir dir;
+    const QString victim = makeVictim(dir.path());
+    QVERIFY(!victim.isEmpty());
+    const QString out = dir.filePath(QStringLiteral("out"));
+    QVERIFY(makeLink(QStringLiteral("../vd/victim.txt"), QDir(out).filePath(QStringLiteral("tiny-bilingual_L1H1_weights.png"))));
+    QVERIFY(makeLink(QStringLiteral("/dev/null"), QDir(out).filePath(QStringLiteral("tiny-bilingual_overview.png"))));
+    const Run r = runBinary({QStringLiteral("model"), QStringLiteral("export"), QStringLiteral("--text"), QStringLiteral("the cat"),
+                             QStringLiteral("--out"), out, QStringLiteral("--stages"), QStringLiteral("weights,overview")});
+    QVERIFY2(r.finished && r.status == QProcess::NormalExit && r.code == 0, qPrintable(r.describe()));
+    QCOMPARE(contentOf(victim), QByteArray("secret"));
+    for (const char *name : {"tiny-bilingual_L1H1_weights.png", "tiny-bilingual_overview.png"}) {
+        const QFileInfo f(QDir(out).filePath(QLatin1String(name)));
+        QVERIFY2(f.isFile() && !f.isSymLink(), name);
+        QVERIFY(contentOf(f.filePath()).startsWith("\x89PNG"));
+    }
+    QVERIFY2(r.err.contains(QStringLiteral("tiny-bilingual_L1H1_weights.png: replaced a symbolic link to ../vd/victim.txt")), qPrintable(r.err));
+    QVERIFY2(r.err.contains(QStringLiteral("tiny-bilingual_overview.png: replaced a symbolic link to /dev/null")), qPrintable(r.err));
+}
+
+void TestCli::modelExportNameCannotLeaveTheFolder_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::newRow("parent") << QStringLiteral("../../x");
+    QTest::newRow("absolute") << QStringLiteral("/tmp/attn-x");
+    QTest::newRow("dot dot") << QStringLiteral("..");
+    QTest::newRow("hidden") << QStringLiteral(".x");
+    QTest::newRow("escape") << QStringLiteral("x\x1b[31m");
+}
+
+// --name ../../x wrote ../../x_L1H1_weights.png, outside --out.
+void TestCli::modelExportNameCannotLeaveTheFolder()
+{
+    QFETCH(QString, name);
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("a/b/out"));
+    const Run r = runBinary({QStringLiteral("model"), QStringLiteral("export"), QStringLiteral("--text"), QStringLiteral("the cat"),
+                             QStringLiteral("--out"), out, QStringLiteral("--stages"), QStringLiteral("weights"),
+                             QStringLiteral("--name"), name});
+    ATTN_VERIFY_NO_MISMATCH(badInputProblem(r), r.describe());
+    QVERIFY2(r.err.startsWith(QStringLiteral("attention-lab-cli: model export: --name: ")), qPrintable(r.err));
+    QVERIFY2(!r.err.contains(QLatin1Char('\x1b')), qPrintable(r.err));
+    QStringList made;
+    for (QDirIterator it(dir.path(), QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDirIterator::Subdirectories); it.hasNext();)
+        made << it.next();
+    QCOMPARE(made, QStringList());
+    QVERIFY(!QFileInfo::exists(QStringLiteral("/tmp/attn-x_L1H1_weights.png")));
+}
+
+// A model folder named with an escape and a newline put them into the file
+// names, and --model DIR/. gave the hidden "._L1H1_weights.png".
+void TestCli::modelFolderNamesAreCleanedInFileNames()
+{
+    QTemporaryDir dir;
+    const QString bad = copyModel(dir.path(), QStringLiteral("bad\x1b[31m\nname"));
+    const QString plain = copyModel(dir.path(), QStringLiteral("gpt2"));
+    QVERIFY(!bad.isEmpty() && !plain.isEmpty());
+    const struct {
+        QString model, file;
+    } cases[] = {{bad, QStringLiteral("bad_[31m_name_L1H1_weights.png")},
+                 {plain + QStringLiteral("/."), QStringLiteral("gpt2_L1H1_weights.png")},
+                 {plain + QStringLiteral("/"), QStringLiteral("gpt2_L1H1_weights.png")}};
+    for (const auto &c : cases) {
+        QTemporaryDir out;
+        const Run r = runBinary({QStringLiteral("model"), QStringLiteral("export"), QStringLiteral("--model"), c.model,
+                                 QStringLiteral("--text"), QStringLiteral("the cat"), QStringLiteral("--out"), out.path(),
+                                 QStringLiteral("--stages"), QStringLiteral("weights")});
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit && r.code == 0, qPrintable(r.describe()));
+        QCOMPARE(QDir(out.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList{c.file});
+        QCOMPARE(r.out, QDir::toNativeSeparators(QDir(out.path()).filePath(c.file)) + QLatin1Char('\n'));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -303,8 +303,9 @@ private slots:
     }
 
     // A writer killed before its rename leaves ".NAME.attnlab-PID-XXXXXX.tmp";
-    // the next write of NAME removes it once its writer is gone. Anything
-    // else, even a near miss of the pattern, stays.
+    // the next write into the folder removes it once its writer is gone,
+    // whatever its name or age. Anything else, even a near miss of the
+    // pattern, stays, and so does a running writer's file.
     void leftoversOfOursAreRemoved()
     {
         QTemporaryDir dir;
@@ -318,16 +319,16 @@ private slots:
         const QString ancient = atomicTempName(QStringLiteral("lesson.json"), ::getpid(), QStringLiteral("old123"));
         const QString otherName = atomicTempName(QStringLiteral("other.json"), dead, QStringLiteral("aB3xYz"));
         QCOMPARE(stale, QStringLiteral(".lesson.json.attnlab-%1-aB3xYz.tmp").arg(dead));
-        const QStringList keep{otherName,
-                               QStringLiteral("lesson.json.aB3xYz"),                                      // QSaveFile's, maybe not ours
+        const QStringList keep{QStringLiteral("lesson.json.aB3xYz"),                                      // QSaveFile's, maybe not ours
                                QStringLiteral(".lesson.json.attnlab-%1-aB3xY.tmp").arg(dead),            // five characters
                                QStringLiteral(".lesson.json.attnlab-%1-aB3xYz.tmp.bak").arg(dead),
                                QStringLiteral(".lesson.json.attnlab-x%1-aB3xYz.tmp").arg(dead),
-                               staleButFresh,
                                live};
-        for (const QString &name : keep + QStringList{stale, ancient}) {
+        for (const QString &name : keep + QStringList{stale, ancient, staleButFresh, otherName}) {
             QVERIFY(writePlain(dir.filePath(name), "leftover"));
-            QVERIFY(setAge(dir.filePath(name), name == staleButFresh || name == live ? 5 : 120));
+            // This process's own file is as fresh as a running write's.
+            if (name != live)
+                QVERIFY(setAge(dir.filePath(name), name == staleButFresh ? 5 : 120));
         }
         QVERIFY(setAge(dir.filePath(ancient), 2 * 3600));
         // A folder of our pattern is never removed.

@@ -8,6 +8,7 @@
 #include "lessons.h"
 #include "random_scenario.h"
 #include "atomicwrite.h"
+#include "filenames.h"
 #include "scenario_json.h"
 #include "trace_json.h"
 #include "validate.h"
@@ -20,10 +21,19 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <utility>
+
+#include <csignal>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 using namespace attn;
 using attn::test::num;
@@ -73,6 +83,37 @@ std::optional<QString> roundTripProblem(const Scenario &s)
         return QStringLiteral("saved again, the bytes differ:\n%1\n---\n%2")
             .arg(QString::fromUtf8(first), QString::fromUtf8(second));
     return std::nullopt;
+}
+
+// The names in `folder`, hidden ones too, sorted.
+QStringList entriesOf(const QString &folder)
+{
+    QStringList names = QDir(folder).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+    names.sort();
+    return names;
+}
+
+// A file's modification time set `seconds` before now.
+bool makeOlder(const QString &path, double seconds)
+{
+    timespec now {};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    const double t = double(now.tv_sec) + now.tv_nsec * 1e-9 - seconds;
+    timespec times[2];
+    times[0].tv_sec = times[1].tv_sec = time_t(std::floor(t));
+    times[0].tv_nsec = times[1].tv_nsec = long((t - std::floor(t)) * 1e9);
+    return ::utimensat(AT_FDCWD, QFile::encodeName(path).constData(), times, 0) == 0;
+}
+
+// A PID no process has: a child's that has exited and been reaped.
+pid_t pidOfAGoneProcess()
+{
+    const pid_t child = ::fork();
+    if (child == 0)
+        ::_exit(0);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return child;
 }
 
 } // namespace
@@ -359,6 +400,10 @@ private slots:
         QTest::newRow("newer version") << withSmallInputs(R"("version": 2)") << "version" << QStringList{"2", "newer"};
         QTest::newRow("version 0") << withSmallInputs(R"("version": 0)") << "version" << QStringList{"between 1"};
         QTest::newRow("seed negative") << withSmallInputs(R"("seed": -1)") << "seed" << QStringList{"between 0", "got -1"};
+        // 2^63, one past the range: its digits and the range in words, not 9.2233720368547758e+18.
+        QTest::newRow("seed 2^63") << withSmallInputs(R"("seed": 9223372036854775808)") << "seed"
+                                   << QStringList{"between 0 and 9223372036854775807", "2^63 - 1", "(got 9223372036854775808)"};
+        QTest::newRow("seed 1e30") << withSmallInputs(R"("seed": 1e30)") << "seed" << QStringList{"2^63 - 1", "got 1e+30"};
         QTest::newRow("title a number") << withSmallInputs(R"("title": 5)") << "title" << QStringList{"expected a string"};
         // A quiz's settings are read with the file, as the file's own settings are.
         const auto quizOpen = [](const QByteArray &open) {
@@ -1006,6 +1051,218 @@ private slots:
             ATTN_VERIFY_NO_MISMATCH(test::matrixMismatch(matrixFromJson(o.value(QLatin1String("output"))), t.output, 0, 0), at + " output");
         }
         QVERIFY(fullyMasked > 5);
+    }
+
+    // ---- names the program makes, and what it finds at them ----
+
+    void derivedNamesAreCleaned_data()
+    {
+        QTest::addColumn<QString>("raw");
+        QTest::addColumn<QString>("clean");
+        QTest::newRow("plain") << QStringLiteral("causal") << QStringLiteral("causal");
+        QTest::newRow("Chinese") << QStringLiteral("我打你") << QStringLiteral("我打你");
+        QTest::newRow("escape") << QStringLiteral("bad\x1b[31mname") << QStringLiteral("bad_[31mname");
+        QTest::newRow("newline, tab, DEL") << QStringLiteral("a\nb\tc\x7f") << QStringLiteral("a_b_c_");
+        QTest::newRow("C1 control") << QString::fromUtf8("a\xc2\x9b" "b") << QStringLiteral("a_b");
+        QTest::newRow("right-to-left override") << QString::fromUtf8("x\xe2\x80\xae" "gnp") << QStringLiteral("x_gnp");
+        QTest::newRow("leading dot") << QStringLiteral(".hidden") << QStringLiteral("_hidden");
+        QTest::newRow("dot alone") << QStringLiteral(".") << QStringLiteral("_");
+        QTest::newRow("slashes") << QStringLiteral("a/b\\c") << QStringLiteral("a_b_c");
+        QTest::newRow("inner dots stay") << QStringLiteral("v1.2") << QStringLiteral("v1.2");
+        QTest::newRow("empty") << QString() << QString();
+    }
+
+    void derivedNamesAreCleaned()
+    {
+        QFETCH(QString, raw);
+        QFETCH(QString, clean);
+        QCOMPARE(cleanDerivedName(raw), clean);
+    }
+
+    void folderNamesComeFromTheWholePath()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("gpt2")));
+        const QString gpt2 = dir.filePath(QStringLiteral("gpt2"));
+        QCOMPARE(cleanFolderName(gpt2 + QStringLiteral("/."), QStringLiteral("model")), QStringLiteral("gpt2"));
+        QCOMPARE(cleanFolderName(gpt2 + QStringLiteral("/"), QStringLiteral("model")), QStringLiteral("gpt2"));
+        QCOMPARE(cleanFolderName(gpt2 + QStringLiteral("/sub/.."), QStringLiteral("model")), QStringLiteral("gpt2"));
+        QCOMPARE(cleanFolderName(QStringLiteral("/"), QStringLiteral("model")), QStringLiteral("model"));
+        QCOMPARE(cleanFolderName(QStringLiteral(":/models/tiny-bilingual"), QStringLiteral("model")), QStringLiteral("tiny-bilingual"));
+        QCOMPARE(cleanFolderName(dir.filePath(QStringLiteral(".cache")), QStringLiteral("model")), QStringLiteral("_cache"));
+    }
+
+    void givenStemsThatNameAFolderAreRefused_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("parent") << QStringLiteral("../../x") << QStringLiteral("'/'");
+        QTest::newRow("absolute") << QStringLiteral("/tmp/x") << QStringLiteral("'/'");
+        QTest::newRow("backslash") << QStringLiteral("a\\b") << QStringLiteral("'\\'");
+        QTest::newRow("dot dot") << QStringLiteral("..") << QStringLiteral("\"..\"");
+        QTest::newRow("escape") << QStringLiteral("a\x1b") << QStringLiteral("U+001B");
+        QTest::newRow("hidden") << QStringLiteral(".x") << QStringLiteral("hidden");
+        QTest::newRow("empty") << QString() << QStringLiteral("empty");
+    }
+
+    void givenStemsThatNameAFolderAreRefused()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, mentions);
+        const QString why = whyNotAFileStem(name);
+        QVERIFY2(why.contains(mentions), qPrintable(why));
+        QVERIFY(!why.contains(QLatin1Char('\n')));
+    }
+
+    void givenStemsThatAreNamesAreTaken()
+    {
+        for (const QString &name : {QStringLiteral("gpt2"), QStringLiteral("worksheet 3"), QStringLiteral("v1.2"), QStringLiteral("我打你")})
+            QCOMPARE(whyNotAFileStem(name), QString());
+    }
+
+    // A name the program made with a link at it (out/x.png -> ../vd/victim.txt):
+    // the link is replaced by the new file and the file it named is untouched,
+    // its bytes and its 0600 both; a dangling link's target is not created.
+    void linksAtMadeNamesAreReplaced()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("vd")) && QDir(dir.path()).mkdir(QStringLiteral("out")));
+        const QString victim = dir.filePath(QStringLiteral("vd/victim.txt"));
+        QVERIFY(writeFile(victim, "secret"));
+        QVERIFY(QFile::setPermissions(victim, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        const QString link = dir.filePath(QStringLiteral("out/ok_weights.png"));
+        QCOMPARE(::symlink("../vd/victim.txt", QFile::encodeName(link).constData()), 0);
+        const QString dangling = dir.filePath(QStringLiteral("out/ok_masked.png"));
+        QCOMPARE(::symlink("../vd/missing.txt", QFile::encodeName(dangling).constData()), 0);
+
+        QString replaced = QStringLiteral("stale");
+        QCOMPARE(reasonOf(writeFileAtomically(link, "new figure", {.replaceLink = true, .replacedLink = &replaced})), QString());
+        QCOMPARE(replaced, QStringLiteral("../vd/victim.txt"));
+        QCOMPARE(reasonOf(writeFileAtomically(dangling, "new figure", {.replaceLink = true, .replacedLink = &replaced})), QString());
+        QCOMPARE(replaced, QStringLiteral("../vd/missing.txt"));
+
+        QCOMPARE(readFile(victim), QByteArray("secret"));
+        QCOMPARE(QFile::permissions(victim), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadUser | QFileDevice::WriteUser);
+        QCOMPARE(entriesOf(dir.filePath(QStringLiteral("vd"))), QStringList{QStringLiteral("victim.txt")});
+        for (const QString &path : {link, dangling}) {
+            QVERIFY2(!QFileInfo(path).isSymLink(), qPrintable(path));
+            QCOMPARE(readFile(path), QByteArray("new figure"));
+        }
+        QCOMPARE(entriesOf(dir.filePath(QStringLiteral("out"))), (QStringList{QStringLiteral("ok_masked.png"), QStringLiteral("ok_weights.png")}));
+        // No link: nothing is said to have been replaced.
+        QCOMPARE(reasonOf(writeFileAtomically(link, "again", {.replaceLink = true, .replacedLink = &replaced})), QString());
+        QCOMPARE(replaced, QString());
+        QCOMPARE(replacedLinkNote(link, QStringLiteral("../vd/victim.txt")),
+                 link + QStringLiteral(": replaced a symbolic link to ../vd/victim.txt (../vd/victim.txt itself was not touched)"));
+    }
+
+    // The hidden kinds at an output path, made here: a FIFO is refused at
+    // once (no hang waiting for a reader), a link to a device is replaced
+    // when the program made the name and refused when the user named a file
+    // to be written through it; a folder is refused either way.
+    void specialFilesAtOutputs()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath(QStringLiteral("fifo.png"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        for (bool replace : {false, true})
+            QCOMPARE(reasonOf(writeFileAtomically(fifo, "x", {.replaceLink = replace})), QStringLiteral("it is not a regular file"));
+        QVERIFY(QFileInfo(fifo).exists() && !QFileInfo(fifo).isFile());
+
+        const QString device = dir.filePath(QStringLiteral("null.png"));
+        QCOMPARE(::symlink("/dev/null", QFile::encodeName(device).constData()), 0);
+        QCOMPARE(reasonOf(writeFileAtomically(device, "x")), QStringLiteral("it is not a regular file"));
+        QVERIFY(QFileInfo(device).isSymLink());
+        QString replaced;
+        QCOMPARE(reasonOf(writeFileAtomically(device, "x", {.replaceLink = true, .replacedLink = &replaced})), QString());
+        QCOMPARE(replaced, QStringLiteral("/dev/null"));
+        QVERIFY(!QFileInfo(device).isSymLink() && QFileInfo(device).isFile());
+        QVERIFY(QFileInfo(QStringLiteral("/dev/null")).exists());
+
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("folder.png")));
+        QCOMPARE(reasonOf(writeFileAtomically(dir.filePath(QStringLiteral("folder.png")), "x", {.replaceLink = true})),
+                 QStringLiteral("it is a folder"));
+        // A link to a folder at a made name is replaced too; the folder stays as it was.
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("elsewhere")));
+        const QString toFolder = dir.filePath(QStringLiteral("dir.png"));
+        QCOMPARE(::symlink("elsewhere", QFile::encodeName(toFolder).constData()), 0);
+        QCOMPARE(reasonOf(writeFileAtomically(toFolder, "x", {.replaceLink = true})), QString());
+        QVERIFY(QFileInfo(toFolder).isFile() && !QFileInfo(toFolder).isSymLink());
+        QCOMPARE(entriesOf(dir.filePath(QStringLiteral("elsewhere"))), QStringList());
+    }
+
+    // A recovery file is its owner's alone, whatever the umask.
+    void ownerOnlyFilesAre0600()
+    {
+        QTemporaryDir dir;
+        const mode_t before = ::umask(0022);
+        const QString path = dir.filePath(QStringLiteral("private.json"));
+        QVERIFY(writeFile(path, "old"));
+        QVERIFY(QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadOther | QFileDevice::ReadGroup));
+        const auto p = writeFileAtomically(path, "new", {.ownerOnly = true});
+        const auto plain = writeFileAtomically(dir.filePath(QStringLiteral("plain.json")), "x");
+        ::umask(before);
+        QCOMPARE(reasonOf(p), QString());
+        QCOMPARE(reasonOf(plain), QString());
+        struct stat st;
+        QCOMPARE(::stat(QFile::encodeName(path).constData(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0600));
+        QCOMPARE(::stat(QFile::encodeName(dir.filePath(QStringLiteral("plain.json"))).constData(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0644));
+    }
+
+    // A writer killed before its rename leaves ".NAME.attnlab-PID-XXXXXX.tmp":
+    // the next write into that folder removes every such file whose writer is
+    // gone, whatever its name and age; a running writer's file stays, and so
+    // does a file whose PID now belongs to a process that started after it.
+    void leftoversOfGoneWritersAreRemovedAtOnce()
+    {
+        QTemporaryDir dir;
+        const pid_t gone = pidOfAGoneProcess();
+        QVERIFY(gone > 0 && ::kill(gone, 0) != 0);
+        // A live child that started before its "leftover" was written.
+        const pid_t child = ::fork();
+        if (child == 0) {
+            ::pause();
+            ::_exit(0);
+        }
+        QVERIFY(child > 0);
+        bool stopped = false;
+        auto stopChild = [&] {
+            if (!std::exchange(stopped, true)) {
+                ::kill(child, SIGKILL);
+                ::waitpid(child, nullptr, 0);
+            }
+        };
+        const auto guard = qScopeGuard(stopChild);
+        const QString goneSame = atomicTempName(QStringLiteral("lesson.json"), gone, QStringLiteral("aB3xYz"));
+        const QString goneOther = atomicTempName(QStringLiteral("other.csv"), gone, QStringLiteral("Zz9900"));
+        const QString neverRan = atomicTempName(QStringLiteral("x.png"), 0x7ffffff0, QStringLiteral("abcdef"));
+        const QString childs = atomicTempName(QStringLiteral("lesson.json"), child, QStringLiteral("child1"));
+        const QString ours = atomicTempName(QStringLiteral("lesson.json"), ::getpid(), QStringLiteral("ours12"));
+        // Our own PID on a file written long before this process started:
+        // an earlier process of the same PID (a container starts each run as the same PID).
+        const QString reused = atomicTempName(QStringLiteral("lesson.json"), ::getpid(), QStringLiteral("reuse1"));
+        for (const QString &name : {goneSame, goneOther, neverRan, childs, ours, reused})
+            QVERIFY(writeFile(dir.filePath(name), "leftover"));
+        QVERIFY(makeOlder(dir.filePath(reused), 1800)); // well within the hour
+        const QStringList notOurs{QStringLiteral(".x.png.attnlab-12-abc.tmp"), QStringLiteral("x.png.attnlab-12-abcdef.tmp"),
+                                  QStringLiteral(".x.png.attnlab-12-abcdef.tmp.bak")};
+        for (const QString &name : notOurs)
+            QVERIFY(writeFile(dir.filePath(name), "someone's"));
+
+        const QString path = dir.filePath(QStringLiteral("lesson.json"));
+        QCOMPARE(reasonOf(writeFileAtomically(path, "new")), QString());
+        QCOMPARE(readFile(path), QByteArray("new"));
+        QStringList expected = notOurs + QStringList{childs, ours, QStringLiteral("lesson.json")};
+        expected.sort();
+        QCOMPARE(entriesOf(dir.path()), expected);
+
+        // The same without a write, as a start does; the child gone now, its file goes too.
+        stopChild();
+        removeAtomicLeftovers(dir.path());
+        expected.removeOne(childs);
+        QCOMPARE(entriesOf(dir.path()), expected);
     }
 };
 

@@ -4,6 +4,7 @@
 
 #include "attn_test.h"
 
+#include "atomicwrite.h"
 #include "document.h"
 #include "edit.h"
 #include "lessons.h"
@@ -12,10 +13,15 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace attn;
 
@@ -44,11 +50,64 @@ private slots:
     void cleanExitLeavesNothing();
     void unreadableFilesAreLeftAlone();
     void failedAutosaveIsSaidOnceAndRetried();
+    void recoveryFileIsTheOwnersAlone();
+    void leftoversOfKilledWritesGoAtStart();
 
 private:
     static Scenario causal() { return loadLesson(QStringLiteral("causal")).value(); }
     static QString childPath() { return QStringLiteral(ATTN_TEST_BINARY_DIR "/tests/recovery_child"); }
 };
+
+// The recovery file holds the document as it stands, however private: 0600,
+// in a folder of 0700 when the program makes it, whatever the umask says.
+void TestRecovery::recoveryFileIsTheOwnersAlone()
+{
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(QStringLiteral("data/recovery"));
+    const mode_t before = ::umask(0022);
+    const auto restoreUmask = qScopeGuard([before] { ::umask(before); });
+    Document doc;
+    QVERIFY(!doc.replace(causal(), QString(), QStringLiteral("causal")));
+    Recovery recovery(&doc, folder);
+    recovery.setDelay(10);
+    QSignalSpy written(&recovery, &Recovery::written);
+    Scenario s = doc.scenario();
+    s.Q(1, 0) = 4.25;
+    QVERIFY(!doc.edit(s, QStringLiteral("edit")));
+    QVERIFY(written.wait(2000));
+    const auto owner = QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadUser | QFileDevice::WriteUser;
+    QCOMPARE(QFile::permissions(recovery.file()), owner);
+    QCOMPARE(QFile::permissions(folder), owner | QFileDevice::ExeOwner | QFileDevice::ExeUser);
+    // Written again over itself: still 0600.
+    s.Q(1, 0) = 5.5;
+    QVERIFY(!doc.edit(s, QStringLiteral("edit")));
+    QVERIFY(written.wait(2000));
+    QCOMPARE(QFile::permissions(recovery.file()), owner);
+}
+
+// A window killed in the middle of a save leaves a hidden full copy of the
+// recovery file beside it; the next start takes it away, however fresh,
+// once the process that wrote it is gone. A running writer's copy stays.
+void TestRecovery::leftoversOfKilledWritesGoAtStart()
+{
+    QTemporaryDir dir;
+    const pid_t gone = ::fork();
+    if (gone == 0)
+        ::_exit(0);
+    QVERIFY(gone > 0);
+    ::waitpid(gone, nullptr, 0);
+    const QString dead = dir.filePath(atomicTempName(QStringLiteral("recovery-%1.json").arg(gone), gone, QStringLiteral("k1lled")));
+    const QString live = dir.filePath(atomicTempName(QStringLiteral("recovery-%1.json").arg(::getpid()), ::getpid(), QStringLiteral("runn1n")));
+    for (const QString &path : {dead, live}) {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write("{\"format\": \"attention-lab/recovery\"}") > 0);
+    }
+    Document doc;
+    QVERIFY(!doc.replace(causal(), QString(), QStringLiteral("causal")));
+    Recovery recovery(&doc, dir.path());
+    QVERIFY(!QFile::exists(dead));
+    QVERIFY(QFile::exists(live));
+}
 
 // Review D5: an autosave that cannot be written was dropped in silence. It
 // is said once, in words, and tried again (later each time) meanwhile.
