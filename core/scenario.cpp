@@ -102,22 +102,6 @@ void SettingsPatch::applyTo(Settings &s) const
     s.encoding = encoding.value_or(s.encoding);
 }
 
-SettingsPatch::operator std::map<std::string, std::string>() const
-{
-    std::map<std::string, std::string> out;
-    if (similarity)
-        out["similarity"] = toString(*similarity);
-    if (scale)
-        out["scale"] = toString(*scale);
-    if (causal)
-        out["causal"] = *causal ? "true" : "false";
-    if (maskStage)
-        out["mask_stage"] = toString(*maskStage);
-    if (encoding)
-        out["positional_encoding"] = toString(*encoding);
-    return out;
-}
-
 bool Scenario::operator==(const Scenario &o) const
 {
     return settingsOf(*this) == settingsOf(o) && title == o.title && description == o.description

@@ -68,10 +68,6 @@ struct SettingsPatch {
     void applyTo(Settings &s) const;
     bool operator==(const SettingsPatch &) const = default;
 
-    // COMPATIBILITY, to delete with the window's string-keyed openFromQuiz:
-    // the patch as the file's keys and values ("scale": "none", "causal":
-    // "true"), the form QuizQuestion::settings had before it was typed.
-    operator std::map<std::string, std::string>() const;
 };
 
 // Text in several languages: language code ("en", "zh_CN") to UTF-8 text.

@@ -426,8 +426,9 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
         size.height = h;
     }
     const auto stemOption = o.take(QStringLiteral("--name"));
-    if (stemOption && !whyNotAFileStem(*stemOption).isEmpty())
-        throw ModelUsageError{QStringLiteral("--name: %1").arg(whyNotAFileStem(*stemOption))};
+    if (stemOption)
+        if (const auto why = whyNotAFileStem(*stemOption))
+            throw UsageError{QStringLiteral("--name: %1").arg(QString::fromStdString(why->message))};
     bool failed = false;
     const auto m = takeModel(o, err, &failed);
     if (failed)

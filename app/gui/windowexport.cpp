@@ -1,4 +1,5 @@
 #include "windowexport.h"
+#include "filenames.h"
 
 #include "atomicwrite.h"
 #include "attention.h"
@@ -132,7 +133,7 @@ QString WindowExport::stem() const
     const QString stem = m_doc->lessonName().isEmpty() ? QFileInfo(m_doc->displayName()).completeBaseName()
                                                        : m_doc->lessonName();
     //: The start of an exported file's name; use letters a file name may hold.
-    return stem.isEmpty() ? tr("figure") : stem;
+    return stem.isEmpty() ? tr("figure") : cleanDerivedName(stem);
 }
 
 void WindowExport::exportNumbersCsv()

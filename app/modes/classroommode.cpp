@@ -227,7 +227,7 @@ QuizPanel *ClassroomMode::showQuiz()
     return m_quiz;
 }
 
-void ClassroomMode::openFromQuiz(const QString &lesson, const QString &view, const std::map<std::string, std::string> &settings)
+void ClassroomMode::openFromQuiz(const QString &lesson, const QString &view, const SettingsPatch &settings)
 {
     Document *doc = m_host.document();
     if (!lesson.isEmpty()) {
@@ -235,20 +235,10 @@ void ClassroomMode::openFromQuiz(const QString &lesson, const QString &view, con
             return;
     }
     if (!settings.empty()) {
-        Scenario s = doc->scenario();
-        for (const auto &[key, value] : settings) {
-            if (key == "scale")
-                s.scale = scaleFromString(value).value_or(s.scale);
-            else if (key == "positional_encoding")
-                s.encoding = encodingFromString(value).value_or(s.encoding);
-            else if (key == "mask_stage")
-                s.maskStage = maskStageFromString(value).value_or(s.maskStage);
-            else if (key == "similarity")
-                s.similarity = similarityFromString(value).value_or(s.similarity);
-            else if (key == "causal")
-                s.mask.causal = value == "true";
-        }
-        doc->edit(s, tr("Quiz setting"));
+        Settings s = settingsOf(doc->scenario());
+        settings.applyTo(s);
+        if (auto p = doc->setSettings(s, tr("Quiz setting"), Document::Step::Own))
+            m_host.showProblem(problemText(*p));
     }
     if (!view.isEmpty())
         m_host.showView(view);

@@ -5,6 +5,7 @@
 // its own); the Classroom menu and toolbar.
 
 #include "mode.h"
+#include "scenario.h"
 
 #include <map>
 #include <string>
@@ -45,7 +46,7 @@ private:
     void registerViews();
     void apply();
     void hideNumberTips(bool hidden);
-    void openFromQuiz(const QString &lesson, const QString &view, const std::map<std::string, std::string> &settings);
+    void openFromQuiz(const QString &lesson, const QString &view, const SettingsPatch &settings);
 
     Classroom *m_classroom = nullptr;
     StepPanel *m_stepPanel = nullptr;

@@ -44,21 +44,22 @@ QString cleanFolderName(const QString &folder, const QString &fallback)
     return name.isEmpty() ? fallback : name;
 }
 
-QString whyNotAFileStem(const QString &name)
+std::optional<Problem> whyNotAFileStem(const QString &name)
 {
+    const auto why = [](const QString &text) { return Problem{std::string(), text.toStdString()}; };
     if (name.isEmpty())
-        return QStringLiteral("is empty");
+        return why(QStringLiteral("is empty"));
     if (name.contains(QLatin1Char('/')) || name.contains(QLatin1Char('\\')))
-        return QStringLiteral("\"%1\" holds a '/' or '\\': it names the files' first part, not a folder (use --out for that)").arg(name);
+        return why(QStringLiteral("\"%1\" holds a '/' or '\\': it names the files' first part, not a folder (use --out for that)").arg(name));
     if (name.contains(QLatin1String("..")))
-        return QStringLiteral("\"%1\" holds \"..\": it names the files' first part, not a folder (use --out for that)").arg(name);
+        return why(QStringLiteral("\"%1\" holds \"..\": it names the files' first part, not a folder (use --out for that)").arg(name));
     for (const char32_t c : name.toUcs4())
         if (isControl(c) || isBidiControl(c))
-            return QStringLiteral("holds a control character (U+%1)")
-                .arg(QString::number(uint(c), 16).toUpper().rightJustified(4, QLatin1Char('0')));
+            return why(QStringLiteral("holds a control character (U+%1)")
+                .arg(QString::number(uint(c), 16).toUpper().rightJustified(4, QLatin1Char('0'))));
     if (name.startsWith(QLatin1Char('.')))
-        return QStringLiteral("\"%1\" starts with '.', which would make hidden files").arg(name);
-    return QString();
+        return why(QStringLiteral("\"%1\" starts with '.', which would make hidden files").arg(name));
+    return std::nullopt;
 }
 
 } // namespace attn

@@ -4,7 +4,11 @@
 // that a lesson or model folder named with a newline, an escape or a
 // leading dot gives a plain, visible file in the folder it was asked for.
 
+#include "validate.h"
+
 #include <QString>
+
+#include <optional>
 
 namespace attn {
 
@@ -21,7 +25,7 @@ QString cleanFolderName(const QString &folder, const QString &fallback);
 
 // Why `name`, given by the user as the first part of the files' names
 // (--name), cannot be one: it holds '/', '\', "..", a control character, is
-// empty or starts with '.'. Empty when it can.
-QString whyNotAFileStem(const QString &name);
+// empty or starts with '.'. Nothing when it can.
+std::optional<Problem> whyNotAFileStem(const QString &name);
 
 } // namespace attn
