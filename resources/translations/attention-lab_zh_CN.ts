@@ -3653,12 +3653,6 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</source>
 P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
-        <location line="-62" />
-        <source>Click to block or unblock this cell.</source>
-        <extracomment>A click on a map cell masks it (or unmasks it).</extracomment>
-        <translation>单击可屏蔽或取消屏蔽此单元格。</translation>
-    </message>
-    <message>
         <location line="-269" />
         <source>after softmax ✗</source>
         <translation>softmax 后掩码 ✗</translation>
@@ -4207,8 +4201,9 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
         <location line="+3" />
-        <source>Click a cell of any map to block or open it.</source>
-        <translation>点击任一热图的单元格可屏蔽或取消屏蔽。</translation>
+        <source>Ctrl+click a cell of any map to block or open it (a plain click selects its query).</source>
+        <extracomment>How a map&apos;s cell is blocked by hand: Ctrl and a click; a plain click selects the cell&apos;s query row.</extracomment>
+        <translation>按住 Ctrl 单击任一热图的单元格可屏蔽或取消屏蔽（直接单击则选中该行的查询）。</translation>
     </message>
     <message>
         <location line="+3" />
