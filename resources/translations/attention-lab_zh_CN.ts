@@ -3874,6 +3874,28 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <source>Query %1 selected (Ctrl+click a cell to block or open it)</source>
         <translation>已选择查询 %1（Ctrl+单击单元格可屏蔽或打开它）</translation>
     </message>
+    <message>
+        <location filename="../../app/views/stageviews.cpp" line="28" />
+        <source>Exponentials  e^(s′ − max)</source>
+        <extracomment>The weights&apos; map at step 4 of step mode: each cell e to the power of (scaled score minus the row&apos;s maximum).</extracomment>
+        <translation>指数  e^(s′ − max)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>e^(s′ − max)</source>
+        <translation>e^(s′ − max)</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Σ′</source>
+        <extracomment>The header above the row notes at the step of the exponentials: each row&apos;s sum.</extracomment>
+        <translation>Σ′</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Σ′ = the row&apos;s sum of exponentials; the next step divides each by it</source>
+        <translation>Σ′ = 该行指数之和；下一步用它去除每个指数</translation>
+    </message>
 </context>
 <context>
     <name>attn::StepPanel</name>
