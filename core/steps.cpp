@@ -86,6 +86,39 @@ Stage stageOfStep(StepKind step)
     return Stage::Scores;
 }
 
+Matrix stepExponentials(const Scenario &s, const Trace &t, int head, Eigen::VectorXd *sums)
+{
+    if (t.heads.empty()) {
+        if (sums)
+            sums->resize(0);
+        return Matrix();
+    }
+    head = std::clamp(head, 0, int(t.heads.size()) - 1);
+    const HeadTrace &h = t.heads[std::size_t(head)];
+    const bool before = s.maskStage == MaskStage::BeforeSoftmax;
+    const Eigen::Index nq = h.scores.rows(), nk = h.scores.cols();
+    Matrix e = Matrix::Zero(nq, nk);
+    if (sums)
+        *sums = Eigen::VectorXd::Zero(nq);
+    for (Eigen::Index i = 0; i < nq; ++i) {
+        if (h.rows[std::size_t(i)].fullyMasked)
+            continue;
+        auto seen = [&](Eigen::Index j) { return !(before && t.blocked(i, j)); };
+        double m = -INFINITY;
+        for (Eigen::Index j = 0; j < nk; ++j)
+            if (seen(j))
+                m = std::max(m, h.scaledAt(i, j));
+        if (!std::isfinite(m))
+            continue;
+        for (Eigen::Index j = 0; j < nk; ++j)
+            if (seen(j))
+                e(i, j) = std::exp(h.scaledAt(i, j) - m);
+        if (sums)
+            (*sums)(i) = e.row(i).sum();
+    }
+    return e;
+}
+
 std::vector<std::string> stepLines(const Scenario &s, const Trace &t, StepKind step, int head, int row)
 {
     std::vector<std::string> lines;

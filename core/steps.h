@@ -44,6 +44,13 @@ Stage stageOfStep(StepKind step);
 // Numbers of 10 or more are written with two decimals, smaller ones with four.
 std::vector<std::string> stepLines(const Scenario &s, const Trace &t, StepKind step, int head, int row);
 
+// The step of the exponentials as a map, for head `head` (clamped): entry
+// (i, j) is e^{s′_ij − max_i}, the max over the keys the softmax sees
+// (n_q by n_k). A key the mask removes before the softmax gives 0, and so
+// does every key of a fully masked row. `sums` (if given) gets each row's
+// Σ′, the denominator of the next step (n_q).
+Matrix stepExponentials(const Scenario &s, const Trace &t, int head, Eigen::VectorXd *sums = nullptr);
+
 // A number as the step lines write it: four decimals below 10, two from 10
 // on, one from 1000 on; a true minus sign.
 std::string handNumber(double v);

@@ -444,7 +444,7 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
     const double cw = g.width(), ch = g.height();
     const QFontMetricsF fm(hp.font());
     const PlotTheme &theme = hp.m_theme;
-    if (hp.m_valuesHidden) {
+    if (hp.blanked()) {
         painter->fillRect(g.all(), theme.hiddenFill);
         painter->setPen(QPen(theme.frame, 1.0));
         painter->setBrush(Qt::NoBrush);
@@ -524,7 +524,7 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
     painter->drawRect(g.all().adjusted(-0.5, -0.5, -0.5, -0.5));
 
     // What the row notes are: a header above them, a legend under the map.
-    if (hp.yAxis2->visible() && !hp.m_compact && !hp.m_valuesHidden) {
+    if (hp.yAxis2->visible() && !hp.m_compact && !hp.blanked()) {
         painter->setPen(theme.noteInk);
         QFont header = hp.yAxis2->tickLabelFont();
         header.setBold(true);
@@ -879,7 +879,7 @@ void HeatmapPlot::rebuildMap()
                 }
             }
         }
-        m_map->setVisible(!m_valuesHidden);
+        m_map->setVisible(!blanked());
     }
     m_map->setDataRange(m_range);
     applyGradient();
@@ -958,8 +958,8 @@ void HeatmapPlot::applyCompact()
         plotLayout()->take(m_scale);
     else if (!m_compact && !inLayout)
         plotLayout()->addElement(1, 1, m_scale);
-    m_scale->setVisible(!m_compact && !m_valuesHidden);
-    const bool notes = !m_compact && !m_valuesHidden && !m_data.rowNotes.isEmpty();
+    m_scale->setVisible(!m_compact && !blanked());
+    const bool notes = !m_compact && !blanked() && !m_data.rowNotes.isEmpty();
     yAxis2->setVisible(notes);
     yAxis2->setLabel(QString()); // the header above the notes says what they are (rowNotesHeaderRect)
     // Small multiples keep their room for the cells.
@@ -1065,7 +1065,7 @@ HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight) c
 HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight, int cap) const
 {
     TextFit fit;
-    if (m_compact || m_valuesHidden || m_cellText == CellTextMode::Never || rowCount() == 0 || columnCount() == 0)
+    if (m_compact || blanked() || m_cellText == CellTextMode::Never || rowCount() == 0 || columnCount() == 0)
         return fit;
     // Cells lower than the smaller font's line hold no text: no need to
     // measure the widest value (a pass over every cell).
@@ -1341,7 +1341,7 @@ void HeatmapPlot::updateLayout()
     m_title->setText(lines.join(QLatin1Char('\n')));
 
     // Row notes are extra: they never take the room the cells need.
-    const bool notes = !m_compact && !m_valuesHidden && !m_data.rowNotes.isEmpty();
+    const bool notes = !m_compact && !blanked() && !m_data.rowNotes.isEmpty();
     if (notes) {
         TextWidths noteWidth(yAxis2->tickLabelFont());
         double widest = 0;
@@ -1595,12 +1595,27 @@ void HeatmapPlot::setDimmed(bool dimmed)
     if (dimmed == m_dimmed)
         return;
     m_dimmed = dimmed;
+    if (m_blankWhenDimmed) {
+        rebuildMap();
+        requestReplot();
+    }
     if (dimmed) {
         auto *effect = new QGraphicsOpacityEffect(this);
         effect->setOpacity(0.22);
         setGraphicsEffect(effect);
     } else {
         setGraphicsEffect(nullptr);
+    }
+}
+
+void HeatmapPlot::setBlankWhenDimmed(bool blank)
+{
+    if (blank == m_blankWhenDimmed)
+        return;
+    m_blankWhenDimmed = blank;
+    if (m_dimmed) {
+        rebuildMap();
+        requestReplot();
     }
 }
 
@@ -1620,7 +1635,7 @@ QColor HeatmapPlot::hiddenFillColor()
 
 QString HeatmapPlot::toolTipAt(int row, int col) const
 {
-    if (m_valuesHidden || row < 0 || !m_toolTip)
+    if (blanked() || row < 0 || !m_toolTip)
         return QString();
     return m_toolTip(row, col);
 }

@@ -119,6 +119,13 @@ public:
     // Step mode (issue 11): a map not reached yet is drawn faded.
     void setDimmed(bool dimmed);
     bool isDimmed() const { return m_dimmed; }
+    // A dimmed map draws no values at all (a step not reached gives nothing
+    // away), as setValuesHidden does, while its data stays as it is.
+    void setBlankWhenDimmed(bool blank);
+    bool blankWhenDimmed() const { return m_blankWhenDimmed; }
+    // Whether values, colours, notes and tooltips are drawn: neither hidden
+    // nor dimmed blank.
+    bool valuesDrawn() const { return !blanked(); }
     // Predict, then reveal (issue 11): every cell in one neutral fill, no
     // values, no colour bar, no row notes and no tooltip.
     void setValuesHidden(bool hidden);
@@ -196,6 +203,7 @@ private:
     };
 
     void requestReplot();
+    bool blanked() const { return m_valuesHidden || (m_dimmed && m_blankWhenDimmed); }
     void applyFonts();
     void applyGradient();
     void applyCompact();
@@ -243,6 +251,7 @@ private:
     CellTextMode m_cellText = CellTextMode::Auto;
     bool m_compact = false;
     bool m_dimmed = false;
+    bool m_blankWhenDimmed = false;
     bool m_valuesHidden = false;
     int m_decimalsCap = 4;
     int m_reportedFit = -2; // decimalsThatFit() when last signalled

@@ -385,9 +385,8 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
     const bool minusInfinity = stage == Stage::Masked && blocked && before;
     QString tip = who + QLatin1Char('\n') + line + QLatin1Char('\n')
                 + StageText::tr("exact value: %1").arg(minusInfinity ? QStringLiteral("−∞") : QString::fromStdString(shortest(exact)));
-    if (stage != Stage::Output)
-        //: A click on a map cell masks it (or unmasks it).
-        tip += QLatin1Char('\n') + StageText::tr("Click to block or unblock this cell.");
+    // What a click does is the clicked view's to say (StageView: Ctrl+click
+    // blocks, a plain click selects the query; a model's map blocks nothing).
     return tip;
 }
 

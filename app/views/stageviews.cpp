@@ -4,6 +4,7 @@
 #include "explain.h"
 #include "formula.h"
 #include "stagedata.h"
+#include "steps.h"
 #include "viewbinding.h"
 
 #include <QEvent>
@@ -20,6 +21,32 @@ namespace {
 // The maps of one window that write the chain's numbers (the stages, the
 // concatenation, the final output) agree on one number of decimals.
 constexpr char kAgreesOnDecimals[] = "attn.agreesOnDecimals";
+
+// The weights' map at the step of the exponentials: e^{s′ − max} and
+// each row's sum Σ′, so that the next step's division is the weights.
+HeatmapData exponentialsData(const Scenario &s, const Trace &t, int head, bool sharedRange)
+{
+    StageOptions o;
+    o.head = head;
+    o.sharedScoreRange = sharedRange;
+    HeatmapData d = stageData(s, t, Stage::Weights, o);
+    Eigen::VectorXd sums;
+    d.values = stepExponentials(s, t, head, &sums);
+    const QString summary = d.title.section(QLatin1Char('\n'), 1);
+    //: The weights' map at step 4 of step mode: each cell e to the power of (scaled score minus the row's maximum).
+    d.title = StageView::tr("Exponentials  e^(s′ − max)");
+    if (!summary.isEmpty())
+        d.title += QLatin1Char('\n') + summary;
+    d.colorBarLabel = StageView::tr("e^(s′ − max)");
+    d.scale = HeatmapScale::Probability; // the row's largest is e^0 = 1
+    d.rowNotes.clear();
+    for (Eigen::Index i = 0; i < sums.size(); ++i)
+        d.rowNotes << QString::fromStdString(handNumber(sums(i)));
+    //: The header above the row notes at the step of the exponentials: each row's sum.
+    d.rowNotesLabel = StageView::tr("Σ′");
+    d.rowNotesLegend = StageView::tr("Σ′ = the row's sum of exponentials; the next step divides each by it");
+    return d;
+}
 
 } // namespace
 
@@ -55,7 +82,16 @@ StageView::StageView(Document *doc, Stage stage, QWidget *parent) : HeatmapPlot(
 {
     setObjectName(QStringLiteral("stage-") + stageKey(stage));
     joinDecimalsAgreement(this);
+    setBlankWhenDimmed(true);
     setToolTipProvider([this](int row, int col) {
+        if (m_shows == Classroom::Shows::Exponentials) {
+            Eigen::VectorXd sums;
+            const Matrix e = stepExponentials(m_doc->scenario(), m_doc->trace(), m_doc->currentHead(), &sums);
+            if (row >= e.rows() || col >= e.cols() || col < 0)
+                return QString();
+            return QStringLiteral("e^(s′ − max) = %1\nΣ′ = %2")
+                .arg(QString::fromStdString(handNumber(e(row, col))), QString::fromStdString(handNumber(sums(row))));
+        }
         QString text = cellToolTip(m_doc->scenario(), m_doc->trace(), m_stage, m_doc->currentHead(), row, col);
         const QString query = QString::fromStdString(queryLabels(m_doc->scenario())[std::size_t(row)]);
         //: The last line of a map cell's tooltip: what a click and a Ctrl+click do.
@@ -91,10 +127,13 @@ void StageView::setSharedScoreRange(bool shared)
 
 void StageView::refresh()
 {
+    followClassroom();
     StageOptions o;
     o.head = m_doc->currentHead();
     o.sharedScoreRange = m_sharedRange;
-    HeatmapData d = stageData(m_doc->scenario(), m_doc->trace(), m_stage, o);
+    HeatmapData d = m_shows == Classroom::Shows::Exponentials
+                        ? exponentialsData(m_doc->scenario(), m_doc->trace(), o.head, m_sharedRange)
+                        : stageData(m_doc->scenario(), m_doc->trace(), m_stage, o);
     if (m_answersHidden)
         hideAnswers(d);
     setData(std::move(d));
@@ -104,7 +143,7 @@ void StageView::refresh()
 
 bool StageView::refreshCells(const DocumentChange &what)
 {
-    if (m_answersHidden || !what.trace || m_shownHead != m_doc->currentHead())
+    if (m_answersHidden || m_shows == Classroom::Shows::Exponentials || !what.trace || m_shownHead != m_doc->currentHead())
         return false;
     StageOptions o;
     o.head = m_shownHead;
@@ -117,11 +156,36 @@ bool StageView::refreshCells(const DocumentChange &what)
 
 void StageView::setAnswersHidden(bool hidden)
 {
+    followClassroom();
     if (hidden == m_answersHidden)
         return;
     m_answersHidden = hidden;
     setValuesHidden(hidden);
     refresh();
+}
+
+void StageView::followClassroom()
+{
+    if (m_classroom)
+        return;
+    m_classroom = Classroom::of(m_doc);
+    if (!m_classroom)
+        return;
+    connect(m_classroom, &Classroom::changed, this, &StageView::applyStep);
+    applyStep();
+}
+
+void StageView::applyStep()
+{
+    const Classroom::Shows shows = m_classroom ? m_classroom->shows(m_stage) : Classroom::Shows::Values;
+    // A stage not reached yet is drawn dimmed and blank (setBlankWhenDimmed).
+    setDimmed(shows == Classroom::Shows::Nothing);
+    if (shows == m_shows)
+        return;
+    const bool redraw = shows == Classroom::Shows::Exponentials || m_shows == Classroom::Shows::Exponentials;
+    m_shows = shows;
+    if (redraw)
+        refresh();
 }
 
 void StageView::onHover(int row, int col)

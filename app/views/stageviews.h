@@ -6,8 +6,10 @@
 #include "document.h"
 #include "explain.h"
 #include "heatmapplot.h"
+#include "steppanel.h"
 
 #include <QLabel>
+#include <QPointer>
 #include <QShowEvent>
 #include <QStackedWidget>
 #include <QWidget>
@@ -38,6 +40,8 @@ public:
     // Predict, then reveal (issue 11): neither numbers nor colours, notes or tooltips.
     void setAnswersHidden(bool hidden);
     bool answersHidden() const { return m_answersHidden; }
+    // Step mode: what the map shows at the classroom's step (Classroom::shows).
+    Classroom::Shows shows() const { return m_shows; }
 
     // What a click does: a plain click selects the query row (as does a
     // click on a row's label); Ctrl+click blocks or opens the cell.
@@ -53,12 +57,17 @@ private:
     void onHover(int row, int col);
     // A row edit: only the cells it changed (false: refresh() instead).
     bool refreshCells(const DocumentChange &what);
+    // The window's classroom, once it exists: its step decides what the map shows.
+    void followClassroom();
+    void applyStep();
 
     Document *m_doc;
     Stage m_stage;
     int m_shownHead = -1;
     bool m_sharedRange = true;
     bool m_answersHidden = false;
+    QPointer<Classroom> m_classroom;
+    Classroom::Shows m_shows = Classroom::Shows::Values;
 };
 
 class AllHeadsView : public QWidget {

@@ -13,8 +13,16 @@
 
 namespace attn {
 
+namespace {
+
+constexpr char kClassroomProperty[] = "attn.classroom";
+
+} // namespace
+
 Classroom::Classroom(Document *doc, QObject *parent) : QObject(parent), m_doc(doc)
 {
+    doc->setProperty(kClassroomProperty, QVariant::fromValue(static_cast<QObject *>(this)));
+    connect(doc, &QObject::destroyed, this, [this] { m_doc = nullptr; });
     // The number of steps follows the heads (and W_O): keep the step in range.
     connect(doc, &Document::changed, this, [this](const DocumentChange &what) {
         if (what.any(ChangeKind::Shape | ChangeKind::Settings) && m_step >= stepCount()) {
@@ -22,6 +30,17 @@ Classroom::Classroom(Document *doc, QObject *parent) : QObject(parent), m_doc(do
             emit changed();
         }
     });
+}
+
+Classroom::~Classroom()
+{
+    if (m_doc && of(m_doc) == this)
+        m_doc->setProperty(kClassroomProperty, QVariant());
+}
+
+Classroom *Classroom::of(const Document *doc)
+{
+    return doc ? qobject_cast<Classroom *>(doc->property(kClassroomProperty).value<QObject *>()) : nullptr;
 }
 
 void Classroom::setStepMode(bool on)
@@ -64,6 +83,15 @@ bool Classroom::reached(Stage stage) const
         if (stageOfStep(steps()[std::size_t(i)]) == stage)
             return true;
     return false;
+}
+
+Classroom::Shows Classroom::shows(Stage stage) const
+{
+    if (!reached(stage))
+        return Shows::Nothing;
+    if (m_stepMode && stage == Stage::Weights && currentStep() == StepKind::Exp)
+        return Shows::Exponentials;
+    return Shows::Values;
 }
 
 void Classroom::setHidden(bool on)

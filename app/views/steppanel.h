@@ -24,6 +24,10 @@ class Classroom : public QObject {
 
 public:
     explicit Classroom(Document *doc, QObject *parent = nullptr);
+    ~Classroom() override;
+    // The classroom teaching from `doc`, or null: the stage views find
+    // theirs through their document.
+    static Classroom *of(const Document *doc);
 
     // Step mode: the chain one step at a time; maps not reached are dimmed.
     bool stepMode() const { return m_stepMode; }
@@ -39,6 +43,11 @@ public:
     void last() { setStep(stepCount() - 1); }
     // Whether the map of `stage` is reached (always outside step mode).
     bool reached(Stage stage) const;
+    // What the map of `stage` shows now: nothing before its step (no
+    // numbers, no colours), the exponentials and their sums on the weights'
+    // map at the step of the exponentials, its own values from its step on.
+    enum class Shows { Values, Nothing, Exponentials };
+    Shows shows(Stage stage) const;
 
     // Hide mode: weights and outputs (and, when chosen, scaled and masked
     // scores) show nothing that gives them away.

@@ -138,7 +138,9 @@ QGroupBox *TogglePanel::createMaskGroup()
     m_padding->setToolTip(tr("Padding keys are blocked in every row"));
     maskLayout->addWidget(m_padding);
     auto *custom = new QHBoxLayout;
-    auto *hint = new QLabel(tr("Click a cell of any map to block or open it."), mask);
+    //: How a map's cell is blocked by hand: Ctrl and a click; a plain click selects the cell's query row.
+    auto *hint = new QLabel(tr("Ctrl+click a cell of any map to block or open it (a plain click selects its query)."), mask);
+    hint->setObjectName(QStringLiteral("customMaskHint"));
     hint->setWordWrap(true);
     custom->addWidget(hint, 1);
     m_clearMask = new QPushButton(tr("C&lear clicks"), mask);

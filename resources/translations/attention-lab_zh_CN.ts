@@ -3606,12 +3606,6 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</source>
 P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
-        <location line="-62" />
-        <source>Click to block or unblock this cell.</source>
-        <extracomment>A click on a map cell masks it (or unmasks it).</extracomment>
-        <translation>单击可屏蔽或取消屏蔽此单元格。</translation>
-    </message>
-    <message>
         <location line="-269" />
         <source>after softmax ✗</source>
         <translation>softmax 后掩码 ✗</translation>
@@ -3832,6 +3826,28 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <location line="+1" />
         <source>Query %1 selected (Ctrl+click a cell to block or open it)</source>
         <translation>已选择查询 %1（Ctrl+单击单元格可屏蔽或打开它）</translation>
+    </message>
+    <message>
+        <location filename="../../app/views/stageviews.cpp" line="28" />
+        <source>Exponentials  e^(s′ − max)</source>
+        <extracomment>The weights&apos; map at step 4 of step mode: each cell e to the power of (scaled score minus the row&apos;s maximum).</extracomment>
+        <translation>指数  e^(s′ − max)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>e^(s′ − max)</source>
+        <translation>e^(s′ − max)</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Σ′</source>
+        <extracomment>The header above the row notes at the step of the exponentials: each row&apos;s sum.</extracomment>
+        <translation>Σ′</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Σ′ = the row&apos;s sum of exponentials; the next step divides each by it</source>
+        <translation>Σ′ = 该行指数之和；下一步用它去除每个指数</translation>
     </message>
 </context>
 <context>
@@ -4228,8 +4244,9 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
         <location line="+3" />
-        <source>Click a cell of any map to block or open it.</source>
-        <translation>点击任一热图的单元格可屏蔽或取消屏蔽。</translation>
+        <source>Ctrl+click a cell of any map to block or open it (a plain click selects its query).</source>
+        <extracomment>How a map&apos;s cell is blocked by hand: Ctrl and a click; a plain click selects the cell&apos;s query row.</extracomment>
+        <translation>按住 Ctrl 单击任一热图的单元格可屏蔽或取消屏蔽（直接单击则选中该行的查询）。</translation>
     </message>
     <message>
         <location line="+3" />

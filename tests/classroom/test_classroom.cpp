@@ -91,6 +91,8 @@ private slots:
     void deskLayout();
     void temperatureBoxShowsTheDocumentsTau();
     void toolBarRowFits();
+    void stepModeGivesNothingAway();
+    void customMaskHintNamesTheGesture();
 
 private:
     QTemporaryDir m_settings;
@@ -875,6 +877,104 @@ void TestClassroom::toolBarRowFits()
     }
     QApplication::setFont(before);
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+}
+
+// A stage not reached shows neither numbers nor colours nor tooltips; the
+// step of the exponentials shows e^{s′ − max} and each row's Σ′ in the
+// weights' map, and only the next step the weights (Σ′ · w = e′).
+void TestClassroom::stepModeGivesNothingAway()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setStepMode(true);
+    w.classroom()->first();
+    const Trace t = compute(w.document()->scenario());
+    const Matrix &weights = t.heads[0].weights;
+    QVERIFY(w.stageView(Stage::Scores)->valuesDrawn());
+    for (Stage st : {Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output}) {
+        StageView *v = w.stageView(st);
+        QVERIFY2(!v->valuesDrawn(), qPrintable(stageKey(st)));
+        QVERIFY2(!v->cellTextVisible(), qPrintable(stageKey(st)));
+        QVERIFY2(v->toolTipAt(0, 0).isEmpty(), qPrintable(v->toolTipAt(0, 0)));
+        QVERIFY(!v->colorMap()->visible() && !v->colorScale()->visible());
+        // Not one pixel of the map's colours: every cell in the neutral fill.
+        v->replot(QCustomPlot::rpImmediateRefresh);
+        const QImage img = v->renderImage(0, 0);
+        const QPoint c = v->cellCenter(0, 0).toPoint();
+        QCOMPARE(img.pixelColor(c).name(), v->theme().hiddenFill.name());
+    }
+
+    w.classroom()->setStep(3);
+    QCOMPARE(w.classroom()->currentStep(), StepKind::Exp);
+    StageView *wv = w.stageView(Stage::Weights);
+    QVERIFY(wv->valuesDrawn() && wv->cellTextVisible());
+    QCOMPARE(wv->shows(), Classroom::Shows::Exponentials);
+    QVERIFY(!w.stageView(Stage::Output)->valuesDrawn());
+    const HeatmapData &e = wv->data();
+    QCOMPARE(e.values.rows(), weights.rows());
+    QCOMPARE(e.values.cols(), weights.cols());
+    // Row 0 as on paper: e′ of its largest score is e^0 = 1, Σ′ = 1.3022.
+    QCOMPARE(e.values(0, 0), 1.0);
+    QCOMPARE(e.rowNotes.value(0), QStringLiteral("1.3022"));
+    QVERIFY2(std::abs(e.values(0, 0) - weights(0, 0)) > 0.2, "the exponentials are not the weights");
+    for (Eigen::Index i = 0; i < weights.rows(); ++i) {
+        const double sum = e.values.row(i).sum();
+        QCOMPARE(e.rowNotes.value(int(i)), QString::fromStdString(handNumber(sum)));
+        for (Eigen::Index j = 0; j < weights.cols(); ++j)
+            QVERIFY2(std::abs(e.values(i, j) - weights(i, j) * sum) < 1e-12,
+                     qPrintable(QStringLiteral("e′(%1, %2) = %3, w · Σ′ = %4").arg(i).arg(j).arg(e.values(i, j)).arg(weights(i, j) * sum)));
+    }
+    const QString tip = wv->toolTipAt(0, 0);
+    QVERIFY2(tip.contains(QStringLiteral("1.0000")) && tip.contains(QStringLiteral("1.3022")) && !tip.contains(QStringLiteral("0.7679")),
+             qPrintable(tip));
+
+    w.classroom()->setStep(4);
+    QCOMPARE(wv->shows(), Classroom::Shows::Values);
+    QCOMPARE(wv->data().values(0, 0), weights(0, 0));
+    QVERIFY(wv->toolTipAt(0, 0).contains(QStringLiteral("0.7679")));
+    QVERIFY(!w.stageView(Stage::Output)->valuesDrawn());
+    w.classroom()->setStep(5);
+    QVERIFY(w.stageView(Stage::Output)->valuesDrawn());
+    QCOMPARE(w.stageView(Stage::Output)->data().values(0, 0), t.heads[0].output(0, 0));
+    // Out of step mode every map shows its values again, and hide mode still hides.
+    w.classroom()->first();
+    w.setStepMode(false);
+    for (Stage st : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output})
+        QVERIFY2(w.stageView(st)->valuesDrawn(), qPrintable(stageKey(st)));
+    w.setAnswersHidden(true);
+    QVERIFY(!w.stageView(Stage::Weights)->valuesDrawn());
+    w.setAnswersHidden(false);
+    QVERIFY(w.stageView(Stage::Weights)->valuesDrawn());
+}
+
+// The panel and a map cell's tooltip name the gesture that blocks a cell
+// (Ctrl+click; a plain click selects the query), in both languages.
+void TestClassroom::customMaskHintNamesTheGesture()
+{
+    for (const char *language : {"en", "zh_CN"}) {
+        const Language lang(QString::fromLatin1(language));
+        QVERIFY2(lang.loaded, "the zh_CN translation (app/gui/attention-lab_zh_CN.qm) is built");
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(w.openLesson(QStringLiteral("seed000-basic")).isEmpty());
+        auto *hint = w.findChild<QLabel *>(QStringLiteral("customMaskHint"));
+        QVERIFY(hint);
+        QVERIFY2(hint->text().contains(QStringLiteral("Ctrl")), qPrintable(hint->text()));
+        for (Stage st : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights}) {
+            const QString tip = w.stageView(st)->toolTipAt(0, 1);
+            QVERIFY2(tip.contains(QStringLiteral("Ctrl")), qPrintable(tip));
+            // No line of it says that a plain click blocks.
+            static const QRegularExpression click(QStringLiteral("click|单击|点击"), QRegularExpression::CaseInsensitiveOption);
+            static const QRegularExpression blocks(QStringLiteral("block|屏蔽"), QRegularExpression::CaseInsensitiveOption);
+            for (const QString &line : tip.split(QLatin1Char('\n')))
+                if (line.contains(click) && line.contains(blocks))
+                    QVERIFY2(line.contains(QStringLiteral("Ctrl")), qPrintable(QStringLiteral("%1: %2").arg(QString::fromLatin1(language), line)));
+        }
+    }
 }
 
 QTEST_MAIN(TestClassroom)
