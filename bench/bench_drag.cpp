@@ -1,4 +1,4 @@
-// bench_drag: the vector plane's drag, end to end (issue 4's speed figures;
+// bench_drag: the vector plane's drag, end to end (speed figures;
 // docs/performance.md, "Interactive latency (drag)", has the command and
 // the table).
 //
@@ -22,7 +22,7 @@
 //                      50 runs; 10 above n = 256), for scale
 //   plots/event        how many plots replotted per move (all views follow)
 //
-// After the drags of a case, three more figures (issue 12):
+// After the drags of a case, three more figures:
 //   open      Document::replace with the case's scenario until the window
 //             has settled (every map drawn): what opening the lesson costs
 //             in a window that is already up (median of 3)

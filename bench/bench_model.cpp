@@ -1,4 +1,4 @@
-// bench_model: typing into the model mode, key by key (issue 13; the
+// bench_model: typing into the model mode, key by key (the
 // command and the table are in docs/model.md, "Live typing").
 //
 // It builds the real window (attn::MainWindow, 1600x1000, shown) on the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The multi-head forward in NumPy beside ours, in one run (issue 12).
+"""The multi-head forward in NumPy beside ours, in one run.
 
 The same computation at n = 64, 256 and 1024 tokens, d_model = 64, h = 8
 heads (d_k = d_v = 8), dot similarity, sqrt(d_k) scaling, no mask, no

@@ -1,4 +1,4 @@
-# Continuous checks (issue 12): sanitizer builds and libFuzzer targets.
+# Continuous checks: sanitizer builds and libFuzzer targets.
 # Included from the top-level CMakeLists.txt before any target is made, so
 # the flags below reach every library. scripts/checks drives both.
 #

@@ -1,4 +1,4 @@
-# A real install (issue 12): install rules, desktop integration, CPack.
+# A real install: install rules, desktop integration, CPack.
 #
 #   cmake --install build --prefix ~/.local     # the app in the menu, for one user
 #   cd build && cpack -G DEB                     # attention-lab_<version>_<arch>.deb

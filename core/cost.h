@@ -1,5 +1,5 @@
 #pragma once
-// What attention costs (issue 11, seed 000's 关卡四 and seed 001's opening):
+// What attention costs (seed 000's 关卡四 and seed 001's opening):
 // the multiply-adds of each stage, the values each stage stores, how the
 // score matrix grows with the sentence, and the path between two tokens
 // (one step for attention, |i - j| steps for a recurrent network).

@@ -73,7 +73,7 @@ struct SettingsPatch {
 // Text in several languages: language code ("en", "zh_CN") to UTF-8 text.
 using LocalText = std::map<std::string, std::string>;
 
-// One question of a lesson's quiz (the optional "quiz" key, issue 11): its
+// One question of a lesson's quiz (the optional "quiz" key): its
 // choices, the indices of the right ones (more than one: pick every right
 // one), the explanation, and what to open to see it live.
 struct QuizQuestion {
@@ -120,7 +120,7 @@ struct Scenario : Settings {
     std::string extra;
 
     // The lesson's notes ("notes") and questions ("quiz"), read from the file
-    // for the notes pane and the quiz (issue 11). Their text stays in `extra`
+    // for the notes pane and the quiz. Their text stays in `extra`
     // too, so saving writes them back as they were; nothing computed depends
     // on them, so operator== does not compare them.
     LocalText notes;

@@ -1,5 +1,5 @@
 #pragma once
-// Typing a sentence (issue 11): a sentence becomes one token per word with
+// Typing a sentence: a sentence becomes one token per word with
 // seeded random vectors, so that a new example takes seconds. The vector of
 // a word depends only on the word, the seed and the matrix it is for (a
 // hash), so the same word gets the same vector in every sentence and every

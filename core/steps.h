@@ -1,5 +1,5 @@
 #pragma once
-// Step mode (issue 11): the chain of one forward pass, one step at a time,
+// Step mode: the chain of one forward pass, one step at a time,
 // and the arithmetic of one step for one query row as a student writes it
 // on paper, with the row's own numbers. Pure mathematics: the words around
 // the lines belong to the window (translated).

@@ -1,5 +1,5 @@
 #pragma once
-// Sweeps and hard attention (issue 10), as pure functions the window draws:
+// Sweeps and hard attention, as pure functions the window draws:
 // what each row's weights do as the temperature runs over a grid (entropy
 // and largest weight against tau: "low tau nearly one-hot, high tau
 // uniform" as a curve), the query turned about the origin within a plane,

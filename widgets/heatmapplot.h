@@ -116,7 +116,7 @@ public:
     void setCompact(bool compact);
     bool isCompact() const { return m_compact; }
 
-    // Step mode (issue 11): a map not reached yet is drawn faded.
+    // Step mode: a map not reached yet is drawn faded.
     void setDimmed(bool dimmed);
     bool isDimmed() const { return m_dimmed; }
     // A dimmed map draws no values at all (a step not reached gives nothing
@@ -126,7 +126,7 @@ public:
     // Whether values, colours, notes and tooltips are drawn: neither hidden
     // nor dimmed blank.
     bool valuesDrawn() const { return !blanked(); }
-    // Predict, then reveal (issue 11): every cell in one neutral fill, no
+    // Predict, then reveal: every cell in one neutral fill, no
     // values, no colour bar, no row notes and no tooltip.
     void setValuesHidden(bool hidden);
     bool valuesHidden() const { return m_valuesHidden; }

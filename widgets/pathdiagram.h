@@ -1,5 +1,5 @@
 #pragma once
-// The path between two tokens, drawn for a sentence (issue 11, seed 000's
+// The path between two tokens, drawn for a sentence (seed 000's
 // 关卡四): above the tokens a recurrent network's chain, where the first
 // token reaches the last in n - 1 steps; below them attention, where every
 // token reaches every other in one. Draws only the labels it is given.

@@ -1,5 +1,5 @@
 #pragma once
-// The vector plane's plot (issue 4; issue 9 split it from the document):
+// The vector plane's plot:
 // attention as soft nearest neighbours, drawn. It draws the PlaneScene it is
 // given (planescene.h): for the selected head and query each key as an
 // arrow from the origin whose width, opacity and "vote" disc grow with the
@@ -84,7 +84,7 @@ public:
     // What to draw. Drawing is queued (and left for later while hidden).
     void setScene(const PlaneScene &scene);
     const PlaneScene &scene() const { return m_scene; }
-    // Predict, then reveal (issue 11): scenes set from now on are drawn as
+    // Predict, then reveal: scenes set from now on are drawn as
     // with PlaneSettings::hideWeights (set the scene again to apply it).
     void setWeightsHidden(bool hidden) { m_weightsHidden = hidden; }
     bool weightsHidden() const { return m_weightsHidden; }

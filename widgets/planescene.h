@@ -1,6 +1,6 @@
 #pragma once
 // What the vector plane draws, made by a pure function from the scenario,
-// its trace and the view's choices (issue 4's plane, issue 9's shape): the
+// its trace and the view's choices: the
 // plot (PlanePlot) draws a PlaneScene it is given and the document-bound
 // panel and drag tool (app/views) make one whenever the document changes.
 // Nothing here knows a widget or the document, so it is tested alone.
@@ -57,7 +57,7 @@ struct PlaneSettings {
     bool hideWeights = false;   // predict, then reveal: no weights, discs or output shown
 };
 
-// The geometry the similarity compares (issue 10's "plane that tells the
+// The geometry the similarity compares (the "plane that tells the
 // truth"), in plane coordinates.
 struct PlaneCircle {
     Eigen::Vector2d centre = Eigen::Vector2d::Zero();

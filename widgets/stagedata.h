@@ -56,7 +56,7 @@ HeatmapData positionalData(const Scenario &s, const Trace &t);
 
 QStringList toQStringList(const std::vector<std::string> &v);
 
-// Predict, then reveal (issue 11): the same map with nothing to give the
+// Predict, then reveal: the same map with nothing to give the
 // answer away: every value 0 (not NaN: hidden, not blocked), no row notes,
 // no flags. The shape, labels and title stay. Drawn with
 // HeatmapPlot::setValuesHidden(true).

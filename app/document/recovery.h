@@ -1,5 +1,5 @@
 #pragma once
-// Autosave and recovery (issue 12): a few seconds after each change the open
+// Autosave and recovery: a few seconds after each change the open
 // document is written atomically to a recovery file of this process; a save
 // or a clean exit removes it. After a crash or a kill the next start finds
 // the file of a process that is gone and offers to restore it.

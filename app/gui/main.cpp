@@ -141,7 +141,7 @@ int main(int argc, char *argv[])
                                   QStringLiteral("Open a view by name (lab, ...) and, with --screenshot, save that view."),
                                   QStringLiteral("NAME"));
     parser.addOptions({lesson, zoom, language, screenshot, size, tab, mapsOnly, show});
-    // Issue 11: start in step mode at step N (1-based), or with the answers hidden.
+    // Start in step mode at step N (1-based), or with the answers hidden.
     const QCommandLineOption stepOption(QStringLiteral("step"), QStringLiteral("Start in step mode at step N (1 = scores)."),
                                         QStringLiteral("N"));
     const QCommandLineOption hideOption(QStringLiteral("hide"), QStringLiteral("Start with the answers hidden (predict, then reveal)."));

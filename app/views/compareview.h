@@ -1,5 +1,5 @@
 #pragma once
-// A/B (issue 10): the state pinned as A beside the live document (B) for a
+// A/B: the state pinned as A beside the live document (B) for a
 // chosen stage, and the difference map B − A with its largest absolute
 // difference written out. Bound to the document through ViewBinding: it
 // follows every edit of B and the document's current head. Unpin goes back

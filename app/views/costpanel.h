@@ -1,5 +1,5 @@
 #pragma once
-// What attention costs, and why it wins (issue 11; seed 000's 关卡四 and
+// What attention costs, and why it wins (seed 000's 关卡四 and
 // seed 001's opening): for the current scenario, each stage's work and what
 // it stores, how the score matrix grows as tokens are added (the O(n^2) the
 // seeds name), and the path between the first and the last token: one step

@@ -1,5 +1,5 @@
 #pragma once
-// Predict, then reveal (issue 11): for the selected query, a student clicks
+// Predict, then reveal: for the selected query, a student clicks
 // the key they think wins, or drags bars to guess the whole row; Reveal
 // shows the true row beside the guess with a score (the total absolute
 // difference), then Next row moves on.

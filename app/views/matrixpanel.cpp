@@ -163,7 +163,7 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     m_message->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_message->setVisible(false);
     layout->addWidget(m_message);
-    // Issue 11: a sentence makes the tokens; Randomise fills the matrix shown.
+    // A sentence makes the tokens; Randomise fills the matrix shown.
     layout->addWidget(new SentencePanel(doc, [this] { return currentPage() ? currentPage()->id : MatrixId::Q; }, this));
 
     for (MatrixId id : {MatrixId::Q, MatrixId::K, MatrixId::V, MatrixId::X, MatrixId::Source, MatrixId::Wq,

@@ -1,5 +1,5 @@
 #pragma once
-// The model mode (issue 13): a real GPT-2-shaped model reading a sentence.
+// The model mode: a real GPT-2-shaped model reading a sentence.
 // The tokens as the model sees them, every layer × head as a small weights
 // map (HeadGrid), one chosen head's scores, scaled scores, causal mask,
 // weights and output (the lab's own stage maps, through headScenario and

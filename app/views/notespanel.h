@@ -1,5 +1,5 @@
 #pragma once
-// The lesson's notes (issue 11): what it shows, what to try and, for the
+// The lesson's notes: what it shows, what to try and, for the
 // seed lessons, where the handout's numbers are wrong, from the lesson
 // file's "notes" key, in the window's language. Hidden with the answers.
 

@@ -1,5 +1,5 @@
 #pragma once
-// The vector plane's tool (issue 9, as Tiled's tools): it turns the plot's
+// The vector plane's tool (as Tiled's tools): it turns the plot's
 // left button and keys into document edits and selection; the plot only
 // draws and answers hit-tests, the panel rebuilds the scene from the
 // document's changes like every other view.

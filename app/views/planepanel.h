@@ -1,5 +1,5 @@
 #pragma once
-// The vector plane bound to the document (issue 4; issue 9's shape): a
+// The vector plane bound to the document: a
 // PlanePlot that draws, a PlaneDragTool that edits, and the controls (the
 // dimension pair or PCA, snapping, the keys toggle, Fit, Window). The panel
 // rebuilds the scene (makePlaneScene) from the document's changes, its

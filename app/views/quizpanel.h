@@ -1,5 +1,5 @@
 #pragma once
-// The seeds' own questions as an in-app quiz (issue 11): every question of
+// The seeds' own questions as an in-app quiz: every question of
 // every built-in lesson's "quiz" key, one at a time, answered by clicking;
 // the explanation after the answer; a button that opens the lesson (and the
 // setting) that shows it live; the score kept for the session.

@@ -1,5 +1,5 @@
 #pragma once
-// The √d_k lab as a panel (issue 10): a d_k slider on a log scale from 1 to
+// The √d_k lab as a panel: a d_k slider on a log scale from 1 to
 // 1024, trials, seed and n-keys fields over a ScalingLabView. It does not
 // use the document: the lab is independent of the open lesson.
 //
@@ -53,7 +53,7 @@ public:
     QSpinBox *trialsBox() const { return m_trials; }
     QSpinBox *seedBox() const { return m_seed; }
     QSpinBox *keysBox() const { return m_keys; }
-    // Play (issue 10's sweeps): the d_k slider walks 1 → 1024 and back while
+    // Play (sweeps): the d_k slider walks 1 → 1024 and back while
     // the plots follow; the button pauses, Step moves one notch.
     QToolButton *playButton() const { return m_play; }
     QToolButton *stepButton() const { return m_step; }

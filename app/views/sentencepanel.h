@@ -1,5 +1,5 @@
 #pragma once
-// Typing a sentence (issue 11), under the input matrices: "我 打 你" or
+// Typing a sentence, under the input matrices: "我 打 你" or
 // "the cat sat" becomes one token per word with seeded vectors (the same
 // word, the same vector), and "Randomise" fills the matrix shown from a seed.
 

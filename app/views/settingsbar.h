@@ -1,5 +1,5 @@
 #pragma once
-// The settings in one compact row (issue 11, a projector layout): mask,
+// The settings in one compact row (a projector layout): mask,
 // where it acts, heads, encoding, scale, similarity and τ, each one click
 // away when the panels are hidden (maps-only, F9) or give their room to the
 // maps at a projector's zoom. Buttons of the same SettingsActions the

@@ -18,7 +18,7 @@
 
 namespace attn {
 
-// One number of decimals across the maps of a window (issue 11: 0.7679 in
+// One number of decimals across the maps of a window (0.7679 in
 // the weights and 0.768 in the output read as different numbers). A plot
 // that joins writes its values with the fewest decimals that fit in any of
 // the joined maps shown in its window; each layout that changes what fits
@@ -37,7 +37,7 @@ public:
     Stage stage() const { return m_stage; }
     void setSharedScoreRange(bool shared);
     void refresh();
-    // Predict, then reveal (issue 11): neither numbers nor colours, notes or tooltips.
+    // Predict, then reveal: neither numbers nor colours, notes or tooltips.
     void setAnswersHidden(bool hidden);
     bool answersHidden() const { return m_answersHidden; }
     // Step mode: what the map shows at the classroom's step (Classroom::shows).

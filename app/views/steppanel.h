@@ -1,5 +1,5 @@
 #pragma once
-// Teaching in front of the class (issue 11): the window's classroom state
+// Teaching in front of the class: the window's classroom state
 // (step mode and hide mode, a view state, never document data and never
 // saved) and the step panel, which writes the arithmetic of the current
 // step for the selected query as a student writes it on paper.

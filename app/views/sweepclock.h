@@ -1,5 +1,5 @@
 #pragma once
-// The frames of an animation (issue 10's sweeps): a timer that walks frame
+// The frames of an animation (sweeps): a timer that walks frame
 // indices 0 … n−1 and back (or round and round), with play, pause, one step
 // and a speed. It knows nothing of what a frame shows: the τ sweep, the
 // query's turn and the √d_k lab's slider each map an index to a value.

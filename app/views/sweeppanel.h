@@ -1,5 +1,5 @@
 #pragma once
-// Sweeps (issue 10): play buttons that animate one setting while every map
+// Sweeps: play buttons that animate one setting while every map
 // follows. The temperature runs from 0.05 to 20 on a log scale and back;
 // the selected query turns once around the origin in the plane. Pause, one
 // step, a speed. Beside them, each row's entropy and largest weight against

@@ -1,5 +1,5 @@
 #pragma once
-// Hard against soft (issue 10): beside the softmax weights, the same rows
+// Hard against soft: beside the softmax weights, the same rows
 // with only each row's k largest weights kept (renormalised: top-k
 // attention), and the output a hard k-nearest-neighbour average gives (the
 // k nearest values averaged, each 1/k). Soft nearest neighbours (seed 001)

@@ -1,5 +1,5 @@
 #pragma once
-// One matrix in and out of a file (issue 12): CSV (numbers only, comma
+// One matrix in and out of a file: CSV (numbers only, comma
 // separated) and NumPy's .npy (float32 or float64, little-endian, C or
 // Fortran order, 1-D or 2-D), and the tab-separated text of a spreadsheet's
 // clipboard. Readers trust nothing: sizes are checked against the bytes

@@ -580,7 +580,7 @@ std::uint64_t readSeed(const QJsonValue &v)
     fail("seed", QStringLiteral("must be between %1 (got %2)").arg(range, got));
 }
 
-// ---- the lesson's notes and quiz (issue 11) ----
+// ---- the lesson's notes and quiz ----
 
 // {"en": "...", "zh_CN": "..."}: at least one language, every value a string.
 LocalText readLocalText(const QJsonValue &v, const std::string &place)

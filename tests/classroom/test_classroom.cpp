@@ -1,4 +1,4 @@
-// Issue 11, teaching in front of the class: step mode, hide mode (predict,
+// Teaching in front of the class: step mode, hide mode (predict,
 // then reveal), the guesses, the lessons' notes and the seeds' quiz, the
 // sentence field, and the projector layout.
 

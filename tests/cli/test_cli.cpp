@@ -656,7 +656,7 @@ private slots:
     }
 
 
-    // ---- nothing lost (issue 12): output that does not arrive is a failure ----
+    // ---- nothing lost: output that does not arrive is a failure ----
     void traceIntoDevFull();
 
     void traceIntoClosedStdout();
@@ -796,7 +796,7 @@ QByteArray directFile(int n, const QByteArray &extra = {})
 
 } // namespace
 
-// Issue 12: each refusal of too much work is status 2 and one line that
+// Each refusal of too much work is status 2 and one line that
 // names the number and the limit; nothing is computed or written first.
 void TestCli::refusalsNameTheNumberAndTheLimit_data()
 {
@@ -878,7 +878,7 @@ void TestCli::justAcceptedLargeTraceStreams()
     f.close();
 
     // export --numbers json writes the same bytes into its file as it makes
-    // them (issue 12: it was refused over 1 GiB, being held whole).
+    // them (it was refused over 1 GiB, being held whole).
     const QString out = dir.filePath(QStringLiteral("out"));
     const Run e = runBinary({QStringLiteral("export"), path, QStringLiteral("--out"), out, QStringLiteral("--stages"),
                              QString(), QStringLiteral("--numbers"), QStringLiteral("json")});
@@ -936,7 +936,7 @@ void TestCli::compareRefusesAHeadBHasNot()
     QVERIFY2(written.isEmpty(), qPrintable(written.join(QLatin1Char(' '))));
 }
 
-// Issue 10: a comparison lesson alone names its A ("compare": {"a": ...,
+// A comparison lesson alone names its A ("compare": {"a": ...,
 // "align_by_token": true}); the numbers are the core's for that pair.
 void TestCli::comparisonLessonAlone()
 {
@@ -970,7 +970,7 @@ void TestCli::comparisonLessonAlone()
     QVERIFY2(bad.err.contains(QLatin1String("--preset causal is not a comparison lesson")), qPrintable(bad.err));
 }
 
-// Issue 12: model trace shows the tokens of a sentence with terminal
+// Model trace shows the tokens of a sentence with terminal
 // controls escaped, in the token list, the maps' labels and as JSON.
 void TestCli::modelTraceEscapesControls()
 {

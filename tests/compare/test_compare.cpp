@@ -1,4 +1,4 @@
-// A/B (issue 10): the core comparison, the window's pin / change / unpin and
+// A/B: the core comparison, the window's pin / change / unpin and
 // its compare view (what it draws), the ready-made comparisons, and the
 // command line's compare, export --compare and experiment scaling as processes.
 

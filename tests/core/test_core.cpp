@@ -155,7 +155,7 @@ class TestCore : public QObject {
     Q_OBJECT
 
 private slots:
-    // ---- compute() options and storage (issue 12) ----
+    // ---- compute() options and storage ----
 
     // Without a stored scaled stage the trace still answers it, with the
     // bits of scores / (c tau), and the softmax takes those same bits (c tau

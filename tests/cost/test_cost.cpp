@@ -1,4 +1,4 @@
-// What attention costs (issue 11): the counts of core/cost.h worked by hand
+// What attention costs: the counts of core/cost.h worked by hand
 // from the shapes, the n^2 growth, the path lengths, and the panel that shows
 // them following the document.
 

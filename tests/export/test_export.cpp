@@ -57,7 +57,7 @@ private slots:
     void fileNamesSayWhatTheyAre();
     void failedWriteLeavesNothing();
     void csvHoldsEveryStage();
-    // Issue 11: slides, projector themes, one number of decimals, the row notes' legend.
+    // Slides, projector themes, one number of decimals, the row notes' legend.
     void slidePresetWritesLargeNumbers_data();
     void slidePresetWritesLargeNumbers();
     void slidePresetReachesDashboardAndPlane();

@@ -1,4 +1,4 @@
-// The window's side of slides and projector themes (issue 11): the maps of
+// The window's side of slides and projector themes: the maps of
 // one window write a number with one number of decimals; the Export dialog
 // offers the slide preset and the themes, and its labels' "&" are
 // shortcuts, not text; the command line's --figure-preset and --theme.

@@ -1,4 +1,4 @@
-// The Export dialog (issues 10 and 11): its labels' mnemonics work (no "&"
+// The Export dialog: its labels' mnemonics work (no "&"
 // shown), and while a comparison is pinned its A/B figure and difference
 // map are in the list of figures, named and sized as the command line's,
 // and the files the window writes are the command line's (PNG byte for

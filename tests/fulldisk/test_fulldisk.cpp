@@ -1,4 +1,4 @@
-// Nothing lost (issue 12): a write that fails (a full disk, a file size
+// Nothing lost: a write that fails (a full disk, a file size
 // limit, no permission) reports the reason in words, leaves the old file
 // byte for byte as it was and leaves no temporary file behind; leftovers of
 // a killed writer are removed by the next write of the same name.

@@ -1,4 +1,4 @@
-// Issue 12, a real install: `cmake --install` of this very build tree into a
+// A real install: `cmake --install` of this very build tree into a
 // temporary prefix puts every file in its standard place, the desktop file
 // and the AppStream metainfo pass their validators, the installed programs
 // run (the app's --help, --version and a wrong option without a display),

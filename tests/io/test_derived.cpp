@@ -1,4 +1,4 @@
-// Issue 12: the scaled stage derived instead of stored
+// The scaled stage derived instead of stored
 // (ComputeOptions::keepScaled = false, what the window's document uses)
 // changes nothing anyone sees: the trace's JSON (streamed and as a tree)
 // and CSV files are the same bytes, and every stage map (values, colour

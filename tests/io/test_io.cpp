@@ -522,7 +522,7 @@ private slots:
         QVERIFY2(!text.contains(QLatin1String("not a finite number")), qPrintable(text));
     }
 
-    // ---- keys this version does not read, duplicate keys, lone surrogates (issue 12) ----
+    // ---- keys this version does not read, duplicate keys, lone surrogates ----
 
     // A newer version's keys and a teacher's own come back from load and save
     // with their values, at the top level and inside inputs and mask.
@@ -828,7 +828,7 @@ private slots:
     }
 
 
-    // Issue 12: the streamed JSON is the document's JSON, byte for byte, for
+    // The streamed JSON is the document's JSON, byte for byte, for
     // every lesson and random scenarios of both modes, every option and
     // awkward labels; traceJsonSize counts exactly those bytes.
     void streamedJsonIsTheDocumentsJson()

@@ -1,4 +1,4 @@
-// The √d_k lab (issue 10): CPython's generator reproduced, the handout's
+// The √d_k lab: CPython's generator reproduced, the handout's
 // draw, the experiment's statistics, the lab view (what it draws) and the
 // panel's background work.
 //

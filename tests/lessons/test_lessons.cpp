@@ -35,7 +35,7 @@ const double kSqrt2 = std::sqrt(2.0);
 const QStringList kHandWorked{"seed000-basic", "seed000-variant", "seed001-selftest", "seed001-soft-knn",
                               "permutation",   "permutation-swapped", "causal",        "padding",
                               "mask-after-softmax", "multihead", "cross-attention",
-                              // Issue 10's A/B pairs: B of each, worked against its A in tests/compare.
+                              // A/B pairs: B of each, worked against its A in tests/compare.
                               "compare-scaling-none", "compare-scaling-dk", "compare-mask-stage",
                               "compare-word-order", "compare-encoding"};
 

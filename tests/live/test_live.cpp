@@ -1,4 +1,4 @@
-// Issue 12, live at n = 1024: updateRow() (core/attention.h) brings a trace
+// Live at n = 1024: updateRow() (core/attention.h) brings a trace
 // up to date after one changed row, and must give what compute() gives, to
 // 1e-12, for every matrix a row of which can change, every setting (masks at
 // either stage, heads, encodings, similarities, scales, temperatures), and

@@ -1,4 +1,4 @@
-// Matrices in and out (issue 12): .npy files written by NumPy itself (the
+// Matrices in and out: .npy files written by NumPy itself (the
 // fixtures beside this file, made with Debian's python3-numpy), CSV with
 // its errors in place, paste and copy through the matrix model and panel as
 // one undo step, import and export of a table.

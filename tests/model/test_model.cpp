@@ -1,4 +1,4 @@
-// The model core (issue 13): safetensors, the GPT-2 tokenizer, the forward
+// The model core: safetensors, the GPT-2 tokenizer, the forward
 // against PyTorch's numbers, every bad folder, a head taken into the lab, and
 // `attention-lab-cli model`.
 

@@ -1,4 +1,4 @@
-// The model mode of the window (issue 13), driven as a teacher drives it
+// The model mode of the window, driven as a teacher drives it
 // (offscreen): every number shown is held against an independent run of the
 // model (runModel on a model loaded again), or against its formula.
 

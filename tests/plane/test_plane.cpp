@@ -1,4 +1,4 @@
-// The vector plane (issue 4), driven with the mouse and the keyboard in the
+// The vector plane, driven with the mouse and the keyboard in the
 // real window (offscreen): a drag moves the query and the weights follow, in
 // the plane and in every map; the whole drag is one undo step; snapping lands
 // on the grid; projections keep the hidden coordinates; the axes stay 1:1.
@@ -216,8 +216,8 @@ void TestPlane::dragIsLiveInEveryMap()
     const QPointF from = plane()->queryPixel(0);
     drag(plane(), from, from + QPointF(-60, -40), 6, false); // not released yet
     QVERIFY(doc()->inGesture());
-    // The six moves are one undo step already, merged as they come (issue 9:
-    // no side channel beside the stack; before it, no step until the release).
+    // The six moves are one undo step already, merged as they come (no
+    // side channel beside the stack: the step exists before the release).
     QCOMPARE(doc()->undoStack()->count(), 1);
     // Every move has already reached the maps and the plane.
     const Trace &t = doc()->trace();

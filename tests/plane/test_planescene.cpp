@@ -1,4 +1,4 @@
-// The plane's scene (issue 9): makePlaneScene is a pure function of the
+// The plane's scene: makePlaneScene is a pure function of the
 // scenario, its trace and the view's choices, so what the plane draws is
 // checked here against numbers worked by hand, with no widget and no
 // document.
@@ -75,7 +75,7 @@ private slots:
     void textForFigureAndScreen();
     void oneDimension();
 
-    // Issue 10: a plane that tells the truth.
+    // A plane that tells the truth.
     void similarityGeometry();
     void spreadInViewByHand();
     void misleadingPictureIsWarned();

@@ -1,4 +1,4 @@
-// The plane's drag tool and plot without a main window (issue 9): a
+// The plane's drag tool and plot without a main window: a
 // Document, a PlanePanel (the plot and the tool), and the mouse and keys on
 // the plot. One drag is one undo step, Escape leaves the document exactly
 // as before, a nudge moves by the snap step, the plot pans and zooms by
@@ -56,7 +56,7 @@ private slots:
     void plotPansAndZoomsByItself();
     void hiddenPanelDrawsNothing();
     void plotAloneHasNoTool();
-    // Issue 10: a plane that tells the truth.
+    // A plane that tells the truth.
     void crowdedLabelsDoNotOverlap();
     void guidesAreDrawnForEachSimilarity();
     void warningAndShareOverThePlot();

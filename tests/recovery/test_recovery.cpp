@@ -1,4 +1,4 @@
-// Autosave and recovery (issue 12): a change is written to the recovery file
+// Autosave and recovery: a change is written to the recovery file
 // within moments, a save or a clean exit removes it, and the work of a
 // window killed with SIGKILL comes back, one undo step above what was on disk.
 

@@ -1,5 +1,5 @@
 #pragma once
-// A second implementation of issue 2's semantics, written to be obviously
+// A second implementation of the attention semantics, written to be obviously
 // right rather than fast: plain loops over vectors of rows, its own softmax,
 // masks, encodings and projections. The only thing it takes from the core is
 // the learned table, which is data (a seeded draw), not math.

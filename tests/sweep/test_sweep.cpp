@@ -1,4 +1,4 @@
-// Sweeps and hard attention (issue 10): the τ grid's entropy and largest
+// Sweeps and hard attention: the τ grid's entropy and largest
 // weight against values worked by hand, top-k and hard k-NN, the query's
 // turn in a plane; and the sweep panel's preview: started and stopped, the
 // document is exactly as it was (the scenario, the undo stack); kept, it is
