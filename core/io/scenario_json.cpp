@@ -1,4 +1,5 @@
 #include "scenario_json.h"
+#include "utf8.h"
 
 #include "atomicwrite.h"
 #include "formula.h"
@@ -137,36 +138,6 @@ bool isJsonSpace(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-void appendUtf8(std::string &out, char32_t c)
-{
-    if (c < 0x80) {
-        out += char(c);
-    } else if (c < 0x800) {
-        out += char(0xC0 | (c >> 6));
-        out += char(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-        out += char(0xE0 | (c >> 12));
-        out += char(0x80 | ((c >> 6) & 0x3F));
-        out += char(0x80 | (c & 0x3F));
-    } else {
-        out += char(0xF0 | (c >> 18));
-        out += char(0x80 | ((c >> 12) & 0x3F));
-        out += char(0x80 | ((c >> 6) & 0x3F));
-        out += char(0x80 | (c & 0x3F));
-    }
-}
-
 struct ScanFailure {
     Problem problem;
 };
@@ -208,7 +179,7 @@ private:
     {
         std::uint32_t v = 0;
         for (int k = 0; k < 4; ++k) {
-            const int h = m_pos < m_text.size() ? hexValue(m_text[m_pos]) : -1;
+            const int h = m_pos < m_text.size() ? hexDigit(m_text[m_pos]) : -1;
             if (h < 0)
                 return 0xFFFFFFFF;
             v = v * 16 + std::uint32_t(h);

@@ -1,4 +1,5 @@
 #include "bpe.h"
+#include "utf8.h"
 
 #include "modelfile.h"
 
@@ -24,25 +25,6 @@ Kind kindOf(char32_t c)
     if (QChar::isSpace(c))
         return Kind::Space;
     return Kind::Other;
-}
-
-void appendUtf8(std::string &out, char32_t c)
-{
-    if (c < 0x80) {
-        out += char(c);
-    } else if (c < 0x800) {
-        out += char(0xc0 | (c >> 6));
-        out += char(0x80 | (c & 0x3f));
-    } else if (c < 0x10000) {
-        out += char(0xe0 | (c >> 12));
-        out += char(0x80 | ((c >> 6) & 0x3f));
-        out += char(0x80 | (c & 0x3f));
-    } else {
-        out += char(0xf0 | (c >> 18));
-        out += char(0x80 | ((c >> 12) & 0x3f));
-        out += char(0x80 | ((c >> 6) & 0x3f));
-        out += char(0x80 | (c & 0x3f));
-    }
 }
 
 // Decodes one UTF-8 character at s[i]; its length in *len, or 0 when the
