@@ -129,6 +129,13 @@
     </message>
 </context>
 <context>
+    <name>attn::Files</name>
+    <message>
+        <source>%1: replaced a symbolic link to %2 (%2 itself was not touched)</source>
+        <translation>%1：替换了指向 %2 的符号链接（%2 本身未被改动）</translation>
+    </message>
+</context>
+<context>
     <name>attn::AllHeadsView</name>
     <message>
         <location filename="../../app/views/stageviews.cpp" line="+197" />
