@@ -1,9 +1,12 @@
 #include "cliargs.h"
 
+#include "json_stream.h"
+#include "lessons.h"
 #include "numbers.h"
 #include "trace_text.h"
 
 #include <QIODevice>
+#include <QJsonDocument>
 
 namespace attn::cmdline {
 
@@ -98,6 +101,52 @@ bool writeChunk(QTextStream &out, const QByteArray &utf8)
 QString fixed(double v, int decimals)
 {
     return QString::fromStdString(formatFixed(v, decimals));
+}
+
+Source loadSource(Options &o)
+{
+    const auto preset = o.take(QStringLiteral("--preset"));
+    // "export FILE --preset slide": the figures' preset has a name of its own.
+    if (preset && figurePresetFromKey(*preset) == FigurePreset::Slide && !lessonIndex().contains(preset->trimmed()))
+        throw UsageError{QStringLiteral("--preset names a built-in lesson; the figures' preset is --figure-preset %1")
+                             .arg(preset->trimmed())};
+    if (preset && !o.positional.isEmpty())
+        throw UsageError{QStringLiteral("give a file or --preset, not both")};
+    if (preset)
+        return {QStringLiteral("--preset %1").arg(*preset), loadLesson(*preset)};
+    if (o.positional.size() != 1)
+        throw UsageError{o.positional.isEmpty() ? QStringLiteral("name a scenario file or --preset NAME")
+                                                : QStringLiteral("one scenario file at a time")};
+    const QString file = o.positional.takeFirst();
+    return {file, loadScenarioFile(file)};
+}
+
+QString problemLine(const QString &origin, const Problem &p)
+{
+    QString line = origin + QStringLiteral(": ");
+    if (!p.place.empty())
+        line += QString::fromStdString(p.place) + QStringLiteral(": ");
+    return safe(line + QString::fromStdString(p.message));
+}
+
+// JSON for stdout: with the characters a terminal obeys escaped.
+QByteArray terminalJson(const QJsonObject &o)
+{
+    return escapeTerminalControls(QJsonDocument(o).toJson(QJsonDocument::Indented));
+}
+
+// Removes a flag (an option without a value) from args; true if it was there.
+bool takeFlag(QStringList &args, const QString &flag)
+{
+    bool found = false;
+    for (qsizetype i = args.size() - 1; i >= 0; --i)
+        if (args[i] == flag) {
+            if (found)
+                throw UsageError{QStringLiteral("%1 is given twice").arg(flag)};
+            args.removeAt(i);
+            found = true;
+        }
+    return found;
 }
 
 } // namespace attn::cmdline

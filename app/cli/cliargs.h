@@ -6,8 +6,10 @@
 // modelCommand turn it into one line on err); it never leaves attn_cli.
 
 #include "figureexport.h"
+#include "scenario_json.h"
 
 #include <QByteArray>
+#include <QJsonObject>
 #include <QList>
 #include <QPair>
 #include <QString>
@@ -54,6 +56,23 @@ QString safe(const QString &text);
 // (no round trip through UTF-16); false once `out` has failed, so that the
 // writer stops instead of formatting the rest for nothing.
 bool writeChunk(QTextStream &out, const QByteArray &utf8);
+
+// The scenario named by FILE or --preset NAME; `origin` names it in messages.
+struct Source {
+    QString origin;
+    ScenarioOrProblem loaded;
+};
+// FILE or --preset NAME, taken out of `o` (a UsageError when neither or both).
+Source loadSource(Options &o);
+
+// "origin: place: message", safe for a terminal.
+QString problemLine(const QString &origin, const Problem &p);
+
+// JSON for stdout: with the characters a terminal obeys escaped.
+QByteArray terminalJson(const QJsonObject &o);
+
+// Removes a flag (an option without a value) from args; true if it was there.
+bool takeFlag(QStringList &args, const QString &flag);
 
 // formatFixed's text (ASCII minus, never "-0.0000"), for QString::arg.
 QString fixed(double v, int decimals = 4);
