@@ -103,22 +103,29 @@ long long parseInteger(const QString &option, const QString &text, long long lo,
     return v;
 }
 
+// The trace of the source's scenario; on a problem (the file's, or one that
+// validation finds), one line on err and nothing.
+std::optional<Trace> traceOf(const Source &src, QTextStream &err)
+{
+    const Problem *bad = std::get_if<Problem>(&src.loaded);
+    Result<Trace> traced = bad ? Result<Trace>(*bad) : tryCompute(std::get<Scenario>(src.loaded));
+    if (const Problem *p = traced.problem()) {
+        err << "attention-lab-cli: " << problemLine(src.origin, *p) << "\n";
+        return std::nullopt;
+    }
+    return std::move(traced.value());
+}
+
 int trace(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     Options o = parseOptions(args, {QStringLiteral("--preset"), QStringLiteral("--format")});
     const QString format = formatOption(o);
     const Source src = loadSource(o);
-    if (const auto *p = std::get_if<Problem>(&src.loaded)) {
-        err << "attention-lab-cli: " << problemLine(src.origin, *p) << "\n";
+    const std::optional<Trace> traced = traceOf(src, err);
+    if (!traced)
         return kBadInput;
-    }
     const Scenario &s = std::get<Scenario>(src.loaded);
-    const Result<Trace> traced = tryCompute(s);
-    if (const Problem *p = traced.problem()) {
-        err << "attention-lab-cli: " << problemLine(src.origin, *p) << "\n";
-        return kBadInput;
-    }
-    const Trace &t = traced.value();
+    const Trace &t = *traced;
     // Streamed: a large trace is written as it is formatted, never held
     // whole, and formatting stops once stdout has failed (runCli says why).
     if (format == QLatin1String("json"))
@@ -708,17 +715,11 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
 
     const Source src = loadSource(o);
     const bool preset = src.origin.startsWith(QLatin1String("--preset "));
-    if (const auto *p = std::get_if<Problem>(&src.loaded)) {
-        err << "attention-lab-cli: " << problemLine(src.origin, *p) << "\n";
+    const std::optional<Trace> traced = traceOf(src, err);
+    if (!traced)
         return kBadInput;
-    }
     const Scenario &s = std::get<Scenario>(src.loaded);
-    const Result<Trace> traced = tryCompute(s);
-    if (const Problem *p = traced.problem()) {
-        err << "attention-lab-cli: " << problemLine(src.origin, *p) << "\n";
-        return kBadInput;
-    }
-    const Trace &t = traced.value();
+    const Trace &t = *traced;
     std::optional<Scenario> compareB;
     if (r.comparing()) {
         const Source b = r.compareFile ? Source{*r.compareFile, loadScenarioFile(*r.compareFile)}
