@@ -160,24 +160,30 @@ std::string groupedNumber(double v)
     return digits;
 }
 
+// Where the file system cannot be asked directly (Qt's resources, which are
+// what the program was built with; systems without stat).
+std::optional<Problem> openThroughQt(QFile &file, const QString &path, const std::string &name, qint64 limit,
+                                     const std::string &what)
+{
+    const QFileInfo info(path);
+    if (!info.exists())
+        return Problem{name, "the file is missing"};
+    if (!info.isFile())
+        return Problem{name, "not a regular file"};
+    if (info.size() > limit)
+        return tooBig(name, info.size(), limit, what);
+    file.setFileName(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return Problem{name, "cannot be read: " + file.errorString().toStdString()};
+    return std::nullopt;
+}
+
 std::optional<Problem> openRegularFile(QFile &file, const QString &path, const std::string &name, qint64 limit,
                                        const std::string &what)
 {
-    // Qt's resources (the built-in model) are no file system's files: they
-    // are what the program was built with.
-    if (path.startsWith(QLatin1Char(':'))) {
-        const QFileInfo info(path);
-        if (!info.exists())
-            return Problem{name, "the file is missing"};
-        if (!info.isFile())
-            return Problem{name, "not a regular file"};
-        if (info.size() > limit)
-            return tooBig(name, info.size(), limit, what);
-        file.setFileName(path);
-        if (!file.open(QIODevice::ReadOnly))
-            return Problem{name, "cannot be read: " + file.errorString().toStdString()};
-        return std::nullopt;
-    }
+    // Qt's resources (the built-in model) are no file system's files.
+    if (path.startsWith(QLatin1Char(':')))
+        return openThroughQt(file, path, name, limit, what);
 #ifdef Q_OS_UNIX
     const QByteArray native = QFile::encodeName(path);
     struct stat st{};
@@ -219,17 +225,7 @@ std::optional<Problem> openRegularFile(QFile &file, const QString &path, const s
     }
     return std::nullopt;
 #else
-    const QFileInfo info(path);
-    if (!info.exists())
-        return Problem{name, "the file is missing"};
-    if (!info.isFile())
-        return Problem{name, "not a regular file"};
-    if (info.size() > limit)
-        return tooBig(name, info.size(), limit, what);
-    file.setFileName(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return Problem{name, "cannot be read: " + file.errorString().toStdString()};
-    return std::nullopt;
+    return openThroughQt(file, path, name, limit, what);
 #endif
 }
 
