@@ -15,7 +15,6 @@
 #include "scalinglabpanel.h"
 
 #include <QApplication>
-#include <QElapsedTimer>
 #include <QImage>
 #include <QLabel>
 #include <QSet>
