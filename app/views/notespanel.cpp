@@ -1,5 +1,6 @@
 #include "notespanel.h"
 
+#include "quiz.h"
 #include "steppanel.h"
 #include "viewbinding.h"
 
@@ -25,12 +26,7 @@ NotesPanel::NotesPanel(Document *doc, Classroom *classroom, QWidget *parent)
 
 QString NotesPanel::localText(const LocalText &t, const QString &language)
 {
-    for (const std::string &code : {language.toStdString(), std::string("en")}) {
-        const auto it = t.find(code);
-        if (it != t.end())
-            return QString::fromStdString(it->second);
-    }
-    return t.empty() ? QString() : QString::fromStdString(t.begin()->second);
+    return QString::fromStdString(attn::localText(t, language.toStdString()));
 }
 
 void NotesPanel::refresh()

@@ -13,6 +13,38 @@
 
 namespace attn {
 
+namespace {
+
+// A choice as a button whose text wraps: a QPushButton asks for its whole
+// text on one line, so a long choice would widen the window from one
+// question to the next. The text is a word-wrapped label inside it, and the
+// button takes the label's size, its height for the width it is given.
+class ChoiceButton : public QPushButton {
+public:
+    ChoiceButton(const QString &text, QWidget *parent) : QPushButton(parent)
+    {
+        auto *layout = new QVBoxLayout(this);
+        layout->setContentsMargins(8, 6, 8, 6);
+        m_label = new QLabel(text, this);
+        m_label->setWordWrap(true);
+        m_label->setTextFormat(Qt::PlainText);
+        m_label->setAttribute(Qt::WA_TransparentForMouseEvents);
+        layout->addWidget(m_label);
+        setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+        setAccessibleName(text);
+    }
+    QString choiceText() const { return m_label->text(); }
+    QSize sizeHint() const override { return layout()->sizeHint(); }
+    QSize minimumSizeHint() const override { return layout()->minimumSize(); }
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override { return layout()->totalHeightForWidth(width); }
+
+private:
+    QLabel *m_label;
+};
+
+} // namespace
+
 QuizPanel::QuizPanel(QWidget *parent) : QWidget(parent), m_entries(builtInQuestions())
 {
     setObjectName(QStringLiteral("quiz"));
@@ -44,6 +76,8 @@ QuizPanel::QuizPanel(QWidget *parent) : QWidget(parent), m_entries(builtInQuesti
     m_open = new QPushButton(tr("&Show it live"), this);
     m_open->setToolTip(tr("Open the lesson (and the setting) that shows this question live"));
     m_next = new QPushButton(tr("&Next ▶"), this);
+    m_prev->setObjectName(QStringLiteral("quizPrevious"));
+    m_next->setObjectName(QStringLiteral("quizNext"));
     nav->addWidget(m_prev);
     nav->addStretch(1);
     nav->addWidget(m_open);
@@ -71,12 +105,8 @@ QuizPanel::QuizPanel(QWidget *parent) : QWidget(parent), m_entries(builtInQuesti
 std::vector<QuizPanel::Entry> QuizPanel::builtInQuestions()
 {
     std::vector<Entry> out;
-    for (const QString &name : lessonIndex()) {
-        const ScenarioOrProblem loaded = loadLesson(name);
-        if (const auto *s = std::get_if<Scenario>(&loaded))
-            for (const QuizQuestion &q : s->quiz)
-                out.push_back({name, q});
-    }
+    for (QuizItem &item : builtInQuiz())
+        out.push_back({QString::fromStdString(item.lesson), std::move(item.question)});
     return out;
 }
 
@@ -116,18 +146,16 @@ void QuizPanel::rebuild()
     m_choiceButtons.clear();
     const auto given = m_given.find(m_current);
     for (std::size_t c = 0; c < q.choices.size(); ++c) {
-        auto *b = new QPushButton(QStringLiteral("%1.  %2").arg(QChar('A' + int(c))).arg(NotesPanel::localText(q.choices[c], lang)),
-                                  m_choiceBox);
+        auto *b = new ChoiceButton(QStringLiteral("%1.  %2").arg(QChar('A' + int(c))).arg(NotesPanel::localText(q.choices[c], lang)),
+                                   m_choiceBox);
         b->setObjectName(QStringLiteral("choice-%1").arg(c));
-        b->setStyleSheet(QStringLiteral("text-align: left; padding: 6px;"));
         b->setCheckable(multi);
         if (given != m_given.end()) {
             const bool right = std::count(q.answer.begin(), q.answer.end(), int(c)) > 0;
             const bool chosen = std::count(given->second.begin(), given->second.end(), int(c)) > 0;
             b->setChecked(chosen && multi);
             if (right || chosen)
-                b->setStyleSheet(b->styleSheet() + (right ? QStringLiteral("background: #c8e6c9;")
-                                                          : QStringLiteral("background: #ffcdd2;")));
+                b->setStyleSheet(right ? QStringLiteral("background: #c8e6c9;") : QStringLiteral("background: #ffcdd2;"));
         }
         if (!multi)
             connect(b, &QPushButton::clicked, this, [this, c] { answer({int(c)}); });

@@ -22,13 +22,14 @@ class QuizPanel : public QWidget {
 
 public:
     struct Entry {
-        QString lesson; // the lesson whose file holds the question
+        QString lesson; // the first lesson whose file holds the question
         QuizQuestion question;
     };
 
     explicit QuizPanel(QWidget *parent = nullptr);
 
-    // Every question of the built-in lessons, in the lessons' order.
+    // Every question of the built-in lessons, in the lessons' order, each
+    // once however many lessons hold it (builtInQuiz in lessons.h).
     static std::vector<Entry> builtInQuestions();
 
     int questionCount() const { return int(m_entries.size()); }

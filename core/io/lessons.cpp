@@ -5,6 +5,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
+
 namespace attn {
 
 QString lessonResourcePath(const QString &name)
@@ -52,6 +54,29 @@ ScenarioOrProblem loadLesson(const QString &name)
         return Problem{"", "no built-in lesson is called \"" + name.toStdString() + "\"; there are: "
                                + lessonIndex().join(QStringLiteral(", ")).toStdString()};
     return loadScenarioFile(lessonResourcePath(name));
+}
+
+std::vector<QuizItem> builtInQuiz()
+{
+    std::vector<LessonQuiz> all;
+    for (const QString &name : lessonIndex()) {
+        const ScenarioOrProblem loaded = loadLesson(name);
+        if (const auto *s = std::get_if<Scenario>(&loaded))
+            all.push_back({name.toStdString(), s->quiz});
+    }
+    return gatherQuiz(all);
+}
+
+Result<std::vector<QuizItem>> builtInQuiz(const QString &lesson)
+{
+    const ScenarioOrProblem loaded = loadLesson(lesson);
+    if (const auto *p = std::get_if<Problem>(&loaded))
+        return *p;
+    std::vector<QuizItem> out;
+    for (QuizItem &item : builtInQuiz())
+        if (std::count(item.lessons.begin(), item.lessons.end(), lesson.toStdString()))
+            out.push_back(std::move(item));
+    return out;
 }
 
 } // namespace attn

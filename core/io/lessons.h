@@ -2,6 +2,7 @@
 // The built-in lessons: scenario files compiled in as resources
 // (resources/lessons/, listed in order by its index.json).
 
+#include "quiz.h"
 #include "scenario_json.h"
 
 #include <QList>
@@ -32,5 +33,14 @@ QString lessonResourcePath(const QString &name);
 
 // The names in index.json, whether or not they load.
 QStringList lessonIndex();
+
+// The quiz of every built-in lesson, in index.json's order, each question
+// once (gatherQuiz): what the quiz window asks and `attention-lab-cli quiz`
+// prints.
+std::vector<QuizItem> builtInQuiz();
+
+// The questions of builtInQuiz() that `lesson` holds, with the same ids;
+// a lesson that is not built in is a problem that lists the names there are.
+Result<std::vector<QuizItem>> builtInQuiz(const QString &lesson);
 
 } // namespace attn
