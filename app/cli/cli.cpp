@@ -13,6 +13,7 @@
 #include "lessons.h"
 #include "comparecmd.h"
 #include "modelcmd.h"
+#include "quizcmd.h"
 #include "scenario_json.h"
 #include "trace_json.h"
 #include "trace_text.h"
@@ -83,6 +84,12 @@ const char *const kUsage = R"(Usage:
       NAME_compare_STAGE.png) and the difference map (NAME_diff_STAGE.png).
   attention-lab-cli model info|trace|export [--model DIR|builtin] [--text "..."] [--layer L --head H]
       A GPT-2 model's every layer and head (docs/model.md); export: --out DIR or --scenario FILE.
+  attention-lab-cli quiz [--lesson NAME] [--format text|json|pdf] [--language en|zh_CN] [--out FILE]
+      The questions the quiz window asks (every built-in lesson's, each once,
+      or one lesson's), in --language (default en). JSON: {"questions": [{"id",
+      "question", "choices", "answer" (0-based), "explanation"}]}. pdf: the
+      handout (the questions, then the answer key on a page of its own) into
+      --out FILE; text and json go to stdout unless --out names a file.
   attention-lab-cli --help | --version
 )";
 
@@ -777,7 +784,9 @@ int runCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return modelCommand(rest, out, err);
         if (command == QLatin1String("compare"))
             return compareCommand(rest, out, err);
-        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, presets, experiment, export, compare, model (see --help)")
+        if (command == QLatin1String("quiz"))
+            return quizCommand(rest, out, err);
+        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, presets, experiment, export, compare, model, quiz (see --help)")
                              .arg(command)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: " << safe(command) << ": " << safe(e.message) << "\n";

@@ -88,9 +88,9 @@ int main(int argc, char *argv[])
     std::signal(SIGPIPE, SIG_IGN);
 #endif
     attn::prepareRuntimeDir();
-    // Only export and model export draw; off screen, so they need no display.
+    // Only export, model export and quiz (its PDF) draw; off screen, so they need no display.
     const bool draws = argc > 1
-                       && (qstrcmp(argv[1], "export") == 0
+                       && (qstrcmp(argv[1], "export") == 0 || qstrcmp(argv[1], "quiz") == 0
                            || (qstrcmp(argv[1], "model") == 0 && argc > 2 && qstrcmp(argv[2], "export") == 0));
     if (draws && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
