@@ -89,6 +89,7 @@ void MainWindow::createFileMenu()
     QMenu *numbers = file->addMenu(tr("Export &numbers"));
     numbers->addAction(tr("As &CSV files…"), m_export, &WindowExport::exportNumbersCsv);
     numbers->addAction(tr("As one &JSON trace…"), m_export, &WindowExport::exportNumbersJson);
+    file->addAction(tr("&Print quiz handout…"), m_export, &WindowExport::printQuizHandout)->setObjectName(QStringLiteral("printQuizHandout"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     updateRecentMenu();

@@ -5,7 +5,9 @@
 #include "attention.h"
 #include "comparefigure.h"
 #include "compareview.h"
+#include "lessons.h"
 #include "preferences.h"
+#include "quizhandout.h"
 #include "trace_csv.h"
 #include "trace_json.h"
 
@@ -15,6 +17,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QLocale>
 #include <QMenu>
 #include <qcustomplot.h>
 
@@ -166,6 +169,29 @@ void WindowExport::exportNumbersJson()
     }
     prefs::lastFolder.set(QFileInfo(path).absolutePath());
     emit done(tr("Exported %1").arg(QDir::toNativeSeparators(path)));
+}
+
+std::optional<Problem> WindowExport::writeQuizHandout(const QString &path) const
+{
+    std::vector<QuizQuestion> questions;
+    for (QuizItem &item : builtInQuiz())
+        questions.push_back(std::move(item.question));
+    return writeFileAtomically(path, QuizHandout(std::move(questions), QLocale().name(), QuizHandout::allLessons()).pdf());
+}
+
+void WindowExport::printQuizHandout()
+{
+    const QString path = QFileDialog::getSaveFileName(m_window, tr("Print the quiz handout"),
+                                                      QDir(prefs::lastFolder.get()).filePath(QStringLiteral("quiz-handout.pdf")),
+                                                      tr("PDF files (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    if (const auto p = writeQuizHandout(path)) {
+        emit failed(tr("%1 was not written: %2").arg(QDir::toNativeSeparators(path), QString::fromStdString(p->message)));
+        return;
+    }
+    prefs::lastFolder.set(QFileInfo(path).absolutePath());
+    emit done(tr("Wrote the quiz handout to %1").arg(QDir::toNativeSeparators(path)));
 }
 
 } // namespace attn

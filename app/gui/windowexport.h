@@ -2,7 +2,7 @@
 // The window's exports: a figure of any map, the plane or the dashboard
 // (File ▸ Export figure, a map's context menu, Ctrl+Shift+C to the
 // clipboard), while a comparison is pinned its A/B figure and difference
-// map, and the numbers as CSV or JSON. The figures are drawn by
+// map, the numbers as CSV or JSON, and the quiz as a printed handout. The figures are drawn by
 // widgets/figureexport.h and comparefigure.h from the document's scenario
 // and trace with the window's look (FigureStyle) and plane (PlaneView), as
 // the CLI draws them.
@@ -52,6 +52,10 @@ public:
     void copyFigure(ExportDialog::What what);
     void exportNumbersCsv();
     void exportNumbersJson();
+    // File ▸ Print quiz handout: the questions the quiz window asks, then
+    // the answer key, as a PDF in the window's language (widgets/quizhandout.h).
+    void printQuizHandout();
+    std::optional<Problem> writeQuizHandout(const QString &path) const;
 
 signals:
     void done(const QString &message); // for the status bar

@@ -1067,6 +1067,10 @@
         <translation>单个 JSON 计算过程文件(&amp;J)…</translation>
     </message>
     <message>
+        <source>&amp;Print quiz handout…</source>
+        <translation>打印测验讲义(&amp;P)…</translation>
+    </message>
+    <message>
         <location line="+2" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
@@ -2673,6 +2677,33 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 
 没有位置编码，注意力看不见语序：调换词元，热图只是跟着重排。
 在设置面板中开启正弦、可学习或 RoPE 位置编码，即可在这里查看。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::QuizHandout</name>
+    <message>
+        <source>Attention Lab quiz</source>
+        <translation>Attention Lab 测验</translation>
+    </message>
+    <message>
+        <source>All built-in lessons</source>
+        <translation>全部内置课程</translation>
+    </message>
+    <message>
+        <source>1 question</source>
+        <translation>共 1 题</translation>
+    </message>
+    <message>
+        <source>%1 questions</source>
+        <translation>共 %1 题</translation>
+    </message>
+    <message>
+        <source>More than one choice is right: pick every right one.</source>
+        <translation>不止一个选项正确：请选出所有正确选项。</translation>
+    </message>
+    <message>
+        <source>Answer key</source>
+        <translation>答案与解析</translation>
     </message>
 </context>
 <context>
@@ -4599,6 +4630,18 @@ the %1 nearest values averaged</source>
         <location line="+2" />
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Print the quiz handout</source>
+        <translation>打印测验讲义</translation>
+    </message>
+    <message>
+        <source>PDF files (*.pdf)</source>
+        <translation>PDF 文件 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Wrote the quiz handout to %1</source>
+        <translation>测验讲义已写入 %1</translation>
     </message>
 </context>
 </TS>
