@@ -160,6 +160,11 @@ const Matrix *Gradients::of(MatrixId id) const
     return nullptr;
 }
 
+Eigen::VectorXd softmaxRowProbabilities(const Trace &t, int head, int row, MaskStage stage)
+{
+    return rowProbabilities(t, t.heads[std::size_t(head)], row, stage);
+}
+
 Matrix softmaxJacobian(const Eigen::Ref<const Eigen::VectorXd> &w)
 {
     Matrix j = -w * w.transpose();

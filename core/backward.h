@@ -75,6 +75,12 @@ Result<Gradients> backward(const Scenario &s, const Trace &t, const Loss &loss);
 // validate, compute and backward in one.
 Result<Gradients> gradients(const Scenario &s, const Loss &loss);
 
+// The softmax's probabilities p of row `row` of head `head` (n_k), in
+// double with std::exp: over the open entries before the softmax (the
+// weights), over the whole row after it (the weights are p with the blocked
+// entries set to 0). All 0 for a row with no entry taking part.
+Eigen::VectorXd softmaxRowProbabilities(const Trace &t, int head, int row, MaskStage stage);
+
 // The softmax's Jacobian dw/dx at weights w (n): diag(w) - w w^T, n by n.
 Matrix softmaxJacobian(const Eigen::Ref<const Eigen::VectorXd> &w);
 

@@ -8,6 +8,7 @@
 #include "attn_test.h"
 #include "backward.h"
 #include "edit.h"
+#include "experiment.h"
 #include "lessons.h"
 #include "random_scenario.h"
 #include "scenario_json.h"
@@ -327,6 +328,73 @@ private slots:
         QVERIFY(blocked.ok());
         for (const NamedGradient &n : blocked.value().inputs)
             QVERIFY(n.grad.allFinite());
+    }
+
+    // The handout's draw (seed 7, d_k 64): its gradient numbers against the
+    // attention backward itself. Q = q, K = [k; 0; 0] gives the scores
+    // [q·k, 0, 0]; V = [1; 0; 0] makes Y = w_1, and T = w_1 − 1 makes
+    // ∂L/∂Y = 1, so ∂L/∂Q is ∂w_1/∂q.
+    void handoutDrawGradients()
+    {
+        const Result<HandoutDraw> d = handoutDraw(7, 64);
+        QVERIFY(d.ok());
+        const std::array<GradientSummary, 3> g = handoutGradients(d.value());
+        for (Scale scale : {Scale::None, Scale::SqrtDk, Scale::Dk}) {
+            Scenario s;
+            s.scale = scale;
+            s.Q = Eigen::Map<const Eigen::RowVectorXd>(d.value().q.data(), 64);
+            s.K = Matrix::Zero(3, 64);
+            s.K.row(0) = Eigen::Map<const Eigen::RowVectorXd>(d.value().k.data(), 64);
+            s.V = (Matrix(3, 1) << 1, 0, 0).finished();
+            s.sourceTokens = {"k", "0", "0"};
+            const Trace t = compute(s);
+            const double w1 = t.heads[0].weights(0, 0);
+            const Result<Gradients> back = backward(s, t, TargetLoss{Matrix::Constant(1, 1, w1 - 1)});
+            QVERIFY(back.ok());
+            const ScoreScaling sc = scale == Scale::None ? ScoreScaling::Raw : scale == Scale::SqrtDk ? ScoreScaling::SqrtDk : ScoreScaling::Dk;
+            const GradientSummary &mine = g[std::size_t(sc)];
+            QVERIFY2(test::close(mine.queryGradientNorm, back.value().of(MatrixId::Q)->norm(), 1e-10, 1e-300),
+                     qPrintable(num(mine.queryGradientNorm) + " " + num(back.value().of(MatrixId::Q)->norm())));
+            const Eigen::VectorXd w = t.heads[0].weights.row(0).transpose();
+            QVERIFY(test::close(mine.jacobianNorm, softmaxJacobian(w).norm(), 1e-10, 1e-300));
+        }
+        // raw q·k = −7.0193: w_1 = e^−7.0193 / (e^−7.0193 + 2) ≈ 0.00045, so ‖∂w_1/∂q‖ = w_1 (1 − w_1) |k|
+        // is far below ÷√d_k's (x = −0.8774, w_1 = 0.1568, ÷8).
+        QVERIFY(g[0].queryGradientNorm < 0.05 * g[1].queryGradientNorm);
+        QCOMPARE(g[0].medianQueryGradientNorm, g[0].queryGradientNorm); // one draw
+    }
+
+    // Random rows: the limits the formulas give. Saturated raw scores at a
+    // large d_k have a vanishing Jacobian; ÷d_k flattens w to 1/n, where
+    // ‖J‖_F = √(n − 1) / n; ÷√d_k keeps the same law at every d_k.
+    void scalingGradientLimits()
+    {
+        ScalingLabParams p;
+        p.trials = 2000;
+        p.keys = 8;
+        auto at = [&](int dk) {
+            p.dk = dk;
+            const Result<GradientPoint> r = scalingGradients(p);
+            if (!r.ok())
+                qFatal("%s", r.problem()->toString().c_str());
+            return r.value();
+        };
+        const GradientPoint small = at(4), mid = at(256), large = at(1024);
+        const auto raw = std::size_t(ScoreScaling::Raw), root = std::size_t(ScoreScaling::SqrtDk), byDk = std::size_t(ScoreScaling::Dk);
+        QVERIFY(large.series[raw].jacobianNorm < 0.15 * large.series[root].jacobianNorm);
+        // The typical raw row has no gradient left; its mean is carried by
+        // the rare near-ties (each ~|k| = 32), so only the median vanishes.
+        QVERIFY(large.series[raw].medianQueryGradientNorm < 0.05 * large.series[root].medianQueryGradientNorm);
+        QVERIFY(large.series[raw].medianJacobianNorm < 0.05 * large.series[root].medianJacobianNorm);
+        QVERIFY(std::abs(large.series[byDk].jacobianNorm - std::sqrt(7.0) / 8) < 0.005);
+        // ÷d_k: ∂w_1/∂q ≈ (1/(8 d_k)) |k_1 − mean k| shrinks as 1/√d_k: a quarter of d_k, twice the norm.
+        QVERIFY(std::abs(mid.series[byDk].queryGradientNorm / large.series[byDk].queryGradientNorm - 2) < 0.1);
+        QVERIFY(std::abs(mid.series[root].jacobianNorm / large.series[root].jacobianNorm - 1) < 0.05);
+        // d_k = 4 ÷√d_k is the same law as d_k = 256's but for |q|² / d_k's spread: close, not equal.
+        QVERIFY(std::abs(small.series[root].jacobianNorm / mid.series[root].jacobianNorm - 1) < 0.2);
+        p.trials = kMaxExperimentTrials;
+        p.dk = 1024;
+        QVERIFY(!scalingGradients(p).ok());
     }
 
     void lossRefusals()
