@@ -124,10 +124,23 @@ void writeHandCalculation(const Scenario &s, const Trace &t, const Gradients &g,
     Eigen::Index row = 0, col = 0;
     ds.cwiseAbs().maxCoeff(&row, &col);
     const bool after = s.maskStage == MaskStage::AfterSoftmax;
+    // After the softmax, a blocked cell is the one worth working: its
+    // gradient comes through the denominator alone.
+    bool blockedCell = false;
+    if (after && t.blocked.any()) {
+        const Eigen::ArrayXXd blockedOnly = t.blocked.select(ds.cwiseAbs().array(), 0.0);
+        Eigen::Index r = 0, c = 0;
+        if (blockedOnly.maxCoeff(&r, &c) > 0) {
+            row = r;
+            col = c;
+            blockedCell = true;
+        }
+    }
     const Eigen::VectorXd p = softmaxRowProbabilities(t, 0, int(row), s.maskStage);
     const Eigen::RowVectorXd gw = g.heads.front().weights.row(row);
     const QString w = after ? QStringLiteral("p") : QStringLiteral("w");
-    out << "\nBy hand: head 1, row " << row + 1 << ", key " << col + 1 << " (the largest |∂L/∂score|), mask "
+    out << "\nBy hand: head 1, row " << row + 1 << ", key " << col + 1
+        << (blockedCell ? " (blocked: the largest such |∂L/∂score|), mask " : " (the largest |∂L/∂score|), mask ")
         << (after ? "after" : "before") << " the softmax.\n";
     if (after)
         out << "  p is the softmax over the whole row, blocked keys included; their weights are then set to 0.\n";
@@ -146,8 +159,12 @@ void writeHandCalculation(const Scenario &s, const Trace &t, const Gradients &g,
         << " = " << fixed(r) << "   (g = ∂L/∂w)\n";
     const double gj = t.blocked(row, col) ? 0.0 : gw(col);
     const double dx = p(col) * (gj - r);
+    const QString subtrahend = r < 0 ? QStringLiteral("(%1)").arg(fixed(r)) : fixed(r);
     out << "  ∂L/∂x = " << w << "_j (" << (after ? "[j open] g_j" : "g_j") << " − Σ) = " << fixed(p(col)) << " × ("
-        << fixed(gj) << " − " << fixed(r) << ") = " << fixed(dx) << "\n";
+        << fixed(gj) << " − " << subtrahend << ") = " << fixed(dx) << "\n";
+    if (blockedCell)
+        out << "  The key is blocked, so [j open] g_j = 0: its score moves the row's other weights through the\n"
+               "  denominator alone. Before the softmax it would pass no gradient at all.\n";
     out << "  ∂L/∂s = ∂L/∂x ÷ (c·τ) = " << fixed(dx) << " ÷ " << fixed(t.divisor) << " = " << fixed(dx / t.divisor)
         << "   (the table above: " << fixed(ds(row, col)) << ")\n";
 }

@@ -129,7 +129,7 @@ private slots:
         const Run r = runInProcess({"grad", "--preset", "seed000-basic", "--loss", "attend:1"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         for (const char *expected : {"∂L/∂Q", "∂L/∂K", "∂L/∂V", "∂L/∂weights", "∂L/∂scores", "By hand",
-                                     "-0.196201", "-1.302222", "0.7679 × (-1.3022 − -1.0000) = -0.2321",
+                                     "-0.196201", "-1.302222", "0.7679 × (-1.3022 − (-1.0000)) = -0.2321",
                                      "-0.2321 ÷ 1.4142 = -0.1641", "(the table above: -0.1641)"})
             QVERIFY2(r.out.contains(QString::fromUtf8(expected)), qPrintable(QString::fromUtf8(expected) + "\n" + r.out));
     }
@@ -160,6 +160,8 @@ private slots:
 
         const Run text = runInProcess({"grad", file, "--loss", "target:" + target});
         QVERIFY2(text.code == 0 && text.out.contains(QLatin1String("mask after the softmax")), qPrintable(text.out));
+        // Causal after the softmax: the cell worked is a blocked one, whose gradient is not 0.
+        QVERIFY2(text.out.contains(QLatin1String("(blocked: the largest such")), qPrintable(text.out));
         QVERIFY(text.out.contains(QLatin1String("fixed by its seed")));
         QVERIFY(!text.out.contains(QLatin1String("nan"), Qt::CaseInsensitive));
     }
