@@ -145,6 +145,31 @@ Result<QueryKeyGradient> similarityBackward(Similarity kind, const Matrix &dS, c
     return QueryKeyGradient{};
 }
 
+// One head's weights and softmax backwards, from dL/dout (n_q by d_v) and
+// the attend loss (if that is the loss): weightsOut = dL/dw, and the
+// result dL/dx for the scaled scores x (both n_q by n_k).
+Result<Matrix> softmaxBackward(const Scenario &s, const Trace &t, int hi, const AttendLoss *attend, const Matrix &dOut,
+                               Matrix &weightsOut)
+{
+    const HeadTrace &head = t.heads[std::size_t(hi)];
+    const Eigen::Index nq = head.scores.rows(), nk = head.scores.cols();
+    const double attendScale = 1.0 / (double(t.heads.size()) * double(nq));
+    weightsOut = dOut * head.V.transpose();
+    Matrix dScaled(nq, nk);
+    for (Eigen::Index i = 0; i < nq; ++i) {
+        const Eigen::VectorXd p = rowProbabilities(t, head, i, s.maskStage);
+        if (attend && !t.blocked(i, attend->key)) {
+            if (p(attend->key) == 0)
+                return Problem{"loss", headPlace(std::size_t(hi), t.heads.size()) + "row " + std::to_string(i + 1) +
+                                           ": the weight on key " + std::to_string(attend->key + 1) +
+                                           " is 0 to double precision, so log w has no finite gradient there"};
+            weightsOut(i, attend->key) -= attendScale / p(attend->key);
+        }
+        dScaled.row(i) = softmaxBackwardRow(weightsOut.row(i), p, t.blocked, i);
+    }
+    return dScaled;
+}
+
 bool keyOpenSomewhere(const Trace &t, int key)
 {
     return t.blocked.rows() == 0 || !t.blocked.col(key).all();
@@ -237,27 +262,16 @@ Result<Gradients> backward(const Scenario &s, const Trace &t, const Loss &loss)
     }
 
     Matrix dQ(nq, Eigen::Index(h) * dk), dK(t.K.rows(), Eigen::Index(h) * dk), dV(t.V.rows(), Eigen::Index(h) * dv);
-    const double attendScale = 1.0 / (double(h) * double(nq));
     double dTau = 0;
     for (int hi = 0; hi < h; ++hi) {
         const HeadTrace &head = t.heads[std::size_t(hi)];
-        const Eigen::Index nk = head.scores.cols();
         const Matrix dOut = dConcat.middleCols(Eigen::Index(hi) * dv, dv);
         HeadGradient hg;
-        hg.weights = dOut * head.V.transpose();               // n_q by n_k
         dV.middleCols(Eigen::Index(hi) * dv, dv) = head.weights.transpose() * dOut;
-        Matrix dScaled(nq, nk);
-        for (Eigen::Index i = 0; i < nq; ++i) {
-            const Eigen::VectorXd p = rowProbabilities(t, head, i, s.maskStage);
-            if (attend && !t.blocked(i, attend->key)) {
-                if (p(attend->key) == 0)
-                    return Problem{"loss", headPlace(std::size_t(hi), std::size_t(h)) + "row " + std::to_string(i + 1) +
-                                               ": the weight on key " + std::to_string(attend->key + 1) +
-                                               " is 0 to double precision, so log w has no finite gradient there"};
-                hg.weights(i, attend->key) -= attendScale / p(attend->key);
-            }
-            dScaled.row(i) = softmaxBackwardRow(hg.weights.row(i), p, t.blocked, i);
-        }
+        Result<Matrix> softmax = softmaxBackward(s, t, hi, attend, dOut, hg.weights);
+        if (!softmax.ok())
+            return *softmax.problem();
+        const Matrix &dScaled = softmax.value();
         const Matrix scaled = head.scaledMatrix();
         dTau -= (dScaled.array() * scaled.array()).sum() / s.temperature;
         hg.scores = dScaled / t.divisor;
