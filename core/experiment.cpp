@@ -13,6 +13,7 @@ namespace attn {
 namespace {
 
 constexpr std::uint64_t kKeyStreamTag = 0x6b65797374726d31ULL; // "keystrm1": the extra keys' stream
+constexpr std::uint64_t kGradientStreamTag = 0x6772616473746d31ULL; // "gradstm1": the gradient's draws
 constexpr int kStopCheckEvery = 16;                             // trials between stop() checks
 
 // Plain left-to-right sum of products: the same rounding on every platform
@@ -134,6 +135,37 @@ std::string formatCount(double v)
     return buf;
 }
 
+// ||diag(w) - w w^T||_F for weights w of a row of n.
+double jacobianNorm(const double *w, int n)
+{
+    double s2 = 0, s3 = 0;
+    for (int i = 0; i < n; ++i) {
+        s2 += w[i] * w[i];
+        s3 += w[i] * w[i] * w[i];
+    }
+    return std::sqrt(std::max(0.0, s2 - 2 * s3 + s2 * s2));
+}
+
+// A plain left-to-right mean.
+double meanOf(const std::vector<double> &v)
+{
+    double s = 0;
+    for (double x : v)
+        s += x;
+    return s / double(v.size());
+}
+
+// The middle value (the mean of the two middle ones for an even count); reorders v.
+double medianOf(std::vector<double> &v)
+{
+    const std::size_t half = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(half), v.end());
+    const double upper = v[half];
+    if (v.size() % 2)
+        return upper;
+    return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + std::ptrdiff_t(half)));
+}
+
 } // namespace
 
 double scalingDivisor(ScoreScaling s, int dk)
@@ -195,6 +227,87 @@ std::optional<Problem> checkScalingLab(const ScalingLabParams &p)
                                      + " keys use at most " + std::to_string(int(maxTrials)) + " trials"};
     }
     return std::nullopt;
+}
+
+double scalingGradientDraws(const ScalingLabParams &p)
+{
+    return double(p.trials) * (double(p.keys) + 1) * double(p.dk);
+}
+
+Result<std::optional<GradientPoint>> scalingGradients(const ScalingLabParams &p, const StopRequested &stop)
+{
+    if (auto problem = checkScalingLab(p))
+        return *problem;
+    if (const double draws = scalingGradientDraws(p); draws > kMaxScalingDraws)
+        return Problem{"trials", "the gradient's " + formatCount(draws) + " random numbers (trials × (keys + 1) × d_k) "
+                                 "are more than the limit of " + formatCount(kMaxScalingDraws) + "; use fewer trials"};
+    const int dk = p.dk, n = p.keys;
+    Rng rng(splitmix64(p.seed ^ kGradientStreamTag ^ splitmix64(std::uint64_t(dk))));
+    const auto width = static_cast<std::size_t>(dk), count = static_cast<std::size_t>(n);
+    std::vector<double> q(width), keys(count * width), scores(count), w(count), grad(width);
+    std::array<std::vector<double>, 3> jacobians, queryGrads;
+    for (std::size_t i = 0; i < 3; ++i) {
+        jacobians[i].reserve(std::size_t(p.trials));
+        queryGrads[i].reserve(std::size_t(p.trials));
+    }
+    for (int t = 0; t < p.trials; ++t) {
+        if (stop && t % kStopCheckEvery == 0 && stop())
+            return std::nullopt;
+        for (double &v : q)
+            v = rng.normal();
+        for (double &v : keys)
+            v = rng.normal();
+        for (int j = 0; j < n; ++j) {
+            double s = 0;
+            for (int c = 0; c < dk; ++c)
+                s += q[std::size_t(c)] * keys[std::size_t(j) * std::size_t(dk) + std::size_t(c)];
+            scores[std::size_t(j)] = s;
+        }
+        for (ScoreScaling sc : kAllScoreScalings) {
+            const double c = scalingDivisor(sc, dk);
+            rowSoftmax(scores.data(), n, c, w.data());
+            jacobians[std::size_t(sc)].push_back(jacobianNorm(w.data(), n));
+            // dw_1/dq = (w_1 / c) sum_j (delta_1j - w_j) k_j
+            std::fill(grad.begin(), grad.end(), 0.0);
+            for (int j = 0; j < n; ++j) {
+                const double a = (j == 0 ? 1.0 : 0.0) - w[std::size_t(j)];
+                const double *k = keys.data() + std::size_t(j) * std::size_t(dk);
+                for (int cc = 0; cc < dk; ++cc)
+                    grad[std::size_t(cc)] += a * k[cc];
+            }
+            queryGrads[std::size_t(sc)].push_back(w[0] / c * std::sqrt(dot(grad, grad)));
+        }
+    }
+    GradientPoint point;
+    point.dk = dk;
+    point.trials = p.trials;
+    point.keys = n;
+    for (std::size_t i = 0; i < 3; ++i)
+        point.series[i] = {meanOf(jacobians[i]), meanOf(queryGrads[i]), medianOf(jacobians[i]), medianOf(queryGrads[i])};
+    return std::optional<GradientPoint>(point);
+}
+
+Result<GradientPoint> scalingGradients(const ScalingLabParams &p)
+{
+    auto run = scalingGradients(p, StopRequested());
+    if (const Problem *problem = run.problem())
+        return *problem;
+    return *run.value();
+}
+
+std::array<GradientSummary, 3> handoutGradients(const HandoutDraw &d)
+{
+    std::array<GradientSummary, 3> out{};
+    const double kNorm = std::sqrt(dot(d.k, d.k));
+    for (ScoreScaling sc : kAllScoreScalings) {
+        const double c = scalingDivisor(sc, d.dk);
+        const double triple[3] = {d.raw, 0.0, 0.0};
+        double w[3];
+        rowSoftmax(triple, 3, c, w);
+        const double j = jacobianNorm(w, 3), g = w[0] * (1 - w[0]) * kNorm / c;
+        out[std::size_t(sc)] = {j, g, j, g};
+    }
+    return out;
 }
 
 Result<std::optional<ScalingLab>> runScalingLab(const ScalingLabParams &p, const StopRequested &stop)

@@ -163,6 +163,39 @@ Result<std::optional<std::vector<VariancePoint>>> varianceSweep(std::uint64_t se
                                                                 const StopRequested &stop);
 Result<std::vector<VariancePoint>> varianceSweep(std::uint64_t seed, int trials, const std::vector<int> &dks);
 
+// ---- the gradient: does it vanish? ----
+// For q and n keys k_1..k_n ~ N(0, I) in d_k dimensions (full vectors: the
+// gradient needs them), x_j = q.k_j / c and w = softmax(x):
+//   the softmax's Jacobian  J = dw/dx = diag(w) - w w^T, its Frobenius norm
+//   ||J||_F^2 = sum w_i^2 - 2 sum w_i^3 + (sum w_i^2)^2;
+//   the query's gradient of L = w_1 (the weight on the first key: how far a
+//   step on q can move one attention weight)
+//   dL/dq = (1/c) sum_j J_1j k_j = (w_1 / c) sum_j (delta_1j - w_j) k_j.
+// A saturated row (one weight near 1) has J near 0: the gradient vanishes.
+// The means and the medians: where most rows are saturated, the mean of
+// ||dL/dq|| is carried by the rare rows near a tie (whose gradient grows with
+// |k| / c), while the median, the typical row, has vanished. Exact for one
+// draw (handoutGradients): mean = median.
+struct GradientSummary {
+    double jacobianNorm = 0;       // mean ||dw/dx||_F
+    double queryGradientNorm = 0;  // mean ||dL/dq||
+    double medianJacobianNorm = 0;
+    double medianQueryGradientNorm = 0;
+};
+struct GradientPoint {
+    int dk = 0;
+    int trials = 0, keys = 0;
+    std::array<GradientSummary, 3> series{}; // raw, ÷√d_k, ÷d_k
+};
+// Normal draws scalingGradients(p) makes: trials * (n + 1) * d_k.
+double scalingGradientDraws(const ScalingLabParams &p);
+// p's dk, seed, trials and keys (bins unused); a Problem as checkScalingLab
+// or over kMaxScalingDraws (before any work); none when stop said so. Its
+// own stream (attn::Rng of the seed and d_k), so each d_k's numbers do not
+// depend on the others asked for.
+Result<std::optional<GradientPoint>> scalingGradients(const ScalingLabParams &p, const StopRequested &stop);
+Result<GradientPoint> scalingGradients(const ScalingLabParams &p);
+
 // ---- the handout's draw ----
 // Seed 000's own code, exactly:
 //   random.seed(seed); q = [random.gauss(0, 1) for _ in range(dk)]; k = [... same ...]
@@ -195,5 +228,10 @@ struct TripleSoftmax {
     double entropy = 0;
 };
 TripleSoftmax handoutSoftmax(double score);
+
+// The same gradients for the handout's own draw: q and k of handoutDraw,
+// w = softmax([q.k / c, 0, 0]) (the two 0 are constants), J its 3 by 3
+// Jacobian, L = w_1: dL/dq = w_1 (1 - w_1) k / c. Exact, one draw.
+std::array<GradientSummary, 3> handoutGradients(const HandoutDraw &d);
 
 } // namespace attn

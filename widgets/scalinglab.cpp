@@ -109,6 +109,13 @@ void legendUnderTitle(QCustomPlot *p)
     p->legend->setVisible(true);
 }
 
+// At most `columns` legend entries a row.
+void wrapLegend(QCustomPlot *p, int columns)
+{
+    p->legend->setWrap(columns);
+    p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+}
+
 } // namespace
 
 QColor scalingColour(ScoreScaling s)
@@ -165,7 +172,12 @@ ScalingLabView::ScalingLabView(QWidget *parent) : QWidget(parent)
 
     m_variance = newPlot(this, QStringLiteral("variancePlot"));
     m_variance->setMinimumHeight(200);
-    grid->addWidget(m_variance, 1, 1);
+    m_gradient = newPlot(this, QStringLiteral("gradientPlot"));
+    m_gradient->setMinimumHeight(200);
+    auto *curves = new QHBoxLayout;
+    curves->addWidget(m_variance, 1);
+    curves->addWidget(m_gradient, 1);
+    grid->addLayout(curves, 1, 1);
 
     auto *tableBox = new QVBoxLayout;
     tableBox->setSpacing(2);
@@ -284,7 +296,7 @@ void ScalingLabView::fitToSize()
     // narrow, and broken after the first comma when even that is too wide.
     QFont bold = font();
     bold.setBold(true);
-    for (QCustomPlot *p : {m_hist[0], m_hist[1], m_hist[2], m_variance, m_row}) {
+    for (QCustomPlot *p : {m_hist[0], m_hist[1], m_hist[2], m_variance, m_gradient, m_row}) {
         QCPTextElement *t = titleOf(p);
         if (!t)
             continue;
@@ -307,8 +319,10 @@ void ScalingLabView::fitToSize()
     }
     // Log ticks: one a decade when there is room, fewer on a short plot.
     const int decades = std::clamp(m_variance->axisRect()->height() / std::max(1, 2 * fontMetrics().height()), 2, 7);
-    m_variance->yAxis->ticker()->setTickCount(decades);
-    m_variance->replot(QCustomPlot::rpQueuedReplot);
+    for (QCustomPlot *p : {m_variance, m_gradient}) {
+        p->yAxis->ticker()->setTickCount(decades);
+        p->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 void ScalingLabView::applyFonts()
@@ -318,7 +332,7 @@ void ScalingLabView::applyFonts()
     title.setBold(true);
     QFont small = f;
     small.setPointSizeF(f.pointSizeF() > 0 ? f.pointSizeF() * 0.9 : 9);
-    for (QCustomPlot *p : {m_hist[0], m_hist[1], m_hist[2], m_variance, m_row}) {
+    for (QCustomPlot *p : {m_hist[0], m_hist[1], m_hist[2], m_variance, m_gradient, m_row}) {
         for (QCPAxis *axis : p->axisRect()->axes()) {
             axis->setTickLabelFont(f);
             axis->setLabelFont(f);
@@ -333,6 +347,7 @@ void ScalingLabView::rebuild()
 {
     drawHistograms();
     drawVariance();
+    drawGradient();
     drawTable();
     drawRow();
     drawHandout();
@@ -534,10 +549,72 @@ void ScalingLabView::drawVariance()
     }
 
     legendUnderTitle(p);
+    wrapLegend(p, 2); // half the column's width, beside the gradient plot
     if (m_data.variance.empty() && m_data.lab)
         setTitle(p, tr("Variance against d_k (measuring at d_k = 1, 2, 4, …, 1024…)"));
     else if (m_data.varianceTrials > 0)
         setTitle(p, tr("Variance against d_k (%L1 trials at each point)").arg(m_data.varianceTrials));
+    p->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// Solid: the softmax's mean Jacobian norm; dashed: the median |dw_1/dq|
+// (the typical row; its mean is carried by the rare near-ties). Values
+// below the axis are drawn on it.
+void ScalingLabView::drawGradient()
+{
+    QCustomPlot *p = m_gradient;
+    p->clearPlottables();
+    p->clearItems();
+    const double xLo = 0.7, xHi = 1500, yLo = 1e-4, yHi = 2;
+    for (QCPAxis *axis : {p->xAxis, p->yAxis}) {
+        QSharedPointer<QCPAxisTickerLog> t(new QCPAxisTickerLog);
+        t->setLogBase(axis == p->xAxis ? 4 : 10);
+        t->setSubTickCount(0);
+        axis->setScaleType(QCPAxis::stLogarithmic);
+        axis->setTicker(t);
+        axis->setNumberFormat(QStringLiteral("g"));
+        axis->setNumberPrecision(6);
+    }
+    p->xAxis->setRange(xLo, xHi);
+    p->xAxis->setLabel(tr("d_k (log scale)"));
+    p->yAxis->setRange(yLo, yHi);
+    p->yAxis->setLabel(tr("gradient norm (log scale)"));
+    for (ScoreScaling sc : kAllScoreScalings) {
+        const QColor c = scalingColour(sc);
+        QVector<double> x, jacobian, query;
+        for (const GradientPoint &g : m_data.gradients) {
+            x << g.dk;
+            jacobian << std::max(yLo, g.series[std::size_t(sc)].jacobianNorm);
+            query << std::max(yLo, g.series[std::size_t(sc)].medianQueryGradientNorm);
+        }
+        auto *j = p->addGraph();
+        j->setObjectName(QStringLiteral("jacobian"));
+        j->removeFromLegend(); // the colours and markers are the variance plot's, beside it
+        j->setData(x, jacobian, true);
+        j->setPen(QPen(c, 1.6));
+        j->setScatterStyle(QCPScatterStyle(markerOf(sc), QPen(c, 1.6), c, 7));
+        auto *q = p->addGraph();
+        q->setObjectName(QStringLiteral("queryGradient"));
+        q->removeFromLegend();
+        q->setData(x, query, true);
+        q->setPen(QPen(c, 1.6, Qt::DashLine));
+        q->setScatterStyle(QCPScatterStyle(markerOf(sc), QPen(c, 1.6), Qt::white, 7));
+    }
+    auto *solid = p->addGraph();
+    solid->setName(tr("‖∂w/∂x‖ (mean)"));
+    solid->setPen(QPen(QColor(40, 40, 40), 1.6));
+    auto *dashed = p->addGraph();
+    dashed->setName(tr("‖∂w₁/∂q‖ (median)"));
+    dashed->setPen(QPen(QColor(40, 40, 40), 1.6, Qt::DashLine));
+    legendUnderTitle(p);
+    wrapLegend(p, 1);
+    const int n = m_data.gradients.empty() ? 8 : m_data.gradients.front().keys;
+    if (m_data.gradients.empty())
+        setTitle(p, m_data.lab ? tr("Gradient against d_k (measuring…)") : tr("Gradient against d_k"));
+    else
+        setTitle(p, tr("Gradient against d_k (%L1 trials, rows of %2 keys; below 10⁻⁴ drawn on the axis)")
+                        .arg(m_data.gradients.front().trials)
+                        .arg(n));
     p->replot(QCustomPlot::rpQueuedReplot);
 }
 

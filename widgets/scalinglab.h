@@ -7,7 +7,9 @@
 //          theoretical normal N(0, d_k), N(0, 1), N(0, 1/d_k) over each, and
 //          the region where softmax([s, 0, 0]) is saturated shaded.
 //   right: measured variance against d_k on log-log axes over the theory
-//          lines d_k, 1 and 1/d_k, the current d_k marked; the softmax table
+//          lines d_k, 1 and 1/d_k, the current d_k marked; beside it the
+//          gradient against d_k (the softmax's mean Jacobian norm and the
+//          median |dw_1/dq|, where "the gradient vanishes"); the softmax table
 //          (mean max weight, mean entropy, saturated share for [s, 0, 0] and
 //          for a row of n keys, raw against ÷√d_k against ÷d_k); one example
 //          row of n weights as grouped bars.
@@ -39,6 +41,7 @@ struct ScalingLabData {
     std::vector<VariancePoint> variance; // measured points for the log-log plot; may be empty
     int varianceTrials = 0;              // trials behind each of those points
     std::optional<HandoutDraw> handout;  // seed 000's single draw
+    std::vector<GradientPoint> gradients; // the gradient against d_k; may be empty
 };
 
 // The series' colours, in kAllScoreScalings' order.
@@ -65,6 +68,7 @@ public:
     // The parts, for tests and for figure export.
     QCustomPlot *histogramPlot(ScoreScaling s) const { return m_hist[std::size_t(s)]; }
     QCustomPlot *variancePlot() const { return m_variance; }
+    QCustomPlot *gradientPlot() const { return m_gradient; }
     QCustomPlot *rowPlot() const { return m_row; }
     QTableWidget *softmaxTable() const { return m_table; } // rows 0-1: the header; rows 2-4: raw, ÷√d_k, ÷d_k
     QLabel *handoutLabel() const { return m_handout; }
@@ -80,6 +84,7 @@ private:
     void rebuild();
     void drawHistograms();
     void drawVariance();
+    void drawGradient();
     void drawTable();
     void drawRow();
     void drawHandout();
@@ -91,6 +96,7 @@ private:
     bool m_commonAxis = true;
     std::array<QCustomPlot *, 3> m_hist{};
     QCustomPlot *m_variance = nullptr;
+    QCustomPlot *m_gradient = nullptr;
     QCustomPlot *m_row = nullptr;
     QTableWidget *m_table = nullptr;
     QLabel *m_tableNote = nullptr;

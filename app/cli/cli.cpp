@@ -12,6 +12,7 @@
 #include "trace_csv.h"
 #include "lessons.h"
 #include "comparecmd.h"
+#include "gradcmd.h"
 #include "modelcmd.h"
 #include "quizcmd.h"
 #include "scenario_json.h"
@@ -42,10 +43,18 @@ constexpr double kMaxExperimentDraws = 2e8; // q and k entries drawn by one expe
 const char *const kUsage = R"(Usage:
   attention-lab-cli trace FILE.json|--preset NAME [--format text|json]
       The whole attention chain: scores, scaled, mask, weights, output.
+  attention-lab-cli grad FILE.json|--preset NAME --loss attend:J|target:T.npy [--format text|json]
+      Exact gradients (double precision) of a loss through the whole chain.
+      attend:J (key J, from 1): L = -(1/(h*n_q)) sum over heads and the rows
+      where key J is open of log w(i, J). target:T.npy (or .csv): L = 1/2
+      sum (Y - T)^2, Y the final output. JSON: {"loss", "grad": {the
+      scenario's matrices by their file names}, "heads": [{"head", "scores",
+      "weights"}]} (dL/d the raw scores and dL/d the weights); text adds one
+      cell worked by hand. The positional tables are fixed: no gradient.
   attention-lab-cli presets
       The built-in lessons, one line each.
   attention-lab-cli experiment scaling [--dk N[,N...]] [--seed S] [--trials T] [--keys N]
-                    [--format text|json] [--python-draw]
+                    [--format text|json] [--python-draw] [--gradients]
       Why divide by sqrt(d_k): raw against scaled scores of random q, k.
       Several d_k (e.g. --dk 1,4,16,64,256,1024), --keys or --format json: the
       lab's numbers per d_k for raw q.k, q.k/sqrt(d_k) and q.k/d_k: mean,
@@ -57,6 +66,13 @@ const char *const kUsage = R"(Usage:
       --python-draw: the single draw of seed 000's own Python code for --seed
       and each --dk (CPython's random.seed and random.gauss): raw, scaled,
       max weight and entropy of softmax([s, 0, 0]).
+      --gradients: does the gradient vanish? For rows of --keys random keys,
+      the mean norm of the softmax's Jacobian diag(w) - w w^T and of dw_1/dq
+      (the first key's weight against the query), per d_k and scaling; and
+      the same for seed 000's own draw. JSON: "gradients" and
+      "python_draw_gradients" in each experiment, {"raw", "sqrt_dk",
+      "by_dk"} of {"jacobian_norm", "query_gradient_norm"} (means) and the
+      same with "_median".
   attention-lab-cli compare A.json|--preset A  B.json|--preset-b B
                     [--align-by-token] [--stage STAGE] [--format text|json]
       The largest |B - A| per stage and head: scores, scaled, masked,
@@ -201,6 +217,43 @@ QJsonObject handoutJson(const HandoutDraw &d)
                        {QStringLiteral("scaled_entropy"), d.scaledEntropy}};
 }
 
+// {"raw": {"jacobian_norm", "query_gradient_norm"}, "sqrt_dk": ..., "by_dk": ...}
+QJsonObject gradientsJson(const std::array<GradientSummary, 3> &series)
+{
+    QJsonObject o;
+    for (ScoreScaling sc : kAllScoreScalings) {
+        const GradientSummary &g = series[std::size_t(sc)];
+        o.insert(sc == ScoreScaling::Dk ? QStringLiteral("by_dk") : QString::fromLatin1(scalingKey(sc)),
+                 QJsonObject{{QStringLiteral("jacobian_norm"), g.jacobianNorm},
+                             {QStringLiteral("query_gradient_norm"), g.queryGradientNorm},
+                             {QStringLiteral("jacobian_norm_median"), g.medianJacobianNorm},
+                             {QStringLiteral("query_gradient_norm_median"), g.medianQueryGradientNorm}});
+    }
+    return o;
+}
+
+// The gradient table's lines for one d_k (or the handout's draw).
+void writeGradientLines(QTextStream &out, const QString &first, const std::array<GradientSummary, 3> &series,
+                        bool medians)
+{
+    for (ScoreScaling sc : kAllScoreScalings) {
+        const GradientSummary &g = series[std::size_t(sc)];
+        const QString name = sc == ScoreScaling::Raw ? QStringLiteral("q·k")
+            : sc == ScoreScaling::SqrtDk             ? QStringLiteral("q·k/√d_k")
+                                                     : QStringLiteral("q·k/d_k");
+        out << QStringLiteral("%1 %2 %3 %4")
+                   .arg(sc == ScoreScaling::Raw ? first : QString(), 8)
+                   .arg(name, -10)
+                   .arg(QString::number(g.jacobianNorm, 'g', 4), 12)
+                   .arg(QString::number(g.queryGradientNorm, 'g', 4), 12);
+        if (medians)
+            out << QStringLiteral(" %1 %2")
+                       .arg(QString::number(g.medianJacobianNorm, 'g', 4), 14)
+                       .arg(QString::number(g.medianQueryGradientNorm, 'g', 4), 14);
+        out << "\n";
+    }
+}
+
 // The value of a core call whose inputs the options have checked; a Problem
 // it should have all the same is said as the option's.
 template <typename T>
@@ -215,11 +268,12 @@ int experiment(const QStringList &givenArgs, QTextStream &out)
 {
     QStringList args = givenArgs;
     const bool pythonDraw = takeFlag(args, QStringLiteral("--python-draw"));
+    const bool withGradients = takeFlag(args, QStringLiteral("--gradients"));
     Options o = parseOptions(args, {QStringLiteral("--dk"), QStringLiteral("--seed"), QStringLiteral("--trials"),
                                     QStringLiteral("--keys"), QStringLiteral("--format")});
     if (o.positional.size() != 1 || o.positional.first() != QLatin1String("scaling"))
         throw UsageError{QStringLiteral("the experiment there is: experiment scaling [--dk N[,N...]] [--seed S] [--trials T] "
-                                        "[--keys N] [--format text|json] [--python-draw]")};
+                                        "[--keys N] [--format text|json] [--python-draw] [--gradients]")};
     const QString format = formatOption(o);
     const std::optional<QString> keysText = o.take(QStringLiteral("--keys"));
     QList<int> dks;
@@ -232,7 +286,7 @@ int experiment(const QStringList &givenArgs, QTextStream &out)
     const auto seed = std::uint64_t(parseInteger(QStringLiteral("--seed"),
                                                  o.take(QStringLiteral("--seed")).value_or(QStringLiteral("7")), 0,
                                                  std::numeric_limits<long long>::max()));
-    const bool lab = dks.size() > 1 || keysText || format == QLatin1String("json");
+    const bool lab = dks.size() > 1 || keysText || format == QLatin1String("json") || withGradients;
     const int trials = int(parseInteger(QStringLiteral("--trials"),
                                         o.take(QStringLiteral("--trials")).value_or(lab ? QStringLiteral("20000")
                                                                                         : QStringLiteral("10000")),
@@ -245,7 +299,10 @@ int experiment(const QStringList &givenArgs, QTextStream &out)
         for (int dk : dks) {
             const HandoutDraw d = checked(handoutDraw(seed, dk), QStringLiteral("--dk %1").arg(dk));
             if (format == QLatin1String("json")) {
-                draws.append(handoutJson(d));
+                QJsonObject j = handoutJson(d);
+                if (withGradients)
+                    j.insert(QStringLiteral("gradients"), gradientsJson(handoutGradients(d)));
+                draws.append(j);
                 continue;
             }
             out << "Seed 000's code: random.seed(" << seed << "), q and k of " << dk
@@ -269,6 +326,13 @@ int experiment(const QStringList &givenArgs, QTextStream &out)
                 out << "The handout prints " << fixed(kHandoutPrintedRaw, 2) << " and " << fixed(kHandoutPrintedScaled, 2)
                     << ": numbers its own code does not produce (see docs/lessons.md).\n";
             out << "max weight and entropy (nats) of softmax([score, 0, 0]), entropy as the code writes it: -Σ p ln(p + 1e-12).\n";
+            if (withGradients) {
+                out << QStringLiteral("\n%1 %2 %3 %4\n").arg(QString(), 8).arg(QString(), -10)
+                           .arg(QStringLiteral("‖∂w/∂x‖"), 12).arg(QStringLiteral("‖∂w_1/∂q‖"), 12);
+                writeGradientLines(out, QString(), handoutGradients(d), false);
+                out << "The softmax's Jacobian diag(w) − w wᵀ (Frobenius norm) and the gradient of the weight w_1 on the key\n"
+                       "with respect to q, for softmax([q·k / c, 0, 0]).\n";
+            }
         }
         if (format == QLatin1String("json"))
             out << QJsonDocument(QJsonObject{{QStringLiteral("python_draw"), draws}}).toJson(QJsonDocument::Indented);
@@ -320,6 +384,9 @@ int experiment(const QStringList &givenArgs, QTextStream &out)
         p.keys = keys;
         if (const auto why = checkScalingLab(p))
             throw UsageError{QStringLiteral("--dk %1: %2").arg(dk).arg(QString::fromStdString(why->message))};
+        if (withGradients && scalingGradientDraws(p) > kMaxScalingDraws)
+            throw UsageError{QStringLiteral("--dk %1 --gradients: trials × (keys + 1) × d_k = %2 random numbers is more than the limit of %3; use fewer --trials")
+                                 .arg(dk).arg(scalingGradientDraws(p), 0, 'g', 3).arg(kMaxScalingDraws, 0, 'g', 3)};
         runs.push_back(p);
     }
     QJsonArray experiments;
@@ -351,6 +418,12 @@ int experiment(const QStringList &givenArgs, QTextStream &out)
                 histograms.insert(key, histogramJson(r.of(sc).histogram));
             }
             e.insert(QStringLiteral("histogram"), histograms);
+            if (withGradients) {
+                const GradientPoint g = checked(scalingGradients(p), QStringLiteral("--dk %1").arg(p.dk));
+                e.insert(QStringLiteral("gradients"), gradientsJson(g.series));
+                if (const Result<HandoutDraw> d = handoutDraw(p.seed, p.dk); d.ok())
+                    e.insert(QStringLiteral("python_draw_gradients"), gradientsJson(handoutGradients(d.value())));
+            }
             experiments.append(e);
             continue;
         }
@@ -369,6 +442,22 @@ int experiment(const QStringList &givenArgs, QTextStream &out)
                        .arg(fixed(s.keys.meanEntropy), 9)
                        .arg(fixed(100 * s.keys.saturatedFraction, 1) + QStringLiteral("%"), 10);
         }
+    }
+    if (format == QLatin1String("text") && withGradients) {
+        out << "\nThe gradient: rows of " << keys << " random keys, L = w_1 (the weight on the first key)\n";
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6\n").arg(QStringLiteral("d_k"), 8).arg(QStringLiteral("score"), -10)
+                   .arg(QStringLiteral("‖∂w/∂x‖"), 12).arg(QStringLiteral("‖∂w_1/∂q‖"), 12)
+                   .arg(QStringLiteral("median ‖∂w/∂x‖"), 14).arg(QStringLiteral("median ‖∂w_1/∂q‖"), 14);
+        for (const ScalingLabParams &p : runs)
+            writeGradientLines(out, QString::number(p.dk), checked(scalingGradients(p), QStringLiteral("--dk %1").arg(p.dk)).series, true);
+        for (const ScalingLabParams &p : runs)
+            if (const Result<HandoutDraw> d = handoutDraw(p.seed, p.dk); d.ok()) {
+                out << "\nSeed 000's own draw (random.seed(" << p.seed << "), d_k = " << p.dk << "), softmax([q·k / c, 0, 0]):\n";
+                writeGradientLines(out, QString(), handoutGradients(d.value()), false);
+            }
+        out << "‖∂w/∂x‖: the softmax's Jacobian diag(w) − w wᵀ (Frobenius norm), mean and median over the trials;\n"
+               "‖∂w_1/∂q‖: how far a step on q moves the weight w_1. Near 0: the gradient has vanished. Where most\n"
+               "rows saturate, the rare rows near a tie carry the mean; the median is the typical row.\n";
     }
     if (format == QLatin1String("json")) {
         out << QJsonDocument(QJsonObject{{QStringLiteral("experiments"), experiments}}).toJson(QJsonDocument::Indented);
@@ -786,7 +875,9 @@ int runCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return compareCommand(rest, out, err);
         if (command == QLatin1String("quiz"))
             return quizCommand(rest, out, err);
-        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, presets, experiment, export, compare, model, quiz (see --help)")
+        if (command == QLatin1String("grad"))
+            return gradCommand(rest, out, err);
+        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, grad, presets, experiment, export, compare, model, quiz (see --help)")
                              .arg(command)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: " << safe(command) << ": " << safe(e.message) << "\n";

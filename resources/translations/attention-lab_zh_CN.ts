@@ -2988,6 +2988,30 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>方差随 d_k 的变化（每个点 %L1 次试验）</translation>
     </message>
     <message>
+        <source>gradient norm (log scale)</source>
+        <translation>梯度范数（对数刻度）</translation>
+    </message>
+    <message>
+        <source>‖∂w/∂x‖ (mean)</source>
+        <translation>‖∂w/∂x‖（均值）</translation>
+    </message>
+    <message>
+        <source>‖∂w₁/∂q‖ (median)</source>
+        <translation>‖∂w₁/∂q‖（中位数）</translation>
+    </message>
+    <message>
+        <source>Gradient against d_k (measuring…)</source>
+        <translation>梯度随 d_k 的变化（正在测量…）</translation>
+    </message>
+    <message>
+        <source>Gradient against d_k</source>
+        <translation>梯度随 d_k 的变化</translation>
+    </message>
+    <message>
+        <source>Gradient against d_k (%L1 trials, rows of %2 keys; below 10⁻⁴ drawn on the axis)</source>
+        <translation>梯度随 d_k 的变化（%L1 次试验，每行 %2 把键；低于 10⁻⁴ 的画在坐标轴上）</translation>
+    </message>
+    <message>
         <location line="+11" />
         <source>softmax([s, 0, 0])</source>
         <translation>softmax([s, 0, 0])</translation>

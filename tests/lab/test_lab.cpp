@@ -589,6 +589,32 @@ private slots:
                 marked = line->point1->coords().x() == 64 && line->point2->coords().x() == 64;
         QVERIFY(marked);
 
+        // Gradient plot: per scaling the mean Jacobian norm (solid) and the
+        // median |dw_1/dq| (dashed), 11 points each, from the core's numbers.
+        ScalingLabParams gp;
+        gp.trials = 200;
+        for (int dk : powersOfTwoDk(1024)) {
+            gp.dk = dk;
+            data.gradients.push_back(scalingGradients(gp).value());
+        }
+        view.setData(data);
+        int jacobians = 0, queries = 0;
+        for (QCPGraph *g : plottablesOf<QCPGraph>(view.gradientPlot())) {
+            const QVector<double> v = valuesOf(g);
+            const bool jacobian = g->objectName() == QLatin1String("jacobian");
+            if (!jacobian && g->objectName() != QLatin1String("queryGradient"))
+                continue;
+            QCOMPARE(v.size(), 11);
+            const std::size_t sc = std::size_t(jacobian ? jacobians++ : queries++);
+            for (int i = 0; i < 11; ++i) {
+                const GradientSummary &want = data.gradients[std::size_t(i)].series[sc];
+                QCOMPARE(v[i], std::max(1e-4, jacobian ? want.jacobianNorm : want.medianQueryGradientNorm));
+            }
+        }
+        QCOMPARE(jacobians, 3);
+        QCOMPARE(queries, 3);
+        QCOMPARE(view.gradientPlot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+
         // Example row: three groups of n = 8 bars holding trial 1's weights.
         const QList<QCPBars *> rowBars = plottablesOf<QCPBars>(view.rowPlot());
         QCOMPARE(rowBars.size(), 3);
@@ -674,6 +700,9 @@ private slots:
         QCOMPARE(panel.view()->data().lab->params, ScalingLabParams());
         QCOMPARE(int(panel.view()->data().variance.size()), 11);
         QCOMPARE(panel.view()->data().varianceTrials, 20000);
+        // The gradient against d_k follows the variance sweep, in the same job.
+        QTRY_COMPARE_WITH_TIMEOUT(int(panel.view()->data().gradients.size()), 11, 240000);
+        QCOMPARE(panel.view()->data().gradients.back().dk, 1024);
         // The result on show is exactly the core's.
         const ScalingLab direct = runScalingLab(ScalingLabParams()).value();
         QCOMPARE(panel.view()->data().lab->of(ScoreScaling::Raw).variance, direct.of(ScoreScaling::Raw).variance);
