@@ -22,6 +22,14 @@ namespace {
 FigureTheme g_windowTheme = FigureTheme::Default;
 
 constexpr int kDecimals[3] = {4, 3, 2};
+// Big values only: fewer decimals while the largest keeps three significant
+// digits (17.3, −104), rather than no numbers in a cell that holds four
+// characters. A model's scores reach ±100 where a lesson's stay under 10.
+constexpr int kBigDecimals[2] = {1, 0};
+bool bigEnoughFor(double maxAbs, int decimals)
+{
+    return maxAbs >= std::pow(10.0, 2 - decimals);
+}
 constexpr double kMaxAspect = 1.5; // cells at most this much taller than wide, or wider than tall
 constexpr double kMaxWideAspectFewColumns = 3.0; // ... but up to 3x wider than tall in maps of <= 3 columns
 constexpr int kMaxLabelChars = 16;
@@ -549,23 +557,21 @@ void HeatmapCellLayer::draw(QCPPainter *painter)
     const double blockedW = tfm.horizontalAdvance(hp.m_data.blockedText) + 2 * boxPad;
     for (int i = 0; i < rows; ++i) {
         for (int j = 0; j < cols; ++j) {
+            const QString text = hp.cellLabelFor(i, j, fit);
+            if (text.isEmpty())
+                continue;
             const QRectF cell = g.cell(i, j);
             if (hp.m_hidden(i, j)) {
-                if (!fit.blockedText || hp.m_data.blockedText.isEmpty())
-                    continue;
                 // A plain box behind the text keeps the hatching off the glyphs.
                 const QRectF box(cell.center().x() - blockedW / 2, cell.center().y() - tfm.height() / 2,
                                  blockedW, tfm.height());
                 painter->fillRect(box, theme.blockedFill);
                 painter->setPen(theme.blockedText);
-                painter->drawText(cell, Qt::AlignCenter, hp.m_data.blockedText);
+                painter->drawText(cell, Qt::AlignCenter, text);
                 continue;
             }
-            if (fit.decimals < 0)
-                continue;
-            const double v = hp.m_data.values(i, j);
-            painter->setPen(textColorOn(gradient.color(v, range)));
-            painter->drawText(cell, Qt::AlignCenter, HeatmapPlot::formatValue(v, fit.decimals));
+            painter->setPen(textColorOn(gradient.color(hp.m_data.values(i, j), range)));
+            painter->drawText(cell, Qt::AlignCenter, text);
         }
     }
 }
@@ -1036,10 +1042,11 @@ void HeatmapPlot::ensureTextWidths() const
                 maxAbs = std::max(maxAbs, std::abs(v));
                 minV = std::min(minV, v);
             }
+    m_maxAbs = maxAbs;
     for (int f = 0; f < 2; ++f) {
         const QFontMetricsF fm(cellTextFont(f));
-        for (int k = 0; k < 3; ++k) {
-            const int d = kDecimals[k];
+        for (int k = 0; k < 5; ++k) {
+            const int d = k < 3 ? kDecimals[k] : kBigDecimals[k - 3];
             QString t = formatValue(minV < -0.5 * std::pow(10.0, -d) ? -maxAbs : maxAbs, d);
             for (QChar &c : t)
                 if (c.isDigit())
@@ -1081,6 +1088,9 @@ HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight, i
         for (int k = 0; k < 3 && at.decimals < 0; ++k)
             if (kDecimals[k] <= cap && tall && m_valueWidth[f][k] + pad <= cellWidth)
                 at.decimals = kDecimals[k];
+        for (int k = 0; k < 2 && at.decimals < 0; ++k)
+            if (bigEnoughFor(m_maxAbs, kBigDecimals[k]) && tall && m_valueWidth[f][3 + k] + pad <= cellWidth)
+                at.decimals = kBigDecimals[k];
         at.blockedText = tall && m_blockedWidth[f] + pad <= cellWidth;
         if (f == 0 || at.decimals >= 0)
             fit = at;
@@ -1095,6 +1105,30 @@ HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight, i
         fit.blockedText = true;
     }
     return fit;
+}
+
+QString HeatmapPlot::cellLabelFor(int row, int col, const TextFit &fit) const
+{
+    if (m_hidden(row, col))
+        return fit.blockedText ? m_data.blockedText : QString();
+    return fit.decimals >= 0 ? formatValue(m_data.values(row, col), fit.decimals) : QString();
+}
+
+QString HeatmapPlot::cellLabel(int row, int col) const
+{
+    if (row < 0 || col < 0 || row >= rowCount() || col >= columnCount())
+        return {};
+    return cellLabelFor(row, col, currentFit(m_decimalsCap));
+}
+
+bool HeatmapPlot::cellHatched(int row, int col) const
+{
+    // As the cell layer: hatched when blocked or not finite, values drawn,
+    // and the cells at least 3 pixels high.
+    if (row < 0 || col < 0 || row >= rowCount() || col >= columnCount() || blanked() || size().isEmpty())
+        return false;
+    const CellGrid g = cellGrid(this, rowCount(), columnCount());
+    return g.valid() && m_hidden(row, col) && g.height() >= 3;
 }
 
 bool HeatmapPlot::cellTextVisible() const
@@ -1117,7 +1151,10 @@ int HeatmapPlot::drawnDecimals() const
 
 int HeatmapPlot::decimalsThatFit() const
 {
-    return currentFit(kDecimals[0]).decimals;
+    // A big value's fewer decimals have no say in the window's agreement:
+    // they would pull every other map below 2.
+    const int d = currentFit(kDecimals[0]).decimals;
+    return d >= kDecimals[2] ? d : -1;
 }
 
 QFont HeatmapPlot::drawnCellFont() const

@@ -80,12 +80,13 @@ public:
     // Whether the cell values are drawn at the current size and font.
     bool cellTextVisible() const;
 
-    // Decimals of the cell values (4, 3 or 2; -1: none drawn) at the last
+    // Decimals of the cell values (4, 3 or 2, and 1 or 0 when the largest
+    // |value| keeps three significant digits; -1: none drawn) at the last
     // layout of the widget's own size. decimalsThatFit() is what the room
-    // allows, whatever the cap; drawnDecimals() is what is drawn: at most
-    // the cap. A window gives its maps one cap, the least that fits in any
-    // of them, so the same number reads alike in every map. The cap never
-    // changes the layout, so agreeing cannot loop.
+    // allows of 4, 3 and 2 (else -1), whatever the cap; drawnDecimals() is
+    // what is drawn: at most the cap. A window gives its maps one cap, the
+    // least that fits in any of them, so the same number reads alike in
+    // every map. The cap never changes the layout, so agreeing cannot loop.
     int decimalsThatFit() const;
     int drawnDecimals() const;
     void setDecimalsCap(int cap); // 2 to 4; 4 (the default) caps nothing
@@ -156,6 +157,11 @@ public:
     std::pair<int, int> cellAt(const QPointF &pos) const;
     // The query row whose label (left of the map) is at pos, or -1.
     int rowLabelAt(const QPointF &pos) const;
+    // What cell (row, col) shows at the last layout, as the cell layer draws
+    // it: its text (a value, the blocked text, or empty when none is drawn)
+    // and whether it is drawn grey and hatched (blocked or not finite).
+    QString cellLabel(int row, int col) const;
+    bool cellHatched(int row, int col) const;
 
     QCPColorMap *colorMap() const { return m_map; }
     QCPColorScale *colorScale() const { return m_scale; }
@@ -213,6 +219,7 @@ private:
     TextFit textFit(double cellWidth, double cellHeight) const;
     TextFit textFit(double cellWidth, double cellHeight, int cap) const;
     TextFit currentFit(int cap) const;
+    QString cellLabelFor(int row, int col, const TextFit &fit) const; // what draw() writes in the cell
     void noteDecimalsFit();
     void applyTheme(const PlotTheme &theme);
     // The cell text's font: the plot's own (0) or the smaller one (1).
@@ -265,11 +272,12 @@ private:
     int m_pressLabelRow = -1;
     std::function<QString(int, int)> m_toolTip;
 
-    // Widest cell text for 4, 3 and 2 decimals, and of blockedText, and the
-    // line height, in the current font and the smaller one (cached;
-    // recomputed after data or font changes).
+    // Widest cell text for 4, 3, 2, 1 and 0 decimals, and of blockedText, and
+    // the line height, in the current font and the smaller one, and the
+    // largest |value| shown (cached; recomputed after data or font changes).
     mutable bool m_widthsValid = false;
-    mutable double m_valueWidth[2][3] = {};
+    mutable double m_valueWidth[2][5] = {};
+    mutable double m_maxAbs = 0;
     mutable double m_blockedWidth[2] = {};
     mutable double m_textHeight[2] = {};
 

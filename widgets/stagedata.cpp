@@ -203,8 +203,9 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
         d.title = StageText::tr("Softmax weights");
         d.colorBarLabel = StageText::tr("weight");
         d.scale = HeatmapScale::Probability;
+        // Hatched and grey, no text: a blocked cell's "0" read as a weight
+        // like any other, and crowded out the open cells' numbers.
         d.blocked = t.blocked;
-        d.blockedText = QStringLiteral("0");
         //: The header above the weights' row notes: the row's largest weight and its entropy H.
         d.rowNotesLabel = StageText::tr("max · H");
         //: Under the weights map: what the two numbers right of each row are. Entropy in nats (natural log).
@@ -227,6 +228,12 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
             d.rowFlagged << r.fullyMasked;
         break;
     }
+    // One colour scale for the three score maps is a choice (View ▸ Score
+    // maps share one colour range): the colour bar says so, or a pale map
+    // reads as blank.
+    if (options.sharedScoreRange && d.scale == HeatmapScale::Diverging && stage != Stage::Output)
+        //: Appended to a score map's colour bar title when scores, scaled and masked share one colour range.
+        d.colorBarLabel += StageText::tr(" · shared scale");
     if (!summary.isEmpty())
         d.title += QLatin1Char('\n') + summary.mid(3); // the settings on their own line, without the leading " · "
     return d;

@@ -308,15 +308,17 @@ QTabWidget *ModelView::buildHeadTabs(QWidget *parent)
             return m_headScenario ? cellToolTip(*m_headScenario, m_headTrace, stage, 0, row, col) : QString();
         });
     }
-    // As the lab: the three score stages on top; the weights, the map to
-    // read, wider beneath, beside the output.
-    mapGrid->addWidget(m_stagePlots[0], 0, 0, 1, 2);
-    mapGrid->addWidget(m_stagePlots[1], 0, 2, 1, 2);
-    mapGrid->addWidget(m_stagePlots[2], 0, 4, 1, 2);
-    mapGrid->addWidget(m_stagePlots[3], 1, 0, 1, 4);
-    mapGrid->addWidget(m_stagePlots[4], 1, 4, 1, 2);
-    for (int c = 0; c < 6; ++c)
+    // Two maps a row, in the order of the computation (scores, scaled;
+    // masked, weights; the output): three in a row left a short
+    // sentence's cells too narrow for a model's scores (two or three
+    // digits before the point) and even for the weights' numbers.
+    for (int i = 0; i < 4; ++i)
+        mapGrid->addWidget(m_stagePlots[i], i / 2, i % 2);
+    mapGrid->addWidget(m_stagePlots[4], 2, 0, 1, 2);
+    for (int c = 0; c < 2; ++c)
         mapGrid->setColumnStretch(c, 1);
+    for (int r = 0; r < 3; ++r)
+        mapGrid->setRowStretch(r, 1);
     m_tabs->addTab(maps, QString());
     auto *qkv = new QWidget(m_tabs);
     auto *qkvLayout = new QHBoxLayout(qkv);
@@ -542,14 +544,11 @@ HeadGridData ModelView::overviewData(bool withTitle) const
     HeadGridWords words;
     words.rowLabel = tr("L%1");
     words.colLabel = tr("H%1");
-    words.describe = [](int l, int h, const Matrix &w, HeadGridCell &cell) {
-        const HeadSummary s = summarizeHead(w);
+    words.describe = [&t](int l, int h, const Matrix &w, HeadGridCell &cell) {
+        const HeadScores s = scoreHead(w, t.ids);
         cell.caption << kindName(s.kind) << tr("H̄ %1 nats").arg(fixed2(s.meanEntropy));
-        cell.toolTip = tr("Layer %1, head %2: %3\nmean entropy %4 nats\nprevious token %5 · first token %6 · itself %7\nClick to show this head")
-                           .arg(l + 1)
-                           .arg(h + 1)
-                           .arg(kindName(s.kind), fixed2(s.meanEntropy), fixed2(s.previousToken), fixed2(s.firstToken),
-                                fixed2(s.diagonal));
+        cell.toolTip = tr("Layer %1, head %2: %3").arg(l + 1).arg(h + 1).arg(kindName(s.kind)) + QLatin1Char('\n')
+            + scoresText(s) + QLatin1Char('\n') + tr("Click to show this head");
     };
     if (withTitle) {
         std::string text;
@@ -589,10 +588,15 @@ void ModelView::updateHead()
     }
     m_headScenario = std::move(std::get<Scenario>(taken));
     m_headTrace = std::move(traced.value());
-    const HeadSummary s = summarizeHead(m_trace->layers[std::size_t(m_layer)].heads[std::size_t(m_head)].weights);
-    setHeldText(m_kind, tr("<b>%1</b> · mean entropy %2 nats · previous token %3 · first token %4 · itself %5")
-                        .arg(kindName(s.kind), fixed2(s.meanEntropy), fixed2(s.previousToken), fixed2(s.firstToken),
-                             fixed2(s.diagonal)));
+    m_scores = scoreHead(m_trace->layers[std::size_t(m_layer)].heads[std::size_t(m_head)].weights, m_trace->ids);
+    const HeadScores &s = m_scores;
+    QString line = QStringLiteral("<b>%1</b>").arg(kindName(s.kind));
+    if (const HeadScore *score = s.labelScore())
+        line += tr(" %1 (uniform %2)").arg(fixed2(score->score), fixed2(score->uniform));
+    setHeldText(m_kind, line + tr(" · mean entropy %1 nats · previous token %2 · first token %3 · itself %4")
+                                   .arg(fixed2(s.meanEntropy), fixed2(s.previousToken.score), fixed2(s.firstToken.score),
+                                        fixed2(s.self.score)));
+    m_kind->setToolTip(scoresText(s));
     m_tabDirty[0] = m_tabDirty[1] = true;
     updateHeadMaps();
 }
@@ -607,9 +611,15 @@ void ModelView::updateHeadMaps()
     if (tab == 0) {
         StageOptions options;
         options.head = 0;
-        options.sharedScoreRange = true;
-        for (int i = 0; i < 5; ++i)
-            m_stagePlots[i]->setData(stageData(*m_headScenario, m_headTrace, kStages[i], options));
+        // Each map on its own colour range: the scaled scores are the scores
+        // divided by √32, and on the scores' range they would look blank.
+        options.sharedScoreRange = false;
+        for (int i = 0; i < 5; ++i) {
+            HeatmapData d = stageData(*m_headScenario, m_headTrace, kStages[i], options);
+            if (d.scale == HeatmapScale::Diverging)
+                d.range = 0; // max |value| of the cells shown (the masked map: of its open cells)
+            m_stagePlots[i]->setData(std::move(d));
+        }
     } else {
         for (int i = 0; i < 3; ++i)
             m_qkvPlots[i]->setData(qkvData(i));
@@ -721,8 +731,11 @@ QByteArray ModelView::figure(ModelFigure what, const FigureStyle &style, FigureF
     if (int(what) < 5) {
         FigureStyle s = style;
         s.stage.head = 0;
+        s.stage.sharedScoreRange = false; // as the screen: each map on its own range
         auto plot = makeStagePlot(*m_headScenario, m_headTrace, kStages[int(what)], s);
         HeatmapData d = plot->data();
+        if (d.scale == HeatmapScale::Diverging)
+            d.range = 0;
         d.title = tr("%1 · layer %2, head %3").arg(m_model->name).arg(m_layer + 1).arg(m_head + 1) + QLatin1Char('\n') + d.title;
         plot->setData(d);
         return renderFigure(plot.get(), format, size);
@@ -740,19 +753,46 @@ QByteArray ModelView::figure(ModelFigure what, const FigureStyle &style, FigureF
     return renderFigure(&plot, format, size);
 }
 
-QString ModelView::kindName(const std::string &kind)
+QString ModelView::kindName(HeadKind kind)
 {
-    if (kind == "previous-token")
-        return tr("previous-token");
-    if (kind == "first-token (sink)")
-        return tr("first-token (sink)");
-    if (kind == "self")
+    switch (kind) {
+    case HeadKind::PreviousToken:
+        return tr("previous token");
+    case HeadKind::FirstToken:
+        return tr("first token (sink)");
+    case HeadKind::Self:
         return tr("self");
-    if (kind == "broad")
+    case HeadKind::Induction:
+        return tr("induction");
+    case HeadKind::Broad:
         return tr("broad");
-    if (kind == "mixed")
-        return tr("mixed");
-    return utf8(kind);
+    case HeadKind::Focused:
+        //: A head that reads few keys, none of them a fixed position (not the previous, first or same token).
+        return tr("focused");
+    case HeadKind::TooShort:
+        return tr("too short to tell");
+    }
+    return {};
+}
+
+QString ModelView::scoresText(const HeadScores &s)
+{
+    auto line = [](const QString &name, const HeadScore &score) {
+        return tr("%1: %2 (uniform %3)").arg(name, fixed2(score.score), fixed2(score.uniform));
+    };
+    QStringList lines;
+    lines << line(kindName(HeadKind::PreviousToken), s.previousToken) << line(kindName(HeadKind::FirstToken), s.firstToken)
+          << line(kindName(HeadKind::Self), s.self);
+    if (s.induction.defined())
+        lines << line(kindName(HeadKind::Induction), s.induction);
+    else
+        lines << tr("induction: no token of this text repeats an earlier one");
+    lines << tr("spread (entropy ÷ ln open keys): %1 (uniform 1.00) · largest weight %2").arg(fixed2(s.spread), fixed2(s.maxWeight));
+    lines << tr("mean entropy %1 nats").arg(fixed2(s.meanEntropy));
+    lines << tr("The label: the highest score that is at least %1 and %2 times its uniform; "
+                "with none, broad (spread at least %3) or focused")
+                 .arg(fixed2(kMinScore), QLocale::c().toString(kMinRatio, 'g', 3), fixed2(kBroadSpread));
+    return lines.join(QLatin1Char('\n'));
 }
 
 QString ModelView::modelSummary() const

@@ -13,6 +13,7 @@
 
 #include "figureexport.h"
 #include "gpt2.h"
+#include "headscores.h"
 #include "headgrid.h"
 #include "heatmapplot.h"
 #include "takehead.h"
@@ -113,8 +114,13 @@ public:
 
     // "3 layers × 4 heads · …": the model line, translated.
     QString modelSummary() const;
-    // The core's kind of a head ("previous-token", ...) in the UI's language.
-    static QString kindName(const std::string &kind);
+    // A head's label (headscores.h) in the UI's language.
+    static QString kindName(HeadKind kind);
+    // Every score of a head beside its uniform baseline, one a line
+    // ("previous token: 0.62 (uniform 0.21)"), and the rule of the label.
+    static QString scoresText(const HeadScores &s);
+    // The chosen head's scores (for the sentence now shown).
+    const HeadScores &headScores() const { return m_scores; }
 
 signals:
     // The head for the sentence as an ordinary scenario, and the undo text.
@@ -149,6 +155,7 @@ private:
     std::optional<ModelTrace> m_trace;
     std::optional<Scenario> m_headScenario;
     Trace m_headTrace;
+    HeadScores m_scores;
     int m_layer = 0;
     int m_head = 0;
     bool m_live = true;

@@ -1937,6 +1937,22 @@
         <translation>一个真正的 Transformer 读一个句子：每一层、每个头（除非另外打开了模型，否则用内置模型）</translation>
     </message>
     <message>
+        <source>a model is being opened; wait for it or cancel it</source>
+        <translation>正在打开一个模型；请等待它完成或取消</translation>
+    </message>
+    <message>
+        <source>Opening the model %1…</source>
+        <translation>正在打开模型 %1…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>built in</source>
+        <translation>内置</translation>
+    </message>
+    <message>
         <location line="+39" />
         <source>The model %1 was not opened: %2</source>
         <translation>未能打开模型 %1：%2</translation>
@@ -2027,15 +2043,12 @@
         <translation>H̄ %1 奈特</translation>
     </message>
     <message>
-        <location line="+1" />
-        <source>Layer %1, head %2: %3
-mean entropy %4 nats
-previous token %5 · first token %6 · itself %7
-Click to show this head</source>
-        <translation>第 %1 层，头 %2：%3
-平均熵 %4 奈特
-前一个词元 %5 · 第一个词元 %6 · 自身 %7
-点击显示这个头</translation>
+        <source>Layer %1, head %2: %3</source>
+        <translation>第 %1 层，头 %2：%3</translation>
+    </message>
+    <message>
+        <source>Click to show this head</source>
+        <translation>点击显示这个头</translation>
     </message>
     <message>
         <location line="+11" />
@@ -2043,9 +2056,12 @@ Click to show this head</source>
         <translation>%1：“%2”的每个头的 softmax 权重</translation>
     </message>
     <message>
-        <location line="+32" />
-        <source>&lt;b&gt;%1&lt;/b&gt; · mean entropy %2 nats · previous token %3 · first token %4 · itself %5</source>
-        <translation>&lt;b&gt;%1&lt;/b&gt; · 平均熵 %2 奈特 · 前一个词元 %3 · 第一个词元 %4 · 自身 %5</translation>
+        <source> %1 (uniform %2)</source>
+        <translation> %1（均匀 %2）</translation>
+    </message>
+    <message>
+        <source> · mean entropy %1 nats · previous token %2 · first token %3 · itself %4</source>
+        <translation> · 平均熵 %1 奈特 · 前一个词元 %2 · 第一个词元 %3 · 自身 %4</translation>
     </message>
     <message>
         <location line="+35" />
@@ -2073,13 +2089,11 @@ Click to show this head</source>
         <translation>%1 · 第 %2 层，头 %3</translation>
     </message>
     <message>
-        <location line="+20" />
-        <source>previous-token</source>
+        <source>previous token</source>
         <translation>前一个词元</translation>
     </message>
     <message>
-        <location line="+2" />
-        <source>first-token (sink)</source>
+        <source>first token (sink)</source>
         <translation>第一个词元（汇点）</translation>
     </message>
     <message>
@@ -2093,9 +2107,37 @@ Click to show this head</source>
         <translation>分散</translation>
     </message>
     <message>
-        <location line="+2" />
-        <source>mixed</source>
-        <translation>混合</translation>
+        <source>induction</source>
+        <translation>归纳</translation>
+    </message>
+    <message>
+        <source>focused</source>
+        <extracomment>A head that reads few keys, none of them a fixed position (not the previous, first or same token).</extracomment>
+        <translation>聚焦</translation>
+    </message>
+    <message>
+        <source>too short to tell</source>
+        <translation>太短，无法判断</translation>
+    </message>
+    <message>
+        <source>%1: %2 (uniform %3)</source>
+        <translation>%1：%2（均匀 %3）</translation>
+    </message>
+    <message>
+        <source>induction: no token of this text repeats an earlier one</source>
+        <translation>归纳：这段文字中没有重复前面出现过的词元</translation>
+    </message>
+    <message>
+        <source>spread (entropy ÷ ln open keys): %1 (uniform 1.00) · largest weight %2</source>
+        <translation>分散度（熵 ÷ ln 可见键数）：%1（均匀 1.00）· 最大权重 %2</translation>
+    </message>
+    <message>
+        <source>mean entropy %1 nats</source>
+        <translation>平均熵 %1 奈特</translation>
+    </message>
+    <message>
+        <source>The label: the highest score that is at least %1 and %2 times its uniform; with none, broad (spread at least %3) or focused</source>
+        <translation>标签：取至少为 %1 且至少是其均匀值 %2 倍的分数中最高的那一个；若没有，分散度至少 %3 时为“分散”，否则为“聚焦”</translation>
     </message>
     <message>
         <location line="+7" />
@@ -3637,6 +3679,11 @@ weight</source>
         <location line="+7" />
         <source>scaled score</source>
         <translation>缩放后分数</translation>
+    </message>
+    <message>
+        <source> · shared scale</source>
+        <extracomment>Appended to a score map&apos;s colour bar title when scores, scaled and masked share one colour range.</extracomment>
+        <translation> · 共用色标</translation>
     </message>
     <message>
         <location line="+18" />

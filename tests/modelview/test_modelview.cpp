@@ -200,10 +200,11 @@ private slots:
         QVERIFY(maxDiff(mv->qkvPlot(2)->data().values, h.v) <= 1e-12);
         QCOMPARE(mv->qkvPlot(0)->data().values.cols(), Eigen::Index(32));
 
-        // The kind line is summarizeHead's.
-        const HeadSummary s = summarizeHead(h.weights);
+        // The kind line is scoreHead's.
+        const HeadScores s = scoreHead(h.weights, ref.ids);
         QVERIFY(mv->kindLabel()->text().contains(ModelView::kindName(s.kind)));
         QVERIFY(mv->kindLabel()->text().contains(fixed2(s.meanEntropy)));
+        QCOMPARE(mv->kindLabel()->toolTip(), ModelView::scoresText(s));
     }
 
     // A click on a grid cell shows that head; the grid's data is every head.
@@ -225,9 +226,17 @@ private slots:
             for (int hh = 0; hh < 4; ++hh) {
                 const HeadGridCell &cell = grid->data().cells[std::size_t(l * 4 + hh)];
                 QVERIFY(maxDiff(cell.weights, ref.layers[std::size_t(l)].heads[std::size_t(hh)].weights) <= 1e-12);
-                const HeadSummary s = summarizeHead(ref.layers[std::size_t(l)].heads[std::size_t(hh)].weights);
+                const HeadScores s = scoreHead(ref.layers[std::size_t(l)].heads[std::size_t(hh)].weights, ref.ids);
                 QCOMPARE(cell.caption.value(0), ModelView::kindName(s.kind));
                 QVERIFY(cell.caption.value(1).contains(fixed2(s.meanEntropy)));
+                // Each score beside its baseline, as "previous token: 0.62 (uniform 0.21)".
+                QVERIFY(cell.toolTip.contains(ModelView::kindName(HeadKind::PreviousToken) + QStringLiteral(": ")
+                                              + fixed2(s.previousToken.score) + QStringLiteral(" (uniform ")
+                                              + fixed2(s.previousToken.uniform) + QLatin1Char(')')));
+                QVERIFY(cell.toolTip.contains(fixed2(s.induction.score)));
+                // On this repeated span, layer 3, head 1 is the induction head.
+                if (l == 2 && hh == 0)
+                    QCOMPARE(s.kind, HeadKind::Induction);
             }
         const QRectF target = grid->mapRect(2, 3);
         QVERIFY(target.width() > 20 && grid->rect().contains(target.center().toPoint()));

@@ -1,0 +1,133 @@
+#include "headscores.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace attn {
+
+namespace {
+
+// Accumulates one score's mean and its uniform baseline over rows.
+struct Mean {
+    double sum = 0, uniform = 0;
+    int rows = 0;
+    void add(double w, double u)
+    {
+        sum += w;
+        uniform += u;
+        ++rows;
+    }
+    HeadScore score() const { return rows ? HeadScore{sum / rows, uniform / rows, rows} : HeadScore{}; }
+};
+
+double rowEntropy(const Matrix &w, Eigen::Index i)
+{
+    double h = 0;
+    for (Eigen::Index j = 0; j <= i && j < w.cols(); ++j)
+        if (w(i, j) > 0)
+            h -= w(i, j) * std::log(w(i, j));
+    return h;
+}
+
+// The keys p + 1 after each earlier occurrence p ≤ i − 2 of row i's token.
+std::set<Eigen::Index> inductionTargets(const std::vector<int> &ids, Eigen::Index i)
+{
+    std::set<Eigen::Index> targets;
+    for (Eigen::Index p = 0; p + 2 <= i; ++p)
+        if (ids[std::size_t(p)] == ids[std::size_t(i)])
+            targets.insert(p + 1);
+    return targets;
+}
+
+} // namespace
+
+const HeadScore *HeadScores::labelScore() const
+{
+    switch (kind) {
+    case HeadKind::PreviousToken:
+        return &previousToken;
+    case HeadKind::FirstToken:
+        return &firstToken;
+    case HeadKind::Self:
+        return &self;
+    case HeadKind::Induction:
+        return &induction;
+    default:
+        return nullptr;
+    }
+}
+
+HeadScores scoreHead(const Matrix &w, const std::vector<int> &ids)
+{
+    HeadScores s;
+    const Eigen::Index n = std::min(w.rows(), w.cols());
+    const bool withIds = Eigen::Index(ids.size()) >= n;
+    Mean previous, first, self, induction;
+    double spread = 0, maxWeight = 0;
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const double h = rowEntropy(w, i);
+        s.meanEntropy += h / double(n);
+        if (i == 0)
+            continue;
+        const double open = double(i + 1), u = 1.0 / open;
+        previous.add(w(i, i - 1), u);
+        first.add(w(i, 0), u);
+        self.add(w(i, i), u);
+        spread += h / std::log(open);
+        maxWeight += w.row(i).head(i + 1).maxCoeff();
+        if (withIds) {
+            const auto targets = inductionTargets(ids, i);
+            if (!targets.empty()) {
+                double on = 0;
+                for (Eigen::Index t : targets)
+                    on += w(i, t);
+                induction.add(on, double(targets.size()) * u);
+            }
+        }
+    }
+    s.previousToken = previous.score();
+    s.firstToken = first.score();
+    s.self = self.score();
+    s.induction = induction.score();
+    if (n < 2)
+        return s; // TooShort
+    s.spread = spread / double(n - 1);
+    s.maxWeight = maxWeight / double(n - 1);
+    // The clearest pattern wins; in this order on a tie.
+    const std::pair<HeadKind, const HeadScore *> candidates[] = {{HeadKind::PreviousToken, &s.previousToken},
+                                                                  {HeadKind::FirstToken, &s.firstToken},
+                                                                  {HeadKind::Self, &s.self},
+                                                                  {HeadKind::Induction, &s.induction}};
+    const HeadScore *best = nullptr;
+    s.kind = s.spread >= kBroadSpread ? HeadKind::Broad : HeadKind::Focused;
+    for (const auto &[kind, score] : candidates)
+        if (score->clear() && (!best || score->score > best->score)) {
+            best = score;
+            s.kind = kind;
+        }
+    return s;
+}
+
+std::string headKindName(HeadKind kind)
+{
+    switch (kind) {
+    case HeadKind::PreviousToken:
+        return "previous token";
+    case HeadKind::FirstToken:
+        return "first token (sink)";
+    case HeadKind::Self:
+        return "self";
+    case HeadKind::Induction:
+        return "induction";
+    case HeadKind::Broad:
+        return "broad";
+    case HeadKind::Focused:
+        return "focused";
+    case HeadKind::TooShort:
+        return "too short to tell";
+    }
+    return {};
+}
+
+} // namespace attn
