@@ -13,6 +13,7 @@
 #include "lessons.h"
 #include "comparecmd.h"
 #include "modelcmd.h"
+#include "traincmd.h"
 #include "scenario_json.h"
 #include "trace_json.h"
 #include "trace_text.h"
@@ -83,6 +84,9 @@ const char *const kUsage = R"(Usage:
       NAME_compare_STAGE.png) and the difference map (NAME_diff_STAGE.png).
   attention-lab-cli model info|trace|export [--model DIR|builtin] [--text "..."] [--layer L --head H]
       A GPT-2 model's every layer and head (docs/model.md); export: --out DIR or --scenario FILE.
+  attention-lab-cli train --task induction|previous|copy|reverse|grammar --layers L --heads H --d-model D [--mlp]
+        --steps N --seed S --scale sqrt|none|dk --out DIR [--log-every K] [--format text|json]
+      Trains a small GPT-2 from random weights; prints the loss and every head's scores, saves the model folder.
   attention-lab-cli --help | --version
 )";
 
@@ -777,7 +781,9 @@ int runCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return modelCommand(rest, out, err);
         if (command == QLatin1String("compare"))
             return compareCommand(rest, out, err);
-        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, presets, experiment, export, compare, model (see --help)")
+        if (command == QLatin1String("train"))
+            return trainCommand(rest, out, err);
+        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, presets, experiment, export, compare, model, train (see --help)")
                              .arg(command)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: " << safe(command) << ": " << safe(e.message) << "\n";
