@@ -1,6 +1,7 @@
 #include "gpt2_backward.h"
 
 #include "attention.h"
+#include "blas.h"
 #include "gpt2_ops.h"
 
 #include <cmath>
@@ -14,7 +15,6 @@ namespace attn {
 using gpt2ops::gelu;
 using gpt2ops::geluDerivative;
 using gpt2ops::layerNorm;
-using gpt2ops::product;
 
 namespace {
 
@@ -138,25 +138,25 @@ Result<Gpt2Tape> forwardForTraining(const Gpt2Model &m, const TrainBatch &batch,
         LayerTape lt;
         lt.input = x;
         lt.normed1 = layerNorm(x, L.ln1Weight, L.ln1Bias, c.epsilon, &lt.hat1, &lt.rstd1);
-        lt.qkv = product(lt.normed1, L.attnWeight);                         // N by 3d
+        lt.qkv = blas::multiply(lt.normed1, false, L.attnWeight, false);                         // N by 3d
         lt.qkv.rowwise() += L.attnBias;
         attentionForward(lt.qkv, B, T, H, dh, divisor, blocked, lt);
-        Matrix attn = product(lt.concat, L.projWeight);                      // N by d
+        Matrix attn = blas::multiply(lt.concat, false, L.projWeight, false);                      // N by d
         attn.rowwise() += L.projBias;
         x += attn;
         if (o.mlp) {
             lt.normed2 = layerNorm(x, L.ln2Weight, L.ln2Bias, c.epsilon, &lt.hat2, &lt.rstd2);
-            lt.hidden = product(lt.normed2, L.fcWeight);                     // N by I
+            lt.hidden = blas::multiply(lt.normed2, false, L.fcWeight, false);                     // N by I
             lt.hidden.rowwise() += L.fcBias;
             lt.activated = gelu(lt.hidden, c.geluTanh);
-            Matrix mlp = product(lt.activated, L.mlpProjWeight);             // N by d
+            Matrix mlp = blas::multiply(lt.activated, false, L.mlpProjWeight, false);             // N by d
             mlp.rowwise() += L.mlpProjBias;
             x += mlp;
         }
         tape.layers.push_back(std::move(lt));
     }
     tape.final = layerNorm(x, m.lnfWeight, m.lnfBias, c.epsilon, &tape.hatF, &tape.rstdF);
-    const Matrix logits = product(tape.final, m.wte.transpose());           // N by V
+    const Matrix logits = blas::multiply(tape.final, false, m.wte, true);           // N by V
     if (!logits.allFinite())
         return Problem{"training", "the forward left the finite numbers (the logits overflow)"};
     // Row softmax and the mean cross-entropy of the counted rows.
@@ -194,30 +194,30 @@ Gpt2Model backwardFromTape(const Gpt2Model &m, const TrainBatch &batch, const Tr
             dlogits.row(r).setZero();
     }
     dlogits /= double(tape.counted);
-    g.wte.noalias() = dlogits.transpose() * tape.final;                     // V by d
-    Matrix dx = dlogits * m.wte;                                             // N by d
+    g.wte = blas::multiply(dlogits, true, tape.final, false);                     // V by d
+    Matrix dx = blas::multiply(dlogits, false, m.wte, false);                                             // N by d
     dx = layerNormBackward(dx, tape.hatF, tape.rstdF, m.lnfWeight, g.lnfWeight, g.lnfBias);
     for (int l = c.nLayer - 1; l >= 0; --l) {
         const Gpt2Layer &L = m.layers[std::size_t(l)];
         const LayerTape &lt = tape.layers[std::size_t(l)];
         Gpt2Layer &G = g.layers[std::size_t(l)];
         if (o.mlp) {
-            G.mlpProjWeight.noalias() = lt.activated.transpose() * dx;      // I by d
+            G.mlpProjWeight = blas::multiply(lt.activated, true, dx, false);      // I by d
             G.mlpProjBias = dx.colwise().sum();
-            Matrix dh1 = dx * L.mlpProjWeight.transpose();                  // N by I
+            Matrix dh1 = blas::multiply(dx, false, L.mlpProjWeight, true);                  // N by I
             dh1.array() *= geluDerivative(lt.hidden, c.geluTanh).array();
-            G.fcWeight.noalias() = lt.normed2.transpose() * dh1;             // d by I
+            G.fcWeight = blas::multiply(lt.normed2, true, dh1, false);             // d by I
             G.fcBias = dh1.colwise().sum();
-            const Matrix dn2 = dh1 * L.fcWeight.transpose();                 // N by d
+            const Matrix dn2 = blas::multiply(dh1, false, L.fcWeight, true);                 // N by d
             dx += layerNormBackward(dn2, lt.hat2, lt.rstd2, L.ln2Weight, G.ln2Weight, G.ln2Bias);
         }
-        G.projWeight.noalias() = lt.concat.transpose() * dx;                 // d by d
+        G.projWeight = blas::multiply(lt.concat, true, dx, false);                 // d by d
         G.projBias = dx.colwise().sum();
-        const Matrix dconcat = dx * L.projWeight.transpose();                // N by d
+        const Matrix dconcat = blas::multiply(dx, false, L.projWeight, true);                // N by d
         const Matrix dqkv = attentionBackward(dconcat, lt, B, T, H, dh, divisor); // N by 3d
-        G.attnWeight.noalias() = lt.normed1.transpose() * dqkv;              // d by 3d
+        G.attnWeight = blas::multiply(lt.normed1, true, dqkv, false);              // d by 3d
         G.attnBias = dqkv.colwise().sum();
-        const Matrix dn1 = dqkv * L.attnWeight.transpose();                  // N by d
+        const Matrix dn1 = blas::multiply(dqkv, false, L.attnWeight, true);                  // N by d
         dx += layerNormBackward(dn1, lt.hat1, lt.rstd1, L.ln1Weight, G.ln1Weight, G.ln1Bias);
     }
     for (int r = 0; r < N; ++r) {

@@ -1,6 +1,7 @@
 #include "trainer.h"
 
 #include "attention.h"
+#include "blas.h"
 #include "grammar.h"
 #include "modelfile.h"
 
@@ -36,9 +37,8 @@ void useThreads(int threads)
 {
 #ifdef _OPENMP
     omp_set_num_threads(threads); // this thread's setting: a window's worker sets its own
-#else
-    (void)threads;
 #endif
+    blas::setThreads(threads);
 }
 
 } // namespace
@@ -106,7 +106,7 @@ std::optional<Problem> checkTrainingBudget(const TrainSettings &s)
                                + " bytes (1 GiB)"};
 }
 
-Gpt2Model initialWeights(const Gpt2Config &c, bool mlp, std::uint64_t seed)
+Gpt2Model initialWeights(const Gpt2Config &c, bool mlp, std::uint64_t seed, double embeddingStd)
 {
     Gpt2Model m = zeroWeights(c);
     Rng rng(seed);
@@ -116,8 +116,8 @@ Gpt2Model initialWeights(const Gpt2Config &c, bool mlp, std::uint64_t seed)
                 x(i, j) = sd * rng.normal();
     };
     const double d = c.nEmbd, depth = std::sqrt(2.0 * c.nLayer);
-    fill(m.wte, 1.0);
-    fill(m.wpe, 1.0);
+    fill(m.wte, embeddingStd);
+    fill(m.wpe, embeddingStd);
     for (Gpt2Layer &L : m.layers) {
         L.ln1Weight.setOnes();
         L.ln2Weight.setOnes();
@@ -145,7 +145,7 @@ Result<TrainState> startTraining(const TrainSettings &settings)
     TrainState s;
     s.settings = settings;
     const Gpt2Config c = trainConfig(settings);
-    s.model = initialWeights(c, settings.mlp, settings.seed);
+    s.model = initialWeights(c, settings.mlp, settings.seed, settings.embeddingStd);
     s.data = Rng(splitmix64(settings.seed ^ kDataStream));
     Rng held(splitmix64(settings.seed ^ kHeldOutStream));
     s.evaluation = taskBatch(settings, std::max(settings.batch, 32), held);

@@ -33,9 +33,9 @@ struct TrainSettings {
     std::uint64_t seed = 0;
     Scale scale = Scale::SqrtDk; // the scores' divisor: sqrt(d_h), 1 or d_h
     int batch = 16;              // sequences a step
-    int length = 32;             // T, tokens a sequence
+    int length = 16;             // T, tokens a sequence
     int vocabulary = 32;         // for the synthetic tasks (grammar: the built-in model's)
-    double learningRate = 3e-3;
+    double learningRate = 1e-2;
     int warmup = 20;             // steps of linear warm-up
     double clip = 1.0;           // the gradient's largest global norm (0: none)
     AdamWOptions adam;
@@ -43,6 +43,7 @@ struct TrainSettings {
     int checkpointEvery = 0;     // a checkpoint every K steps; 0: at every log entry
     int threads = 1;
     int heldOut = 16;            // held-out repeated sequences scoring the heads
+    double embeddingStd = 0.3;   // wte and wpe drawn N(0, embeddingStd²)
 };
 
 // The limits of the settings; the first one broken as a Problem placed at
@@ -63,9 +64,9 @@ TrainForwardOptions trainOptions(const TrainSettings &settings);
 
 // Random weights: LayerNorm 1 and 0, biases 0, c_attn N(0, 1/d) so that q
 // and k have components of about unit variance (LN's output has), the
-// residual writers N(0, 1/width) / sqrt(2 layers), embeddings N(0, 1).
+// residual writers N(0, 1/width) / sqrt(2 layers), embeddings N(0, s²).
 // Without the MLP its weights are zero, as the saved file keeps them.
-Gpt2Model initialWeights(const Gpt2Config &config, bool mlp, std::uint64_t seed);
+Gpt2Model initialWeights(const Gpt2Config &config, bool mlp, std::uint64_t seed, double embeddingStd = 1.0);
 
 struct TrainLogEntry {
     int step = 0;
