@@ -122,21 +122,27 @@ TrainBatch makeTaskBatch(TrainTask task, int B, int T, int V, Rng &rng)
     return out;
 }
 
-TrainBatch repeatedSequences(int count, int span, int content, Rng &rng)
+RepeatedSequences repeatedSequences(int count, int T, int content, Rng &rng)
 {
-    TrainBatch out;
-    out.batch = count;
-    out.length = 2 * span;
+    RepeatedSequences out;
+    out.batch.batch = count;
+    out.batch.length = T;
     for (int b = 0; b < count; ++b) {
-        std::vector<int> s(static_cast<std::size_t>(span));
+        std::vector<int> s(static_cast<std::size_t>(T));
         for (int &id : s)
             id = below(rng, content);
-        for (int rep = 0; rep < 2; ++rep)
-            out.ids.insert(out.ids.end(), s.begin(), s.end());
+        const int lo = std::max(2, T / 4), hi = std::max(lo, T / 2);
+        const int L = lo + below(rng, hi - lo + 1);
+        const int start = below(rng, T - 2 * L + 1);
+        for (int t = 0; t < L; ++t)
+            s[std::size_t(start + L + t)] = s[std::size_t(start + t)];
+        out.batch.ids.insert(out.batch.ids.end(), s.begin(), s.end());
+        out.starts.push_back(start);
+        out.spans.push_back(L);
     }
-    out.targets.resize(out.ids.size());
-    for (std::size_t r = 0; r < out.ids.size(); ++r)
-        out.targets[r] = (r + 1) % std::size_t(2 * span) == 0 ? out.ids[r] : out.ids[r + 1];
+    out.batch.targets.resize(out.batch.ids.size());
+    for (std::size_t r = 0; r < out.batch.ids.size(); ++r)
+        out.batch.targets[r] = (r + 1) % std::size_t(T) == 0 ? out.batch.ids[r] : out.batch.ids[r + 1];
     return out;
 }
 

@@ -45,8 +45,15 @@ int contentTokens(TrainTask task, int vocabulary);
 TrainBatch makeTaskBatch(TrainTask task, int batch, int length, int vocabulary, Rng &rng);
 
 // Held-out repeated sequences for the prefix-matching score: `count`
-// sequences of `span` random tokens said twice (length 2 span), every
-// target counted (they are for looking at weights, not for the loss).
-TrainBatch repeatedSequences(int count, int span, int contentTokens, Rng &rng);
+// sequences of `length` random tokens in which a span of spans[b] tokens
+// starting at starts[b] is said again right after it. The span's length
+// varies (length/4 to length/2, as in training) so that a head attending a
+// fixed distance back, by position alone, cannot score as an induction
+// head. Every target is counted (they are for looking at weights).
+struct RepeatedSequences {
+    TrainBatch batch;
+    std::vector<int> starts, spans;   // count each
+};
+RepeatedSequences repeatedSequences(int count, int length, int contentTokens, Rng &rng);
 
 } // namespace attn

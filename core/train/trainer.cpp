@@ -92,7 +92,7 @@ double trainingMemoryBytes(const TrainSettings &s)
     const double params = modelParameters(c);
     const int every = s.checkpointEvery > 0 ? s.checkpointEvery : s.logEvery;
     const double checkpoints = double(s.steps) / std::max(1, every) + 2;
-    const double cells = trainStepCells(c, std::max(s.batch, std::max(s.heldOut, 1)), s.length, s.mlp);
+    const double cells = trainStepCells(c, std::max(std::max(s.batch, 32), s.heldOut), s.length, s.mlp);
     return 8.0 * (4 * params + checkpoints * params + cells);
 }
 
@@ -150,7 +150,7 @@ Result<TrainState> startTraining(const TrainSettings &settings)
     Rng held(splitmix64(settings.seed ^ kHeldOutStream));
     s.evaluation = taskBatch(settings, std::max(settings.batch, 32), held);
     const int content = settings.task == TrainTask::Grammar ? c.vocabSize : contentTokens(settings.task, settings.vocabulary);
-    s.repeated = repeatedSequences(settings.heldOut, settings.length / 2, content, held);
+    s.repeated = repeatedSequences(settings.heldOut, settings.length, content, held);
     return s;
 }
 

@@ -85,7 +85,7 @@ struct TrainState {
     AdamWState adam;
     Rng data{0};                 // the training batches
     TrainBatch evaluation;       // the held-out batch of the task
-    TrainBatch repeated;         // held-out repeated sequences (head scores)
+    RepeatedSequences repeated;  // held-out repeated sequences (head scores)
     int step = 0;                // steps done
     double lastLoss = 0;         // the last training batch's loss
     bool cancelled = false;

@@ -241,14 +241,19 @@ private slots:
             for (int j = 0; j <= i; ++j)
                 uniform(i, j) = 1.0 / (i + 1);
         }
-        QCOMPARE(prefixMatchingScore(prefix, S), 1.0);
+        QCOMPARE(prefixMatchingScore(prefix, 0, S), 1.0);
         double expected = 0;
         for (int i = S; i < T; ++i)
             expected += 1.0 / (i + 1) / S;
-        QVERIFY(std::fabs(prefixMatchingScore(uniform, S) - expected) < 1e-15);
+        QVERIFY(std::fabs(prefixMatchingScore(uniform, 0, S) - expected) < 1e-15);
         QVERIFY(expected > 1.0 / T && expected < 2.0 / T);
         QCOMPARE(previousTokenScore(previous), 1.0);
-        QVERIFY(prefixMatchingScore(previous, S) < 1e-15);
+        QVERIFY(prefixMatchingScore(previous, 0, S) < 1e-15);
+        // A repeat that starts later: the score follows it.
+        Matrix shifted = Matrix::Zero(T + 3, T + 3);
+        for (int i = 3 + S; i < 3 + 2 * S; ++i)
+            shifted(i, i - S + 1) = 1;
+        QCOMPARE(prefixMatchingScore(shifted, 3, S), 1.0);
     }
 
     // The repeated sequences say each span twice; the induction batch's
@@ -256,11 +261,14 @@ private slots:
     void tasksMakeWhatTheySay()
     {
         Rng rng(3);
-        const TrainBatch r = repeatedSequences(4, 5, 10, rng);
-        QCOMPARE(r.length, 10);
-        for (int b = 0; b < 4; ++b)
-            for (int t = 0; t < 5; ++t)
-                QCOMPARE(r.ids[std::size_t(b * 10 + t)], r.ids[std::size_t(b * 10 + t + 5)]);
+        const RepeatedSequences r = repeatedSequences(4, 16, 10, rng);
+        QCOMPARE(r.batch.length, 16);
+        for (int b = 0; b < 4; ++b) {
+            const int a = r.starts[std::size_t(b)], S = r.spans[std::size_t(b)];
+            QVERIFY(S >= 4 && S <= 8 && a + 2 * S <= 16);
+            for (int t = 0; t < S; ++t)
+                QCOMPARE(r.batch.ids[std::size_t(b * 16 + a + t)], r.batch.ids[std::size_t(b * 16 + a + S + t)]);
+        }
         const TrainBatch ind = makeTaskBatch(TrainTask::Induction, 8, 32, 16, rng);
         for (int b = 0; b < 8; ++b) {
             int counted = 0;
