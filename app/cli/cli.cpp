@@ -15,6 +15,7 @@
 #include "gradcmd.h"
 #include "modelcmd.h"
 #include "quizcmd.h"
+#include "traincmd.h"
 #include "scenario_json.h"
 #include "trace_json.h"
 #include "trace_text.h"
@@ -106,6 +107,9 @@ const char *const kUsage = R"(Usage:
       "question", "choices", "answer" (0-based), "explanation"}]}. pdf: the
       handout (the questions, then the answer key on a page of its own) into
       --out FILE; text and json go to stdout unless --out names a file.
+  attention-lab-cli train --task induction|previous|copy|reverse|grammar --layers L --heads H --d-model D [--mlp]
+        --steps N --seed S --scale sqrt|none|dk --out DIR [--log-every K] [--format text|json]
+      Trains a small GPT-2 from random weights; prints the loss and every head's scores, saves the model folder.
   attention-lab-cli --help | --version
 )";
 
@@ -877,7 +881,9 @@ int runCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return quizCommand(rest, out, err);
         if (command == QLatin1String("grad"))
             return gradCommand(rest, out, err);
-        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, grad, presets, experiment, export, compare, model, quiz (see --help)")
+        if (command == QLatin1String("train"))
+            return trainCommand(rest, out, err);
+        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, grad, presets, experiment, export, compare, model, quiz, train (see --help)")
                              .arg(command)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: " << safe(command) << ": " << safe(e.message) << "\n";

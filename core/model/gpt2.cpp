@@ -1,6 +1,7 @@
 #include "gpt2.h"
 
 #include "attention.h"
+#include "gpt2_ops.h"
 #include "modelfile.h"
 #include "numbers.h"
 
@@ -23,6 +24,10 @@ namespace attn {
 
 namespace {
 
+using gpt2ops::gelu;
+using gpt2ops::layerNorm;
+using gpt2ops::product;
+
 std::string quoted(const std::string &s)
 {
     return "\"" + s + "\"";
@@ -33,57 +38,6 @@ std::string shapeText(const std::vector<std::int64_t> &shape)
     TensorInfo t;
     t.shape = shape;
     return t.shapeText();
-}
-
-// Row-wise layer norm: (x - mean) / sqrt(var + eps) * g + b, n by d.
-Matrix layerNorm(const Matrix &x, const Eigen::RowVectorXd &g, const Eigen::RowVectorXd &b, double eps)
-{
-    Matrix out(x.rows(), x.cols());
-    const double d = double(x.cols());
-    for (Eigen::Index i = 0; i < x.rows(); ++i) {
-        const double mean = x.row(i).sum() / d;
-        const Eigen::RowVectorXd centred = x.row(i).array() - mean;
-        const double var = centred.squaredNorm() / d;
-        if (std::isfinite(mean) && std::isfinite(var)) {
-            out.row(i) = (centred / std::sqrt(var + eps)).cwiseProduct(g) + b;
-            continue;
-        }
-        // A finite row too large to sum or square (entries above ~1e154):
-        // the same formula on the row divided by its largest entry.
-        const double s = x.row(i).cwiseAbs().maxCoeff();
-        const Eigen::RowVectorXd y = x.row(i) / s;
-        const Eigen::RowVectorXd cy = y.array() - y.sum() / d;
-        const double vy = cy.squaredNorm() / d + eps / (s * s);
-        if (vy > 0)
-            out.row(i) = (cy / std::sqrt(vy)).cwiseProduct(g) + b;
-        else
-            out.row(i) = b; // every entry the same: centred, it is 0
-    }
-    return out;
-}
-
-// a b, n by m times m by k. Small products (a short sentence through a small
-// model) are summed directly: Eigen's blocked product would pack b, a whole
-// weight matrix, into a fresh buffer on every call, which costs more than
-// the product itself when a has a few dozen rows.
-Matrix product(const Matrix &a, const Matrix &b)
-{
-    if (double(a.rows()) * double(a.cols()) * double(b.cols()) <= 4e6) {
-        // Rows of a against columns of b: both contiguous, so each entry is
-        // one vectorised dot product.
-        const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = a;
-        return rows.lazyProduct(b);
-    }
-    return a * b;
-}
-
-Matrix gelu(const Matrix &x, bool tanhApprox)
-{
-    if (tanhApprox) {
-        const double c = std::sqrt(2.0 / M_PI);
-        return x.unaryExpr([c](double v) { return 0.5 * v * (1.0 + std::tanh(c * (v + 0.044715 * v * v * v))); });
-    }
-    return x.unaryExpr([](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
 }
 
 struct Reader {

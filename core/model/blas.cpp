@@ -1,0 +1,95 @@
+#include "blas.h"
+
+#include <cstdlib>
+#include <mutex>
+
+#if defined(__linux__)
+#include <dlfcn.h>
+#define ATTN_HAVE_DLOPEN 1
+#endif
+
+namespace attn::blas {
+
+namespace {
+
+using Dgemm = void (*)(const char *, const char *, const int *, const int *, const int *, const double *, const double *,
+                       const int *, const double *, const int *, const double *, double *, const int *);
+using SetThreads = void (*)(int);
+
+struct Library {
+    Dgemm dgemm = nullptr;
+    SetThreads setThreads = nullptr;
+    const char *name = "Eigen";
+};
+
+const Library &library()
+{
+    static const Library lib = [] {
+        Library l;
+#ifdef ATTN_HAVE_DLOPEN
+        const char *off = std::getenv("ATTN_NO_BLAS");
+        if (off && *off && *off != '0')
+            return l;
+        struct Candidate {
+            const char *file, *name;
+        };
+        for (const Candidate c : {Candidate{"libopenblas.so.0", "OpenBLAS (libopenblas.so.0)"},
+                                  Candidate{"libblas.so.3", "BLAS (libblas.so.3)"}}) {
+            void *h = dlopen(c.file, RTLD_NOW | RTLD_LOCAL);
+            if (!h)
+                continue;
+            l.dgemm = reinterpret_cast<Dgemm>(dlsym(h, "dgemm_"));
+            l.setThreads = reinterpret_cast<SetThreads>(dlsym(h, "openblas_set_num_threads"));
+            if (l.dgemm) {
+                l.name = c.name;
+                break;
+            }
+            dlclose(h);
+        }
+#endif
+        return l;
+    }();
+    return lib;
+}
+
+} // namespace
+
+Matrix multiply(const Matrix &a, bool ta, const Matrix &b, bool tb)
+{
+    const Eigen::Index m = ta ? a.cols() : a.rows(), k = ta ? a.rows() : a.cols();
+    const Eigen::Index n = tb ? b.rows() : b.cols();
+    const Library &lib = library();
+    // Small products and sizes past int: Eigen's.
+    if (!lib.dgemm || double(m) * double(n) * double(k) < 1e5 || m > 1 << 30 || n > 1 << 30 || k > 1 << 30) {
+        if (ta && tb)
+            return a.transpose() * b.transpose();
+        if (ta)
+            return a.transpose() * b;
+        if (tb)
+            return a * b.transpose();
+        return a * b;
+    }
+    Matrix c(m, n);
+    if (m == 0 || n == 0)
+        return c;
+    if (k == 0)
+        return Matrix::Zero(m, n);
+    const int M = int(m), N = int(n), K = int(k), lda = int(std::max<Eigen::Index>(1, a.rows())),
+              ldb = int(std::max<Eigen::Index>(1, b.rows())), ldc = M;
+    const double one = 1, zero = 0;
+    lib.dgemm(ta ? "T" : "N", tb ? "T" : "N", &M, &N, &K, &one, a.data(), &lda, b.data(), &ldb, &zero, c.data(), &ldc);
+    return c;
+}
+
+const char *backend()
+{
+    return library().name;
+}
+
+void setThreads(int threads)
+{
+    if (const Library &lib = library(); lib.setThreads)
+        lib.setThreads(threads);
+}
+
+} // namespace attn::blas

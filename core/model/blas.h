@@ -1,0 +1,22 @@
+#pragma once
+// Large matrix products for the training step: the system's BLAS (dgemm)
+// when one can be loaded at run time (libopenblas, or whatever libblas.so.3
+// the system points at), Eigen's product otherwise. Eigen's kernels are
+// compiled for the baseline x86-64 (SSE2: two doubles an instruction); an
+// optimised BLAS picks AVX2 and FMA on the machine it runs on, several
+// times the throughput for the products that are most of a step. Nothing is
+// needed at build time, and a system without a BLAS trains the same way,
+// slower. ATTN_NO_BLAS=1 in the environment keeps Eigen's products.
+
+#include "scenario.h"
+
+namespace attn::blas {
+
+// op(a) op(b), where op transposes when asked: m by k times k by n.
+Matrix multiply(const Matrix &a, bool transposeA, const Matrix &b, bool transposeB);
+// What multiply uses: "OpenBLAS (libopenblas.so.0)", "BLAS (libblas.so.3)" or "Eigen".
+const char *backend();
+// The threads the BLAS may use (OpenBLAS's own pool); Eigen's follow OpenMP.
+void setThreads(int threads);
+
+} // namespace attn::blas

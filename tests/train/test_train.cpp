@@ -1,0 +1,427 @@
+// The training core: the GPT-2 backward against central finite differences
+// and PyTorch autograd, AdamW against its formula, the head scores on
+// hand-made weights, determinism, the saved folder read back by the model
+// reader and `model trace`, and the memory refusal.
+
+#include "attn_test.h"
+
+#include "adamw.h"
+#include "gpt2_backward.h"
+#include "headscores.h"
+#include "modelfile.h"
+#include "savemodel.h"
+#include "tasks.h"
+#include "trainer.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace attn;
+
+namespace {
+
+Gpt2Config tinyConfig()
+{
+    Gpt2Config c;
+    c.nLayer = 2;
+    c.nHead = 2;
+    c.nEmbd = 8;
+    c.nPositions = 6;
+    c.vocabSize = 7;
+    c.nInner = 12;
+    return c;
+}
+
+// Every parameter random (LayerNorm gains around 1), so no gradient is zero by symmetry.
+Gpt2Model randomModel(const Gpt2Config &c, std::uint64_t seed)
+{
+    Gpt2Model m = zeroWeights(c);
+    Rng rng(seed);
+    for (ParameterRef &p : parameterRefs(m)) {
+        const bool gain = p.name.find("ln_") != std::string::npos && p.name.find("weight") != std::string::npos;
+        for (Eigen::Index i = 0; i < p.size; ++i)
+            p.data[i] = (gain ? 1.0 : 0.0) + (p.matrix ? 0.5 : 0.2) * rng.normal();
+    }
+    return m;
+}
+
+TrainBatch tinyBatch(const Gpt2Config &c, std::uint64_t seed)
+{
+    Rng rng(seed);
+    TrainBatch b;
+    b.batch = 2;
+    b.length = 5;
+    for (int i = 0; i < 10; ++i) {
+        b.ids.push_back(int(rng.uniform() * c.vocabSize));
+        b.targets.push_back(i == 3 ? -1 : int(rng.uniform() * c.vocabSize));
+    }
+    return b;
+}
+
+double lossOf(const Gpt2Model &m, const TrainBatch &b, const TrainForwardOptions &o)
+{
+    auto t = forwardForTraining(m, b, o);
+    return t.ok() ? t.value().loss : std::nan("");
+}
+
+Gpt2Model modelFromJson(const QJsonObject &c, Gpt2Config config)
+{
+    Gpt2Model m = zeroWeights(config);
+    const QJsonObject w = c.value("weights").toObject();
+    for (ParameterRef &p : parameterRefs(m)) {
+        const QJsonArray a = w.value(QString::fromStdString(p.name)).toArray();
+        // The file is row-major; a matrix here is column-major.
+        const Eigen::Index cols = p.shape.size() == 2 ? Eigen::Index(p.shape[1]) : 1;
+        for (Eigen::Index k = 0; k < p.size; ++k) {
+            const Eigen::Index i = k / cols, j = k % cols;
+            p.data[p.shape.size() == 2 ? i + Eigen::Index(p.shape[0]) * j : k] = a[k].toDouble();
+        }
+    }
+    return m;
+}
+
+double entryOf(const ParameterRef &p, const QJsonArray &rowMajor, Eigen::Index k)
+{
+    if (p.shape.size() != 2)
+        return rowMajor[k].toDouble();
+    const Eigen::Index rows = Eigen::Index(p.shape[0]), cols = Eigen::Index(p.shape[1]);
+    const Eigen::Index i = k % rows, j = k / rows; // column-major k
+    return rowMajor[i * cols + j].toDouble();
+}
+
+} // namespace
+
+class TestTrain : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Every parameter tensor, several entries each: central differences
+    // with h = 1e-5 agree with the backward to a relative 1e-6.
+    void gradientMatchesFiniteDifferences_data()
+    {
+        QTest::addColumn<bool>("mlp");
+        QTest::addColumn<double>("divisor");
+        QTest::newRow("with the MLP, sqrt(d_h)") << true << 0.0;
+        QTest::newRow("attention only, divisor 1") << false << 1.0;
+        QTest::newRow("with the MLP, d_h") << true << 4.0;
+    }
+    void gradientMatchesFiniteDifferences()
+    {
+        QFETCH(bool, mlp);
+        QFETCH(double, divisor);
+        const Gpt2Config c = tinyConfig();
+        Gpt2Model m = randomModel(c, 7);
+        const TrainBatch b = tinyBatch(c, 8);
+        TrainForwardOptions o;
+        o.mlp = mlp;
+        o.divisor = divisor;
+        auto lg = lossAndGradient(m, b, o);
+        QVERIFY(lg.ok());
+        QCOMPARE(lg.value().loss, lossOf(m, b, o));
+        std::vector<ParameterRef> params = parameterRefs(m), grads = parameterRefs(lg.value().gradient);
+        int checked = 0;
+        for (std::size_t t = 0; t < params.size(); ++t) {
+            if (params[t].mlp && !mlp) {
+                QCOMPARE(Eigen::Map<const Eigen::VectorXd>(grads[t].data, grads[t].size).cwiseAbs().maxCoeff(), 0.0);
+                continue;
+            }
+            for (Eigen::Index k = 0; k < params[t].size; k += std::max<Eigen::Index>(1, params[t].size / 5)) {
+                const double h = 1e-5, keep = params[t].data[k];
+                params[t].data[k] = keep + h;
+                const double up = lossOf(m, b, o);
+                params[t].data[k] = keep - h;
+                const double down = lossOf(m, b, o);
+                params[t].data[k] = keep;
+                const double numeric = (up - down) / (2 * h), exact = grads[t].data[k];
+                // Below 1e-3 the differences' rounding (1e-16 / h) dominates:
+                // there the error is held to 1e-9 absolute.
+                const double rel = std::fabs(numeric - exact) / std::max(std::fabs(numeric) + std::fabs(exact), 1e-3);
+                QVERIFY2(rel <= 1e-6, qPrintable(QStringLiteral("%1[%2]: backward %3, differences %4 (relative %5)")
+                                                     .arg(QString::fromStdString(params[t].name)).arg(k)
+                                                     .arg(exact, 0, 'g', 12).arg(numeric, 0, 'g', 12).arg(rel)));
+                ++checked;
+            }
+        }
+        QVERIFY(checked > 60);
+    }
+
+    // PyTorch autograd in float64 (scripts/model-grad-reference.py): the
+    // loss and every entry of every gradient within 1e-9.
+    void gradientMatchesPyTorch()
+    {
+        QFile f(test::sourceDir() + "/tests/train/grad_reference.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray cases = QJsonDocument::fromJson(f.readAll()).object().value("cases").toArray();
+        QCOMPARE(cases.size(), 2);
+        for (const QJsonValue &cv : cases) {
+            const QJsonObject c = cv.toObject(), cfg = c.value("config").toObject();
+            Gpt2Config config;
+            config.nLayer = cfg.value("n_layer").toInt();
+            config.nHead = cfg.value("n_head").toInt();
+            config.nEmbd = cfg.value("n_embd").toInt();
+            config.nPositions = cfg.value("n_positions").toInt();
+            config.vocabSize = cfg.value("vocab_size").toInt();
+            config.nInner = cfg.value("n_inner").toInt();
+            config.epsilon = cfg.value("eps").toDouble();
+            Gpt2Model m = modelFromJson(c, config);
+            TrainBatch b;
+            b.batch = c.value("batch").toInt();
+            b.length = c.value("length").toInt();
+            for (const QJsonValue &v : c.value("ids").toArray())
+                b.ids.push_back(v.toInt());
+            for (const QJsonValue &v : c.value("targets").toArray())
+                b.targets.push_back(v.toInt());
+            TrainForwardOptions o;
+            o.mlp = c.value("mlp").toBool();
+            o.divisor = c.value("divisor").toDouble();
+            auto lg = lossAndGradient(m, b, o);
+            QVERIFY(lg.ok());
+            QVERIFY(std::fabs(lg.value().loss - c.value("loss").toDouble()) <= 1e-9);
+            const QJsonObject ref = c.value("gradients").toObject();
+            int entries = 0;
+            for (const ParameterRef &p : parameterRefs(lg.value().gradient)) {
+                const QJsonArray a = ref.value(QString::fromStdString(p.name)).toArray();
+                QCOMPARE(qsizetype(a.size()), qsizetype(p.size));
+                for (Eigen::Index k = 0; k < p.size; ++k, ++entries)
+                    QVERIFY2(std::fabs(p.data[k] - entryOf(p, a, k)) <= 1e-9,
+                             qPrintable(QStringLiteral("%1[%2]: %3 against PyTorch's %4").arg(QString::fromStdString(p.name))
+                                            .arg(k).arg(p.data[k], 0, 'g', 15).arg(entryOf(p, a, k), 0, 'g', 15)));
+            }
+            QVERIFY(entries > 1000);
+        }
+    }
+
+    // Two steps of AdamW worked by hand from the formula.
+    void adamwFollowsTheFormula()
+    {
+        Matrix W(1, 2);
+        W << 1.0, -2.0;
+        Matrix G(1, 2);
+        std::vector<ParameterRef> params{{"w", {1, 2}, W.data(), 2, true, false}};
+        AdamWOptions o;
+        o.weightDecay = 0.1;
+        AdamWState s;
+        const double lr = 0.01, b1 = o.beta1, b2 = o.beta2, eps = o.epsilon;
+        const double g1[2] = {0.5, -0.25}, g2[2] = {-1.0, 2.0};
+        double p[2] = {1.0, -2.0}, m[2] = {0, 0}, v[2] = {0, 0};
+        for (int t = 1; t <= 2; ++t) {
+            const double *g = t == 1 ? g1 : g2;
+            G << g[0], g[1];
+            std::vector<ParameterRef> grads{{"w", {1, 2}, G.data(), 2, true, false}};
+            adamwStep(params, grads, s, o, lr);
+            for (int i = 0; i < 2; ++i) {
+                p[i] -= lr * o.weightDecay * p[i];
+                m[i] = b1 * m[i] + (1 - b1) * g[i];
+                v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
+                p[i] -= lr * (m[i] / (1 - std::pow(b1, t))) / (std::sqrt(v[i] / (1 - std::pow(b2, t))) + eps);
+            }
+            for (int i = 0; i < 2; ++i)
+                QVERIFY(std::fabs(W(0, i) - p[i]) <= 1e-15);
+        }
+        QCOMPARE(s.step, 2);
+    }
+
+    // Pure prefix matching scores 1; uniform causal weights score the mean
+    // of 1 / (i + 1) over the repeat, about 1/T; the previous-token score
+    // of a pure previous-token head is 1.
+    void headScoresOnHandMadeWeights()
+    {
+        const int S = 6, T = 2 * S;
+        Matrix prefix = Matrix::Zero(T, T), uniform = Matrix::Zero(T, T), previous = Matrix::Zero(T, T);
+        for (int i = 0; i < T; ++i) {
+            prefix(i, i >= S ? i - S + 1 : 0) = 1;
+            previous(i, std::max(0, i - 1)) = 1;
+            for (int j = 0; j <= i; ++j)
+                uniform(i, j) = 1.0 / (i + 1);
+        }
+        QCOMPARE(prefixMatchingScore(prefix, 0, S), 1.0);
+        double expected = 0;
+        for (int i = S; i < T; ++i)
+            expected += 1.0 / (i + 1) / S;
+        QVERIFY(std::fabs(prefixMatchingScore(uniform, 0, S) - expected) < 1e-15);
+        QVERIFY(expected > 1.0 / T && expected < 2.0 / T);
+        QCOMPARE(previousTokenScore(previous), 1.0);
+        QVERIFY(prefixMatchingScore(previous, 0, S) < 1e-15);
+        // A repeat that starts later: the score follows it.
+        Matrix shifted = Matrix::Zero(T + 3, T + 3);
+        for (int i = 3 + S; i < 3 + 2 * S; ++i)
+            shifted(i, i - S + 1) = 1;
+        QCOMPARE(prefixMatchingScore(shifted, 3, S), 1.0);
+    }
+
+    // The repeated sequences say each span twice; the induction batch's
+    // counted targets are the second copy's next tokens.
+    void tasksMakeWhatTheySay()
+    {
+        Rng rng(3);
+        const RepeatedSequences r = repeatedSequences(4, 16, 10, rng);
+        QCOMPARE(r.batch.length, 16);
+        for (int b = 0; b < 4; ++b) {
+            const int a = r.starts[std::size_t(b)], S = r.spans[std::size_t(b)];
+            QVERIFY(S >= 4 && S <= 8 && a + 2 * S <= 16);
+            for (int t = 0; t < S; ++t)
+                QCOMPARE(r.batch.ids[std::size_t(b * 16 + a + t)], r.batch.ids[std::size_t(b * 16 + a + S + t)]);
+        }
+        const TrainBatch ind = makeTaskBatch(TrainTask::Induction, 8, 32, 16, rng);
+        for (int b = 0; b < 8; ++b) {
+            int counted = 0;
+            for (int t = 0; t < 32; ++t) {
+                const int target = ind.targets[std::size_t(b * 32 + t)];
+                if (target < 0)
+                    continue;
+                ++counted;
+                QCOMPARE(target, ind.ids[std::size_t(b * 32 + t + 1)]);
+            }
+            QVERIFY(counted >= 32 / 4 - 1);
+        }
+        const TrainBatch copy = makeTaskBatch(TrainTask::Reverse, 4, 12, 10, rng);
+        for (int b = 0; b < 4; ++b) {
+            const int *ids = copy.ids.data() + b * 12;
+            const int sep = int(std::find(ids, ids + 12, 8) - ids);
+            for (int t = 0; t < sep; ++t)
+                QCOMPARE(ids[sep + 1 + t], ids[sep - 1 - t]);
+        }
+    }
+
+    // The same settings give the same bits: every logged loss and score and
+    // the final weights.
+    void trainingIsDeterministic()
+    {
+        TrainSettings s;
+        s.steps = 12;
+        s.logEvery = 4;
+        s.batch = 4;
+        s.length = 16;
+        s.dModel = 16;
+        s.mlp = true;
+        auto a = train(s), b = train(s);
+        QVERIFY(a.ok() && b.ok());
+        QCOMPARE(a.value().log.size(), std::size_t(4));
+        for (std::size_t i = 0; i < a.value().log.size(); ++i) {
+            QCOMPARE(a.value().log[i].loss, b.value().log[i].loss);
+            for (std::size_t h = 0; h < a.value().log[i].heads.size(); ++h)
+                QCOMPARE(a.value().log[i].heads[h].prefixMatching, b.value().log[i].heads[h].prefixMatching);
+        }
+        QVERIFY(a.value().model.wte == b.value().model.wte);
+        QVERIFY(a.value().log.back().loss < a.value().log.front().loss + 1.0);
+        QCOMPARE(a.value().checkpoints.size(), std::size_t(4));
+        QCOMPARE(a.value().checkpoints.back().step, 12);
+        // The scale changes the training, not the start.
+        s.scale = Scale::None;
+        auto c = train(s);
+        QVERIFY(c.ok());
+        QVERIFY(c.value().checkpoints.front().model->wte == a.value().checkpoints.front().model->wte);
+        QVERIFY(c.value().model.wte != a.value().model.wte);
+    }
+
+    // A cancel flag already set: the training stops before its first step.
+    void cancelStops()
+    {
+        TrainSettings s;
+        s.steps = 50;
+        std::atomic<bool> cancel{true};
+        TrainControl control;
+        control.cancel = &cancel;
+        auto r = train(s, control);
+        QVERIFY(r.ok());
+        QVERIFY(r.value().cancelled);
+        QCOMPARE(r.value().step, 0);
+    }
+
+    // The saved folder is read by the model reader, whose forward (÷ sqrt(d_h))
+    // gives the weights our training forward (÷ 1 here) gives.
+    void savedFolderReadsBack()
+    {
+        TrainSettings s;
+        s.steps = 3;
+        s.scale = Scale::None;
+        s.dModel = 16;
+        s.length = 12;
+        auto r = train(s);
+        QVERIFY(r.ok());
+        QTemporaryDir dir;
+        const QString folder = dir.filePath("model");
+        QVERIFY(!saveTrainedModel(r.value().model, s, folder));
+        auto loaded = loadModel(folder);
+        QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.problem()->toString().c_str());
+        const Gpt2Model &m = *loaded.value();
+        QCOMPARE(m.config.nLayer, 2);
+        const std::vector<int> ids = m.tokenizer.encode(QStringLiteral("abcdabcd"));
+        QCOMPARE(ids.size(), std::size_t(8));
+        QCOMPARE(ids[0], 0);
+        auto trace = runModelOnIds(m, ids, 3);
+        QVERIFY(trace.ok());
+        TrainBatch b{1, 8, ids, std::vector<int>(8, 0)};
+        auto tape = forwardForTraining(r.value().model, b, trainOptions(s));
+        QVERIFY(tape.ok());
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 2; ++h)
+                QVERIFY((trace.value().layers[l].heads[h].weights - tape.value().layers[l].weights[h]).cwiseAbs().maxCoeff() < 1e-12);
+        QVERIFY(std::fabs(trace.value().next[0].p - tape.value().probs.row(7).maxCoeff()) < 1e-12);
+    }
+
+    // The command line: a short run prints a log line a log step and saves a
+    // folder that `model trace` reads; a bad option and a training over the
+    // budget are one line each, exit 2.
+    void cliTrainsAndTraces()
+    {
+        QTemporaryDir dir;
+        const QString cli = test::binaryDir() + "/bin/attention-lab-cli";
+        const QString folder = dir.filePath("m");
+        QProcess p;
+        p.start(cli, {"train", "--task", "induction", "--layers", "1", "--heads", "2", "--d-model", "16", "--steps", "4",
+                      "--seed", "5", "--scale", "sqrt", "--out", folder, "--log-every", "2", "--format", "json"});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        const QList<QByteArray> lines = p.readAllStandardOutput().trimmed().split('\n');
+        QCOMPARE(lines.size(), 3);
+        const QJsonObject last = QJsonDocument::fromJson(lines.last()).object();
+        QCOMPARE(last.value("step").toInt(), 4);
+        QCOMPARE(last.value("heads").toArray().size(), 2);
+        QProcess trace;
+        trace.start(cli, {"model", "trace", "--model", folder, "--text", "abcabc"});
+        QVERIFY(trace.waitForFinished(60000));
+        QVERIFY2(trace.exitCode() == 0, trace.readAllStandardError().constData());
+        QVERIFY(!trace.readAllStandardOutput().isEmpty());
+
+        QProcess bad;
+        bad.start(cli, {"train", "--heads", "3", "--out", folder});
+        QVERIFY(bad.waitForFinished(60000));
+        QCOMPARE(bad.exitCode(), 2);
+        QCOMPARE(bad.readAllStandardError().trimmed().count('\n'), 0);
+
+        QProcess big;
+        big.start(cli, {"train", "--d-model", "128", "--batch", "1024", "--length", "256", "--out", folder});
+        QVERIFY(big.waitForFinished(60000));
+        QCOMPARE(big.exitCode(), 2);
+        const QString line = QString::fromUtf8(big.readAllStandardError()).trimmed();
+        QVERIFY2(line.contains("bytes") && line.contains("1,073,741,824") && !line.contains('\n'), qPrintable(line));
+    }
+
+    // The budget's message names the number and the limit.
+    void budgetRefusal()
+    {
+        TrainSettings s;
+        s.dModel = 128;
+        s.batch = 1024;
+        s.length = 256;
+        const auto p = checkTrainingBudget(s);
+        QVERIFY(p);
+        QVERIFY(p->message.find(groupedNumber(trainingMemoryBytes(s))) != std::string::npos);
+        QVERIFY(p->message.find("1,073,741,824") != std::string::npos);
+        QVERIFY(!startTraining(s).ok());
+        s.batch = 16;
+        s.length = 32;
+        QVERIFY(!checkTrainingBudget(s));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrain)
+#include "test_train.moc"
