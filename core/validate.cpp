@@ -128,7 +128,9 @@ std::optional<Problem> checkInputs(const Scenario &s)
     return std::nullopt;
 }
 
-// A label longer than a word or a short phrase: its place and the limit.
+// A label longer than a word or a short phrase: its place, the limit and
+// its own length, as a teacher says it ("a token name can have at most 64
+// characters (this one has 93)").
 std::optional<Problem> checkLength(const std::string &place, const std::string &text, int limit, const char *what)
 {
     if (text.size() <= std::size_t(limit)) // fewer bytes than the limit: fewer characters too
@@ -136,8 +138,8 @@ std::optional<Problem> checkLength(const std::string &place, const std::string &
     const std::size_t n = characterCount(text);
     if (n <= std::size_t(limit))
         return std::nullopt;
-    return problem(place, std::to_string(n) + " characters is more than the limit of " + std::to_string(limit)
-                              + " for " + what);
+    return problem(place, std::string(what) + " can have at most " + std::to_string(limit) + " characters (this one has "
+                              + std::to_string(n) + ")");
 }
 
 std::optional<Problem> checkLabels(const Scenario &s)
@@ -145,11 +147,11 @@ std::optional<Problem> checkLabels(const Scenario &s)
     if (auto p = checkLength("title", s.title, kMaxTitleCharacters, "a title"))
         return p;
     for (std::size_t i = 0; i < s.tokens.size(); ++i)
-        if (auto p = checkLength("tokens[" + std::to_string(i) + "]", s.tokens[i], kMaxLabelCharacters, "a token label"))
+        if (auto p = checkLength("tokens[" + std::to_string(i) + "]", s.tokens[i], kMaxLabelCharacters, "a token name"))
             return p;
     for (std::size_t i = 0; i < s.sourceTokens.size(); ++i)
         if (auto p = checkLength("source_tokens[" + std::to_string(i) + "]", s.sourceTokens[i], kMaxLabelCharacters,
-                                 "a token label"))
+                                 "a token name"))
             return p;
     const auto nq = std::size_t(queryCount(s)), nk = std::size_t(keyCount(s));
     if (!s.tokens.empty() && s.tokens.size() != nq)

@@ -1,7 +1,6 @@
 #include "figureexport.h"
 
 #include "formula.h"
-#include "outlinedevice.h"
 #include "planeplot.h"
 
 #include <QBuffer>
@@ -146,14 +145,14 @@ QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::f
         svg.setViewBox(QRect(0, 0, w, h));
         svg.setResolution(kExportDpi);
         svg.setTitle(QStringLiteral("Attention Lab"));
-        QPainter target(&svg);
-        OutlineDevice outline(&target, QSize(w, h), kExportDpi);
-        QCPPainter painter(&outline);
+        // Straight onto the generator: its text stays <text> with the font
+        // named (a slide tool can edit it; 我 打 你 stays characters), where
+        // glyph outlines would be uneditable paths.
+        QCPPainter painter(&svg);
         painter.setMode(QCPPainter::pmVectorized);
         painter.setMode(QCPPainter::pmNoCaching);
         paint(&painter);
         painter.end();
-        target.end();
         break;
     }
     case FigureFormat::Pdf: {

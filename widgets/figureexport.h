@@ -67,13 +67,14 @@ QFont figureFont(FigurePreset preset, bool dashboard = false);
 void styleFigurePlot(HeatmapPlot *plot, const FigureStyle &style, bool dashboard = false);
 
 // Any picture in the three formats: `paint` draws on a QCPPainter of
-// size.width by size.height logical pixels; SVG text becomes outlines.
+// size.width by size.height logical pixels; SVG text stays <text>.
 // Every figure goes through here, so the formats look alike.
 QByteArray paintFigure(FigureFormat format, const FigureSize &size, const std::function<void(QCPPainter *)> &paint,
                        const QColor &background = QColor(Qt::white));
 
-// The bytes of the figure. SVG text is turned into outlines, so Chinese
-// labels need no font where the file is opened; PDF embeds what it uses.
+// The bytes of the figure. SVG text stays text (<text> elements naming the
+// font, Chinese as characters), so a slide tool can edit it; PDF embeds
+// the fonts it uses.
 QByteArray renderFigure(QCustomPlot *plot, FigureFormat format, const FigureSize &size);
 
 // What the exported vector plane shows: the head, the selected query and

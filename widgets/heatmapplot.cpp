@@ -1,4 +1,5 @@
 #include "heatmapplot.h"
+#include "heatmapaccessible.h"
 
 #include "numbers.h"
 
@@ -7,6 +8,7 @@
 #include <QFontMetricsF>
 #include <QGraphicsOpacityEffect>
 #include <QHelpEvent>
+#include <QKeyEvent>
 #include <QToolTip>
 
 #include <algorithm>
@@ -582,13 +584,18 @@ void HeatmapHighlightLayer::draw(QCPPainter *painter)
     const int rows = hp.rowCount(), cols = hp.columnCount();
     const int r = hp.m_highlightRow < rows ? hp.m_highlightRow : -1;
     const int c = hp.m_highlightCol < cols ? hp.m_highlightCol : -1;
-    if (r < 0 && c < 0)
+    const bool current = hp.hasFocus() && hp.m_currentRow >= 0 && hp.m_currentRow < rows && hp.m_currentCol >= 0
+        && hp.m_currentCol < cols;
+    if (r < 0 && c < 0 && !current)
         return;
     const CellGrid g = cellGrid(m_plot, rows, cols);
     if (!g.valid())
         return;
     // Line widths follow the font, so they grow with the projector zoom.
     const double unit = std::max(1.5, QFontMetricsF(hp.font()).height() / 9.0);
+    // The keyboard's cell: a dotted frame inside it, apart from the hover's halo.
+    if (current)
+        haloRect(painter, g.cell(hp.m_currentRow, hp.m_currentCol).adjusted(unit, unit, -unit, -unit), unit, Qt::DotLine);
     if (r >= 0)
         haloRect(painter, QRectF(QPointF(g.xs.first(), g.ys[r]), QPointF(g.xs.last(), g.ys[r + 1])), unit);
     if (c >= 0)
@@ -606,6 +613,9 @@ HeatmapPlot::HeatmapPlot(QWidget *parent)
 {
     setMouseTracking(true);
     setInteractions(QCP::Interactions());
+    // The keyboard reaches every cell, and a screen reader reads them.
+    setFocusPolicy(Qt::StrongFocus);
+    installHeatmapAccessibility();
     // Cached label pixmaps keep their size after a rotation change until the
     // next draw, which would size the margins wrongly for one layout.
     setPlottingHint(QCP::phCacheLabels, false);
@@ -738,6 +748,9 @@ void HeatmapPlot::setData(HeatmapData data)
     rebuildMap();
     if (m_hoverRow >= rows || m_hoverCol >= cols)
         setHovered(-1, -1); // the cell under the pointer is gone
+    if (m_currentRow >= rows || m_currentCol >= cols)
+        m_currentRow = m_currentCol = -1;
+    notifyHeatmapDataChanged(this);
     requestReplot();
 }
 
@@ -1584,6 +1597,67 @@ void HeatmapPlot::mouseReleaseEvent(QMouseEvent *event)
         emit cellClicked(row, col, event->button());
     else if (labelClick)
         emit rowLabelClicked(labelRow, event->button());
+}
+
+void HeatmapPlot::setCurrentCell(int row, int col)
+{
+    if (row < 0 || col < 0 || row >= rowCount() || col >= columnCount())
+        row = col = -1;
+    if (row == m_currentRow && col == m_currentCol)
+        return;
+    m_currentRow = row;
+    m_currentCol = col;
+    if (!size().isEmpty())
+        m_highlightLayer->replot();
+    emit currentCellChanged(row, col);
+    notifyHeatmapCurrentCell(this);
+}
+
+void HeatmapPlot::keyPressEvent(QKeyEvent *event)
+{
+    const int rows = rowCount(), cols = columnCount();
+    if (rows == 0 || cols == 0 || event->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)) {
+        QCustomPlot::keyPressEvent(event);
+        return;
+    }
+    int r = std::max(m_currentRow, 0), c = std::max(m_currentCol, 0);
+    const bool first = m_currentRow < 0; // the first key lands on the first cell
+    switch (event->key()) {
+    case Qt::Key_Left: c = first ? 0 : c - 1; break;
+    case Qt::Key_Right: c = first ? 0 : c + 1; break;
+    case Qt::Key_Up: r = first ? 0 : r - 1; break;
+    case Qt::Key_Down: r = first ? 0 : r + 1; break;
+    case Qt::Key_Home: c = 0; break;
+    case Qt::Key_End: c = cols - 1; break;
+    case Qt::Key_PageUp: r = 0; break;
+    case Qt::Key_PageDown: r = rows - 1; break;
+    default:
+        QCustomPlot::keyPressEvent(event);
+        return;
+    }
+    setCurrentCell(std::clamp(r, 0, rows - 1), std::clamp(c, 0, cols - 1));
+    event->accept();
+}
+
+void HeatmapPlot::focusInEvent(QFocusEvent *event)
+{
+    QCustomPlot::focusInEvent(event);
+    // Tabbed into: the keyboard starts on the first cell, framed and read.
+    const bool tabbed = event->reason() == Qt::TabFocusReason || event->reason() == Qt::BacktabFocusReason;
+    if (tabbed && m_currentRow < 0 && rowCount() > 0 && columnCount() > 0) {
+        setCurrentCell(0, 0);
+        return;
+    }
+    if (!size().isEmpty())
+        m_highlightLayer->replot();
+    notifyHeatmapCurrentCell(this);
+}
+
+void HeatmapPlot::focusOutEvent(QFocusEvent *event)
+{
+    QCustomPlot::focusOutEvent(event);
+    if (!size().isEmpty())
+        m_highlightLayer->replot();
 }
 
 void HeatmapPlot::requestReplot()

@@ -141,6 +141,13 @@ public:
     int highlightRow() const { return m_highlightRow; }
     int highlightColumn() const { return m_highlightCol; }
 
+    // The keyboard's cell (arrow keys, Home, End), framed while the map has
+    // the focus; (-1, -1) before the first key. A screen reader reads it
+    // (heatmapaccessible.h).
+    int currentRow() const { return m_currentRow; }
+    int currentColumn() const { return m_currentCol; }
+    void setCurrentCell(int row, int col);
+
     // Asked on a tooltip event for the cell under the pointer.
     void setToolTipProvider(std::function<QString(int row, int col)> provider);
 
@@ -185,6 +192,7 @@ signals:
     void cellClicked(int row, int col, Qt::MouseButton button);
     // A row's label, left of the map, was clicked (pressed and released on it).
     void rowLabelClicked(int row, Qt::MouseButton button);
+    void currentCellChanged(int row, int col);
 
 protected:
     bool event(QEvent *event) override;
@@ -196,6 +204,9 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void focusInEvent(QFocusEvent *event) override;
+    void focusOutEvent(QFocusEvent *event) override;
     void updateLayout() override;
 
 private:
@@ -265,6 +276,8 @@ private:
     PlotTheme m_theme;
     int m_highlightRow = -1;
     int m_highlightCol = -1;
+    int m_currentRow = -1;
+    int m_currentCol = -1;
     int m_hoverRow = -1;
     int m_hoverCol = -1;
     int m_pressRow = -1;

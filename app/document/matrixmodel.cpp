@@ -2,6 +2,7 @@
 
 #include "formula.h"
 #include "matrixio.h"
+#include "validate.h"
 
 #include <QColor>
 #include <QFont>
@@ -338,6 +339,14 @@ bool MatrixModel::setHeaderData(int section, Qt::Orientation orientation, const 
     }
     if (label == rowName(section))
         return true;
+    // Said here, in the table's words, before the document would name it "tokens[0]".
+    if (const auto n = label.toUcs4().size(); n > kMaxLabelCharacters) {
+        emit refused(QModelIndex(), tr("A token name can have at most %1 characters (this one has %2); token %3 keeps its name")
+                                        .arg(kMaxLabelCharacters)
+                                        .arg(n)
+                                        .arg(section + 1));
+        return false;
+    }
     const Scenario next = renameToken(m_doc->scenario(), tokenSide(m_id), section, label.toStdString());
     return !m_doc->edit(next, tr("Rename token %1 to %2").arg(rowName(section), label)).has_value();
 }

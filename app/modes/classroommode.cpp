@@ -47,6 +47,17 @@ ClassroomMode::ClassroomMode(ModeHost &host) : Mode(host, host.mainWindow())
     m_notesDock->hide();
 
     createActions();
+    // A guess under way hides the answers, as F7 does, until the reveal;
+    // F7's own state is left as the teacher set it.
+    connect(m_guessPanel, &GuessPanel::guessingChanged, this, [this](bool guessing) {
+        if (guessing && !m_classroom->hidden()) {
+            m_hiddenForGuess = true;
+            m_classroom->setHidden(true);
+        } else if (!guessing && m_hiddenForGuess) {
+            m_hiddenForGuess = false;
+            m_classroom->setHidden(false);
+        }
+    });
     connect(m_classroom, &Classroom::changed, this, &ClassroomMode::apply);
     // A new lesson keeps the hide mode; its maps come back hidden (StageView).
     connect(doc, &Document::changed, this, [this] {
@@ -95,7 +106,10 @@ void ClassroomMode::createActions()
     m_hideAction->setCheckable(true);
     m_hideAction->setShortcut(QKeySequence(Qt::Key_F7));
     m_hideAction->setToolTip(tr("Predict, then reveal: weights and outputs show neither numbers nor colours (F7)"));
-    connect(m_hideAction, &QAction::toggled, this, &ClassroomMode::setAnswersHidden);
+    connect(m_hideAction, &QAction::toggled, this, [this](bool on) {
+        m_hiddenForGuess = false; // the teacher's choice from now on
+        setAnswersHidden(on);
+    });
     bar->addAction(m_hideAction);
     m_hideAction->setProperty("shortText", tr("Hide"));
     QAction *hideScaled = menu->addAction(tr("Hide the scaled scores too"));

@@ -59,6 +59,7 @@ private:
     QAction *m_stepAction = nullptr;
     QAction *m_hideAction = nullptr;
     std::vector<QAction *> m_stepKeys;
+    bool m_hiddenForGuess = false; // the hide mode was turned on by a guess, not by F7
 };
 
 } // namespace attn

@@ -1,6 +1,7 @@
 #include "compareview.h"
 
 #include "stagedata.h"
+#include "validate.h"
 #include "viewbinding.h"
 
 #include <QCheckBox>
@@ -9,7 +10,10 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
+
+#include <utility>
 
 namespace attn {
 
@@ -34,6 +38,9 @@ CompareView::CompareView(Document *doc, QWidget *parent) : QWidget(parent), m_do
     m_align = new QCheckBox(this);
     m_align->setObjectName(QStringLiteral("alignByToken"));
     bar->addWidget(m_align);
+    m_both = new QCheckBox(this);
+    m_both->setObjectName(QStringLiteral("settingsToBoth"));
+    bar->addWidget(m_both);
     m_repin = new QPushButton(this);
     m_unpin = new QPushButton(this);
     m_keep = new QPushButton(this);
@@ -50,6 +57,7 @@ CompareView::CompareView(Document *doc, QWidget *parent) : QWidget(parent), m_do
         refresh();
     });
     connect(m_align, &QCheckBox::toggled, this, [this] { refresh(); });
+    connect(m_both, &QCheckBox::toggled, this, [this] { refresh(); });
     connect(m_repin, &QPushButton::clicked, this, &CompareView::pinCurrent);
     connect(m_unpin, &QPushButton::clicked, this, &CompareView::unpin);
     connect(m_keep, &QPushButton::clicked, this, &CompareView::keepB);
@@ -65,6 +73,9 @@ void CompareView::retranslate()
     m_align->setToolTip(tr("B holds A's tokens in another order: put B's rows and columns in A's order, so that the "
                            "same word is compared with the same word"));
     m_stageBox->setToolTip(tr("The stage shown for A, B and B − A"));
+    m_both->setText(tr("Settings to both"));
+    m_both->setToolTip(tr("A setting changed in B (encoding, mask, scale, τ, …) is changed in A too, so that B − A "
+                          "still shows only what A and B were pinned to differ in"));
     for (int i = 0; i < m_stageBox->count(); ++i)
         m_stageBox->setItemText(i, stageName(Stage(m_stageBox->itemData(i).toInt())));
     m_repin->setText(tr("Pin B as A"));
@@ -88,6 +99,11 @@ void CompareView::pin(const Scenario &a, const QString &label)
     m_a = a;
     m_ta = compute(a);
     m_label = label.isEmpty() ? QString::fromStdString(a.title) : label;
+    m_lastB = settingsOf(m_doc->scenario());
+    {
+        const QSignalBlocker block(m_both);
+        m_both->setChecked(settingsOf(a) == m_lastB);
+    }
     refresh();
     emit pinnedChanged(true);
     emit message(tr("Pinned as A: %1. Change the document (B) and compare.").arg(m_label));
@@ -134,6 +150,55 @@ void CompareView::setAlignByToken(bool on)
     m_align->setChecked(on);
 }
 
+void CompareView::setSettingsToBoth(bool on)
+{
+    m_both->setChecked(on);
+}
+
+void CompareView::followSettings()
+{
+    const Settings &b = settingsOf(m_doc->scenario());
+    const Settings before = std::exchange(m_lastB, b);
+    if (!m_a || !m_both->isChecked() || b == before)
+        return;
+    // Only what changed in B since the last look goes to A: a setting A
+    // was pinned with on purpose stays.
+    Scenario a = *m_a;
+    Settings &s = settingsOf(a);
+    if (b.similarity != before.similarity)
+        s.similarity = b.similarity;
+    if (b.scale != before.scale)
+        s.scale = b.scale;
+    if (b.temperature != before.temperature)
+        s.temperature = b.temperature;
+    if (b.mask.causal != before.mask.causal)
+        s.mask.causal = b.mask.causal;
+    if (b.maskStage != before.maskStage)
+        s.maskStage = b.maskStage;
+    if (b.encoding != before.encoding)
+        s.encoding = b.encoding;
+    if (b.seed != before.seed)
+        s.seed = b.seed;
+    // Padding and a hand-made mask belong to B's tokens: A keeps its own.
+    if (validate(a))
+        return;
+    m_a = a;
+    m_ta = compute(a);
+}
+
+QString CompareView::settingsLine() const
+{
+    const Scenario &b = m_doc->scenario();
+    if (!m_a || settingsOf(*m_a) == settingsOf(b))
+        return QString();
+    auto named = [](const Scenario &s) {
+        const QString summary = settingsSummary(s, -1);
+        return summary.isEmpty() ? tr("the defaults") : summary.mid(3); // without the leading " · "
+    };
+    //: The settings of A and of B, when they differ.
+    return tr("Their settings differ, so B − A shows that as well: A has %1; B has %2.").arg(named(*m_a), named(b));
+}
+
 bool CompareView::alignByToken() const
 {
     return m_align->isChecked() && m_align->isEnabled();
@@ -148,10 +213,13 @@ void CompareView::refresh()
         m_header->setText(tr("Nothing pinned. Pin the current state as A (Ctrl+Shift+P), change the document, and "
                              "A, B and B − A appear here."));
         m_align->setEnabled(false);
+        m_both->setEnabled(false);
         m_figure->setMaps(CompareMaps{});
         m_figure->summaryLabel()->clear();
         return;
     }
+    m_both->setEnabled(true);
+    followSettings();
     const Scenario &b = m_doc->scenario();
     const Trace &tb = m_doc->trace();
     const bool alignable = tokenAlignment(*m_a, b).has_value();
@@ -165,6 +233,8 @@ void CompareView::refresh()
     if (reordered && !m_align->isChecked())
         header += QStringLiteral("<br>") + tr("A and B hold the same tokens in another order: align by token to "
                                               "compare word with word.");
+    if (const QString line = settingsLine(); !line.isEmpty())
+        header += QStringLiteral("<br>") + line.toHtmlEscaped();
     m_header->setText(header);
 }
 

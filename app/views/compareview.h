@@ -45,6 +45,12 @@ public:
 
     CompareFigure *figure() const { return m_figure; }
     QCheckBox *alignBox() const { return m_align; }
+    // "Settings to both": a setting changed in B (the document) is given to
+    // A too, so B − A still shows only what A and B were pinned to differ
+    // in. On when A is pinned with B's settings, off when the settings are
+    // the comparison (a built-in A/B of two settings).
+    QCheckBox *bothBox() const { return m_both; }
+    void setSettingsToBoth(bool on);
     QComboBox *stageBox() const { return m_stageBox; }
     const CompareMaps &maps() const { return m_figure->maps(); }
     void refresh();
@@ -58,6 +64,8 @@ protected:
 
 private:
     void retranslate();
+    void followSettings();
+    QString settingsLine() const;
 
     Document *m_doc;
     std::optional<Scenario> m_a;
@@ -68,6 +76,8 @@ private:
     QLabel *m_header = nullptr;
     QComboBox *m_stageBox = nullptr;
     QCheckBox *m_align = nullptr;
+    QCheckBox *m_both = nullptr;
+    Settings m_lastB; // B's settings at the last refresh: what changed since
     QPushButton *m_unpin = nullptr;
     QPushButton *m_keep = nullptr;
     QPushButton *m_repin = nullptr;

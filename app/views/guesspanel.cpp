@@ -1,8 +1,10 @@
 #include "guesspanel.h"
 
+#include "numbers.h"
 #include "steppanel.h"
 #include "viewbinding.h"
 
+#include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
@@ -64,6 +66,77 @@ QRectF GuessBars::plotRect() const
     return QRectF(4, line * 1.3, width() - 8, height() - line * 2.8);
 }
 
+namespace {
+
+QString barValue(double v)
+{
+    return QString::fromStdString(formatFixed(v, 2, Minus::Typographic));
+}
+
+} // namespace
+
+QList<GuessBars::Label> GuessBars::valueLabels() const
+{
+    const QRectF r = plotRect();
+    const int n = int(m_labels.size());
+    QList<Label> out;
+    if (n == 0 || r.height() <= 0 || r.width() <= 0)
+        return out;
+    const QFontMetricsF fm(font());
+    const bool truth = m_truth.size() == std::size_t(n);
+    const double slot = r.width() / n;
+    // Each value keeps to its own part of its key's slot (the guess's left
+    // half and the truth's right half once revealed), so no two can meet.
+    const double room = truth ? slot / 2 : slot;
+    const double wide = fm.horizontalAdvance(QStringLiteral("0.00")) + 4, tall = fm.height();
+    const bool across = wide <= room, upright = !across && tall <= room;
+    if (!across && !upright)
+        return out; // too narrow to write a value: the bars alone
+    for (int j = 0; j < n; ++j) {
+        const double x = r.left() + j * slot;
+        for (int k = 0; k < (truth ? 2 : 1); ++k) {
+            const double v = k == 0 ? m_guess[std::size_t(j)] : m_truth[std::size_t(j)];
+            const double barTop = r.bottom() - std::clamp(v, 0.0, 1.0) * r.height();
+            const double left = x + k * room, centre = left + room / 2;
+            Label l;
+            l.text = barValue(v);
+            l.rotated = upright;
+            if (across) {
+                l.box = QRectF(centre - wide / 2, barTop - tall, wide, tall);
+            } else {
+                // Upright, reading upwards from the top of the bar; a tall
+                // bar holds its own value inside it.
+                double top = barTop - 2 - wide;
+                if (top < 0)
+                    top = r.bottom() - barTop >= wide + 4 ? barTop + 2 : 0;
+                l.box = QRectF(centre - tall / 2, top, tall, wide);
+            }
+            out.append(l);
+        }
+    }
+    return out;
+}
+
+QList<GuessBars::Label> GuessBars::keyLabels() const
+{
+    const QRectF r = plotRect();
+    const int n = int(m_labels.size());
+    QList<Label> out;
+    if (n == 0 || r.width() <= 0)
+        return out;
+    const QFontMetricsF fm(font());
+    const double slot = r.width() / n;
+    for (int j = 0; j < n; ++j) {
+        // A long token is cut short within its own slot (its full name is on the winner's button).
+        const QString text = fm.elidedText(m_labels[j], Qt::ElideRight, slot - 2);
+        if (text.isEmpty())
+            continue;
+        const double w = std::min(fm.horizontalAdvance(text) + 1, slot - 1);
+        out.append(Label{QRectF(r.left() + j * slot + (slot - w) / 2, r.bottom() + 2, w, fm.height()), text, false});
+    }
+    return out;
+}
+
 void GuessBars::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
@@ -79,23 +152,27 @@ void GuessBars::paintEvent(QPaintEvent *)
     for (int j = 0; j < n; ++j) {
         const double x = r.left() + j * slot;
         const double barW = truth ? slot * 0.36 : slot * 0.6;
-        const double gx = truth ? x + slot * 0.12 : x + slot * 0.2;
+        const double gx = truth ? x + slot * 0.07 : x + slot * 0.2;
         const double g = m_guess[std::size_t(j)];
-        const QRectF bar(gx, r.bottom() - g * r.height(), barW, g * r.height());
-        p.fillRect(bar, QColor(0xe6, 0x7e, 0x22));
-        p.setPen(Qt::black);
-        p.drawText(QRectF(gx - slot * 0.1, bar.top() - fontMetrics().height(), barW + slot * 0.2, fontMetrics().height()),
-                   Qt::AlignCenter, QString::number(g, 'f', 2));
+        p.fillRect(QRectF(gx, r.bottom() - g * r.height(), barW, g * r.height()), QColor(0xe6, 0x7e, 0x22));
         if (truth) {
             const double w = m_truth[std::size_t(j)];
-            const QRectF tb(x + slot * 0.52, r.bottom() - w * r.height(), barW, w * r.height());
-            p.fillRect(tb, QColor(0x2c, 0x3e, 0x80));
-            p.drawText(QRectF(tb.left() - slot * 0.1, tb.top() - fontMetrics().height(), barW + slot * 0.2,
-                              fontMetrics().height()),
-                       Qt::AlignCenter, QString::number(w, 'f', 2));
+            p.fillRect(QRectF(x + slot * 0.57, r.bottom() - w * r.height(), barW, w * r.height()), QColor(0x2c, 0x3e, 0x80));
         }
-        p.drawText(QRectF(x, r.bottom() + 2, slot, fontMetrics().height() * 1.4), Qt::AlignHCenter | Qt::AlignTop,
-                   m_labels[j]);
+    }
+    p.setPen(palette().color(QPalette::WindowText));
+    for (const Label &l : keyLabels())
+        p.drawText(l.box, Qt::AlignCenter, l.text);
+    for (const Label &l : valueLabels()) {
+        if (!l.rotated) {
+            p.drawText(l.box, Qt::AlignCenter, l.text);
+            continue;
+        }
+        p.save();
+        p.translate(l.box.center());
+        p.rotate(-90);
+        p.drawText(QRectF(-l.box.height() / 2, -l.box.width() / 2, l.box.height(), l.box.width()), Qt::AlignCenter, l.text);
+        p.restore();
     }
 }
 
@@ -176,66 +253,142 @@ std::vector<double> GuessPanel::truthRow() const
     return out;
 }
 
+std::vector<int> GuessPanel::openKeysOf(int row) const
+{
+    const Trace &t = m_doc->trace();
+    std::vector<int> open;
+    for (int j = 0; j < m_keys; ++j)
+        if (row >= t.blocked.rows() || j >= t.blocked.cols() || !t.blocked(row, j))
+            open.push_back(j);
+    return open;
+}
+
+void GuessPanel::rebuildWinners(const QStringList &labels)
+{
+    QLayout *l = m_winners->layout();
+    while (QLayoutItem *item = l->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    const int open = int(m_open.size());
+    l->addWidget(new QLabel(tr("Winner:"), m_winners));
+    if (open > kMaxWinnerButtons)
+        l->addWidget(new QLabel(tr("(%1 keys: too many to click; drag the bars to guess)").arg(open), m_winners));
+    for (int j : m_open) {
+        if (open > kMaxWinnerButtons)
+            break;
+        auto *b = new QPushButton(labels[j], m_winners);
+        b->setObjectName(QStringLiteral("winner-%1").arg(j));
+        b->setToolTip(tr("Guess that %1 gets the most weight").arg(labels[j]));
+        connect(b, &QPushButton::clicked, this, [this, j] { guessWinner(j); });
+        l->addWidget(b);
+    }
+    static_cast<QHBoxLayout *>(l)->addStretch(1);
+    m_winnerStrip->setFixedHeight(m_winners->sizeHint().height() + m_winnerStrip->horizontalScrollBar()->sizeHint().height());
+}
+
 void GuessPanel::refresh()
 {
     const Scenario &s = m_doc->scenario();
     const auto ql = queryLabels(s), kl = keyLabels(s);
     const int row = std::clamp(m_doc->currentQuery(), 0, std::max(0, int(ql.size()) - 1));
     const int keys = int(kl.size());
-    if (row != m_row || keys != m_keys) {
-        // A new row (or new keys): a fresh guess.
+    const int oldKeys = m_keys;
+    m_keys = keys;
+    const std::vector<int> open = openKeysOf(row);
+    if (row != m_row || keys != oldKeys || open != m_open) {
+        // A new row (or new keys, or another mask): a fresh guess.
         m_row = row;
-        m_keys = keys;
+        m_open = open;
         m_revealed = false;
-        QStringList labels;
+        QStringList labels, openLabels;
         for (const auto &k : kl)
             labels << QString::fromStdString(k);
-        m_bars->setKeys(labels);
-        QLayout *l = m_winners->layout();
-        while (QLayoutItem *item = l->takeAt(0)) {
-            delete item->widget();
-            delete item;
-        }
-        l->addWidget(new QLabel(tr("Winner:"), m_winners));
-        if (keys > kMaxWinnerButtons)
-            l->addWidget(new QLabel(tr("(%1 keys: too many to click; drag the bars to guess)").arg(keys), m_winners));
-        for (int j = 0; j < keys && keys <= kMaxWinnerButtons; ++j) {
-            auto *b = new QPushButton(labels[j], m_winners);
-            b->setObjectName(QStringLiteral("winner-%1").arg(j));
-            b->setToolTip(tr("Guess that %1 gets the most weight").arg(labels[j]));
-            connect(b, &QPushButton::clicked, this, [this, j] { guessWinner(j); });
-            l->addWidget(b);
-        }
-        static_cast<QHBoxLayout *>(l)->addStretch(1);
-        m_winnerStrip->setFixedHeight(m_winners->sizeHint().height() + m_winnerStrip->horizontalScrollBar()->sizeHint().height());
+        for (int j : m_open)
+            openLabels << labels[j];
+        m_bars->setKeys(openLabels);
+        rebuildWinners(labels);
     }
-    m_prompt->setText(tr("Query %1: which key wins? Click it, or drag the bars to guess the whole row, then Reveal.")
-                          .arg(QString::fromStdString(ql.empty() ? "" : ql[std::size_t(row)])));
-    if (m_revealed)
-        m_bars->setTruth(truthRow()); // follows edits and drags once revealed
-    m_reveal->setEnabled(!m_revealed);
+    const QString query = QString::fromStdString(ql.empty() ? "" : ql[std::size_t(row)]);
+    const int blocked = keys - int(m_open.size());
+    if (m_open.empty())
+        m_prompt->setText(tr("Query %1: every key is blocked, so no key gets any weight. Try the next row.").arg(query));
+    else if (blocked > 0)
+        //: %2 is the number of blocked keys, left out of the guess.
+        m_prompt->setText(tr("Query %1: which key wins? Click it, or drag the bars to guess the whole row, then Reveal. "
+                             "(%2 blocked keys get no weight and are left out.)")
+                              .arg(query)
+                              .arg(blocked));
+    else
+        m_prompt->setText(tr("Query %1: which key wins? Click it, or drag the bars to guess the whole row, then Reveal.")
+                              .arg(query));
+    if (m_revealed) {
+        // Follows edits and drags once revealed.
+        const std::vector<double> truth = truthRow();
+        std::vector<double> shown;
+        for (int j : m_open)
+            shown.push_back(j < int(truth.size()) ? truth[std::size_t(j)] : 0.0);
+        m_bars->setTruth(shown);
+    }
+    m_reveal->setEnabled(!m_revealed && !m_open.empty());
     m_next->setEnabled(row + 1 < int(ql.size()) || m_revealed);
     m_score->setText(scoreText());
+    noteGuessing();
+}
+
+bool GuessPanel::guessing() const
+{
+    return isVisible() && !m_revealed && !m_open.empty();
+}
+
+void GuessPanel::noteGuessing()
+{
+    const bool now = guessing();
+    if (now == m_wasGuessing)
+        return;
+    m_wasGuessing = now;
+    emit guessingChanged(now);
+}
+
+void GuessPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    noteGuessing();
+}
+
+void GuessPanel::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    noteGuessing();
 }
 
 void GuessPanel::guessWinner(int key)
 {
     if (m_revealed)
         return;
-    std::vector<double> g(std::size_t(std::max(m_keys, 0)), 0.0);
-    if (key >= 0 && key < int(g.size()))
-        g[std::size_t(key)] = 1.0;
+    const auto at = std::find(m_open.begin(), m_open.end(), key);
+    if (at == m_open.end())
+        return; // a blocked key (or none): nothing to guess there
+    std::vector<double> g(m_open.size(), 0.0);
+    g[std::size_t(at - m_open.begin())] = 1.0;
     m_bars->setGuess(g);
 }
 
 void GuessPanel::setGuess(const std::vector<double> &guess)
 {
-    m_bars->setGuess(guess);
+    std::vector<double> g;
+    for (int j : m_open)
+        g.push_back(j < int(guess.size()) ? guess[std::size_t(j)] : 0.0);
+    m_bars->setGuess(g);
 }
 
 std::vector<double> GuessPanel::guess() const
 {
-    return m_bars->guess();
+    std::vector<double> g(std::size_t(std::max(m_keys, 0)), 0.0);
+    const std::vector<double> &bars = m_bars->guess();
+    for (std::size_t i = 0; i < m_open.size() && i < bars.size(); ++i)
+        g[std::size_t(m_open[i])] = bars[i];
+    return g;
 }
 
 double GuessPanel::guessScore(std::vector<double> guess, const std::vector<double> &truth)
@@ -253,13 +406,12 @@ double GuessPanel::guessScore(std::vector<double> guess, const std::vector<doubl
 double GuessPanel::reveal()
 {
     const std::vector<double> truth = truthRow();
-    m_lastScore = guessScore(m_bars->guess(), truth);
+    m_lastScore = guessScore(guess(), truth);
     if (!m_revealed) {
         ++m_rounds;
         m_total += m_lastScore;
     }
     m_revealed = true;
-    m_bars->setTruth(truth);
     refresh();
     return m_lastScore;
 }

@@ -18,20 +18,63 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QKeyEvent>
 #include <QLineEdit>
+#include <QMainWindow>
 #include <QRadioButton>
 #include <QSpinBox>
+#include <QStatusBar>
+#include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <functional>
 #include <limits>
 
 namespace attn {
 
 namespace {
+
+// A block of cells on the clipboard (more than one value): it belongs in
+// the table, even while a cell's editor is open.
+bool clipboardHoldsBlock()
+{
+    const QString text = QApplication::clipboard()->text().trimmed();
+    return text.contains(QLatin1Char('\t')) || text.contains(QLatin1Char('\n'));
+}
+
+// The cells' editor, which hands Ctrl+V with a block on the clipboard to
+// the table (one undo step at the edited cell) instead of typing the tabs
+// and lines into one cell. A single number still pastes into the editor.
+class CellDelegate : public QStyledItemDelegate {
+public:
+    CellDelegate(std::function<void()> pasteBlock, QObject *parent)
+        : QStyledItemDelegate(parent), m_pasteBlock(std::move(pasteBlock))
+    {
+    }
+
+protected:
+    bool eventFilter(QObject *object, QEvent *event) override
+    {
+        const bool key = event->type() == QEvent::ShortcutOverride || event->type() == QEvent::KeyPress;
+        auto *editor = qobject_cast<QWidget *>(object);
+        if (key && editor && static_cast<QKeyEvent *>(event)->matches(QKeySequence::Paste) && clipboardHoldsBlock()) {
+            event->accept();
+            if (event->type() == QEvent::KeyPress) {
+                emit closeEditor(editor, QAbstractItemDelegate::RevertModelCache);
+                m_pasteBlock();
+            }
+            return true;
+        }
+        return QStyledItemDelegate::eventFilter(object, event);
+    }
+
+private:
+    std::function<void()> m_pasteBlock;
+};
 
 QString tabTitle(MatrixId id)
 {
@@ -171,6 +214,7 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
         auto *model = new MatrixModel(doc, id, this);
         auto *view = new QTableView(this);
         view->setModel(model);
+        view->setItemDelegate(new CellDelegate([this] { pasteClipboard(); }, view));
         view->setToolTip(tabToolTip(id));
         view->setWordWrap(false);
         view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
@@ -180,7 +224,8 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
         view->setContextMenuPolicy(Qt::CustomContextMenu);
         connect(view, &QWidget::customContextMenuRequested, this,
                 [this, view](const QPoint &at) { showContextMenu(view, at); });
-        // While a cell is being edited its line edit keeps Ctrl+C and Ctrl+V for its own text.
+        // While a cell is being edited its line edit keeps Ctrl+C and Ctrl+V for its own text
+        // (CellDelegate hands a pasted block to the table).
         auto *copy = new QAction(tr("&Copy"), view);
         copy->setShortcut(QKeySequence::Copy);
         copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -196,8 +241,12 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
             if (model->rowIsQuery(section))
                 m_doc->setCurrentQuery(section);
         });
-        connect(model, &MatrixModel::refused, this,
-                [this, view](const QModelIndex &at, const QString &why) { showMessage(why, at, view); });
+        connect(model, &MatrixModel::refused, this, [this, view](const QModelIndex &at, const QString &why) {
+            showMessage(why, at, view);
+            // The panel's own line may be out of sight below the tables: the status bar says it too.
+            if (auto *main = qobject_cast<QMainWindow *>(window()))
+                main->statusBar()->showMessage(why, 10000);
+        });
         connect(view->verticalHeader(), &QHeaderView::sectionDoubleClicked, this,
                 [this, view](int section) { editHeader(view, section); });
         connect(model, &QAbstractItemModel::modelReset, this, [this, view] { sizeColumns(view); });

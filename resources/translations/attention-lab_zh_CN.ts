@@ -514,6 +514,23 @@
         <source>A and B hold the same tokens in another order: align by token to compare word with word.</source>
         <translation>A 与 B 含有相同的词但顺序不同：按词对齐即可逐词比较。</translation>
     </message>
+    <message>
+        <source>Settings to both</source>
+        <translation>设置同时用于 A 和 B</translation>
+    </message>
+    <message>
+        <source>A setting changed in B (encoding, mask, scale, τ, …) is changed in A too, so that B − A still shows only what A and B were pinned to differ in</source>
+        <translation>在 B 中改动的设置（编码、掩码、缩放、τ 等）也同样改到 A 上，这样 B − A 仍只显示 A 与 B 固定时原本的差别</translation>
+    </message>
+    <message>
+        <source>the defaults</source>
+        <translation>默认设置</translation>
+    </message>
+    <message>
+        <source>Their settings differ, so B − A shows that as well: A has %1; B has %2.</source>
+        <extracomment>The settings of A and of B, when they differ.</extracomment>
+        <translation>两者的设置不同，所以 B − A 也包含设置带来的差别：A 为 %1；B 为 %2。</translation>
+    </message>
 </context>
 <context>
     <name>attn::CostPanel</name>
@@ -943,6 +960,32 @@
         <source>Orange: your guess (scaled to sum to 1 for the score) · blue: the true weights. Difference Σ|guess − w| = %1 (0 is perfect, 2 the worst).</source>
         <extracomment>The score of a guess: the total absolute difference from the true row (0 = perfect, 2 = worst).</extracomment>
         <translation>橙色：你的猜测（计分时缩放到和为 1）· 蓝色：真实权重。差 Σ|猜测 − w| = %1（0 为满分，2 最差）。</translation>
+    </message>
+    <message>
+        <source>Query %1: every key is blocked, so no key gets any weight. Try the next row.</source>
+        <translation>查询 %1：所有键都被屏蔽，没有键能得到权重。请试下一行。</translation>
+    </message>
+    <message>
+        <source>Query %1: which key wins? Click it, or drag the bars to guess the whole row, then Reveal. (%2 blocked keys get no weight and are left out.)</source>
+        <extracomment>%2 is the number of blocked keys, left out of the guess.</extracomment>
+        <translation>查询 %1：哪个键胜出？点击它，或拖动柱条猜整行，然后点“揭晓”。（%2 个被屏蔽的键得不到权重，不参与猜测。）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::HeatmapAccessible</name>
+    <message>
+        <source>%1 rows by %2 columns; the arrow keys move from cell to cell</source>
+        <translation>%1 行 × %2 列；用方向键在单元格之间移动</translation>
+    </message>
+    <message>
+        <source>hidden</source>
+        <extracomment>What a screen reader says for a cell while the answers are hidden.</extracomment>
+        <translation>已隐藏</translation>
+    </message>
+    <message>
+        <source>blocked</source>
+        <extracomment>What a screen reader says for a blocked cell of a map.</extracomment>
+        <translation>已屏蔽</translation>
     </message>
 </context>
 <context>
@@ -1574,6 +1617,10 @@
         <location line="+6" />
         <source>Rename token %1 to %2</source>
         <translation>将词元 %1 重命名为 %2</translation>
+    </message>
+    <message>
+        <source>A token name can have at most %1 characters (this one has %2); token %3 keeps its name</source>
+        <translation>词元名称最多 %1 个字符（这个有 %2 个）；词元 %3 保留原名</translation>
     </message>
 </context>
 <context>

@@ -27,6 +27,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
@@ -36,6 +37,7 @@
 #include <QTimer>
 #include <QDoubleSpinBox>
 #include <QFileInfo>
+#include <QFontMetricsF>
 #include <QLocale>
 #include <QToolButton>
 #include <QTranslator>
@@ -80,6 +82,10 @@ private slots:
     void hideModeHidesEveryChannel();
     void hideModeSurvivesLessonsAndIsOffAtStart();
     void guessIsScored();
+    void guessHidesTheAnswerUntilTheReveal();
+    void guessOffersOnlyOpenKeys();
+    void guessBarLabelsDoNotOverlap_data();
+    void guessBarLabelsDoNotOverlap();
     void quizAnswersAreScored();
     void notesAndQuizInBothLanguages();
     void notesAndQuizKeysInFiles();
@@ -367,6 +373,131 @@ void TestClassroom::guessIsScored()
         d *= 0.5;
     QVERIFY(GuessPanel::guessScore(doubled, truth) < 1e-12);
     QVERIFY(attn::test::close(GuessPanel::guessScore({1, 0}, {0, 1}), 2.0, 0, 1e-12));
+}
+
+// Guessing hides the maps' answers as F7 does; the reveal brings them back,
+// and F7 pressed before the guess stays as the teacher set it.
+void TestClassroom::guessHidesTheAnswerUntilTheReveal()
+{
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(!w.openLesson(QStringLiteral("causal")));
+        w.show();
+        GuessPanel *g = w.guessPanel();
+        StageView *weights = w.stageView(Stage::Weights);
+        QVERIFY(!w.classroom()->hidden());
+        QVERIFY(!weights->valuesHidden());
+        w.showView(QStringLiteral("guess"));
+        QTRY_VERIFY(g->isVisible());
+        QVERIFY(g->guessing());
+        QVERIFY(w.classroom()->hidden());
+        QVERIFY(weights->valuesHidden());
+        QVERIFY(weights->data().values.isZero());
+        QVERIFY(w.stageView(Stage::Output)->valuesHidden());
+        g->reveal();
+        QVERIFY(!g->guessing());
+        QVERIFY(!w.classroom()->hidden());
+        QVERIFY(!weights->valuesHidden());
+        QVERIFY(weights->data().values == w.document()->trace().heads[0].weights);
+        // The next row is a new guess: hidden again.
+        g->nextRow();
+        QVERIFY(g->guessing());
+        QVERIFY(weights->valuesHidden());
+    }
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(!w.openLesson(QStringLiteral("causal")));
+    w.show();
+    w.classroom()->setHidden(true); // F7 before the guess
+    w.showView(QStringLiteral("guess"));
+    QTRY_VERIFY(w.guessPanel()->guessing());
+    w.guessPanel()->reveal();
+    QVERIFY(w.classroom()->hidden());
+    QVERIFY(w.stageView(Stage::Weights)->valuesHidden());
+}
+
+// A blocked key gets no weight whatever one guesses: it is not offered.
+void TestClassroom::guessOffersOnlyOpenKeys()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(!w.openLesson(QStringLiteral("causal")));
+    GuessPanel *g = w.guessPanel();
+    const Trace &t = w.document()->trace();
+    const int keys = int(t.blocked.cols());
+    for (int row = 0; row < int(t.blocked.rows()); ++row) {
+        w.document()->setCurrentQuery(row);
+        std::vector<int> open;
+        for (int j = 0; j < keys; ++j)
+            if (!t.blocked(row, j))
+                open.push_back(j);
+        QCOMPARE(g->openKeys(), open);
+        for (int j = 0; j < keys; ++j)
+            QCOMPARE(g->findChild<QPushButton *>(QStringLiteral("winner-%1").arg(j)) != nullptr, !t.blocked(row, j));
+        // A click on a blocked key changes nothing; the guess gives blocked keys 0.
+        g->guessWinner(open.front());
+        const std::vector<double> before = g->guess();
+        QCOMPARE(int(before.size()), keys);
+        if (open.size() < std::size_t(keys)) {
+            g->guessWinner(keys - 1);
+            QCOMPARE(g->guess(), before);
+        }
+        for (int j = 0; j < keys; ++j)
+            if (t.blocked(row, j))
+                QCOMPARE(g->guess()[std::size_t(j)], 0.0);
+        // The first row has one open key: the only guess there is right, 0.
+        const double score = g->reveal();
+        double expected = 0;
+        for (int j = 0; j < keys; ++j)
+            expected += std::abs(before[std::size_t(j)] - t.heads[0].weights(row, j));
+        QVERIFY(attn::test::close(score, expected, 1e-12, 1e-12));
+        if (row == 0)
+            QVERIFY(attn::test::close(score, 0.0, 0, 1e-12));
+    }
+}
+
+void TestClassroom::guessBarLabelsDoNotOverlap_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("points");
+    for (int width : {120, 200, 320, 480, 900})
+        for (int points : {9, 16, 26}) // a desk, then a projector's zoom
+            QTest::newRow(qPrintable(QStringLiteral("%1 px, %2 pt").arg(width).arg(points))) << width << points;
+}
+
+void TestClassroom::guessBarLabelsDoNotOverlap()
+{
+    QFETCH(int, width);
+    QFETCH(int, points);
+    GuessBars bars;
+    QFont f = bars.font();
+    f.setPointSize(points);
+    bars.setFont(f);
+    const QStringList keys{QStringLiteral("我"), QStringLiteral("打"), QStringLiteral("你"), QStringLiteral("the"),
+                           QStringLiteral("cat"), QStringLiteral("sat"), QStringLiteral("on"), QStringLiteral("mat")};
+    bars.setKeys(keys);
+    bars.setGuess({0.0, 0.05, 1.0, 0.5, 0.0, 0.25, 0.1, 0.1});
+    bars.resize(width, 14 * QFontMetrics(f).height());
+    for (bool revealed : {false, true}) {
+        if (revealed)
+            bars.setTruth({0.02, 0.03, 0.9, 0.01, 0.01, 0.01, 0.01, 0.01});
+        const QList<GuessBars::Label> values = bars.valueLabels();
+        const QList<GuessBars::Label> all = values + bars.keyLabels();
+        for (int a = 0; a < all.size(); ++a) {
+            QVERIFY2(QRectF(bars.rect()).contains(all[a].box), qPrintable(all[a].text));
+            for (int b = a + 1; b < all.size(); ++b)
+                QVERIFY2(!all[a].box.intersects(all[b].box),
+                         qPrintable(QStringLiteral("“%1” and “%2” overlap").arg(all[a].text, all[b].text)));
+        }
+        // Where two values fit across a key's slot, every value is written, in order.
+        const double slot = (width - 8.0) / keys.size();
+        const double wide = QFontMetricsF(f).horizontalAdvance(QStringLiteral("0.00")) + 4;
+        if (wide <= (revealed ? slot / 2 : slot)) {
+            QCOMPARE(values.size(), revealed ? 16 : 8);
+            QCOMPARE(values[revealed ? 4 : 2].text, QStringLiteral("1.00"));
+        }
+    }
 }
 
 void TestClassroom::quizAnswersAreScored()

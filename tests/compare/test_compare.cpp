@@ -248,7 +248,16 @@ private slots:
         // Turn on RoPE in B: no longer the same numbers, and the largest difference is named.
         Scenario b = w.document()->scenario();
         b.encoding = Encoding::Rope;
+        QVERIFY(view->bothBox()->isChecked()); // pinned with B's settings: a setting goes to both
         QVERIFY(!w.document()->edit(b, QStringLiteral("rope")));
+        // A got RoPE too: B − A is word order under RoPE, not word order and RoPE mixed.
+        QCOMPARE(view->pinned()->encoding, Encoding::Rope);
+        {
+            const Scenario a = withEncoding(lesson(QStringLiteral("permutation")), Encoding::Rope);
+            const Comparison c = compareScenarios(a, w.document()->scenario(), true);
+            QVERIFY(attn::test::close(view->maps().overallMax, c.find(CompareStage::Weights, 0)->maxAbsDiff, 1e-12, 1e-12));
+        }
+        QVERIFY(!view->findChild<QLabel *>()->text().contains(QLatin1String("settings differ")));
         QVERIFY(!view->maps().sameNumbers);
         QVERIFY(view->maps().overallMax > 1e-3);
         QVERIFY2(view->maps().verdict.contains(QLatin1String("largest difference")), qPrintable(view->maps().verdict));
@@ -257,6 +266,36 @@ private slots:
         QVERIFY(!view->maps().aligned);
         // The head follows the document's current head (one head here: 0).
         QCOMPARE(view->maps().head, 0);
+    }
+
+    // Settings to both off: a setting changed in B stays in B, and the
+    // header says which side has what.
+    void settingsChangedOnOneSide()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(!w.openLesson(QStringLiteral("compare-word-order")));
+        CompareView *view = w.compareView();
+        view->setSettingsToBoth(false);
+        Scenario b = w.document()->scenario();
+        b.encoding = Encoding::Sinusoidal;
+        QVERIFY(!w.document()->edit(b, QStringLiteral("sinusoidal")));
+        QCOMPARE(view->pinned()->encoding, Encoding::None);
+        const QString header = view->findChild<QLabel *>()->text();
+        QVERIFY2(header.contains(QLatin1String("Their settings differ, so B − A shows that as well: A has the defaults; B has sinusoidal PE.")),
+                 qPrintable(header));
+        // Pinned with other settings on purpose (the encoding A/B): off, and said.
+        QVERIFY(!w.openLesson(QStringLiteral("compare-encoding")));
+        QVERIFY(!view->bothBox()->isChecked());
+        QVERIFY(view->findChild<QLabel *>()->text().contains(QLatin1String("B has sinusoidal PE")));
+        // On by hand: τ changed in B goes to A, the encoding each was pinned with stays.
+        view->setSettingsToBoth(true);
+        Scenario hot = w.document()->scenario();
+        hot.temperature = 0.5;
+        QVERIFY(!w.document()->edit(hot, QStringLiteral("tau")));
+        QCOMPARE(view->pinned()->temperature, 0.5);
+        QCOMPARE(view->pinned()->encoding, Encoding::None);
+        QCOMPARE(w.document()->scenario().encoding, Encoding::Sinusoidal);
     }
 
     // The compare view as a screenshot: what the difference map draws.

@@ -9,6 +9,7 @@
 #include "atomicwrite.h"
 #include "trace_csv.h"
 #include "formula.h"
+#include "numbers.h"
 #include "lessons.h"
 
 #include <QApplication>
@@ -19,6 +20,7 @@
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QXmlStreamReader>
 
 using namespace attn;
 using attn::test::lesson;
@@ -51,7 +53,8 @@ private slots:
     void twiceTheScaleIsTheSamePicture();
     void pngHasTheAskedSizeAndTheCellColour_data();
     void pngHasTheAskedSizeAndTheCellColour();
-    void svgLoadsBackWithOutlinedText();
+    void svgLoadsBack();
+    void svgKeepsEditableText();
     void pdfHoldsOnePage();
     void sameInputSameBytes();
     void fileNamesSayWhatTheyAre();
@@ -103,7 +106,7 @@ void TestExport::pngHasTheAskedSizeAndTheCellColour()
                QStringLiteral("pixel %1 at (%2, %3), expected %4").arg(got.name()).arg(centre.x()).arg(centre.y()).arg(expected.name()));
 }
 
-void TestExport::svgLoadsBackWithOutlinedText()
+void TestExport::svgLoadsBack()
 {
     const Scenario s = lesson(QStringLiteral("causal"));
     const QByteArray svg = renderStageFigure(s, compute(s), Stage::Weights, FigureStyle{}, FigureFormat::Svg,
@@ -113,9 +116,6 @@ void TestExport::svgLoadsBackWithOutlinedText()
     QSvgRenderer renderer(svg);
     QVERIFY(renderer.isValid());
     QCOMPARE(renderer.viewBox(), QRect(0, 0, 900, 700));
-    // Text is drawn as outlines: no <text> element that would need a CJK font.
-    QVERIFY(!svg.contains("<text"));
-    QVERIFY(svg.contains("<path"));
     // Rendered back, it is a picture: the colour bar's yellow end (viridis 1.0) is there.
     QImage image(900, 700, QImage::Format_ARGB32);
     image.fill(Qt::white);
@@ -134,6 +134,38 @@ void TestExport::svgLoadsBackWithOutlinedText()
         for (int x = 0; x < image.width() && !yellow; x += 2)
             yellow = colourDistance(image.pixelColor(x, y), QColor(0xfd, 0xe7, 0x25)) < 30;
     QVERIFY2(yellow, "no viridis yellow in the rendered SVG");
+}
+
+// A slide tool edits an SVG's words only if they are <text>: every label
+// of the map is one, in the figure's font, with 我 打 你 as characters.
+void TestExport::svgKeepsEditableText()
+{
+    const Scenario s = lesson(QStringLiteral("permutation"));
+    const Trace t = compute(s);
+    const QByteArray svg = renderStageFigure(s, t, Stage::Weights, FigureStyle{}, FigureFormat::Svg, FigureSize{900, 700, 1.0});
+    dump(QStringLiteral("permutation-weights.svg"), svg);
+    QXmlStreamReader xml(svg);
+    QStringList texts;
+    QSet<QString> families;
+    while (!xml.atEnd()) {
+        if (xml.readNext() != QXmlStreamReader::StartElement || xml.name() != QLatin1String("text"))
+            continue;
+        families << xml.attributes().value(QLatin1String("font-family")).toString();
+        texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    // Each token labels a row and a column.
+    for (const std::string &token : s.tokens)
+        QVERIFY2(texts.count(QString::fromStdString(token)) >= 2, qPrintable(texts.join(QLatin1Char('|'))));
+    // Every cell's value, as the map writes it.
+    for (Eigen::Index i = 0; i < t.heads[0].weights.rows(); ++i)
+        for (Eigen::Index j = 0; j < t.heads[0].weights.cols(); ++j) {
+            const QString v = QString::fromStdString(formatFixed(t.heads[0].weights(i, j), 4, Minus::Typographic));
+            QVERIFY2(texts.contains(v), qPrintable(v + QStringLiteral(" not in ") + texts.join(QLatin1Char('|'))));
+        }
+    QCOMPARE(families, QSet<QString>{figureFont().family()});
+    // The file is UTF-8 with the characters themselves, not entities.
+    QVERIFY(svg.contains(QStringLiteral("我").toUtf8()));
 }
 
 void TestExport::pdfHoldsOnePage()

@@ -961,12 +961,15 @@ private slots:
         const QByteArray zh64 = QString(64, QChar(0x6CE8)).toUtf8(), zh65 = QString(65, QChar(0x6CE8)).toUtf8();
         QTest::newRow("64 Chinese characters") << "\"tokens\": [\"" + zh64 + "\"]" << QString();
         QTest::newRow("65 Chinese characters") << "\"tokens\": [\"" + zh65 + "\"]"
-                                               << "tokens[0]: 65 characters is more than the limit of 64 for a token label";
+                                               << "tokens[0]: a token name can have at most 64 characters (this one has 65)";
+        // The teacher's case, read as a teacher reads it, with the place the command line needs.
+        QTest::newRow("93 characters") << "\"tokens\": [\"" + QByteArray(93, 'w') + "\"]"
+                                       << "tokens[0]: a token name can have at most 64 characters (this one has 93)";
         QTest::newRow("source label of 10000") << "\"source_tokens\": [\"a\", \"b\", \"" + QByteArray(10000, 'x') + "\"]"
-                                               << "source_tokens[2]: 10000 characters is more than the limit of 64";
+                                               << "source_tokens[2]: a token name can have at most 64 characters (this one has 10000)";
         QTest::newRow("title of 200") << "\"title\": \"" + QByteArray(200, 't') + "\"" << QString();
         QTest::newRow("title of 201") << "\"title\": \"" + QByteArray(201, 't') + "\""
-                                      << "title: 201 characters is more than the limit of 200 for a title";
+                                      << "title: a title can have at most 200 characters (this one has 201)";
     }
 
     void longLabelsAreRefusedAtLoad()

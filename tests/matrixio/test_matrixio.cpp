@@ -19,9 +19,13 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QSignalSpy>
+#include <QPointer>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QLineEdit>
+#include <QStatusBar>
+#include <QMainWindow>
 
 #include <cmath>
 #include <limits>
@@ -117,6 +121,9 @@ private slots:
     void panelClipboardAndFiles();
     void importWrongShapeNamesBoth();
     void rowHeaderSelectsQuery();
+    void typedWordIsExplained();
+    void pasteWhileEditingGoesToTheTable();
+    void longTokenNameIsRefusedInWords();
 };
 
 void TestMatrixIo::npyFromNumPy_data()
@@ -520,6 +527,116 @@ void TestMatrixIo::rowHeaderSelectsQuery()
     QVERIFY(x.rowIsQuery(0));
     MatrixModel wq(&doc, MatrixId::Wq);
     QVERIFY(!wq.rowIsQuery(0));
+}
+
+namespace {
+
+// A panel in a window of its own, with a status bar, shown.
+struct PanelWindow {
+    Document doc;
+    QMainWindow window;
+    MatrixPanel *panel;
+
+    PanelWindow()
+    {
+        doc.replace(lesson(QStringLiteral("causal")), QString(), QStringLiteral("causal"));
+        panel = new MatrixPanel(&doc);
+        window.setCentralWidget(panel);
+        window.resize(600, 700);
+        window.show();
+        window.activateWindow();
+    }
+};
+
+// Types `text` into cell (row, col) of `view` as a keyboard does over a
+// cell opened for editing (its text selected). Returns the editor.
+QLineEdit *typeInto(QTableView *view, int row, int col, const QString &text)
+{
+    const QModelIndex at = view->model()->index(row, col);
+    view->setCurrentIndex(at);
+    view->edit(at);
+    // The open editor: one closed before may wait for its deleteLater().
+    QLineEdit *editor = nullptr;
+    for (QLineEdit *e : view->viewport()->findChildren<QLineEdit *>())
+        if (e->isVisible())
+            editor = e;
+    if (!editor)
+        return nullptr;
+    editor->setFocus();
+    editor->selectAll();
+    QTest::keyClicks(editor, text);
+    return editor;
+}
+
+} // namespace
+
+// "abc" typed in a cell is refused, and the window says why where a teacher looks.
+void TestMatrixIo::typedWordIsExplained()
+{
+    PanelWindow p;
+    QVERIFY(QTest::qWaitForWindowActive(&p.window));
+    const Scenario before = p.doc.scenario();
+    QTableView *q = p.panel->table(MatrixId::Q);
+    QLineEdit *editor = typeInto(q, 0, 1, QStringLiteral("abc"));
+    QVERIFY(editor);
+    QCOMPARE(editor->text(), QStringLiteral("abc"));
+    QTest::keyClick(editor, Qt::Key_Return); // the delegate commits in a queued call
+    QTRY_VERIFY(!p.window.statusBar()->currentMessage().isEmpty());
+    QVERIFY(p.doc.scenario() == before);
+    const QString said = p.window.statusBar()->currentMessage();
+    QVERIFY2(said.contains(QStringLiteral("\"abc\" is not a number")), qPrintable(said));
+    QVERIFY2(said.startsWith(QStringLiteral("Q row “我”, column 2")), qPrintable(said));
+    QCOMPARE(p.panel->message(), said);
+}
+
+// Ctrl+V with a block on the clipboard while a cell is being edited pastes
+// the block into the table (one undo step); one number goes into the editor.
+void TestMatrixIo::pasteWhileEditingGoesToTheTable()
+{
+    PanelWindow p;
+    QVERIFY(QTest::qWaitForWindowActive(&p.window));
+    const Scenario before = p.doc.scenario();
+    QTableView *k = p.panel->table(MatrixId::K);
+    p.panel->showMatrix(MatrixId::K);
+    QApplication::clipboard()->setText(QStringLiteral("1.5\t-2\n0.25\t3\n"));
+    QLineEdit *editor = typeInto(k, 1, 0, QStringLiteral("7"));
+    QVERIFY(editor);
+    const QPointer<QLineEdit> closing = editor;
+    QTest::keyClick(editor, Qt::Key_V, Qt::ControlModifier);
+    QTRY_VERIFY(closing.isNull() || !closing->isVisible()); // the editor is closed, its text dropped
+    QCOMPARE(p.doc.undoStack()->count(), 1);
+    Matrix expected = before.K;
+    expected.block(1, 0, 2, 2) << 1.5, -2, 0.25, 3;
+    QVERIFY(p.doc.scenario().K == expected);
+    p.doc.undo();
+    QVERIFY(p.doc.scenario() == before);
+    // One number: text in the editor, as in any line edit.
+    QApplication::clipboard()->setText(QStringLiteral("5"));
+    editor = typeInto(k, 0, 0, QStringLiteral("0."));
+    QVERIFY(editor);
+    QTest::keyClick(editor, Qt::Key_V, Qt::ControlModifier);
+    QCOMPARE(editor->text(), QStringLiteral("0.5"));
+    QTest::keyClick(editor, Qt::Key_Return);
+    QTRY_COMPARE(p.doc.scenario().K(0, 0), 0.5);
+}
+
+void TestMatrixIo::longTokenNameIsRefusedInWords()
+{
+    Document doc;
+    doc.replace(lesson(QStringLiteral("causal")), QString(), QStringLiteral("causal"));
+    const Scenario before = doc.scenario();
+    MatrixModel q(&doc, MatrixId::Q);
+    QSignalSpy refused(&q, &MatrixModel::refused);
+    QVERIFY(!q.setHeaderData(0, Qt::Vertical, QString(93, QLatin1Char('w')), Qt::EditRole));
+    QCOMPARE(refused.size(), 1);
+    QCOMPARE(refused[0][1].toString(), QStringLiteral("A token name can have at most 64 characters (this one has 93); token 1 keeps its name"));
+    // Characters, not bytes: 65 Chinese characters are 195 bytes.
+    QVERIFY(!q.setHeaderData(2, Qt::Vertical, QString(65, QChar(0x6CE8)), Qt::EditRole));
+    QCOMPARE(refused[1][1].toString(), QStringLiteral("A token name can have at most 64 characters (this one has 65); token 3 keeps its name"));
+    QVERIFY(doc.scenario() == before);
+    // 64 are a name.
+    QVERIFY(q.setHeaderData(2, Qt::Vertical, QString(64, QChar(0x6CE8)), Qt::EditRole));
+    QCOMPARE(QString::fromStdString(doc.scenario().tokens[2]), QString(64, QChar(0x6CE8)));
 }
 
 QTEST_MAIN(TestMatrixIo)
