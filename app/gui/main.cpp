@@ -1,6 +1,6 @@
 // attention-lab: the window.
 //   attention-lab [FILE.json] [--lesson NAME] [--zoom F] [--language en|zh_CN]
-//                 [--maps-only] [--screenshot PNG [--size WxH] [--tab N]]
+//                 [--maps-only | --panels] [--screenshot PNG [--size WxH] [--tab N]]
 // --screenshot renders the window (offscreen works) to a PNG and exits: how
 // the README's picture is made.
 //
@@ -140,7 +140,9 @@ int main(int argc, char *argv[])
     const QCommandLineOption show(QStringLiteral("show"),
                                   QStringLiteral("Open a view by name (lab, ...) and, with --screenshot, save that view."),
                                   QStringLiteral("NAME"));
-    parser.addOptions({lesson, zoom, language, screenshot, size, tab, mapsOnly, show});
+    const QCommandLineOption panels(QStringLiteral("panels"),
+                                    QStringLiteral("Start with the panels shown, also at a projector's zoom (as F9 brings them back)."));
+    parser.addOptions({lesson, zoom, language, screenshot, size, tab, mapsOnly, panels, show});
     // Start in step mode at step N (1-based), or with the answers hidden.
     const QCommandLineOption stepOption(QStringLiteral("step"), QStringLiteral("Start in step mode at step N (1 = scores)."),
                                         QStringLiteral("N"));
@@ -247,8 +249,12 @@ int main(int argc, char *argv[])
     }
     if (zoomFactor > 0)
         window.setZoom(zoomFactor, false);
+    if (parser.isSet(mapsOnly) && parser.isSet(panels))
+        return refuse(QStringLiteral("give --maps-only or --panels, not both"));
     if (parser.isSet(mapsOnly))
         window.setPanelsShown(false);
+    if (parser.isSet(panels))
+        window.setPanelsShownByUser(true);
     if (parser.isSet(hideOption))
         window.setAnswersHidden(true);
     if (parser.isSet(stepOption)) {

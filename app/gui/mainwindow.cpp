@@ -156,6 +156,15 @@ void MainWindow::createStatusBar()
         m_export->addFigureMenu(v, ExportDialog::whatOf(v->stage()));
     m_export->addFigureMenu(vectorPlane(), ExportDialog::What::Plane);
 
+    // Why the maps write fewer than four decimals, where they do: the same
+    // number everywhere, and said once.
+    m_decimalsNote = new QLabel(this);
+    m_decimalsNote->setObjectName(QStringLiteral("decimalsNote"));
+    statusBar()->addPermanentWidget(m_decimalsNote);
+    m_decimalsNote->hide();
+    for (StageView *v : m_lab->stageViews())
+        connect(v, &HeatmapPlot::decimalsFitChanged, this, &MainWindow::updateDecimalsNote, Qt::QueuedConnection);
+
     m_statusProblem = new QLabel(this);
     m_statusProblem->setStyleSheet(QStringLiteral("color: #b00020;"));
     // Permanent: a passing message ("Saved …") must not hide why an edit was refused.
@@ -163,10 +172,26 @@ void MainWindow::createStatusBar()
     m_statusProblem->hide();
 }
 
+void MainWindow::updateDecimalsNote()
+{
+    // The maps agree on one number of decimals (agreeOnDecimals): the
+    // fewest any map in view draws is theirs.
+    int cap = 5;
+    for (StageView *v : m_lab->stageViews())
+        if (v->isVisible() && v->cellTextVisible())
+            cap = std::min(cap, v->drawnDecimals());
+    const bool drawn = cap <= 4;
+    if (drawn && cap < 4)
+        //: In the status bar at a projector's zoom: why every map writes fewer decimals. Short: the line holds little.
+        m_decimalsNote->setText(tr("%1 decimals in every map: 4 do not fit at this size").arg(cap));
+    m_decimalsNote->setVisible(drawn && cap < 4);
+}
+
 void MainWindow::showEvent(QShowEvent *event)
 {
     QMainWindow::showEvent(event);
     m_projector->shown();
+    QTimer::singleShot(0, this, &MainWindow::updateDecimalsNote);
 }
 
 void MainWindow::resizeEvent(QResizeEvent *event)
@@ -257,10 +282,16 @@ std::vector<HeatmapPlot *> MainWindow::allPlots() const
 
 void MainWindow::readSettings()
 {
+    // The last session's place and size only where they fit a screen now: a
+    // session on a 1920x1080 projector must not reopen partly off a 1600x1000 one.
     const QByteArray geometry = prefs::windowGeometry.get();
-    if (geometry.isEmpty() || !restoreGeometry(geometry)) {
-        const QRect screen = this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
-        resize(std::min(1600, screen.width()), std::min(1000, screen.height()));
+    if (geometry.isEmpty() || !restoreGeometry(geometry) || !fitsScreen()) {
+        const QScreen *on = QGuiApplication::screenAt(pos()) ? QGuiApplication::screenAt(pos()) : this->screen();
+        const QRect screen = on ? on->availableGeometry() : QRect(0, 0, 1600, 1000);
+        setWindowState(windowState() & ~(Qt::WindowMaximized | Qt::WindowFullScreen));
+        // Room for the window's frame and title bar: whole on the screen, not under its edges.
+        resize(std::min(1600, screen.width() - 16), std::min(1000, screen.height() - 48));
+        move(screen.topLeft() + QPoint((screen.width() - width()) / 2, (screen.height() - height()) / 2));
     }
     restoreState(prefs::windowState.get());
     settingsBar()->setVisible(m_lab->settingsDock()->isHidden());
@@ -285,6 +316,13 @@ void MainWindow::readSettings()
     applyGradients();
     applyCellText();
     setZoom(prefs::zoom.get(), false);
+}
+
+bool MainWindow::fitsScreen() const
+{
+    // Maximized or full screen, the window system fits it to the screen it is on.
+    const QScreen *on = QGuiApplication::screenAt(geometry().center());
+    return on && (isMaximized() || isFullScreen() || on->availableGeometry().contains(geometry()));
 }
 
 void MainWindow::writeSettings()
@@ -319,14 +357,26 @@ void MainWindow::applyCellText()
 void MainWindow::setPanelsShown(bool shown)
 {
     m_projector->forgetFoldedPanels();
-    for (QDockWidget *d : findChildren<QDockWidget *>())
-        d->setVisible(shown);
+    QList<QPointer<QDockWidget>> back = std::exchange(m_hiddenPanels, {});
+    for (QDockWidget *d : m_lab->dockWidgets())
+        back << d;
+    for (QDockWidget *d : findChildren<QDockWidget *>()) {
+        if (!shown && d->isVisible())
+            m_hiddenPanels << d;
+        if (!shown || back.contains(d))
+            d->setVisible(shown);
+    }
 }
 
 void MainWindow::setPanelsShownByUser(bool shown)
 {
-    m_projector->panelsChosen(); // the teacher's choice: the zoom leaves it alone
     setPanelsShown(shown);
+    m_projector->panelsChosen(shown); // the teacher's choice: the zoom leaves it alone
+}
+
+QWidget *MainWindow::panelsNotice() const
+{
+    return m_projector->panelsNotice();
 }
 
 void MainWindow::setZoom(double zoom, bool announce)

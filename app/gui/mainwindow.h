@@ -13,6 +13,7 @@
 #include "mode.h"
 
 #include <QMainWindow>
+#include <QPointer>
 
 #include <functional>
 #include <map>
@@ -93,7 +94,13 @@ public:
     void setZoom(double zoom, bool announce = true); // announce: "Zoom 150%" in the status bar
     double zoom() const { return m_zoom; }
     // The inputs and settings panels; hidden, the maps get the window (F9).
+    // Shown again: those and the others that were in view when they were
+    // hidden (the lesson notes only if they were open).
     void setPanelsShown(bool shown);
+    // F9: the teacher's choice, which the projector's zoom leaves alone.
+    void setPanelsShownByUser(bool shown);
+    // Shown where the panels in view leave a map without its numbers.
+    QWidget *panelsNotice() const;
     // The settings in one row, shown while the settings panel is hidden.
     SettingsBar *settingsBar() const;
     // Every stage map shows its numbers, its whole title and (weights) its
@@ -113,6 +120,8 @@ public:
     bool panelsFoldedByZoom() const;
     // View ▸ Cell values.
     CellTextMode cellTextMode() const;
+    // In the status bar while the maps write fewer than 4 decimals: how many, and why.
+    QLabel *decimalsNote() const { return m_decimalsNote; }
 
     // Writes a figure (WindowExport); nothing is left half-written on a problem.
     std::optional<Problem> exportFigure(ExportDialog::What what, FigureFormat format, const FigureSize &size, const QString &path);
@@ -204,15 +213,17 @@ private:
     void updateRecentMenu();
     void addRecentFile(const QString &path);
     void readSettings();
+    // Whether the geometry just restored lies on a screen, whole.
+    bool fitsScreen() const;
     void writeSettings();
     void applyGradients();
     void applyCellText();
+    void updateDecimalsNote();
     void updateTitle();
     void newDocument();
     void open();
     bool save();
     std::vector<HeatmapPlot *> allPlots() const;
-    void setPanelsShownByUser(bool shown);
 
     Document m_doc;
     LabMode *m_lab = nullptr;
@@ -228,6 +239,7 @@ private:
 
     ScalingLabPanel *m_scalingLab = nullptr;
     QLabel *m_statusProblem = nullptr;
+    QLabel *m_decimalsNote = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_lessonsMenu = nullptr;
     WindowExport *m_export = nullptr;
@@ -237,6 +249,7 @@ private:
     QActionGroup *m_cellTextGroup = nullptr;
     QAction *m_sharedRange = nullptr;
     Recovery *m_recovery = nullptr;
+    QList<QPointer<QDockWidget>> m_hiddenPanels; // in view when setPanelsShown(false) hid them
 
     double m_zoom = 1.0;
     double m_baseFontSize = 0;

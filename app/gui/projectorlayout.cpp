@@ -11,12 +11,15 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QLayout>
 #include <QResizeEvent>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolButton>
 
 #include <limits>
 #include <optional>
@@ -40,7 +43,8 @@ ProjectorLayout::ProjectorLayout(MainWindow &window, LabMode &lab) : QObject(&wi
 
 void ProjectorLayout::schedule(Refit how)
 {
-    if (m_window.zoom() < MainWindow::kProjectorZoom && !m_lab.mapsTabbed() && !m_panelsFoldedByZoom)
+    if (m_window.zoom() < MainWindow::kProjectorZoom && !m_lab.mapsTabbed() && !m_panelsFoldedByZoom
+        && !(m_notice && m_notice->isVisible()))
         return; // nothing to fit and nothing to give back
     m_pending = std::max(m_pending, how);
     m_timer->start();
@@ -76,9 +80,39 @@ void ProjectorLayout::resized(QResizeEvent *event)
     schedule(Refit::Tabs);
 }
 
-void ProjectorLayout::panelsChosen()
+void ProjectorLayout::panelsChosen(bool shown)
 {
     m_panelsFoldedByZoom = false;
+    m_panelsChosen = shown;
+    if (shown && !m_notice) {
+        // One short line: at a projector's zoom the status bar holds little.
+        m_notice = new QWidget(&m_window);
+        m_notice->setObjectName(QStringLiteral("panelsNotice"));
+        auto *row = new QHBoxLayout(m_notice);
+        row->setContentsMargins(0, 0, 0, 0);
+        auto *text = new QLabel(MainWindow::tr("The panels cost some maps their numbers"), m_notice);
+        text->setStyleSheet(QStringLiteral("color: #8a4b00;"));
+        auto *fold = new QToolButton(m_notice);
+        fold->setObjectName(QStringLiteral("foldPanels"));
+        fold->setText(MainWindow::tr("Fold them (F9)"));
+        connect(fold, &QToolButton::clicked, this, [this] { m_window.setPanelsShownByUser(false); });
+        row->addWidget(text);
+        row->addWidget(fold);
+        m_window.statusBar()->addPermanentWidget(m_notice);
+        m_notice->hide();
+    }
+    schedule(Refit::Tabs);
+}
+
+void ProjectorLayout::updateNotice()
+{
+    if (!m_notice)
+        return;
+    bool panels = false;
+    for (QDockWidget *d : m_window.findChildren<QDockWidget *>())
+        panels = panels || (d->isVisible() && !d->isFloating());
+    m_notice->setVisible(panels && m_window.zoom() >= MainWindow::kProjectorZoom && !m_window.modelMode()
+                         && !m_window.mapsReadable());
 }
 
 void ProjectorLayout::fitToolBarTexts()
@@ -167,13 +201,13 @@ void ProjectorLayout::fit(Refit how)
         // A projector's zoom: where the maps would drop their numbers, cut a
         // title or the weights' row notes, the layout gives them room, one
         // step at a time.
-        bool changed = foldPanels();
+        bool changed = !m_panelsChosen && foldPanels();
         changed = tabMaps() || changed;
         if (m_lab.mapsTabbed() && !m_window.mapsReadable()) {
             chooseArrangement();
             changed = true;
         }
-        if (changed && !m_window.classroom()->hidden())
+        if (changed && m_panelsFoldedByZoom && !m_window.classroom()->hidden())
             // Short: at this zoom the status bar holds one short line.
             m_window.statusBar()->showMessage(
                 MainWindow::tr("Panels folded so that every map keeps its numbers; F9 brings them back"), 8000);
@@ -184,6 +218,9 @@ void ProjectorLayout::fit(Refit how)
     const QSize asked = std::exchange(m_askedSize, QSize());
     if (asked.isValid() && asked != m_window.size() && asked.expandedTo(m_window.minimumSize()) == asked)
         m_window.resize(asked);
+    if (projector && m_window.isVisible())
+        settle();
+    updateNotice();
     m_fitting = false;
     m_fitEnded.start();
 }

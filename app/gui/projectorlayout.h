@@ -47,8 +47,13 @@ public:
     void fitToolBarTexts();
 
     bool panelsFoldedByZoom() const { return m_panelsFoldedByZoom; }
-    // The teacher showed or hid the panels (F9): the zoom leaves that alone.
-    void panelsChosen();
+    // The teacher showed or hid the panels (F9): the zoom leaves that alone
+    // (it never folds panels the teacher brought back), and the maps beside
+    // them get what room the layout can give.
+    void panelsChosen(bool shown);
+    // Shown where panels in view leave some map without its numbers: one
+    // line that says so and offers to fold them.
+    QWidget *panelsNotice() const { return m_notice; }
     // The panels were shown or hidden: none is folded by the zoom any more.
     void forgetFoldedPanels() { m_foldedDocks.clear(); }
 
@@ -57,6 +62,7 @@ private:
     bool foldPanels();
     bool tabMaps();
     void chooseArrangement();
+    void updateNotice();
 
     MainWindow &m_window;
     LabMode &m_lab;
@@ -67,6 +73,8 @@ private:
     QSize m_askedSize; // the size before the layout's minimum grew the window
     QSize m_tabbedAt;  // the window's size when the maps went into the tabs
     bool m_panelsFoldedByZoom = false;
+    bool m_panelsChosen = false; // the teacher brought the panels back: never folded by the zoom
+    QWidget *m_notice = nullptr;
     bool m_fitting = false;
     // The sizes fit's own steps gave the window, and when it ended: a
     // window system that confirms a top-level's resizes later sends them

@@ -96,6 +96,8 @@ void LabMode::createSideTabs()
     m_bottomRow->addWidget(m_sideBox, kSideTabsStretch);
     m_mapRows->addLayout(m_topRow, 1);
     m_mapRows->addLayout(m_bottomRow, 1);
+    // Where the lesson's handout prints a wrong number: said under the maps that show it.
+    m_mapRows->addWidget(new MisprintNote(doc, m_mapsPage));
     m_centralLayout->addWidget(m_mapsPage, 1);
     m_host.mainWindow()->setCentralWidget(m_central);
 }

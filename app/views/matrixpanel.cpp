@@ -25,6 +25,7 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QStyledItemDelegate>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
@@ -309,6 +310,7 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
 
     rebuildTabs();
     syncControls();
+    keepTableInView();
 }
 
 QTableView *MatrixPanel::table(MatrixId id) const
@@ -570,9 +572,22 @@ void MatrixPanel::sizeColumns(QTableView *view)
 void MatrixPanel::changeEvent(QEvent *event)
 {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange)
+    if (event->type() == QEvent::FontChange) {
         for (const Page &p : m_pages)
             sizeColumns(p.view);
+        keepTableInView();
+    }
+}
+
+void MatrixPanel::keepTableInView()
+{
+    // The table keeps its header and two rows in view, whatever the
+    // settings under it take at a projector's zoom: the panel's scroll area
+    // scrolls instead of squeezing the table to nothing.
+    const QTableView *view = m_pages.front().view;
+    const int rows = 2 * view->verticalHeader()->defaultSectionSize();
+    m_tabs->setMinimumHeight(m_tabs->tabBar()->sizeHint().height() + view->horizontalHeader()->sizeHint().height() + rows
+                             + 2 * view->frameWidth() + 4);
 }
 
 void MatrixPanel::setMode(InputMode mode)

@@ -68,6 +68,7 @@ private:
 
     void rebuildTabs();
     void sizeColumns(QTableView *view);
+    void keepTableInView();
     void syncControls();
     // One edit from a control; false (and the control reset) when refused.
     bool apply(const Scenario &next, const QString &description);

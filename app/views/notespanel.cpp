@@ -4,6 +4,7 @@
 #include "steppanel.h"
 #include "viewbinding.h"
 
+#include <QEvent>
 #include <QLocale>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -19,6 +20,7 @@ NotesPanel::NotesPanel(Document *doc, Classroom *classroom, QWidget *parent)
     m_text = new QTextBrowser(this);
     m_text->setOpenExternalLinks(false);
     layout->addWidget(m_text);
+    keepReadableWidth();
     connect(classroom, &Classroom::changed, this, &NotesPanel::refresh);
     new ViewBinding(this, doc, ChangeKind::Text | ChangeKind::Shape, [this] { refresh(); }, {});
     refresh();
@@ -53,6 +55,20 @@ void NotesPanel::refresh()
         }
     }
     m_text->setHtml(html);
+}
+
+void NotesPanel::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        keepReadableWidth();
+}
+
+void NotesPanel::keepReadableWidth()
+{
+    // A column some words wide, never one that breaks words letter by
+    // letter (the maps beside it give way, or say that they cannot).
+    m_text->setMinimumWidth(m_text->fontMetrics().horizontalAdvance(QStringLiteral("permutation-swapped")) + 24);
 }
 
 QString NotesPanel::text() const

@@ -26,7 +26,11 @@ public:
 public slots:
     void refresh();
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void keepReadableWidth();
     Document *m_doc;
     Classroom *m_classroom;
     QTextBrowser *m_text;

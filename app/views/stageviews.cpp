@@ -3,6 +3,7 @@
 #include "edit.h"
 #include "explain.h"
 #include "formula.h"
+#include "scenario_json.h"
 #include "stagedata.h"
 #include "steps.h"
 #include "viewbinding.h"
@@ -232,6 +233,61 @@ void StageView::selectQuery(int row)
     const QString query = QString::fromStdString(queryLabels(s)[std::size_t(row)]);
     emit message(m_stage == Stage::Output ? tr("Query %1 selected").arg(query)
                                           : tr("Query %1 selected (Ctrl+click a cell to block or open it)").arg(query));
+}
+
+MisprintNote::MisprintNote(Document *doc, QWidget *parent) : QLabel(parent), m_doc(doc)
+{
+    setObjectName(QStringLiteral("misprintNote"));
+    setWordWrap(true);
+    setTextFormat(Qt::PlainText);
+    setStyleSheet(QStringLiteral("color: #8a4b00;")); // a warning's colour, not an error's
+    new ViewBinding(this, doc, ChangeKind::Values | ChangeKind::Shape | ChangeKind::Labels | ChangeKind::Settings,
+                    [this] { refresh(); }, ViewBinding::FollowsCurrent | ViewBinding::EvenWhenHidden);
+    connect(doc, &Document::fileStateChanged, this, &MisprintNote::refresh);
+    hide();
+}
+
+QString MisprintNote::noteText(const Scenario &s, const Trace &t, int head, const std::function<bool(Stage)> &shown)
+{
+    QStringList lines;
+    for (Stage stage : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output}) {
+        if (shown && !shown(stage))
+            continue;
+        QStringList printed, computed;
+        for (const Misprint &m : misprintsOf(s)) {
+            if (m.head != head || m.stage != stageKey(stage).toStdString() || head >= int(t.heads.size()))
+                continue;
+            const HeadTrace &h = t.heads[std::size_t(head)];
+            const Matrix values = stage == Stage::Scores ? h.scores
+                                  : stage == Stage::Weights ? h.weights
+                                  : stage == Stage::Output  ? h.output
+                                                            : h.scaledMatrix();
+            if (m.row >= values.rows() || m.col >= values.cols())
+                continue;
+            printed << HeatmapPlot::formatValue(m.printed, 4);
+            computed << HeatmapPlot::formatValue(values(m.row, m.col), 4);
+        }
+        if (!printed.isEmpty())
+            //: Under the maps, where a lesson's source document prints a wrong number: the stage's name, the printed
+            //: numbers, the numbers the formula gives.
+            lines << tr("%1: the handout prints %2; the formula gives %3")
+                         .arg(stageName(stage), printed.join(QStringLiteral(", ")), computed.join(QStringLiteral(", ")));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+void MisprintNote::refresh()
+{
+    if (!m_classroom && (m_classroom = Classroom::of(m_doc)))
+        connect(m_classroom, &Classroom::changed, this, &MisprintNote::refresh);
+    // The note gives the answers away where the maps do not show them (hide
+    // mode, a step not reached); the printed numbers are the lesson's, not
+    // an edited version's.
+    const QString note = noteText(m_doc->scenario(), m_doc->trace(), m_doc->currentHead(), [this](Stage stage) {
+        return !m_classroom || (!m_classroom->hidden() && m_classroom->shows(stage) == Classroom::Shows::Values);
+    });
+    setText(note);
+    setVisible(!note.isEmpty() && !m_doc->isModified());
 }
 
 AllHeadsView::AllHeadsView(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)

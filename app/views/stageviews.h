@@ -14,6 +14,7 @@
 #include <QStackedWidget>
 #include <QWidget>
 
+#include <functional>
 #include <vector>
 
 namespace attn {
@@ -81,6 +82,26 @@ public:
 private:
     Document *m_doc;
     std::vector<HeatmapPlot *> m_plots;
+};
+
+// Under the maps: where the lesson's source document prints a number the
+// formula does not give ("Softmax weights: the handout prints 0.8756; the
+// formula gives 0.7679"), from the lesson file's misprints. Shown while the
+// lesson is as it was opened (an edit changes what the formula gives) and
+// the maps show their numbers (not in hide mode, nor before the step).
+class MisprintNote : public QLabel {
+    Q_OBJECT
+
+public:
+    explicit MisprintNote(Document *doc, QWidget *parent = nullptr);
+    void refresh();
+    // The note's text for `head`: a line for each stage that has misprints
+    // and whose map shows its numbers (`shown`; none: every stage).
+    static QString noteText(const Scenario &s, const Trace &t, int head, const std::function<bool(Stage)> &shown = {});
+
+private:
+    Document *m_doc;
+    QPointer<Classroom> m_classroom;
 };
 
 class ConcatView : public QWidget {

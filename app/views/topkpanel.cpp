@@ -2,10 +2,13 @@
 
 #include "heatmapplot.h"
 #include "stagedata.h"
+#include "stageviews.h"
 #include "viewbinding.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -31,21 +34,29 @@ TopKPanel::TopKPanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(do
     m_weights->setObjectName(QStringLiteral("topKWeights"));
     m_output = new HeatmapPlot(this);
     m_output->setObjectName(QStringLiteral("topKOutput"));
-    for (HeatmapPlot *p : {m_weights, m_output})
-        p->setMinimumSize(120, 120); // narrow in a side tab at a projector's zoom
-
+    // The same weight reads alike here and in the lab's maps.
+    joinDecimalsAgreement(m_weights);
+    joinDecimalsAgreement(m_output);
+    // One above the other, each as wide as the tab: side by side in a side
+    // tab they were 90 px maps without numbers, their titles cut.
+    auto *maps = new QWidget(this);
+    auto *plots = new QVBoxLayout(maps);
+    plots->setContentsMargins(0, 0, 0, 0);
+    plots->addWidget(m_note);
+    plots->addWidget(m_weights, 3);
+    plots->addWidget(m_output, 2);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidget(maps);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
     auto *row = new QHBoxLayout;
     row->addWidget(kLabel);
     row->addWidget(m_k);
     row->addStretch(1);
-    auto *plots = new QHBoxLayout;
-    plots->addWidget(m_weights, 3);
-    plots->addWidget(m_output, 2);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(row);
-    layout->addWidget(m_note);
-    layout->addLayout(plots, 1);
+    layout->addWidget(scroll, 1);
 
     connect(m_k, &QSpinBox::valueChanged, this, &TopKPanel::refresh);
     for (HeatmapPlot *p : {m_weights, m_output})
@@ -105,10 +116,50 @@ void TopKPanel::refresh()
     out.rowFlagged.clear();
     m_output->setData(out);
 
+    sizeMaps();
     m_note->setText(tr("Softmax gives every key some weight (soft nearest neighbours); top-%1 keeps only the %1 "
                        "heaviest of each row, and hard %1-NN averages their values equally. Compare with the "
                        "Softmax weights and Output maps.")
                         .arg(k));
+}
+
+void TopKPanel::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        sizeMaps();
+}
+
+void TopKPanel::sizeMaps()
+{
+    // What a map's layout takes, in lines of its font: the labels, the
+    // colour bar and its label, the row notes, margins; each cell as wide
+    // as "−0.0000" with its padding and a line and a half high.
+    for (HeatmapPlot *p : {m_weights, m_output}) {
+        const HeatmapData &d = p->data();
+        const QFontMetrics fm(p->font());
+        const int line = fm.height();
+        int labels = 0;
+        for (const QString &l : d.rowLabels)
+            labels = std::max(labels, fm.horizontalAdvance(l));
+        int notes = 0;
+        for (const QString &n : d.rowNotes)
+            notes = std::max(notes, fm.horizontalAdvance(n));
+        if (notes > 0)
+            notes = std::max(notes, fm.horizontalAdvance(d.rowNotesLabel)) + 3 * line;
+        const int cell = fm.horizontalAdvance(QStringLiteral("−0.0000")) + std::max(4, line * 3 / 10) + line / 2;
+        int column = cell;
+        for (const QString &l : d.colLabels)
+            column = std::max(column, fm.horizontalAdvance(l) + line / 2);
+        const QFontMetrics title(p->titleElement()->font());
+        int titleWidth = 0;
+        const QStringList titleLines = d.title.split(QLatin1Char('\n'));
+        for (const QString &l : titleLines)
+            titleWidth = std::max(titleWidth, title.horizontalAdvance(l) + 2 * line);
+        const int width = std::max(titleWidth, labels + 2 * line + int(d.values.cols()) * column + 6 * line + notes);
+        const int height = int(titleLines.size()) * title.height() + 4 * line + int(d.values.rows()) * (line * 3 / 2);
+        p->setMinimumSize(width, height);
+    }
 }
 
 } // namespace attn

@@ -33,7 +33,14 @@ public:
 public slots:
     void refresh();
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    // Each map at least as large as its numbers, whole title and every
+    // label need (the tab scrolls where it is smaller).
+    void sizeMaps();
+
     Document *m_doc;
     QSpinBox *m_k;
     QLabel *m_note;

@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -645,6 +646,44 @@ std::vector<QuizQuestion> readQuiz(const QJsonValue &v)
     return out;
 }
 
+// [{"stage": "weights", "row": 1, "col": 1, "printed": 0.8756}]: cells
+// counted from 1, as a handout counts them, each inside its stage's map
+// (checked once the shapes are known: `s` is already read).
+std::vector<Misprint> readMisprints(const QJsonValue &v, const Scenario &s)
+{
+    std::vector<Misprint> out;
+    const QJsonArray a = readArray(v, "misprints", "misprints");
+    static const std::unordered_set<std::string> known{"stage", "head", "row", "col", "printed"};
+    static const char *const stages[] = {"scores", "scaled", "masked", "weights", "output"};
+    for (qsizetype i = 0; i < a.size(); ++i) {
+        const std::string place = at("misprints", i);
+        if (!a[i].isObject())
+            fail(place, QStringLiteral("expected an object such as {\"stage\": \"weights\", \"row\": 1, \"col\": 1, "
+                                       "\"printed\": 0.8756}, got %1").arg(describe(a[i])));
+        const QJsonObject o = a[i].toObject();
+        for (auto it = o.begin(); it != o.end(); ++it)
+            if (!known.count(it.key().toStdString()))
+                fail(key(place, it.key().toStdString().c_str()),
+                     QStringLiteral("unknown key; a misprint has stage, head, row, col and printed"));
+        for (const char *need : {"stage", "row", "col", "printed"})
+            if (!o.contains(QLatin1String(need)))
+                fail(key(place, need), QStringLiteral("is missing"));
+        Misprint m;
+        m.stage = readString(o.value(QLatin1String("stage")), key(place, "stage")).toStdString();
+        if (std::find(std::begin(stages), std::end(stages), m.stage) == std::end(stages))
+            fail(key(place, "stage"), QStringLiteral("unknown value \"%1\"; expected one of scores, scaled, masked, weights, output")
+                                          .arg(QString::fromStdString(m.stage)));
+        const int cols = m.stage == "output" ? headValueDim(s) : keyCount(s);
+        if (o.contains(QLatin1String("head")))
+            m.head = int(readInteger(o.value(QLatin1String("head")), key(place, "head"), 1, s.heads)) - 1;
+        m.row = int(readInteger(o.value(QLatin1String("row")), key(place, "row"), 1, queryCount(s))) - 1;
+        m.col = int(readInteger(o.value(QLatin1String("col")), key(place, "col"), 1, cols)) - 1;
+        m.printed = readNumber(o.value(QLatin1String("printed")), key(place, "printed"));
+        out.push_back(m);
+    }
+    return out;
+}
+
 Scenario readScenario(const QJsonDocument &doc)
 {
     if (!doc.isObject())
@@ -740,6 +779,8 @@ Scenario readScenario(const QJsonDocument &doc)
 
     if (auto p = validate(s))
         throw Failure{*p};
+    if (o.contains(QLatin1String("misprints")))
+        readMisprints(o.value(QLatin1String("misprints")), s); // refused here; kept in extra
     return s;
 }
 
@@ -884,6 +925,27 @@ ScenarioOrProblem scenarioFromJson(const QByteArray &json)
     } catch (const Failure &f) {
         return f.problem;
     }
+}
+
+std::vector<Misprint> misprintsOf(const Scenario &s)
+{
+    std::vector<Misprint> out;
+    if (s.extra.empty())
+        return out;
+    const QJsonDocument kept = QJsonDocument::fromJson(QByteArray::fromStdString(s.extra));
+    const QJsonValue v = kept.object().value(QLatin1String("misprints"));
+    if (!v.isArray())
+        return out;
+    // One at a time: an edit since the file was read (a token removed) drops
+    // the misprints whose cells have gone and keeps the others.
+    for (const QJsonValue &one : v.toArray()) {
+        try {
+            for (const Misprint &m : readMisprints(QJsonArray{one}, s))
+                out.push_back(m);
+        } catch (const Failure &) {
+        }
+    }
+    return out;
 }
 
 ScenarioOrProblem loadScenarioFile(const QString &path)

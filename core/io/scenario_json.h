@@ -10,7 +10,9 @@
 #include <QByteArray>
 #include <QString>
 
+#include <string>
 #include <variant>
+#include <vector>
 
 namespace attn {
 
@@ -39,5 +41,22 @@ QByteArray scenarioToJson(const Scenario &s);
 // Writes through a temporary file renamed into place, so a failed write
 // leaves any old file whole. The problem's place is the file's path.
 std::optional<Problem> saveScenarioFile(const QString &path, const Scenario &s);
+
+// A number the lesson's source document prints wrongly (the optional
+// "misprints" key of a scenario file): its stage, head and cell, and what
+// is printed. What the formula gives is the trace's, never written in the
+// file. Read with the file (a bad entry refuses it) and kept with the keys
+// this version does not otherwise read (Scenario::extra), so saving writes
+// it back as it was.
+struct Misprint {
+    std::string stage;    // "scores", "scaled", "masked", "weights" or "output"
+    int head = 0;         // 0-based (the file counts heads, rows and columns from 1)
+    int row = 0, col = 0; // 0-based
+    double printed = 0;
+};
+
+// The misprints of `s`'s file whose cells `s` still has (a token removed
+// since takes its misprints with it).
+std::vector<Misprint> misprintsOf(const Scenario &s);
 
 } // namespace attn

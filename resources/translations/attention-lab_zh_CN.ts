@@ -1027,6 +1027,14 @@
     </message>
 </context>
 <context>
+    <name>attn::MisprintNote</name>
+    <message>
+        <source>%1: the handout prints %2; the formula gives %3</source>
+        <extracomment>Under the maps, where a lesson&apos;s source document prints a wrong number: the stage&apos;s name, the printed numbers, the numbers the formula gives.</extracomment>
+        <translation>%1：讲义印的是 %2；按公式算得 %3</translation>
+    </message>
+</context>
+<context>
     <name>attn::MainWindow</name>
     <message>
         <location filename="../../app/gui/mainwindow.cpp" line="+50" />
@@ -1493,6 +1501,19 @@
         <location filename="../../app/modes/comparemode.cpp" line="-162" />
         <source>A/B — Attention Lab</source>
         <translation>A/B — 注意力实验室</translation>
+    </message>
+    <message>
+        <source>The panels cost some maps their numbers</source>
+        <translation>面板占去了地方，有的热图显示不了数值</translation>
+    </message>
+    <message>
+        <source>Fold them (F9)</source>
+        <translation>收起面板 (F9)</translation>
+    </message>
+    <message>
+        <source>%1 decimals in every map: 4 do not fit at this size</source>
+        <extracomment>In the status bar at a projector&apos;s zoom: why every map writes fewer decimals. Short: the line holds little.</extracomment>
+        <translation>各热图都显示 %1 位小数：此尺寸放不下 4 位</translation>
     </message>
 </context>
 <context>

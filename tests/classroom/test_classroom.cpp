@@ -8,6 +8,7 @@
 #include "guesspanel.h"
 #include "lessons.h"
 #include "mainwindow.h"
+#include "matrixpanel.h"
 #include "notespanel.h"
 #include "planeplot.h"
 #include "quizpanel.h"
@@ -20,8 +21,12 @@
 #include "steppanel.h"
 #include "steps.h"
 #include "validate.h"
+#include "edit.h"
+#include "preferences.h"
+#include "topkpanel.h"
 
 #include <QAction>
+#include <QAbstractScrollArea>
 #include <QApplication>
 #include <QDockWidget>
 #include <QLineEdit>
@@ -40,6 +45,12 @@
 #include <QFontMetricsF>
 #include <QLocale>
 #include <QToolButton>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QScreen>
+#include <QGuiApplication>
+#include <QHeaderView>
+#include <QLabel>
 #include <QTranslator>
 #include <QTest>
 
@@ -93,8 +104,15 @@ private slots:
     void sentenceFieldInTheWindow();
     void projectorLayout_data();
     void projectorLayout();
+    void projectorWithPanels_data();
+    void projectorWithPanels();
     void deskLayout_data();
     void deskLayout();
+    void topKMapsReadable_data();
+    void topKMapsReadable();
+    void misprintSaidUnderTheMaps();
+    void fewerDecimalsAreSaid();
+    void inputsAfterAWideHead();
     void temperatureBoxShowsTheDocumentsTau();
     void toolBarRowFits();
     void stepModeGivesNothingAway();
@@ -849,6 +867,164 @@ void TestClassroom::projectorLayout()
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
 }
 
+void TestClassroom::projectorWithPanels_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<double>("zoom");
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QString>("panels"); // folded (by the zoom), shown (F9), notes (F9 and the lesson notes open)
+    for (const char *language : {"en", "zh_CN"})
+        for (QSize size : {QSize(1600, 1000), QSize(1920, 1080)})
+            for (double zoom : {1.5, 2.0})
+                for (const char *panels : {"folded", "shown", "notes"})
+                    QTest::addRow("%dx%d zoom %.1f %s %s", size.width(), size.height(), zoom, language, panels)
+                        << size << zoom << QString::fromLatin1(language) << QString::fromLatin1(panels);
+}
+
+namespace {
+
+// What the panels in view hide or cut: the inputs table squeezed out of
+// view, a settings text cut, the notes a column that breaks words.
+QStringList panelProblems(MainWindow &w)
+{
+    QStringList out;
+    auto *inputs = w.findChild<QDockWidget *>(QStringLiteral("inputsDock"));
+    if (inputs->isVisible()) {
+        const auto *scroll = qobject_cast<QAbstractScrollArea *>(inputs->widget());
+        const QRect viewport = scroll->viewport()->rect();
+        auto *table = qobject_cast<QTableView *>(w.matrixPanel()->findChild<QTabWidget *>()->currentWidget());
+        if (!table || !table->isVisible())
+            out << QStringLiteral("inputs: no table in view");
+        else if (const int least = table->horizontalHeader()->height() + table->rowHeight(0); table->viewport()->height() < table->rowHeight(0)
+                 || table->height() < least)
+            out << QStringLiteral("inputs: the table is %1 px high, its header and a row need %2").arg(table->height()).arg(least);
+        // The token buttons are whole in the panel's width (the panel scrolls down, not sideways).
+        for (QToolButton *b : w.matrixPanel()->findChildren<QToolButton *>())
+            if (b->isVisible() && b->text().contains(QLatin1Char('+'))) {
+                const QRect r(b->mapTo(scroll->viewport(), QPoint(0, 0)), b->size());
+                if (r.right() > viewport.right() || b->width() < b->sizeHint().width())
+                    out << QStringLiteral("inputs: the button %1 is cut (%2 of %3 px in view)")
+                               .arg(b->text()).arg(viewport.right() - r.left()).arg(b->sizeHint().width());
+            }
+    }
+    auto *settings = w.findChild<QDockWidget *>(QStringLiteral("settingsDock"));
+    if (settings->isVisible()) {
+        const auto *scroll = qobject_cast<QAbstractScrollArea *>(settings->widget());
+        const int right = scroll->viewport()->width();
+        for (QLabel *l : settings->findChildren<QLabel *>()) {
+            if (!l->isVisible() || l->text().isEmpty())
+                continue;
+            const int x = l->mapTo(scroll->viewport(), QPoint(0, 0)).x();
+            const bool cut = l->wordWrap() ? l->height() < l->heightForWidth(l->width()) || x + l->width() > right
+                                           : x + l->width() > right || l->width() < l->minimumSizeHint().width();
+            if (cut)
+                out << QStringLiteral("settings: \"%1\" is cut (%2x%3 at x %4, the panel %5 wide)")
+                           .arg(l->text().left(24)).arg(l->width()).arg(l->height()).arg(x).arg(right);
+        }
+    }
+    if (w.notesDock()->isVisible()) {
+        auto *text = w.notesPanel()->findChild<QTextBrowser *>();
+        const QFontMetrics fm(text->font());
+        int widest = 0;
+        for (const QString &word : w.notesPanel()->text().split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts))
+            widest = std::max(widest, fm.horizontalAdvance(word.left(12))); // a run of Chinese breaks anywhere
+        if (text->viewport()->width() < widest)
+            out << QStringLiteral("notes: %1 px wide, narrower than a word (%2 px)").arg(text->viewport()->width()).arg(widest);
+    }
+    return out;
+}
+
+} // namespace
+
+// At a projector's zoom, whatever the teacher shows (the panels folded by
+// the zoom, brought back with F9, the lesson notes open): every map in view
+// keeps its numbers, whole title and row notes, or the window says in one
+// line that the panels cost them and offers to fold them; and the panels
+// in view show what they hold.
+void TestClassroom::projectorWithPanels()
+{
+    QFETCH(QSize, size);
+    QFETCH(double, zoom);
+    QFETCH(QString, language);
+    QFETCH(QString, panels);
+    const QFont before = QApplication::font();
+    QStringList failures;
+    int noticed = 0;
+    {
+        const Language lang(language);
+        QVERIFY2(lang.loaded, "the zh_CN translation (app/gui/attention-lab_zh_CN.qm) is built");
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(!w.openLesson(QStringLiteral("seed000-basic")));
+        w.setZoom(zoom, false);
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(settled(w));
+        if (panels != QLatin1String("folded")) {
+            // F9, as the teacher presses it.
+            QAction *f9 = nullptr;
+            for (QAction *a : w.findChildren<QAction *>())
+                if (a->shortcut() == QKeySequence(Qt::Key_F9))
+                    f9 = a;
+            QVERIFY(f9);
+            if (!w.findChild<QDockWidget *>(QStringLiteral("settingsDock"))->isVisible())
+                f9->trigger();
+            QVERIFY(!w.notesDock()->isVisible()); // F9 brings back the panels, not notes that were never open
+            if (panels == QLatin1String("notes"))
+                w.notesDock()->show();
+            QVERIFY(settled(w));
+        }
+        for (const QString &name : lessonIndex()) {
+            QVERIFY(!w.openLesson(name));
+            QVERIFY(settled(w));
+            QApplication::processEvents();
+            const bool settingsShown = w.findChild<QDockWidget *>(QStringLiteral("settingsDock"))->isVisible();
+            if (settingsShown != (panels != QLatin1String("folded")))
+                failures << name + QStringLiteral(": the settings panel is %1").arg(settingsShown ? "shown" : "folded");
+            if (panels == QLatin1String("notes") && !w.notesDock()->isVisible())
+                failures << name + QStringLiteral(": the lesson notes closed");
+            if (w.size() != size)
+                failures << QStringLiteral("%1: the window is %2x%3").arg(name).arg(w.width()).arg(w.height());
+            for (const QString &p : panelProblems(w))
+                failures << name + QStringLiteral(": ") + p;
+            QWidget *notice = w.panelsNotice();
+            if (notice && notice->isVisible()) {
+                ++noticed;
+                // One line, whole in the status bar, with its offer.
+                const QRect bar = w.statusBar()->rect();
+                const QRect at(notice->mapTo(w.statusBar(), QPoint(0, 0)), notice->size());
+                if (panels == QLatin1String("folded") || !bar.contains(at) || notice->width() < notice->sizeHint().width()
+                    || !notice->findChild<QToolButton *>(QStringLiteral("foldPanels")))
+                    failures << name + QStringLiteral(": the panels' notice is cut or out of place");
+                continue;
+            }
+            for (Stage st : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output}) {
+                StageView *v = w.stageView(st);
+                w.showStage(st);
+                QApplication::processEvents();
+                v->replot(QCustomPlot::rpImmediateRefresh);
+                const QString where = QStringLiteral("%1 %2 (%3x%4)").arg(name, stageKey(st)).arg(v->width()).arg(v->height());
+                if (!v->isVisible())
+                    failures << where + QStringLiteral(": not in view");
+                else if (!v->cellTextVisible())
+                    failures << where + QStringLiteral(": cell values not drawn, and no word about it");
+                if (v->isVisible() && v->titleElement()->text() != v->data().title)
+                    failures << where + QStringLiteral(": title cut to ") + v->titleElement()->text();
+                if (v->isVisible() && st == Stage::Weights && !v->yAxis2->visible())
+                    failures << where + QStringLiteral(": row notes hidden");
+            }
+        }
+        // Folded, or with panels that leave room, no word is needed.
+        if (panels == QLatin1String("folded") && noticed > 0)
+            failures << QStringLiteral("the panels' notice shows with the panels folded");
+    }
+    QApplication::setFont(before);
+    if (noticed > 0)
+        qInfo("%d of %d lessons: the panels cost numbers, said in the status bar", noticed, int(lessonIndex().size()));
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+}
+
 void TestClassroom::deskLayout_data()
 {
     QTest::addColumn<QSize>("size");
@@ -913,6 +1089,202 @@ void TestClassroom::deskLayout()
     }
     QApplication::setFont(before);
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+}
+
+void TestClassroom::topKMapsReadable_data()
+{
+    QTest::addColumn<double>("zoom");
+    QTest::addColumn<QString>("language");
+    for (const char *language : {"en", "zh_CN"})
+        for (double zoom : {1.0, 2.0})
+            QTest::addRow("1600x1000 zoom %.1f %s", zoom, language) << zoom << QString::fromLatin1(language);
+}
+
+// Hard against soft k-NN (seed001-soft-knn, six tokens) at 1600x1000: the
+// Top-k maps show their numbers, their whole titles and every label.
+void TestClassroom::topKMapsReadable()
+{
+    QFETCH(double, zoom);
+    QFETCH(QString, language);
+    const QFont before = QApplication::font();
+    QStringList failures;
+    {
+        const Language lang(language);
+        QVERIFY(lang.loaded);
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(!w.openLesson(QStringLiteral("seed001-soft-knn")));
+        w.setZoom(zoom, false);
+        w.setPanelsShown(true);
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(settled(w));
+        TopKPanel *panel = w.topKPanel();
+        w.sideTabs()->setCurrentWidget(panel);
+        QVERIFY(settled(w));
+        QApplication::processEvents();
+        for (HeatmapPlot *p : {panel->weightsPlot(), panel->outputPlot()}) {
+            p->replot(QCustomPlot::rpImmediateRefresh);
+            const QString where = QStringLiteral("%1 (%2x%3)").arg(p->objectName()).arg(p->width()).arg(p->height());
+            if (!p->isVisible())
+                failures << where + QStringLiteral(": not in view");
+            if (!p->cellTextVisible())
+                failures << where + QStringLiteral(": cell values not drawn");
+            if (p->titleElement()->text() != p->data().title)
+                failures << where + QStringLiteral(": title cut to ") + p->titleElement()->text().replace(QLatin1Char('\n'), QLatin1Char('/'));
+            const auto rows = p->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+            const auto cols = p->xAxis2->ticker().dynamicCast<QCPAxisTickerText>();
+            if (!rows || rows->ticks().size() != p->rowCount())
+                failures << where + QStringLiteral(": %1 of %2 row labels").arg(rows ? rows->ticks().size() : 0).arg(p->rowCount());
+            if (!cols || cols->ticks().size() != p->columnCount())
+                failures << where + QStringLiteral(": %1 of %2 column labels").arg(cols ? cols->ticks().size() : 0).arg(p->columnCount());
+        }
+    }
+    QApplication::setFont(before);
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+}
+
+// Seed 000 prints its weights (and so its output) wrongly: the window says
+// so under the maps, with what the formula gives, in both languages; not in
+// hide mode (it gives the answer away) and not once the lesson is edited.
+void TestClassroom::misprintSaidUnderTheMaps()
+{
+    const Scenario s = lesson(QStringLiteral("seed000-basic"));
+    // By hand: e^(4/√2), e^0, e^(2/√2) over their sum.
+    const double e1 = std::exp(4 / std::sqrt(2.0)), e2 = 1, e3 = std::exp(2 / std::sqrt(2.0));
+    const double sum = e1 + e2 + e3;
+    const QString formula = QStringList{HeatmapPlot::formatValue(e1 / sum, 4), HeatmapPlot::formatValue(e2 / sum, 4),
+                                        HeatmapPlot::formatValue(e3 / sum, 4)}.join(QStringLiteral(", "));
+    QCOMPARE(formula, QStringLiteral("0.7679, 0.0454, 0.1867"));
+    for (const QString &language : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+        const Language lang(language);
+        QVERIFY(lang.loaded);
+        MainWindow w;
+        w.setInteractive(false);
+        QVERIFY(!w.openLesson(QStringLiteral("seed000-basic")));
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto *note = w.findChild<MisprintNote *>();
+        QVERIFY(note);
+        QTRY_VERIFY(note->isVisible());
+        const QStringList lines = note->text().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 2); // the weights, then the output (V = I: the same numbers)
+        const QString weights = MisprintNote::tr("%1: the handout prints %2; the formula gives %3")
+                                    .arg(stageName(Stage::Weights), QStringLiteral("0.8756, 0.0266, 0.0978"), formula);
+        QCOMPARE(lines[0], weights);
+        QVERIFY2(lines[1].startsWith(stageName(Stage::Output)) && lines[1].endsWith(formula), qPrintable(lines[1]));
+        if (language == QLatin1String("zh_CN"))
+            QVERIFY2(!weights.contains(QLatin1String("handout")), qPrintable(weights));
+        // Under the weights map, in view.
+        QVERIFY(note->mapTo(&w, QPoint(0, 0)).y() >= w.stageView(Stage::Weights)->mapTo(&w, QPoint(0, 0)).y()
+                                                           + w.stageView(Stage::Weights)->height());
+        w.setAnswersHidden(true);
+        QTRY_VERIFY(!note->isVisible());
+        w.setAnswersHidden(false);
+        QTRY_VERIFY(note->isVisible());
+        w.setStepMode(true); // step 1: the weights not reached
+        QTRY_VERIFY(!note->isVisible());
+        w.setStepMode(false);
+        QTRY_VERIFY(note->isVisible());
+        Scenario edited = w.document()->scenario();
+        edited.Q(0, 1) = 1;
+        QVERIFY(!w.document()->edit(edited, QStringLiteral("edit")));
+        QTRY_VERIFY(!note->isVisible());
+        w.document()->undoStack()->undo();
+        QTRY_VERIFY(note->isVisible());
+        // A lesson without misprints says nothing.
+        QVERIFY(!w.openLesson(QStringLiteral("causal")));
+        QTRY_VERIFY(!note->isVisible());
+    }
+}
+
+// At 1600x1000, n <= 8, in the layouts a teacher reaches (panels shown,
+// folded, the notes open; zoom 1 and a projector's 2): every map in view
+// writes the same number of decimals; fewer than 4 only with the status bar
+// saying how many and why.
+void TestClassroom::fewerDecimalsAreSaid()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(!w.openLesson(QStringLiteral("seed000-basic")));
+    w.setZoom(1.0, false);
+    w.setPanelsShown(true);
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QStringList failures;
+    int fewer = 0;
+    const auto check = [&](const QString &where) {
+        std::set<int> drawn;
+        for (Stage st : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output})
+            if (w.stageView(st)->isVisible() && w.stageView(st)->cellTextVisible())
+                drawn.insert(w.stageView(st)->drawnDecimals());
+        if (drawn.size() > 1) {
+            QStringList each;
+            for (int d : drawn)
+                each << QString::number(d);
+            failures << where + QStringLiteral(": the maps write %1 decimals").arg(each.join(QStringLiteral(", ")));
+        } else if (!drawn.empty() && *drawn.begin() < 4) {
+            ++fewer;
+            if (!w.decimalsNote()->isVisible() || !w.decimalsNote()->text().contains(QString::number(*drawn.begin())))
+                failures << where + QStringLiteral(": %1 decimals, and the status bar does not say so").arg(*drawn.begin());
+        } else if (w.decimalsNote()->isVisible()) {
+            failures << where + QStringLiteral(": 4 decimals, yet the status bar speaks of fewer");
+        }
+    };
+    for (double zoom : {1.0, 2.0}) {
+        w.setZoom(zoom, false);
+        for (int layout = 0; layout < 3; ++layout) {
+            w.setPanelsShownByUser(layout != 1);
+            w.notesDock()->setVisible(layout == 2);
+            for (const QString &name : lessonIndex()) {
+                const Scenario s = lesson(name);
+                if (queryCount(s) > 8 || keyCount(s) > 8 || (zoom > 1 && name != QLatin1String("seed001-soft-knn")
+                                                              && name != QLatin1String("causal")))
+                    continue;
+                QVERIFY(!w.openLesson(name));
+                QVERIFY(settled(w));
+                QApplication::processEvents();
+                check(QStringLiteral("%1 zoom %2 layout %3").arg(name).arg(zoom).arg(layout));
+            }
+        }
+    }
+    qInfo("%d layouts with fewer than 4 decimals", fewer);
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+}
+
+// A wide head (d_k = 32) in the lab, then a lesson again: the Inputs panel
+// is as wide as before and its token buttons are whole.
+void TestClassroom::inputsAfterAWideHead()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(!w.openLesson(QStringLiteral("causal")));
+    w.setZoom(1.0, false);
+    w.setPanelsShown(true);
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(settled(w));
+    auto *inputs = w.findChild<QDockWidget *>(QStringLiteral("inputsDock"));
+    const int width = inputs->width();
+    QCOMPARE(panelProblems(w), QStringList());
+    // From the model mode, a head of 32 dimensions a key, as it hands one over.
+    QVERIFY(!w.openBuiltinModel());
+    w.setModelMode(true);
+    QVERIFY(settled(w));
+    const Scenario wide = setHeadDim(lesson(QStringLiteral("causal")), 32);
+    QCOMPARE(headDim(wide), 32);
+    QVERIFY(!w.takeHeadIntoLab(wide, QStringLiteral("a wide head")));
+    QVERIFY(!w.modelMode());
+    QVERIFY(settled(w));
+    QVERIFY(!w.openLesson(QStringLiteral("causal")));
+    QVERIFY(settled(w));
+    QApplication::processEvents();
+    QVERIFY2(inputs->width() <= width + 2, qPrintable(QStringLiteral("%1 px, %2 before").arg(inputs->width()).arg(width)));
+    QCOMPARE(panelProblems(w), QStringList());
 }
 
 // The settings bar's τ as the document has it (0.005 from a lesson file,

@@ -390,6 +390,23 @@ private slots:
                                       << "mask.blocked" << QStringList{"2 rows for 1 queries"};
         QTest::newRow("blocked ragged") << QByteArray(R"({"mask": {"blocked": [[true, false], [true]]}, "inputs": {"Q": [[1], [2]], "K": [[1], [2]], "V": [[1], [2]]}})")
                                         << "mask.blocked[1]" << QStringList{"has 1 entries"};
+        // kSmallInputs: one query, three keys, d_v = 1.
+        QTest::newRow("misprint col") << withSmallInputs(R"("misprints": [{"stage": "weights", "row": 1, "col": 4, "printed": 0.5}])")
+                                      << "misprints[0].col" << QStringList{"between 1 and 3", "got 4"};
+        QTest::newRow("misprint output col") << withSmallInputs(R"("misprints": [{"stage": "output", "row": 1, "col": 2, "printed": 0.5}])")
+                                             << "misprints[0].col" << QStringList{"between 1 and 1", "got 2"};
+        QTest::newRow("misprint row 0") << withSmallInputs(R"("misprints": [{"stage": "scores", "row": 0, "col": 1, "printed": 4}])")
+                                        << "misprints[0].row" << QStringList{"between 1 and 1", "got 0"};
+        QTest::newRow("misprint stage") << withSmallInputs(R"("misprints": [{"stage": "softmax", "row": 1, "col": 1, "printed": 1}])")
+                                        << "misprints[0].stage" << QStringList{"unknown value \"softmax\"", "weights"};
+        QTest::newRow("misprint printed") << withSmallInputs(R"("misprints": [{"stage": "weights", "row": 1, "col": 1}])")
+                                          << "misprints[0].printed" << QStringList{"is missing"};
+        QTest::newRow("misprint NaN") << withSmallInputs(R"("misprints": [{"stage": "weights", "row": 1, "col": 1, "printed": NaN}])")
+                                      << "misprints[0].printed" << QStringList{"not a finite number"};
+        QTest::newRow("misprint key") << withSmallInputs(R"("misprints": [{"stage": "weights", "row": 1, "col": 1, "printed": 1, "value": 2}])")
+                                      << "misprints[0].value" << QStringList{"unknown key"};
+        QTest::newRow("misprints not an array") << withSmallInputs(R"("misprints": {"stage": "weights"})")
+                                                << "misprints" << QStringList{"expected an array"};
         QTest::newRow("tokens count") << withSmallInputs(R"("tokens": ["a", "b"])") << "tokens"
                                       << QStringList{"2 labels for 1 query rows"};
         QTest::newRow("source_tokens count") << withSmallInputs(R"("source_tokens": ["a"])") << "source_tokens"
@@ -603,6 +620,37 @@ private slots:
         QVERIFY(std::holds_alternative<Scenario>(back));
         QVERIFY(std::get<Scenario>(back).quiz[0].settings == p);
         QCOMPARE(scenarioToJson(std::get<Scenario>(back)), saved);
+    }
+
+    // A lesson's misprints: read with their cells counted from 1, kept as
+    // written when saved, and an edit that removes a cell drops only its own.
+    void misprintsAreReadAndKept()
+    {
+        const QByteArray list = R"([{"stage": "weights", "row": 1, "col": 3, "printed": 0.0978},
+            {"stage": "output", "head": 1, "row": 1, "col": 1, "printed": 0.8756}])";
+        const ScenarioOrProblem r = scenarioFromJson(withSmallInputs(R"("misprints": )" + list));
+        QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(problemText(r)));
+        const Scenario s = std::get<Scenario>(r);
+        const std::vector<Misprint> m = misprintsOf(s);
+        QCOMPARE(int(m.size()), 2);
+        QCOMPARE(m[0].stage, std::string("weights"));
+        QCOMPARE(m[0].row, 0);
+        QCOMPARE(m[0].col, 2);
+        QCOMPARE(m[0].head, 0);
+        QCOMPARE(m[0].printed, 0.0978);
+        QCOMPARE(m[1].stage, std::string("output"));
+        QCOMPARE(m[1].col, 0);
+        QCOMPARE(m[1].printed, 0.8756);
+        const QByteArray saved = scenarioToJson(s);
+        QVERIFY2(saved.contains(list), saved.constData());
+        // Key 3 removed: the weights' misprint at column 3 has no cell any more.
+        Scenario fewer = s;
+        fewer.K = s.K.topRows(2);
+        fewer.V = s.V.topRows(2);
+        const std::vector<Misprint> left = misprintsOf(fewer);
+        QCOMPARE(int(left.size()), 1);
+        QCOMPARE(left[0].stage, std::string("output"));
+        QVERIFY(misprintsOf(std::get<Scenario>(scenarioFromJson(withSmallInputs("")))).empty());
     }
 
     // Kept as written: the order, the spelling of numbers and escapes, even a

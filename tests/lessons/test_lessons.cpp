@@ -7,6 +7,7 @@
 #include "attention.h"
 #include "attn_test.h"
 #include "lessons.h"
+#include "scenario_json.h"
 
 #include <QDir>
 #include <QFile>
@@ -144,6 +145,33 @@ private slots:
                 continue;
             QVERIFY2(index.contains(QFileInfo(file).completeBaseName()), qPrintable(file + QStringLiteral(" is not in index.json")));
         }
+    }
+
+    // Seed 000 prints its weights (and output, V = I) as [0.8756, 0.0266,
+    // 0.0978]; the lesson file lists those as misprints, and the formula's
+    // numbers, worked by hand, differ from each.
+    void seed000MisprintsAreListed()
+    {
+        LOAD_LESSON(s, "seed000-basic");
+        const std::vector<Misprint> m = misprintsOf(s);
+        QCOMPARE(int(m.size()), 6);
+        const double printed[] = {0.8756, 0.0266, 0.0978};
+        const double e[] = {std::exp(4 / std::sqrt(2.0)), 1, std::exp(2 / std::sqrt(2.0))};
+        const double sum = e[0] + e[1] + e[2];
+        const Trace t = compute(s);
+        for (int i = 0; i < 6; ++i) {
+            QCOMPARE(m[i].stage, std::string(i < 3 ? "weights" : "output"));
+            QCOMPARE(m[i].row, 0);
+            QCOMPARE(m[i].col, i % 3);
+            QCOMPARE(m[i].printed, printed[i % 3]);
+            const Matrix &shown = i < 3 ? t.heads[0].weights : t.heads[0].output;
+            QVERIFY(std::abs(shown(0, i % 3) - e[i % 3] / sum) < 1e-12);
+            QVERIFY(std::abs(m[i].printed - e[i % 3] / sum) > 0.01); // a misprint, not a rounding
+        }
+        // The other lessons print nothing wrong that we know of.
+        for (const QString &name : lessonIndex())
+            if (name != QLatin1String("seed000-basic"))
+                QVERIFY2(misprintsOf(std::get<Scenario>(loadLesson(name))).empty(), qPrintable(name));
     }
 
     void unknownLessonNamesTheOthers()
