@@ -117,6 +117,28 @@ void ensureBlocked(Mask &m, const Scenario &s)
         m.blocked = BoolMatrix::Constant(queryCount(s), keyCount(s), false);
 }
 
+// The global tokens follow their tokens when tokens move: old position g
+// goes to where(g), or away when that is negative.
+template <typename Where>
+void moveGlobal(Mask &m, Where where)
+{
+    std::vector<int> moved;
+    for (int g : m.global)
+        if (const int to = where(g); to >= 0)
+            moved.push_back(to);
+    std::sort(moved.begin(), moved.end());
+    m.global = moved;
+}
+
+// Where each old position goes under `order` (new position p holds old order[p]).
+void permuteGlobal(Mask &m, const std::vector<int> &order)
+{
+    std::vector<int> to(order.size(), -1);
+    for (std::size_t p = 0; p < order.size(); ++p)
+        to[std::size_t(order[p])] = int(p);
+    moveGlobal(m, [&to](int g) { return g < int(to.size()) ? to[std::size_t(g)] : g; });
+}
+
 std::vector<MatrixId> tokenMatrices(const Scenario &s, Side side)
 {
     std::vector<MatrixId> out;
@@ -231,6 +253,7 @@ Scenario insertToken(const Scenario &in, Side side, int index, const std::string
         insertAt(s.tokens, index, label);
         if (blocked)
             s.mask.blocked = insertRow(s.mask.blocked, index);
+        moveGlobal(s.mask, [index](int g) { return g >= index ? g + 1 : g; });
     }
     if (key) {
         for (MatrixId id : tokenMatrices(s, Side::Key))
@@ -256,6 +279,7 @@ Scenario removeToken(const Scenario &in, Side side, int index)
         s.tokens.erase(s.tokens.begin() + index);
         if (s.mask.blocked.size())
             s.mask.blocked = removeRow(s.mask.blocked, index);
+        moveGlobal(s.mask, [index](int g) { return g == index ? -1 : g > index ? g - 1 : g; });
     }
     if (key) {
         for (MatrixId id : tokenMatrices(s, Side::Key))
@@ -292,6 +316,7 @@ Scenario moveToken(const Scenario &in, Side side, int from, int to)
         s.tokens = labels;
         if (s.mask.blocked.size())
             s.mask.blocked = permuteRows(s.mask.blocked, order);
+        permuteGlobal(s.mask, order);
     } else {
         for (MatrixId id : tokenMatrices(s, Side::Key))
             matrix(s, id) = permuteRows(matrix(s, id), order);
@@ -352,6 +377,7 @@ Scenario permuteTokens(const Scenario &in, const std::vector<int> &order)
         s.mask.keyPadding = permuteRows(s.mask.keyPadding, order);
     if (s.mask.blocked.size())
         s.mask.blocked = permuteCols(permuteRows(s.mask.blocked, order), order);
+    permuteGlobal(s.mask, order);
     return s;
 }
 

@@ -2,7 +2,9 @@
 
 #include "formula.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace attn {
 
@@ -64,6 +66,13 @@ BlockReasons blockReasons(const Scenario &s, int i, int j)
     r.causal = s.mask.causal && j > i;
     r.padding = s.mask.keyPadding.size() > j && s.mask.keyPadding(j);
     r.hand = s.mask.blocked.rows() > i && s.mask.blocked.cols() > j && s.mask.blocked(i, j);
+    const Mask &m = s.mask;
+    if (!sparseOpen(m, i, j)) {
+        const int d = std::abs(i - j), D = std::max(1, m.dilation);
+        r.dilation = d % D != 0;
+        r.window = m.window > 0 && d >= m.window * D;
+        r.block = m.block > 0 && i / m.block != j / m.block;
+    }
     return r;
 }
 

@@ -28,7 +28,11 @@ struct BlockReasons {
     bool causal = false;  // key j comes after query i
     bool padding = false; // key j is padding
     bool hand = false;    // blocked by a click
-    bool any() const { return causal || padding || hand; }
+    // Outside the sparse pattern (and neither is a global token):
+    bool window = false;   // |i - j| is W·D or more
+    bool dilation = false; // i - j is not a multiple of D
+    bool block = false;    // i and j are in different blocks of B
+    bool any() const { return causal || padding || hand || window || dilation || block; }
 };
 BlockReasons blockReasons(const Scenario &s, int i, int j);
 

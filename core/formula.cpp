@@ -22,6 +22,7 @@ std::string subscript(int n)
 bool hasMask(const Scenario &s)
 {
     return (s.mask.causal && queryCount(s) > 1) || (s.mask.keyPadding.size() && s.mask.keyPadding.any())
+        || s.mask.sparse()
         || (s.mask.blocked.size() && s.mask.blocked.any());
 }
 

@@ -1,6 +1,8 @@
 #include "scenario.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <utility>
 
 namespace attn {
@@ -83,9 +85,10 @@ bool Mask::operator==(const Mask &o) const
 {
     // Unpacked by name: a member added to Mask stops this compiling until it
     // is compared here too.
-    const auto &[aCausal, aPadding, aBlocked] = *this;
-    const auto &[bCausal, bPadding, bBlocked] = o;
-    return aCausal == bCausal && sameArray(aPadding, bPadding) && sameArray(aBlocked, bBlocked);
+    const auto &[aCausal, aWindow, aDilation, aBlock, aGlobal, aPadding, aBlocked] = *this;
+    const auto &[bCausal, bWindow, bDilation, bBlock, bGlobal, bPadding, bBlocked] = o;
+    return aCausal == bCausal && aWindow == bWindow && aDilation == bDilation && aBlock == bBlock
+        && aGlobal == bGlobal && sameArray(aPadding, bPadding) && sameArray(aBlocked, bBlocked);
 }
 
 bool SettingsPatch::empty() const
@@ -167,10 +170,77 @@ std::vector<std::string> keyLabels(const Scenario &s)
     return numbered("k", n);
 }
 
+bool sparseOpen(const Mask &m, int i, int j)
+{
+    if (!m.sparse())
+        return true;
+    for (int g : m.global)
+        if (g == i || g == j)
+            return true;
+    const long long d = std::llabs((long long)i - j), D = std::max(1, m.dilation);
+    if (d % D != 0)
+        return false;
+    if (m.window > 0 && d >= (long long)m.window * D)
+        return false;
+    return m.block <= 0 || i / m.block == j / m.block;
+}
+
+SparsePreset sparsePresetOf(const Mask &m)
+{
+    const bool g = !m.global.empty(), w = m.window > 0, d = m.dilation > 1, b = m.block > 0;
+    if (!w && !d && !b)
+        return g ? SparsePreset::Custom : SparsePreset::Full;
+    if (w && !d && !b)
+        return !g ? SparsePreset::Window : m.global == std::vector<int>{0} ? SparsePreset::GlobalWindow : SparsePreset::Custom;
+    if (w && m.dilation == 2 && !b && !g)
+        return SparsePreset::Dilated;
+    if (b && !w && !d && !g)
+        return SparsePreset::Block;
+    return SparsePreset::Custom;
+}
+
+Mask withSparsePreset(const Mask &m, SparsePreset p, int w)
+{
+    if (p == SparsePreset::Custom)
+        return m;
+    Mask out = m;
+    out.window = p == SparsePreset::Window || p == SparsePreset::Dilated || p == SparsePreset::GlobalWindow ? w : 0;
+    out.dilation = p == SparsePreset::Dilated ? 2 : 1;
+    out.block = p == SparsePreset::Block ? w : 0;
+    out.global = p == SparsePreset::GlobalWindow ? std::vector<int>{0} : std::vector<int>{};
+    return out;
+}
+
+std::string sparseMaskText(const Mask &m)
+{
+    if (!m.sparse())
+        return {};
+    std::string out;
+    auto add = [&out](const std::string &p) { out += (out.empty() ? "" : ", ") + p; };
+    if (m.window > 0)
+        add("sliding window W = " + std::to_string(m.window)
+            + (m.dilation > 1 ? " (dilation " + std::to_string(m.dilation) + ")" : ""));
+    else if (m.dilation > 1)
+        add("strided, every " + std::to_string(m.dilation) + "th key");
+    if (m.block > 0)
+        add("blocks of " + std::to_string(m.block));
+    if (!m.global.empty()) {
+        std::string g = m.global.size() == 1 ? "global token " : "global tokens ";
+        for (std::size_t k = 0; k < m.global.size(); ++k)
+            g += (k ? ", " : "") + std::to_string(m.global[k] + 1);
+        add(g);
+    }
+    return out;
+}
+
 BoolMatrix blockedMatrix(const Scenario &s)
 {
     const Eigen::Index nq = queryCount(s), nk = keyCount(s);
     BoolMatrix b = BoolMatrix::Constant(nq, nk, false);
+    if (s.mask.sparse())
+        for (Eigen::Index i = 0; i < nq; ++i)
+            for (Eigen::Index j = 0; j < nk; ++j)
+                b(i, j) = !sparseOpen(s.mask, int(i), int(j));
     if (s.mask.causal)
         for (Eigen::Index i = 0; i < nq; ++i)
             for (Eigen::Index j = i + 1; j < nk; ++j)

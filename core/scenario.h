@@ -23,10 +23,25 @@ enum class Scale { SqrtDk, None, Dk };
 enum class MaskStage { BeforeSoftmax, AfterSoftmax };
 enum class Encoding { None, Sinusoidal, Learned, Rope };
 
+// The sparse patterns (sliding window, dilated, block-local, global
+// tokens) say which cells are open, by position; each is off at its
+// default. Query i may see key j (0-based) when every pattern that is on
+// allows it, or when i or j is a global token:
+//   window W:   |i - j| < W·D        (D the dilation, 1 unless set)
+//   dilation D: (i - j) mod D == 0   (alone: a strided pattern)
+//   block B:    floor(i / B) == floor(j / B)
+// Causal, padding and the cells blocked by hand then block what they block.
 struct Mask {
     bool causal = false;
+    int window = 0;          // W >= 1; 0: no window
+    int dilation = 1;        // D >= 1; 1: every position
+    int block = 0;           // B >= 1; 0: no blocks
+    std::vector<int> global; // 0-based positions, ascending, each once; the file writes them 1-based
     BoolVector keyPadding;  // n_k entries; empty means no padding
     BoolMatrix blocked;     // n_q by n_k; empty means nothing blocked by hand
+
+    // A window, a dilation or blocks: a pattern that leaves some pairs out.
+    bool sparse() const { return window > 0 || dilation > 1 || block > 0; }
 
     // Same flags and same arrays (shapes and entries). Written by hand (the
     // arrays compare element-wise), with a structured binding that stops
@@ -149,8 +164,30 @@ int headValueDim(const Scenario &s); // d_v of one head
 std::vector<std::string> queryLabels(const Scenario &s);
 std::vector<std::string> keyLabels(const Scenario &s);
 
-// blocked(i, j) = (causal and j > i) or key_padding[j] or blocked[i][j];
-// n_q by n_k. Assumes the mask's shapes were validated.
+// Whether the sparse patterns (window, dilation, block, global; not causal,
+// padding or the hand) leave query i and key j open (0-based).
+bool sparseOpen(const Mask &m, int i, int j);
+
+// The settings bar's presets of the sparse patterns: none (every pair),
+// a sliding window of W, the same dilated by 2, blocks of B, and the first
+// token global beside a window of W. Custom: a file's own combination.
+enum class SparsePreset { Full, Window, Dilated, Block, GlobalWindow, Custom };
+SparsePreset sparsePresetOf(const Mask &m);
+// The mask with its patterns set to `p` at width w (the window's W or the
+// block's B); causal, padding and the cells blocked by hand kept. Custom
+// leaves it as it is.
+Mask withSparsePreset(const Mask &m, SparsePreset p, int w);
+// The width a preset shows: the window's W, else the block's B; 0 for none.
+inline int sparseWidth(const Mask &m) { return m.window > 0 ? m.window : m.block; }
+
+// The sparse patterns in words, for the command line's trace: "sliding
+// window W = 2 (dilation 2), blocks of 3, global tokens 1, 5" (1-based);
+// empty when there is none.
+std::string sparseMaskText(const Mask &m);
+
+// blocked(i, j) = (causal and j > i) or key_padding[j] or blocked[i][j]
+// or not sparseOpen(i, j); n_q by n_k. Assumes the mask's shapes were
+// validated.
 BoolMatrix blockedMatrix(const Scenario &s);
 
 // Names used in files and on the command line ("sqrt_dk", "rope", ...).

@@ -117,6 +117,8 @@ Scenario scenarioFromSentence(const Scenario &base, const std::vector<std::strin
     s.sourceTokens.clear();
     s.mask.keyPadding.resize(0);
     s.mask.blocked.resize(0, 0);
+    // The window and the blocks count positions and stay; a global token past the new end goes.
+    std::erase_if(s.mask.global, [n](int g) { return g >= n; });
     auto rows = [&](int width, const std::string &salt) {
         Matrix m(n, std::max(width, 1));
         for (int i = 0; i < n; ++i)

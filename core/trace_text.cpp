@@ -34,9 +34,13 @@ std::string compactVec(const Row &r)
 std::string maskText(const Scenario &s)
 {
     std::string parts;
-    auto add = [&parts](const std::string &p) { parts += (parts.empty() ? "" : ", ") + p; };
+    auto add = [&parts](const std::string &p) {
+        if (!p.empty())
+            parts += (parts.empty() ? "" : ", ") + p;
+    };
     if (s.mask.causal)
         add("causal");
+    add(sparseMaskText(s.mask));
     if (s.mask.keyPadding.size() && s.mask.keyPadding.any())
         add("key padding");
     if (s.mask.blocked.size() && s.mask.blocked.any())

@@ -187,6 +187,35 @@ std::optional<Problem> checkHeads(const Scenario &s)
     return std::nullopt;
 }
 
+std::optional<Problem> checkSparseMask(const Mask &m, int nq, int nk)
+{
+    const std::pair<const char *, int> widths[] = {{"mask.window", m.window}, {"mask.block", m.block}};
+    for (const auto &[place, w] : widths)
+        if (w < 0 || w > kMaxMaskWidth)
+            return problem(place, "must be a whole number from 1 to " + std::to_string(kMaxMaskWidth) + " (got "
+                                      + std::to_string(w) + ")");
+    if (m.dilation < 1 || m.dilation > kMaxMaskWidth)
+        return problem("mask.dilation", "must be a whole number from 1 to " + std::to_string(kMaxMaskWidth)
+                                            + " (got " + std::to_string(m.dilation) + ")");
+    if (!m.global.empty() && !m.sparse())
+        return problem("mask.global", "global tokens stand out only from a window, a dilation or blocks; "
+                                      "without one every pair is open already");
+    for (std::size_t g = 0; g < m.global.size(); ++g) {
+        const std::string place = "mask.global[" + std::to_string(g) + "]";
+        if (m.global[g] < 0 || m.global[g] >= nq)
+            return problem(place, "token " + std::to_string(m.global[g] + 1) + " is not one of the " + std::to_string(nq)
+                                      + " tokens (they count from 1)");
+        if (g > 0 && m.global[g] <= m.global[g - 1])
+            return problem(place, "the global tokens go in ascending order, each once (token "
+                                      + std::to_string(m.global[g] + 1) + " after " + std::to_string(m.global[g - 1] + 1) + ")");
+    }
+    if (m.sparse() && nq != nk)
+        return problem(m.window > 0 ? "mask.window" : m.block > 0 ? "mask.block" : "mask.dilation",
+                       "a sparse mask counts positions in one sequence and needs as many queries as keys (n_q = "
+                           + std::to_string(nq) + ", n_k = " + std::to_string(nk) + ")");
+    return std::nullopt;
+}
+
 std::optional<Problem> checkSettings(const Scenario &s)
 {
     if (s.seed > kMaxSeed)
@@ -209,6 +238,8 @@ std::optional<Problem> checkSettings(const Scenario &s)
     if (s.mask.causal && nq != nk)
         return problem("mask.causal", "a causal mask needs as many queries as keys (n_q = "
                                           + std::to_string(nq) + ", n_k = " + std::to_string(nk) + ")");
+    if (auto p = checkSparseMask(s.mask, nq, nk))
+        return p;
     if (s.encoding == Encoding::Rope && headDim(s) % 2 != 0)
         return problem("positional_encoding", "RoPE rotates pairs of dimensions and needs an even d_k (d_k = "
                                                   + std::to_string(headDim(s)) + ")");

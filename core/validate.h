@@ -40,6 +40,9 @@ inline constexpr int kMaxTitleCharacters = 200;
 inline constexpr int kMaxModelTextCharacters = 16384;
 inline constexpr double kMaxMagnitude = 1e12;   // |entry| of any input matrix
 inline constexpr std::uint64_t kMaxSeed = 9223372036854775807ULL; // 2^63 - 1: what a JSON reader holds exactly
+// A mask's window, dilation and block width: up to the most tokens a
+// scenario holds (a wider one is the same as no pattern).
+inline constexpr int kMaxMaskWidth = kMaxTokens;
 inline constexpr double kMinTemperature = 1e-6;
 inline constexpr double kMaxTemperature = 1e6;
 

@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 
 #include <cmath>
+#include <cstdlib>
 
 namespace attn {
 
@@ -113,6 +114,15 @@ QString settingsSummary(const Scenario &s, int head)
         parts << StageText::tr("head %1 of %2").arg(head + 1).arg(s.heads);
     if (s.mask.causal)
         parts << StageText::tr("causal");
+    if (s.mask.window > 0)
+        parts << (s.mask.dilation > 1 ? StageText::tr("window %1, dilation %2").arg(s.mask.window).arg(s.mask.dilation)
+                                      : StageText::tr("window %1").arg(s.mask.window));
+    else if (s.mask.dilation > 1)
+        parts << StageText::tr("stride %1").arg(s.mask.dilation);
+    if (s.mask.block > 0)
+        parts << StageText::tr("blocks of %1").arg(s.mask.block);
+    if (!s.mask.global.empty() && s.mask.sparse())
+        parts << StageText::tr("%n global token(s)", nullptr, int(s.mask.global.size()));
     if (s.mask.keyPadding.size() && s.mask.keyPadding.any())
         parts << StageText::tr("padding");
     if (s.mask.blocked.size() && s.mask.blocked.any())
@@ -305,6 +315,12 @@ QString reasonText(const BlockReasons &r, int row, int col)
         parts << StageText::tr("causal: key %1 comes after query %2").arg(col + 1).arg(row + 1);
     if (r.padding)
         parts << StageText::tr("key %1 is padding").arg(col + 1);
+    if (r.window)
+        parts << StageText::tr("outside the sliding window: %1 positions apart").arg(std::abs(row - col));
+    if (r.dilation)
+        parts << StageText::tr("off the dilation's stride");
+    if (r.block)
+        parts << StageText::tr("another block");
     if (r.hand)
         parts << StageText::tr("blocked by a click");
     return parts.join(QStringLiteral("; "));

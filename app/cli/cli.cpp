@@ -42,8 +42,12 @@ constexpr int kCannotWrite = 2; // a file or stdout could not be written: also o
 constexpr double kMaxExperimentDraws = 2e8; // q and k entries drawn by one experiment
 
 const char *const kUsage = R"(Usage:
-  attention-lab-cli trace FILE.json|--preset NAME [--format text|json]
+  attention-lab-cli trace FILE.json|--preset NAME [--format text|json] [MASK]
       The whole attention chain: scores, scaled, mask, weights, output.
+      MASK, over the scenario's own (trace and export): --window W (key j open
+      for query i when |i - j| < W), --dilation D (and i - j a multiple of D),
+      --block B (i and j in the same block of B), --global I[,J...] (tokens,
+      from 1, that see and are seen by all), --causal (and j <= i).
   attention-lab-cli grad FILE.json|--preset NAME --loss attend:J|target:T.npy [--format text|json]
       Exact gradients (double precision) of a loss through the whole chain.
       attend:J (key J, from 1): L = -(1/(h*n_q)) sum over heads and the rows
@@ -89,7 +93,7 @@ const char *const kUsage = R"(Usage:
                     [--diverging blue-red|purple-orange] [--numbers csv,json]
                     [--query N] [--plane-axes I,J|pca]
                     [--figure-preset default|slide] [--theme default|contrast-light|contrast-dark]
-                    [--compare B.json|--compare-preset B [--align-by-token]]
+                    [--compare B.json|--compare-preset B [--align-by-token]] [MASK]
       Figures for slides, one file per stage and format, without a display.
       --figure-preset slide: a 16:9 slide, 1600x900 at --scale 2 unless --size
       or --scale say otherwise, in type read from the back of a room (a map's
@@ -143,11 +147,14 @@ std::optional<Trace> traceOf(const Source &src, QTextStream &err)
     return std::move(traced.value());
 }
 
-int trace(const QStringList &args, QTextStream &out, QTextStream &err)
+int trace(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
 {
-    Options o = parseOptions(args, {QStringLiteral("--preset"), QStringLiteral("--format")});
+    QStringList args = givenArgs;
+    const bool causal = takeFlag(args, QStringLiteral("--causal"));
+    Options o = parseOptions(args, QStringList{QStringLiteral("--preset"), QStringLiteral("--format")} + maskOptionNames());
     const QString format = formatOption(o);
-    const Source src = loadSource(o);
+    Source src = loadSource(o);
+    applyMaskOptions(o, causal, src);
     const std::optional<Trace> traced = traceOf(src, err);
     if (!traced)
         return kBadInput;
@@ -802,7 +809,8 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
 {
     QStringList args = givenArgs;
     const bool alignCompare = takeFlag(args, QStringLiteral("--align-by-token"));
-    Options o = parseOptions(args, {QStringLiteral("--compare"), QStringLiteral("--compare-preset"),
+    const bool causal = takeFlag(args, QStringLiteral("--causal"));
+    Options o = parseOptions(args, maskOptionNames() + QStringList{QStringLiteral("--compare"), QStringLiteral("--compare-preset"),
                                     QStringLiteral("--preset"), QStringLiteral("--out"), QStringLiteral("--format"),
                                     QStringLiteral("--size"), QStringLiteral("--scale"), QStringLiteral("--stages"),
                                     QStringLiteral("--head"), QStringLiteral("--values"), QStringLiteral("--gradient"),
@@ -813,7 +821,8 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
         throw UsageError{QStringLiteral("drawing figures needs a QApplication")};
     const ExportRequest r = exportRequest(o, alignCompare);
 
-    const Source src = loadSource(o);
+    Source src = loadSource(o);
+    applyMaskOptions(o, causal, src);
     const bool preset = src.origin.startsWith(QLatin1String("--preset "));
     const std::optional<Trace> traced = traceOf(src, err);
     if (!traced)

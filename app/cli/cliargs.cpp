@@ -4,9 +4,12 @@
 #include "lessons.h"
 #include "numbers.h"
 #include "trace_text.h"
+#include "validate.h"
 
 #include <QIODevice>
 #include <QJsonDocument>
+
+#include <algorithm>
 
 namespace attn::cmdline {
 
@@ -119,6 +122,49 @@ Source loadSource(Options &o)
                                                 : QStringLiteral("one scenario file at a time")};
     const QString file = o.positional.takeFirst();
     return {file, loadScenarioFile(file)};
+}
+
+QStringList maskOptionNames()
+{
+    return {QStringLiteral("--window"), QStringLiteral("--dilation"), QStringLiteral("--block"), QStringLiteral("--global")};
+}
+
+namespace {
+
+int maskWidth(const QString &option, const QString &text)
+{
+    bool ok = false;
+    const int v = text.trimmed().toInt(&ok);
+    if (!ok || v < 1 || v > kMaxMaskWidth)
+        throw UsageError{QStringLiteral("%1: must be a whole number from 1 to %2 (got \"%3\")")
+                             .arg(option)
+                             .arg(kMaxMaskWidth)
+                             .arg(text)};
+    return v;
+}
+
+} // namespace
+
+void applyMaskOptions(Options &o, bool causal, Source &src)
+{
+    Scenario *s = std::get_if<Scenario>(&src.loaded);
+    Mask m = s ? s->mask : Mask();
+    m.causal = m.causal || causal;
+    if (const auto w = o.take(QStringLiteral("--window")))
+        m.window = maskWidth(QStringLiteral("--window"), *w);
+    if (const auto d = o.take(QStringLiteral("--dilation")))
+        m.dilation = maskWidth(QStringLiteral("--dilation"), *d);
+    if (const auto b = o.take(QStringLiteral("--block")))
+        m.block = maskWidth(QStringLiteral("--block"), *b);
+    if (const auto g = o.take(QStringLiteral("--global"))) {
+        m.global.clear();
+        for (const QString &part : g->split(QLatin1Char(',')))
+            m.global.push_back(maskWidth(QStringLiteral("--global"), part) - 1);
+        std::sort(m.global.begin(), m.global.end());
+        m.global.erase(std::unique(m.global.begin(), m.global.end()), m.global.end());
+    }
+    if (s)
+        s->mask = m;
 }
 
 QString problemLine(const QString &origin, const Problem &p)

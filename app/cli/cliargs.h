@@ -65,6 +65,14 @@ struct Source {
 // FILE or --preset NAME, taken out of `o` (a UsageError when neither or both).
 Source loadSource(Options &o);
 
+// The mask options of trace and export: --window W, --dilation D, --block B,
+// --global I[,J...] (1-based) and, given by the caller (a flag), --causal,
+// set over the loaded scenario's own mask (docs/scenario-format.md). A bad
+// value is a UsageError naming the option; a pattern the scenario cannot
+// take (a global token past its end) is validation's, when it is traced.
+QStringList maskOptionNames();
+void applyMaskOptions(Options &o, bool causal, Source &src);
+
 // "origin: place: message", safe for a terminal.
 QString problemLine(const QString &origin, const Problem &p);
 

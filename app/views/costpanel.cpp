@@ -1,9 +1,11 @@
 #include "costpanel.h"
 
+#include "gpt2.h"
 #include "pathdiagram.h"
 #include "viewbinding.h"
 
 #include <QEvent>
+#include <QFile>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
@@ -23,6 +25,15 @@ CostPanel::CostPanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(do
     m_summary->setObjectName(QStringLiteral("costSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
+
+    m_parameters = new QLabel(this);
+    m_parameters->setObjectName(QStringLiteral("costParameters"));
+    m_parameters->setWordWrap(true);
+    m_parameters->setTextFormat(Qt::RichText);
+    m_models = new QLabel(this);
+    m_models->setObjectName(QStringLiteral("costModels"));
+    m_models->setWordWrap(true);
+    m_models->setTextFormat(Qt::RichText);
 
     m_table = new QTableWidget(0, 3, this);
     m_table->setObjectName(QStringLiteral("costTable"));
@@ -68,6 +79,8 @@ CostPanel::CostPanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(do
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_summary);
     layout->addLayout(m_figures);
+    layout->addWidget(m_parameters);
+    layout->addWidget(m_models);
     layout->addWidget(m_table);
     layout->addStretch(1);
     m_scroll = new QScrollArea(this);
@@ -107,6 +120,41 @@ QString CostPanel::summary() const
 {
     return m_summary->text();
 }
+
+QString CostPanel::parametersText() const
+{
+    return m_parameters->text();
+}
+
+QString CostPanel::modelText() const
+{
+    return m_models->text();
+}
+
+namespace {
+
+TransformerShape gpt2Small()
+{
+    return TransformerShape{.layers = 12, .heads = 12, .dModel = 768, .dInner = 3072, .positions = 1024, .vocab = 50257};
+}
+
+// The built-in model's shape from its config.json, read once; none when it cannot be read.
+std::optional<TransformerShape> builtinShape()
+{
+    static const std::optional<TransformerShape> shape = []() -> std::optional<TransformerShape> {
+        QFile f(QString::fromLatin1(kBuiltinModelFolder) + QStringLiteral("/config.json"));
+        if (!f.open(QIODevice::ReadOnly))
+            return std::nullopt;
+        const Result<Gpt2Config> c = gpt2ConfigFromJson(f.readAll(), QStringLiteral("config.json"));
+        if (c.problem())
+            return std::nullopt;
+        const Gpt2Config &g = c.value();
+        return TransformerShape{g.nLayer, g.nHead, g.nEmbd, g.nInner, g.nPositions, g.vocabSize, true};
+    }();
+    return shape;
+}
+
+} // namespace
 
 void CostPanel::refresh()
 {
@@ -176,8 +224,22 @@ void CostPanel::retranslate()
             .arg(QLocale().toString(twice.scoreCells / std::max(1.0, c.scoreCells), 'g', 3))
             .arg(count(c.totalOperations))
             .arg(bytesText(c.bytes())));
+    if (c.openCells < c.scoreCells) {
+        const Mask &m = m_doc->scenario().mask;
+        QString text = m_summary->text() + QStringLiteral(" ")
+                       + tr("<b>Open under the mask: %1</b> of the %2 cells (%3 %).")
+                             .arg(count(c.openCells), count(c.scoreCells))
+                             .arg(QLocale().toString(100.0 * c.openCells / std::max(1.0, c.scoreCells), 'f', 0));
+        if (m.window > 0 && c.nq == c.nk)
+            text += QStringLiteral(" ")
+                    + tr("A window of W = %1 keeps about n·(2W − 1) cells a head: it grows as n·W, not n²; a kernel "
+                         "that skips the blocked cells does that much work.")
+                          .arg(m.window);
+        m_summary->setText(text);
+    }
     fillTable();
     fillGrowth();
+    fillParameters();
 
     const Scenario &s = m_doc->scenario();
     QStringList tokens;
@@ -254,6 +316,51 @@ void CostPanel::fillTable()
     fitTable();
 }
 
+void CostPanel::fillParameters()
+{
+    const Scenario &s = m_doc->scenario();
+    const AttentionParameters p = attentionParameters(s);
+    if (!p.projected) {
+        m_parameters->setText(tr("<b>Parameters: none.</b> In direct mode Q, K and V are given as they are: there is no "
+                                 "W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub> to learn. Only the score matrix grows with n."));
+    } else {
+        const int dm = modelWidth(s), wk = keyWidth(s), wv = valueWidth(s);
+        QString terms = tr("W<sub>Q</sub> %1×%2 = %3, W<sub>K</sub> %1×%2 = %4, W<sub>V</sub> %1×%5 = %6")
+                            .arg(dm)
+                            .arg(wk)
+                            .arg(count(p.wq))
+                            .arg(count(p.wk))
+                            .arg(wv)
+                            .arg(count(p.wv));
+        if (s.Wo)
+            terms += tr(", W<sub>O</sub> %1×%2 = %3").arg(s.Wo->rows()).arg(s.Wo->cols()).arg(count(p.wo));
+        m_parameters->setText(tr("<b>Parameters: %1</b> (%2), the same for every n: the weights are learned once and "
+                                 "shared by every token, while the score cells grow as n².")
+                                  .arg(count(p.total()), terms));
+    }
+    auto modelLine = [](const QString &name, const TransformerShape &m) {
+        const ModelParameters mp = modelParameterCount(m);
+        const int n = m.positions, cross = modelCrossover(m);
+        QString line = tr("<b>%1</b>: %2 parameters at every n (embeddings %3, attention %4, MLP %5, LayerNorms %6); "
+                          "its score cells at n = %7: %8 layers × %9 heads × n² = %10.")
+                           .arg(name, count(mp.total()), count(mp.tokenEmbedding + mp.positionEmbedding),
+                                count(mp.attention), count(mp.mlp), count(mp.layerNorms))
+                           .arg(n)
+                           .arg(m.layers)
+                           .arg(m.heads)
+                           .arg(count(modelScoreCells(m, n)));
+        line += QStringLiteral(" ")
+                + (cross <= n ? tr("They pass the parameters from n = %1.").arg(cross)
+                              : tr("They would pass the parameters only at n = %1, past its %2 positions.").arg(cross).arg(n));
+        return line;
+    };
+    QString models = tr("A whole model, every parameter counted:") + QStringLiteral("<br>")
+                     + modelLine(tr("GPT-2 small"), gpt2Small());
+    if (const auto builtin = builtinShape())
+        models += QStringLiteral("<br>") + modelLine(tr("The built-in model"), *builtin);
+    m_models->setText(models);
+}
+
 QString CostPanel::nowText() const
 {
     if (m_cost.nq == m_cost.nk)
@@ -268,23 +375,31 @@ void CostPanel::fillGrowth()
     // on the curve when queries and keys differ in number too.
     const double now = std::sqrt(double(m_cost.nq) * double(m_cost.nk));
     const int last = std::max(16, int(std::ceil(4 * now)));
-    QVector<double> n, cells, linear;
-    for (int i = 1; i <= last; ++i) {
-        n << i;
-        cells << attentionCostAt(s, i).scoreCells;
+    QVector<double> n, cells, linear, open, params;
+    for (const CostPoint &p : costCurve(s, last)) {
+        n << p.n;
+        cells << p.scoreCells;
         // A recurrent network's steps grow as n: h·n, to scale with the same heads.
-        linear << double(std::max(1, s.heads)) * i;
+        linear << double(std::max(1, s.heads)) * p.n;
+        open << p.openCells;
+        params << p.parameters;
     }
+    const bool sparse = s.mask.sparse() && m_cost.nq == m_cost.nk;
+    const double parameters = params.isEmpty() ? 0.0 : params.front();
     m_growth->clearGraphs();
     m_growth->clearItems();
     // The legend is a line of text above the chart: inside a short chart
     // it would hide the curves.
     m_growth->legend->setVisible(false);
-    m_growthLegend->setText(QStringLiteral("<span style='color:#0072b2'>━ %1</span> &nbsp; "
-                                           "<span style='color:#d55e00'>╌ %2</span> &nbsp; "
-                                           "<span style='color:#0072b2'>●</span> %3")
-                                .arg(tr("score cells h·n²"), tr("a recurrent network's steps, h·n"),
-                                     nowText()));
+    QString legend = QStringLiteral("<span style='color:#0072b2'>━ %1</span> &nbsp; "
+                                    "<span style='color:#009e73'>━ %2</span> &nbsp; ")
+                         .arg(tr("score cells h·n²"), parameters > 0 ? tr("parameters W_Q, W_K, W_V, W_O (flat)")
+                                                                     : tr("parameters: 0 in direct mode"));
+    if (sparse)
+        legend += QStringLiteral("<span style='color:#cc79a7'>┅ %1</span> &nbsp; ").arg(tr("open cells under the mask"));
+    legend += QStringLiteral("<span style='color:#d55e00'>╌ %1</span> &nbsp; <span style='color:#0072b2'>●</span> %2")
+                  .arg(tr("a recurrent network's steps, h·n"), nowText());
+    m_growthLegend->setText(legend);
 
     QCPGraph *g = m_growth->addGraph();
     g->setData(n, cells, true);
@@ -302,14 +417,26 @@ void CostPanel::fillGrowth()
     mark->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x00, 0x72, 0xb2), 9));
     mark->setName(nowText());
 
+    // The parameters against n: a flat line, the answer to "what grows?".
+    QCPGraph *w = m_growth->addGraph();
+    w->setData(n, params, true);
+    w->setName(tr("parameters W_Q, W_K, W_V, W_O (flat)"));
+    w->setPen(QPen(QColor(0x00, 0x9e, 0x73), 2));
+    if (sparse) {
+        QCPGraph *o = m_growth->addGraph();
+        o->setData(n, open, true);
+        o->setName(tr("open cells under the mask"));
+        o->setPen(QPen(QColor(0xcc, 0x79, 0xa7), 2, Qt::DotLine));
+    }
+
     m_growth->xAxis->setLabel(tr("tokens n"));
-    m_growth->yAxis->setLabel(tr("cells"));
+    m_growth->yAxis->setLabel(tr("cells, parameters"));
     for (QCPAxis *a : {m_growth->xAxis, m_growth->yAxis}) {
         a->setLabelFont(font());
         a->setTickLabelFont(font());
     }
     m_growth->xAxis->setRange(0, last + 0.5);
-    m_growth->yAxis->setRange(0, cells.back() * 1.05);
+    m_growth->yAxis->setRange(0, std::max(cells.back(), parameters * 1.2) * 1.05);
     m_growth->replot();
 }
 

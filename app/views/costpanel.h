@@ -2,8 +2,9 @@
 // What attention costs, and why it wins (seed 000's 关卡四 and
 // seed 001's opening): for the current scenario, each stage's work and what
 // it stores, how the score matrix grows as tokens are added (the O(n^2) the
-// seeds name), and the path between the first and the last token: one step
-// for attention against n - 1 for a recurrent network. Numbers from
+// seeds name) against the parameters, which do not grow, and the path
+// between the first and the last token: one step for attention against
+// n - 1 for a recurrent network. Numbers from
 // core/cost.h; the path drawn by widgets/PathDiagram.
 
 #include "cost.h"
@@ -32,6 +33,10 @@ public:
     QCustomPlot *growthPlot() const { return m_growth; }
     PathDiagram *pathDiagram() const { return m_path; }
     QString summary() const;
+    // The parameters beside the score cells: the lesson's W_Q, W_K, W_V, W_O,
+    // and every parameter of GPT-2 small and of the built-in model.
+    QString parametersText() const;
+    QString modelText() const;
     // The panel scrolls (a short tab beside the maps); the chart keeps a readable height.
     QScrollArea *scrollArea() const { return m_scroll; }
 
@@ -51,11 +56,14 @@ private:
     void retranslate();
     void fillTable();
     void fillGrowth();
+    void fillParameters();
     QString nowText() const; // "now: n = 5", or "now: n_q·n_k = 1·3"
 
     Document *m_doc;
     AttentionCost m_cost;
     QLabel *m_summary;
+    QLabel *m_parameters;
+    QLabel *m_models;
     QTableWidget *m_table;
     QCustomPlot *m_growth;
     QLabel *m_growthLegend;

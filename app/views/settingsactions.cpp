@@ -77,6 +77,16 @@ SettingsActions::SettingsActions(Document *doc, QObject *parent) : QObject(paren
                                    Document::Step::Own);
             });
 
+    m_sparse = new QActionGroup(this);
+    for (SparsePreset p : {SparsePreset::Full, SparsePreset::Window, SparsePreset::Dilated, SparsePreset::Block,
+                           SparsePreset::GlobalWindow})
+        checkable(m_sparse, name(p), int(p));
+    connect(m_sparse, &QActionGroup::triggered, this, [this](QAction *a) {
+        const int w = sparseWidth(m_doc->scenario().mask);
+        setSparseMask(SparsePreset(a->data().toInt()), w > 0 ? w : 2);
+        sync();
+    });
+
     m_heads = new QActionGroup(this);
     const Qt::Key headKeys[] = {Qt::Key_1, Qt::Key_2, Qt::Key_4, Qt::Key_8};
     int k = 0;
@@ -147,6 +157,36 @@ SettingsActions::SettingsActions(Document *doc, QObject *parent) : QObject(paren
     sync();
 }
 
+QString SettingsActions::name(SparsePreset preset)
+{
+    switch (preset) {
+    case SparsePreset::Full:
+        return tr("Full (every pair)");
+    case SparsePreset::Window:
+        return tr("Sliding window");
+    case SparsePreset::Dilated:
+        return tr("Dilated window (every 2nd)");
+    case SparsePreset::Block:
+        return tr("Block-local");
+    case SparsePreset::GlobalWindow:
+        return tr("Global first token + window");
+    case SparsePreset::Custom:
+        return tr("Custom (from the file)");
+    }
+    return QString();
+}
+
+void SettingsActions::setSparseMask(SparsePreset preset, int w)
+{
+    Settings s = settingsOf(m_doc->scenario());
+    s.mask = withSparsePreset(s.mask, preset, w);
+    if (s == settingsOf(m_doc->scenario()))
+        return;
+    //: An undo step: the sparse mask's preset and its width w.
+    const QString what = preset == SparsePreset::Full ? tr("Mask: full") : tr("Mask: %1, w = %2").arg(name(preset)).arg(w);
+    m_doc->setSettings(s, what, Document::Step::Own);
+}
+
 void SettingsActions::changeTemperature(double factor)
 {
     const double now = m_doc->scenario().temperature;
@@ -170,6 +210,14 @@ void SettingsActions::sync()
     m_causal->setToolTip(causalFits ? tr("Block every key after the query's own position (Ctrl+Shift+M)")
                                     : tr("A causal mask needs as many queries as keys"));
     m_afterSoftmax->setChecked(s.maskStage == MaskStage::AfterSoftmax);
+    const SparsePreset preset = sparsePresetOf(s.mask);
+    const bool square = queryCount(s) == keyCount(s);
+    for (QAction *a : m_sparse->actions()) {
+        const auto p = SparsePreset(a->data().toInt());
+        a->setChecked(p == preset);
+        a->setEnabled(p == preset || p == SparsePreset::Full || square);
+        a->setToolTip(square ? QString() : tr("A sparse mask counts positions in one sequence: it needs as many queries as keys"));
+    }
     m_clearMask->setEnabled(s.mask.blocked.size() && s.mask.blocked.any());
     for (QAction *a : m_heads->actions()) {
         const int h = a->data().toInt();

@@ -27,6 +27,7 @@ public:
     QAction *causal() const { return m_causal; }
     QAction *afterSoftmax() const { return m_afterSoftmax; }
     QAction *clearMask() const { return m_clearMask; }
+    QActionGroup *sparseMasks() const { return m_sparse; }    // data(): int(SparsePreset), Custom not among them
     QActionGroup *heads() const { return m_heads; }           // data(): 1, 2, 4, 8
     QActionGroup *encodings() const { return m_encodings; }   // data(): int(Encoding)
     QActionGroup *scales() const { return m_scales; }         // data(): int(Scale)
@@ -39,6 +40,12 @@ public:
 
     // The action of a group with this data value.
     static QAction *actionFor(QActionGroup *group, int value);
+
+    // The sparse mask's preset and width as one settings command: `w` is the
+    // window's W or the block's B (ignored by Full). The undo history names both.
+    void setSparseMask(SparsePreset preset, int w);
+    // The preset's name as the bar and the undo history write it ("sliding window").
+    static QString name(SparsePreset preset);
 
     // A button that shows an action's state (checked, enabled, and its tool
     // tip when `withToolTip`) and triggers it when clicked.
@@ -57,7 +64,7 @@ private:
 
     Document *m_doc;
     QAction *m_causal, *m_afterSoftmax, *m_clearMask;
-    QActionGroup *m_heads, *m_encodings, *m_scales, *m_similarities;
+    QActionGroup *m_sparse, *m_heads, *m_encodings, *m_scales, *m_similarities;
     QAction *m_sharper, *m_flatter, *m_resetTau, *m_nextHead, *m_previousHead;
 };
 

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLayout>
 #include <QMenu>
+#include <QSpinBox>
 #include <QSignalBlocker>
 #include <QTimer>
 #include <QToolButton>
@@ -24,6 +25,29 @@ SettingsBar::SettingsBar(Document *doc, SettingsActions *actions, QWidget *paren
 
     m_causal = toggleButton(actions->causal(), QStringLiteral("barCausal"));
     m_afterSoftmax = toggleButton(actions->afterSoftmax(), QStringLiteral("barAfterSoftmax"));
+    m_sparse = menuButton(actions->sparseMasks(), QStringLiteral("barSparseMask"));
+    m_widthLabel = new QLabel(this);
+    m_width = new QSpinBox(this);
+    m_width->setObjectName(QStringLiteral("barMaskWidth"));
+    m_width->setRange(1, kMaxMaskWidth);
+    m_widthLabel->setBuddy(m_width);
+    m_widthLabelItem = addWidget(m_widthLabel);
+    m_widthItem = addWidget(m_width);
+    connect(m_width, &QSpinBox::valueChanged, this, [this](int w) {
+        const Mask &m = m_doc->scenario().mask;
+        if (w != sparseWidth(m) && sparseWidth(m) > 0) {
+            const SparsePreset p = sparsePresetOf(m);
+            if (p != SparsePreset::Custom) {
+                m_actions->setSparseMask(p, w);
+            } else {
+                // A file's own combination: its window (or its blocks) changes, the rest stays.
+                Settings s = settingsOf(m_doc->scenario());
+                (s.mask.window > 0 ? s.mask.window : s.mask.block) = w;
+                m_doc->setSettings(s, tr("Mask width w = %1").arg(w), Document::Step::Own);
+            }
+            sync(); // a refusal puts the width back
+        }
+    });
     addSeparator();
     m_heads = menuButton(actions->heads(), QStringLiteral("barHeads"));
     m_encoding = menuButton(actions->encodings(), QStringLiteral("barEncoding"));
@@ -123,7 +147,7 @@ void SettingsBar::fitTexts()
         return;
     int full = sizeHint().width();
     if (m_compact) {
-        for (QToolButton *b : {m_causal, m_afterSoftmax, m_heads, m_encoding, m_scale, m_similarity}) {
+        for (QToolButton *b : {m_causal, m_afterSoftmax, m_sparse, m_heads, m_encoding, m_scale, m_similarity}) {
             const QFontMetrics fm(b->font());
             full += fm.horizontalAdvance(b->property("fullText").toString()) - fm.horizontalAdvance(b->text());
         }
@@ -144,6 +168,9 @@ void SettingsBar::retranslate()
 {
     setWindowTitle(tr("Settings"));
     m_tauLabel->setText(tr(" &τ "));
+    m_widthLabel->setText(tr(" &w "));
+    m_sparse->setToolTip(tr("Sparse mask: which keys each query may see besides the causal mask and the padding"));
+    m_width->setToolTip(tr("Width w: the sliding window's W (key j open for query i when |i − j| < W) or the block's size B"));
     m_heads->setToolTip(tr("How many heads (h): the width splits into h parts of d_k"));
     m_encoding->setToolTip(tr("Positional encoding"));
     m_scale->setToolTip(tr("What the scores are divided by before the softmax"));
@@ -162,17 +189,21 @@ void SettingsBar::sync()
     // The full texts, kept to measure against while the short ones show.
     m_causal->setProperty("fullText", plainActionText(m_actions->causal()));
     m_afterSoftmax->setProperty("fullText", plainActionText(m_actions->afterSoftmax()));
+    const SparsePreset preset = sparsePresetOf(s.mask);
+    m_sparse->setProperty("fullText", tr("Mask: %1").arg(SettingsActions::name(preset)));
     m_heads->setProperty("fullText", tr("Heads: %1").arg(s.heads));
     m_encoding->setProperty("fullText", tr("Position: %1").arg(checkedText(m_actions->encodings())));
     m_scale->setProperty("fullText", tr("Scale: %1").arg(checkedText(m_actions->scales())));
     m_similarity->setProperty("fullText", tr("Similarity: %1").arg(checkedText(m_actions->similarities())));
     if (!m_compact) {
-        for (QToolButton *b : {m_causal, m_afterSoftmax, m_heads, m_encoding, m_scale, m_similarity})
+        for (QToolButton *b : {m_causal, m_afterSoftmax, m_sparse, m_heads, m_encoding, m_scale, m_similarity})
             b->setText(b->property("fullText").toString());
     } else {
         // The short forms: the symbols the formula and the maps' titles use.
         m_causal->setText(tr("Causal"));
         m_afterSoftmax->setText(tr("After softmax ✗"));
+        const QString shortNames[] = {tr("Full"), tr("Window"), tr("Dilated"), tr("Block"), tr("Global+window"), tr("Custom")};
+        m_sparse->setText(shortNames[int(preset)]);
         m_heads->setText(tr("h = %1").arg(s.heads));
         m_encoding->setText(tr("PE: %1").arg(checkedText(m_actions->encodings())));
         m_scale->setText(s.scale == Scale::SqrtDk ? QStringLiteral("÷ √d_k") : s.scale == Scale::Dk ? QStringLiteral("÷ d_k ✗")
@@ -185,6 +216,13 @@ void SettingsBar::sync()
         b->setEnabled(b->menu() && !b->menu()->actions().isEmpty());
     const QSignalBlocker block(m_tau);
     m_tau->setValue(s.temperature);
+    // The width of the pattern there is; none to set under a full mask.
+    const QSignalBlocker blockWidth(m_width);
+    const int w = sparseWidth(s.mask);
+    m_width->setValue(w > 0 ? w : 2);
+    // Room in the row only when there is a width: a full mask has none.
+    m_widthItem->setVisible(w > 0);
+    m_widthLabelItem->setVisible(w > 0);
 }
 
 } // namespace attn

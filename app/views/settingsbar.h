@@ -1,6 +1,6 @@
 #pragma once
-// The settings in one compact row (a projector layout): mask,
-// where it acts, heads, encoding, scale, similarity and τ, each one click
+// The settings in one compact row (a projector layout): mask, its
+// sparse pattern and width, where it acts, heads, encoding, scale, similarity and τ, each one click
 // away when the panels are hidden (maps-only, F9) or give their room to the
 // maps at a projector's zoom. Buttons of the same SettingsActions the
 // Attention menu and the settings panel use, so each is one edit with one
@@ -12,6 +12,7 @@
 
 class QDoubleSpinBox;
 class QLabel;
+class QSpinBox;
 class QToolButton;
 
 namespace attn {
@@ -29,6 +30,9 @@ public:
     QDoubleSpinBox *temperatureBox() const { return m_tau; }
     QToolButton *causalButton() const { return m_causal; }
     QToolButton *afterSoftmaxButton() const { return m_afterSoftmax; }
+    // The sparse mask's preset (full, sliding window, …) and its width w.
+    QToolButton *sparseButton() const { return m_sparse; }
+    QSpinBox *widthBox() const { return m_width; }
     // Short texts ("h = 2", "q·k") while the full ones are wider than the row.
     bool isCompact() const { return m_compact; }
 
@@ -46,7 +50,10 @@ private:
 
     Document *m_doc;
     SettingsActions *m_actions;
-    QToolButton *m_causal, *m_afterSoftmax;
+    QToolButton *m_causal, *m_afterSoftmax, *m_sparse;
+    QSpinBox *m_width;
+    QLabel *m_widthLabel;
+    QAction *m_widthItem, *m_widthLabelItem; // shown only where there is a width to set
     QToolButton *m_heads, *m_encoding, *m_scale, *m_similarity;
     bool m_compact = false;
     QDoubleSpinBox *m_tau;

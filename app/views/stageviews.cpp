@@ -211,12 +211,14 @@ void StageView::onCellClicked(int row, int col, Qt::MouseButton button)
     const QString cell = QStringLiteral("%1 → %2").arg(QString::fromStdString(q[std::size_t(row)]),
                                                        QString::fromStdString(k[std::size_t(col)]));
     const BlockReasons why = blockReasons(s, row, col);
-    if (!why.hand && (why.causal || why.padding)) {
+    if (!why.hand && (why.causal || why.padding || why.window || why.dilation || why.block)) {
         // A click cannot open it, and a hand block under it would change
         // nothing on screen: say what holds it instead of adding a step.
-        m_doc->report(why.causal ? tr("%1 is blocked by the causal mask; turn the causal mask off to open it").arg(cell)
-                                 : tr("%1 is blocked because the key is padding; untick it under Key padding to open it")
-                                       .arg(cell));
+        m_doc->report(why.causal    ? tr("%1 is blocked by the causal mask; turn the causal mask off to open it").arg(cell)
+                      : why.padding ? tr("%1 is blocked because the key is padding; untick it under Key padding to open it")
+                                          .arg(cell)
+                                    : tr("%1 is outside the sparse mask; choose Mask: full in the settings bar to open it")
+                                          .arg(cell));
         return;
     }
     //: An undo step: a map cell clicked open again (unmasked) or blocked (masked).

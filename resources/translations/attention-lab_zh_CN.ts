@@ -687,9 +687,68 @@
         <translation>词数 n</translation>
     </message>
     <message>
-        <location line="+1" />
-        <source>cells</source>
-        <translation>格数</translation>
+        <source>&lt;b&gt;Open under the mask: %1&lt;/b&gt; of the %2 cells (%3 %).</source>
+        <translation>&lt;b&gt;掩码下开放：%1&lt;/b&gt; 格，共 %2 格（%3 %）。</translation>
+    </message>
+    <message>
+        <source>A window of W = %1 keeps about n·(2W − 1) cells a head: it grows as n·W, not n²; a kernel that skips the blocked cells does that much work.</source>
+        <translation>宽度 W = %1 的窗口每个头约保留 n·(2W − 1) 格：按 n·W 增长，而不是 n²；跳过被遮挡格子的计算核只做这么多工作。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Parameters: none.&lt;/b&gt; In direct mode Q, K and V are given as they are: there is no W&lt;sub&gt;Q&lt;/sub&gt;, W&lt;sub&gt;K&lt;/sub&gt;, W&lt;sub&gt;V&lt;/sub&gt; to learn. Only the score matrix grows with n.</source>
+        <translation>&lt;b&gt;参数：无。&lt;/b&gt;直接模式下 Q、K、V 是直接给定的：没有要学习的 W&lt;sub&gt;Q&lt;/sub&gt;、W&lt;sub&gt;K&lt;/sub&gt;、W&lt;sub&gt;V&lt;/sub&gt;。随 n 增长的只有分数矩阵。</translation>
+    </message>
+    <message>
+        <source>W&lt;sub&gt;Q&lt;/sub&gt; %1×%2 = %3, W&lt;sub&gt;K&lt;/sub&gt; %1×%2 = %4, W&lt;sub&gt;V&lt;/sub&gt; %1×%5 = %6</source>
+        <translation>W&lt;sub&gt;Q&lt;/sub&gt; %1×%2 = %3，W&lt;sub&gt;K&lt;/sub&gt; %1×%2 = %4，W&lt;sub&gt;V&lt;/sub&gt; %1×%5 = %6</translation>
+    </message>
+    <message>
+        <source>, W&lt;sub&gt;O&lt;/sub&gt; %1×%2 = %3</source>
+        <translation>，W&lt;sub&gt;O&lt;/sub&gt; %1×%2 = %3</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Parameters: %1&lt;/b&gt; (%2), the same for every n: the weights are learned once and shared by every token, while the score cells grow as n².</source>
+        <translation>&lt;b&gt;参数：%1&lt;/b&gt;（%2），对任何 n 都一样：权重只学一次，所有词元共享；而分数格子按 n² 增长。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;: %2 parameters at every n (embeddings %3, attention %4, MLP %5, LayerNorms %6); its score cells at n = %7: %8 layers × %9 heads × n² = %10.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;：任何 n 下都是 %2 个参数（嵌入 %3，注意力 %4，MLP %5，LayerNorm %6）；n = %7 时它的分数格子：%8 层 × %9 头 × n² = %10。</translation>
+    </message>
+    <message>
+        <source>They pass the parameters from n = %1.</source>
+        <translation>从 n = %1 起分数格子多于参数。</translation>
+    </message>
+    <message>
+        <source>They would pass the parameters only at n = %1, past its %2 positions.</source>
+        <translation>要到 n = %1 分数格子才会多于参数，超出了它的 %2 个位置。</translation>
+    </message>
+    <message>
+        <source>A whole model, every parameter counted:</source>
+        <translation>整个模型，逐个统计参数：</translation>
+    </message>
+    <message>
+        <source>GPT-2 small</source>
+        <translation>GPT-2 small</translation>
+    </message>
+    <message>
+        <source>The built-in model</source>
+        <translation>内置模型</translation>
+    </message>
+    <message>
+        <source>parameters W_Q, W_K, W_V, W_O (flat)</source>
+        <translation>参数 W_Q、W_K、W_V、W_O（水平线）</translation>
+    </message>
+    <message>
+        <source>parameters: 0 in direct mode</source>
+        <translation>参数：直接模式下为 0</translation>
+    </message>
+    <message>
+        <source>open cells under the mask</source>
+        <translation>掩码下开放的格子</translation>
+    </message>
+    <message>
+        <source>cells, parameters</source>
+        <translation>格数、参数</translation>
     </message>
 </context>
 <context>
@@ -3543,6 +3602,43 @@ weight</source>
         <source>RoPE rotates pairs of dimensions and needs an even d_k (now %1)</source>
         <translation>RoPE 成对旋转维度，需要 d_k 为偶数（当前为 %1）</translation>
     </message>
+    <message>
+        <source>Full (every pair)</source>
+        <translation>完整（所有配对）</translation>
+    </message>
+    <message>
+        <source>Sliding window</source>
+        <translation>滑动窗口</translation>
+    </message>
+    <message>
+        <source>Dilated window (every 2nd)</source>
+        <translation>空洞窗口（每隔一个）</translation>
+    </message>
+    <message>
+        <source>Block-local</source>
+        <translation>分块局部</translation>
+    </message>
+    <message>
+        <source>Global first token + window</source>
+        <translation>首词元全局 + 窗口</translation>
+    </message>
+    <message>
+        <source>Custom (from the file)</source>
+        <translation>自定义（来自文件）</translation>
+    </message>
+    <message>
+        <source>Mask: full</source>
+        <extracomment>An undo step: the sparse mask's preset and its width w.</extracomment>
+        <translation>掩码：完整</translation>
+    </message>
+    <message>
+        <source>Mask: %1, w = %2</source>
+        <translation>掩码：%1，w = %2</translation>
+    </message>
+    <message>
+        <source>A sparse mask counts positions in one sequence: it needs as many queries as keys</source>
+        <translation>稀疏掩码按同一序列中的位置计算：查询数必须等于键数</translation>
+    </message>
 </context>
 <context>
     <name>attn::SettingsBar</name>
@@ -3620,6 +3716,50 @@ weight</source>
         <location line="+1" />
         <source>PE: %1</source>
         <translation>位置编码：%1</translation>
+    </message>
+    <message>
+        <source>Mask width w = %1</source>
+        <translation>掩码宽度 w = %1</translation>
+    </message>
+    <message>
+        <source> &amp;w </source>
+        <translation> &amp;w </translation>
+    </message>
+    <message>
+        <source>Sparse mask: which keys each query may see besides the causal mask and the padding</source>
+        <translation>稀疏掩码：除因果掩码和填充外，每个查询还能看到哪些键</translation>
+    </message>
+    <message>
+        <source>Width w: the sliding window&apos;s W (key j open for query i when |i − j| &lt; W) or the block&apos;s size B</source>
+        <translation>宽度 w：滑动窗口的 W（当 |i − j| &lt; W 时查询 i 能看到键 j），或分块的大小 B</translation>
+    </message>
+    <message>
+        <source>Mask: %1</source>
+        <translation>掩码：%1</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>完整</translation>
+    </message>
+    <message>
+        <source>Dilated</source>
+        <translation>空洞</translation>
+    </message>
+    <message>
+        <source>Block</source>
+        <translation>分块</translation>
+    </message>
+    <message>
+        <source>Global+window</source>
+        <translation>全局+窗口</translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation>自定义</translation>
+    </message>
+    <message>
+        <source>Window</source>
+        <translation>窗口</translation>
     </message>
 </context>
 <context>
@@ -3959,6 +4099,40 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <source>added value</source>
         <translation>叠加值</translation>
     </message>
+    <message>
+        <source>window %1, dilation %2</source>
+        <translation>窗口 %1，空洞 %2</translation>
+    </message>
+    <message>
+        <source>window %1</source>
+        <translation>窗口 %1</translation>
+    </message>
+    <message>
+        <source>stride %1</source>
+        <translation>步长 %1</translation>
+    </message>
+    <message>
+        <source>blocks of %1</source>
+        <translation>每块 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n global token(s)</source>
+        <translation>
+            <numerusform>%n 个全局词元</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>outside the sliding window: %1 positions apart</source>
+        <translation>在滑动窗口之外：相距 %1 个位置</translation>
+    </message>
+    <message>
+        <source>off the dilation&apos;s stride</source>
+        <translation>不在空洞的步长上</translation>
+    </message>
+    <message>
+        <source>another block</source>
+        <translation>不在同一块</translation>
+    </message>
 </context>
 <context>
     <name>attn::StageView</name>
@@ -4025,6 +4199,10 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <location line="+1" />
         <source>Σ′ = the row&apos;s sum of exponentials; the next step divides each by it</source>
         <translation>Σ′ = 该行指数之和；下一步用它去除每个指数</translation>
+    </message>
+    <message>
+        <source>%1 is outside the sparse mask; choose Mask: full in the settings bar to open it</source>
+        <translation>%1 在稀疏掩码之外；在设置栏选择“掩码：完整”即可打开</translation>
     </message>
 </context>
 <context>

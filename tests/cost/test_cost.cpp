@@ -6,9 +6,11 @@
 #include "cost.h"
 #include "costpanel.h"
 #include "document.h"
+#include "gpt2.h"
 #include "lesson_test.h"
 #include "pathdiagram.h"
 
+#include <QFile>
 #include <QTableWidget>
 #include <QTest>
 #include <qcustomplot.h>
@@ -164,7 +166,7 @@ private slots:
 
         // The growth curve is h n^2, and today's point sits on it.
         QCustomPlot *g = panel.growthPlot();
-        QCOMPARE(g->graphCount(), 3);
+        QCOMPARE(g->graphCount(), 4); // cells, a recurrent network, today, the parameters
         const auto *curve = g->graph(0)->data().data();
         QCOMPARE(curve->size(), 20); // up to max(16, 4n)
         QCOMPARE(curve->at(9)->value, 2.0 * 10 * 10);
@@ -189,6 +191,103 @@ private slots:
             for (int x = 0; x < img.width(); x += 2)
                 colours.insert(img.pixel(x, y));
         QVERIFY2(colours.size() > 10, qPrintable(QString::number(colours.size())));
+    }
+
+    void parametersByHand()
+    {
+        // W_Q 6×6, W_K 6×6, W_V 6×4, W_O 4×7: 36 + 36 + 24 + 28.
+        const AttentionParameters p = attentionParameters(projected());
+        QVERIFY(p.projected);
+        QCOMPARE(p.wq, 36.0);
+        QCOMPARE(p.wv, 24.0);
+        QCOMPARE(p.wo, 28.0);
+        QCOMPARE(p.total(), 124.0);
+        // Direct mode learns nothing.
+        const AttentionParameters d = attentionParameters(test::lesson(QStringLiteral("causal")));
+        QVERIFY(!d.projected);
+        QCOMPARE(d.total(), 0.0);
+    }
+
+    void parametersStayFlatWhileCellsGrow()
+    {
+        Scenario s = projected();
+        s.mask.window = 2;
+        const std::vector<CostPoint> curve = costCurve(s, 30);
+        QCOMPARE(int(curve.size()), 30);
+        for (const CostPoint &p : curve) {
+            QCOMPARE(p.parameters, 124.0);
+            QCOMPARE(p.scoreCells, 2.0 * p.n * p.n);
+            // |i - j| < 2: 3 keys a row, 2 at either end: 3n - 2 (n >= 2), a head.
+            QCOMPARE(p.openCells, 2.0 * (p.n == 1 ? 1 : 3 * p.n - 2));
+        }
+    }
+
+    void gpt2SmallByTheFormula()
+    {
+        const TransformerShape gpt2{.layers = 12, .heads = 12, .dModel = 768, .dInner = 3072, .positions = 1024,
+                                    .vocab = 50257};
+        const ModelParameters p = modelParameterCount(gpt2);
+        QCOMPARE(p.tokenEmbedding, 50257.0 * 768);
+        QCOMPARE(p.positionEmbedding, 1024.0 * 768);
+        // c_attn 768·2304 + 2304 and c_proj 768·768 + 768, twelve times.
+        QCOMPARE(p.attention, 12.0 * (768 * 2304 + 2304 + 768 * 768 + 768));
+        QCOMPARE(p.mlp, 12.0 * (768 * 3072 + 3072 + 3072 * 768 + 768));
+        QCOMPARE(p.layerNorms, 12.0 * 4 * 768 + 2 * 768);
+        QCOMPARE(p.outputHead, 0.0);
+        QCOMPARE(p.total(), 124439808.0);
+        TransformerShape untied = gpt2;
+        untied.tiedEmbeddings = false;
+        QCOMPARE(modelParameterCount(untied).total(), 124439808.0 + 50257.0 * 768);
+        // 144 n² against 124,439,808: 929² · 144 is less, 930² · 144 is not.
+        QCOMPARE(modelCrossover(gpt2), 930);
+        QVERIFY(modelScoreCells(gpt2, 929) < p.total() && modelScoreCells(gpt2, 930) >= p.total());
+    }
+
+    void builtinModelAsItsFileHasIt()
+    {
+        QFile f(test::sourceDir() + QStringLiteral("/resources/models/tiny-bilingual/config.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const Result<Gpt2Config> config = gpt2ConfigFromJson(f.readAll(), QStringLiteral("config.json"));
+        QVERIFY(!config.problem());
+        const Gpt2Config &c = config.value();
+        const TransformerShape shape{c.nLayer, c.nHead, c.nEmbd, c.nInner, c.nPositions, c.vocabSize, true};
+        const auto file = SafeTensors::open(test::sourceDir() + QStringLiteral("/resources/models/tiny-bilingual/model.safetensors"));
+        QVERIFY(std::holds_alternative<SafeTensors>(file));
+        double inFile = 0;
+        for (const TensorInfo &t : std::get<SafeTensors>(file).tensors())
+            inFile += double(t.count());
+        QCOMPARE(modelParameterCount(shape).total(), inFile);
+        QCOMPARE(modelParameterCount(shape).total(), modelParameters(c)); // the loader's own count
+    }
+
+    void panelCountsTheOpenCellsAndTheParameters()
+    {
+        Document doc;
+        Scenario s = projected();
+        s.mask.window = 2;
+        s.mask.causal = true;
+        QVERIFY(!doc.replace(s, QString()).has_value());
+        CostPanel panel(&doc);
+        panel.resize(500, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        // j in {i - 1, i}: 1 + 2·4 = 9 cells a head, 2 heads; the pattern's own count.
+        QCOMPARE(panel.cost().openCells, 18.0);
+        QCOMPARE(panel.cost().openCells, 2 * double((!blockedMatrix(doc.scenario())).count()));
+        QVERIFY2(panel.summary().contains(CostPanel::count(18)), qPrintable(panel.summary()));
+        QVERIFY2(panel.parametersText().contains(CostPanel::count(124)), qPrintable(panel.parametersText()));
+        QVERIFY(panel.modelText().contains(CostPanel::count(124439808)));
+        QCustomPlot *g = panel.growthPlot();
+        QCOMPARE(g->graphCount(), 5);
+        const auto *flat = g->graph(3)->data().data();
+        const auto *open = g->graph(4)->data().data();
+        for (int i = 0; i < flat->size(); ++i) {
+            QCOMPARE(flat->at(i)->value, 124.0);
+            QCOMPARE(open->at(i)->value, 2 * openCellsAt(s.mask, i + 1));
+        }
+        // Direct mode: no parameters, and the panel says so.
+        QVERIFY(!doc.replace(test::lesson(QStringLiteral("causal")), QString()).has_value());
+        QVERIFY(panel.parametersText().contains(QStringLiteral("none")));
     }
 };
 

@@ -480,7 +480,7 @@ namespace {
 std::vector<std::pair<QString, Settings>> eachSettingChanged(const Scenario &base)
 {
     [[maybe_unused]] const auto &[similarity, scale, temperature, mask, maskStage, encoding, seed] = settingsOf(base);
-    [[maybe_unused]] const auto &[causal, keyPadding, blocked] = mask;
+    [[maybe_unused]] const auto &[causal, window, dilation, block, global, keyPadding, blocked] = mask;
     std::vector<std::pair<QString, Settings>> out;
     auto with = [&](const char *name, auto change) {
         Settings s = settingsOf(base);
@@ -491,6 +491,13 @@ std::vector<std::pair<QString, Settings>> eachSettingChanged(const Scenario &bas
     with("scale", [](Settings &s) { s.scale = Scale::None; });
     with("temperature", [](Settings &s) { s.temperature = 0.5; });
     with("mask.causal", [](Settings &s) { s.mask.causal = !s.mask.causal; });
+    with("mask.window", [](Settings &s) { s.mask.window = 2; });
+    with("mask.dilation", [](Settings &s) { s.mask.dilation = 2; });
+    with("mask.block", [](Settings &s) { s.mask.block = 2; });
+    with("mask.global", [](Settings &s) {
+        s.mask.window = 1;
+        s.mask.global = {0};
+    });
     with("mask.key_padding", [&](Settings &s) { s.mask = setKeyPadding(base, 1, true).mask; });
     with("mask.key_padding, all open", [&](Settings &s) { s.mask.keyPadding = BoolVector::Constant(keyCount(base), false); });
     with("mask.blocked", [&](Settings &s) { s.mask = toggleBlocked(base, 1, 0).mask; });

@@ -35,7 +35,7 @@ const double kSqrt2 = std::sqrt(2.0);
 // The lessons this file works by hand; a new lesson must be added here.
 const QStringList kHandWorked{"seed000-basic", "seed000-variant", "seed001-selftest", "seed001-soft-knn",
                               "permutation",   "permutation-swapped", "causal",        "padding",
-                              "mask-after-softmax", "multihead", "cross-attention",
+                              "mask-after-softmax", "sliding-window", "multihead", "cross-attention",
                               // A/B pairs: B of each, worked against its A in tests/compare.
                               "compare-scaling-none", "compare-scaling-dk", "compare-mask-stage",
                               "compare-word-order", "compare-encoding"};
@@ -409,6 +409,44 @@ private slots:
         }
         QCOMPARE(h.rows[3].argmax, 3);
         QCOMPARE(h.rows[4].argmax, 2);
+    }
+
+    // Ten tokens, Q = K = V, a window of W = 3: row i spreads its weight over
+    // the keys with |i - j| < 3, and the far "the"s do not see each other.
+    void slidingWindow()
+    {
+        LOAD_LESSON(s, "sliding-window");
+        QCOMPARE(queryCount(s), 10);
+        QCOMPARE(s.mask.window, 3);
+        QVERIFY(!s.mask.causal);
+        const Rows X{{0, 1}, {1, 0}, {0, 0.5}, {0, 1}, {1, 0.5}, {-1, 0.5}, {-1, 0}, {0.5, -1}, {0, 1}, {1, -0.5}};
+        Rows scores(10, std::vector<double>(10, 0.0));
+        std::vector<std::vector<bool>> blocked(10, std::vector<bool>(10));
+        int open = 0;
+        for (std::size_t i = 0; i < 10; ++i)
+            for (std::size_t j = 0; j < 10; ++j) {
+                scores[i][j] = X[i][0] * X[j][0] + X[i][1] * X[j][1];
+                blocked[i][j] = (i > j ? i - j : j - i) >= 3;
+                open += !blocked[i][j];
+            }
+        QCOMPARE(open, 3 + 4 + 6 * 5 + 4 + 3); // a band of five, cut at the ends
+        const Trace t = compute(s, kAsTheWindow);
+        const HeadTrace &h = t.heads[0];
+        ATTN_COMPARE_MATRIX(h.scores, scores, 1e-15);
+        const Rows weights = softmaxRowsByHand(scores, kSqrt2, blocked);
+        ATTN_COMPARE_MATRIX(h.weights, weights, 1e-15);
+        ATTN_COMPARE_MATRIX(t.output, times(weights, X), 1e-14);
+        for (std::size_t i = 0; i < 10; ++i)
+            for (std::size_t j = 0; j < 10; ++j)
+                QCOMPARE(bool(t.blocked(int(i), int(j))), bool(blocked[i][j]));
+        // Row 1 ("the"): keys the, cat, that with scores 1, 0, 0.5; the "the" at 4 is blocked.
+        const double z = std::exp(1 / kSqrt2) + 1 + std::exp(0.5 / kSqrt2);
+        ATTN_COMPARE_NEAR(h.weights(0, 0), std::exp(1 / kSqrt2) / z, 1e-15);
+        ATTN_COMPARE_NEAR(h.weights(0, 1), 1 / z, 1e-15);
+        QCOMPARE(h.weights(0, 3), 0.0);
+        QCOMPARE(h.weights(3, 8), 0.0);
+        for (int i = 0; i < 10; ++i)
+            ATTN_COMPARE_NEAR(h.rows[std::size_t(i)].sum, 1.0, 1e-15);
     }
 
     // The [PAD] columns are zero in every row; the [PAD] queries (0, 0)
