@@ -275,7 +275,7 @@ private slots:
     {
         const QByteArray plain = withSmallInputs(R"("heads": 1, "mask": {"causal": false})");
         const QByteArray extra = R"({"future": {"a": [1, 2]}, "heads": 1, "colour": "blue",
-            "mask": {"causal": false, "window": 3},
+            "mask": {"causal": false, "stride": 3},
             "inputs": {"Q": [[1, 0]], "K": [[1, 0], [0, 1], [1, 1]], "V": [[1], [2], [3]], "bias": [[NaN]]}})";
         const ScenarioOrProblem a = scenarioFromJson(plain), b = scenarioFromJson(extra);
         QVERIFY2(std::holds_alternative<Scenario>(a), qPrintable(problemText(a)));
@@ -557,7 +557,7 @@ private slots:
         inputs.insert(QStringLiteral("bias"), QJsonArray{QJsonArray{0.5, -1e-300}});
         o.insert(QStringLiteral("inputs"), inputs);
         QJsonObject mask = o.value(QLatin1String("mask")).toObject();
-        mask.insert(QStringLiteral("window"), 3);
+        mask.insert(QStringLiteral("stride"), 3);
         o.insert(QStringLiteral("mask"), mask);
 
         QTemporaryDir dir;
@@ -658,14 +658,14 @@ private slots:
     void unknownKeysKeepTheirText()
     {
         const QByteArray file = R"({"zeta": 1.50, "inputs": {"Q": [[1, 0]], "bias": [[NaN]], "K": [[1, 0]], "V": [[1]]},
-            "alpha": {"b": 1e999 , "c": [ ]}, "mask": {"window": "3 \u00e9", "causal": false}, "title_zh_CN": "因果\u001b"})";
+            "alpha": {"b": 1e999 , "c": [ ]}, "mask": {"stride": "3 \u00e9", "causal": false}, "title_zh_CN": "因果\u001b"})";
         const ScenarioOrProblem r = scenarioFromJson(file);
         QVERIFY2(std::holds_alternative<Scenario>(r), qPrintable(problemText(r)));
         const QByteArray saved = scenarioToJson(std::get<Scenario>(r));
         QVERIFY2(saved.endsWith("  \"seed\": 7,\n  \"zeta\": 1.50,\n  \"alpha\": {\"b\": 1e999 , \"c\": [ ]},\n"
                                 "  \"title_zh_CN\": \"因果\\u001b\"\n}\n"), saved.constData());
         QVERIFY2(saved.contains("    \"V\": [[1]],\n    \"bias\": [[NaN]]\n  },\n"), saved.constData());
-        QVERIFY2(saved.contains("\"mask\": {\"causal\": false, \"window\": \"3 \\u00e9\"},\n"), saved.constData());
+        QVERIFY2(saved.contains("\"mask\": {\"causal\": false, \"stride\": \"3 \\u00e9\"},\n"), saved.constData());
         const ScenarioOrProblem again = scenarioFromJson(saved);
         QVERIFY2(std::holds_alternative<Scenario>(again), qPrintable(problemText(again)));
         QCOMPARE(scenarioToJson(std::get<Scenario>(again)), saved);

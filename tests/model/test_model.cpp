@@ -1273,7 +1273,7 @@ private slots:
         QString desc, title;
         while (!xml.atEnd()) {
             if (xml.readNext() == QXmlStreamReader::StartElement) {
-                if (xml.name() == QLatin1String("path"))
+                if (xml.name() == QLatin1String("text")) // editable text, not outlines
                     ++paths;
                 else if (xml.name() == QLatin1String("desc"))
                     desc = xml.readElementText();
