@@ -55,46 +55,26 @@ void writeJson(const Gradients &g, QTextStream &out)
     JsonStream o(sink); // holds a reference: sink outlives it
     o.raw("{\n");
     // Keys in QJsonObject's order, as every JSON of the CLI.
-    o.key(1, "grad");
-    o.raw("{\n");
+    o.openObject(1, "grad");
     std::vector<const NamedGradient *> inputs;
     for (const NamedGradient &n : g.inputs)
         inputs.push_back(&n);
     std::sort(inputs.begin(), inputs.end(), [](const NamedGradient *a, const NamedGradient *b) {
         return std::string(matrixName(a->id)) < std::string(matrixName(b->id));
     });
-    for (std::size_t i = 0; i < inputs.size() && o.ok(); ++i) {
-        o.key(2, matrixName(inputs[i]->id));
-        o.matrix(2, inputs[i]->grad);
-        o.next(i + 1 == inputs.size());
-    }
-    o.indent(1);
-    o.raw("}");
-    o.next(false);
-    o.key(1, "heads");
-    o.raw("[\n");
+    for (std::size_t i = 0; i < inputs.size() && o.ok(); ++i)
+        o.matrix(2, matrixName(inputs[i]->id), inputs[i]->grad, i + 1 == inputs.size());
+    o.closeObject(1, false);
+    o.openArray(1, "heads");
     for (std::size_t h = 0; h < g.heads.size() && o.ok(); ++h) {
-        o.indent(2);
-        o.raw("{\n");
-        o.key(3, "head");
-        o.integer(static_cast<long long>(h + 1));
-        o.next(false);
-        o.key(3, "scores");
-        o.matrix(3, g.heads[h].scores);
-        o.next(false);
-        o.key(3, "weights");
-        o.matrix(3, g.heads[h].weights);
-        o.next(true);
-        o.indent(2);
-        o.raw("}");
-        o.next(h + 1 == g.heads.size());
+        o.openObject(2);
+        o.members(3, {{"head", h + 1}}, false);
+        o.matrix(3, "scores", g.heads[h].scores, false);
+        o.matrix(3, "weights", g.heads[h].weights, true);
+        o.closeObject(2, h + 1 == g.heads.size());
     }
-    o.indent(1);
-    o.raw("]");
-    o.next(false);
-    o.key(1, "loss");
-    o.number(g.loss);
-    o.next(true);
+    o.closeArray(1, false);
+    o.members(1, {{"loss", g.loss}}, true);
     o.raw("}\n");
     o.finish();
 }

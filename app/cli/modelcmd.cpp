@@ -128,85 +128,38 @@ bool writeModelTraceJson(const ModelTrace &t, const QList<int> &layers, const QL
         o.next(last);
     };
     o.raw("{\n");
-    o.key(1, "layers");
-    o.raw("[\n");
+    o.openArray(1, "layers");
     for (qsizetype li = 0; li < layers.size() && o.ok(); ++li) {
         const int l = layers[li];
-        o.indent(2);
-        o.raw("{\n");
-        o.key(3, "heads");
-        o.raw("[\n");
+        o.openObject(2);
+        o.openArray(3, "heads");
         for (qsizetype hi = 0; hi < heads.size() && o.ok(); ++hi) {
             const int h = heads[hi];
             const HeadActivations &a = t.layers[std::size_t(l)].heads[std::size_t(h)];
-            o.indent(4);
-            o.raw("{\n");
-            o.key(5, "head");
-            o.integer(h + 1);
-            o.next(false);
-            matrix(5, "k", a.k, false);
-            matrix(5, "output", a.output, false);
-            matrix(5, "q", a.q, false);
-            matrix(5, "scaled", a.scaled, false);
-            matrix(5, "scores", a.scores, false);
-            matrix(5, "v", a.v, false);
-            matrix(5, "weights", a.weights, true);
-            o.indent(4);
-            o.raw("}");
-            o.next(hi + 1 == heads.size());
+            o.openObject(4);
+            o.members(5, {{"head", h + 1}}, false);
+            const std::pair<const char *, const Matrix *> stages[] = {
+                {"k", &a.k}, {"output", &a.output}, {"q", &a.q}, {"scaled", &a.scaled},
+                {"scores", &a.scores}, {"v", &a.v}, {"weights", &a.weights}};
+            for (const auto &[name, m] : stages)
+                matrix(5, name, *m, m == &a.weights);
+            o.closeObject(4, hi + 1 == heads.size());
         }
-        o.indent(3);
-        o.raw("]");
-        o.next(false);
-        o.key(3, "layer");
-        o.integer(l + 1);
-        o.next(true);
-        o.indent(2);
-        o.raw("}");
-        o.next(li + 1 == layers.size());
+        o.closeArray(3, false);
+        o.members(3, {{"layer", l + 1}}, true);
+        o.closeObject(2, li + 1 == layers.size());
     }
-    o.indent(1);
-    o.raw("]");
-    o.next(false);
-    o.key(1, "next");
-    o.raw("[\n");
+    o.closeArray(1, false);
+    o.openArray(1, "next");
     for (std::size_t i = 0; i < t.next.size(); ++i) {
         const Prediction &p = t.next[i];
-        o.indent(2);
-        o.raw("{\n");
-        o.key(3, "id");
-        o.integer(p.id);
-        o.next(false);
-        o.key(3, "p");
-        o.number(p.p);
-        o.next(false);
-        o.key(3, "text");
-        o.string(p.text);
-        o.next(true);
-        o.indent(2);
-        o.raw("}");
-        o.next(i + 1 == t.next.size());
+        o.object(2, {{"id", p.id}, {"p", p.p}, {"text", p.text}}, i + 1 == t.next.size());
     }
-    o.indent(1);
-    o.raw("]");
-    o.next(false);
-    o.key(1, "tokens");
-    o.raw("[\n");
-    for (std::size_t i = 0; i < t.ids.size(); ++i) {
-        o.indent(2);
-        o.raw("{\n");
-        o.key(3, "id");
-        o.integer(t.ids[i]);
-        o.next(false);
-        o.key(3, "text");
-        o.string(t.texts[i]);
-        o.next(true);
-        o.indent(2);
-        o.raw("}");
-        o.next(i + 1 == t.ids.size());
-    }
-    o.indent(1);
-    o.raw("]\n");
+    o.closeArray(1, false);
+    o.openArray(1, "tokens");
+    for (std::size_t i = 0; i < t.ids.size(); ++i)
+        o.object(2, {{"id", t.ids[i]}, {"text", t.texts[i]}}, i + 1 == t.ids.size());
+    o.closeArray(1, true);
     o.raw("}\n");
     return o.flush();
 }

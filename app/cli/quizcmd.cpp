@@ -59,40 +59,29 @@ QByteArray quizJson(const std::vector<QuizItem> &items, const std::string &langu
     };
     JsonStream j(sink);
     j.raw("{\n");
-    j.key(1, "questions");
-    j.raw("[\n");
+    j.openArray(1, "questions");
     for (std::size_t i = 0; i < items.size(); ++i) {
         const QuizQuestion &q = items[i].question;
-        j.indent(2);
-        j.raw("{\n");
-        j.key(3, "answer");
-        j.raw("[\n");
+        j.openObject(2);
+        j.openArray(3, "answer");
         for (std::size_t a = 0; a < q.answer.size(); ++a) {
             j.indent(4);
             j.integer(q.answer[a]);
             j.next(a + 1 == q.answer.size());
         }
-        j.indent(3);
-        j.raw("]");
-        j.next(false);
+        j.closeArray(3, false);
         j.key(3, "choices");
         std::vector<std::string> choices;
         for (const LocalText &c : q.choices)
             choices.push_back(localText(c, language));
         j.strings(3, choices);
         j.next(false);
-        j.key(3, "explanation");
-        j.string(localText(q.explanation, language));
-        j.next(false);
-        j.key(3, "id");
-        j.string(q.id);
-        j.next(false);
-        j.key(3, "question");
-        j.string(localText(q.question, language));
-        j.next(true);
-        j.indent(2);
-        j.raw("}");
-        j.next(i + 1 == items.size());
+        j.members(3,
+                  {{"explanation", localText(q.explanation, language)},
+                   {"id", q.id},
+                   {"question", localText(q.question, language)}},
+                  true);
+        j.closeObject(2, i + 1 == items.size());
     }
     j.indent(1);
     j.raw("]\n}\n");

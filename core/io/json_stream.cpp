@@ -113,4 +113,75 @@ void JsonStream::strings(int level, const std::vector<std::string> &v)
     raw("]");
 }
 
+void JsonStream::scalar(const JsonMember &m)
+{
+    switch (m.m_kind) {
+    case JsonMember::Kind::Null:
+        raw("null");
+        break;
+    case JsonMember::Kind::Boolean:
+        boolean(m.m_integer != 0);
+        break;
+    case JsonMember::Kind::Integer:
+        integer(m.m_integer);
+        break;
+    case JsonMember::Kind::Number:
+        number(m.m_number);
+        break;
+    case JsonMember::Kind::String:
+        string(m.m_string);
+        break;
+    }
+}
+
+void JsonStream::members(int level, std::initializer_list<JsonMember> members, bool closes)
+{
+    std::size_t left = members.size();
+    for (const JsonMember &m : members) {
+        key(level, m.m_name);
+        scalar(m);
+        next(--left == 0 && closes);
+    }
+}
+
+void JsonStream::objectBody(int level, std::initializer_list<JsonMember> members)
+{
+    raw("{\n");
+    this->members(level + 1, members, true);
+    indent(level);
+    raw("}");
+}
+
+void JsonStream::object(int level, std::initializer_list<JsonMember> members, bool last)
+{
+    indent(level);
+    objectBody(level, members);
+    next(last);
+}
+
+void JsonStream::object(int level, const char *name, std::initializer_list<JsonMember> members, bool last)
+{
+    key(level, name);
+    objectBody(level, members);
+    next(last);
+}
+
+void JsonStream::openObject(int level, const char *name)
+{
+    key(level, name);
+    raw("{\n");
+}
+
+void JsonStream::openArray(int level, const char *name)
+{
+    key(level, name);
+    raw("[\n");
+}
+
+void JsonStream::openObject(int level)
+{
+    indent(level);
+    raw("{\n");
+}
+
 } // namespace attn

@@ -11,7 +11,9 @@
 
 #include <QByteArray>
 
+#include <concepts>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,35 @@ namespace attn {
 // drive it (Qt's writer escapes only U+0000 to U+001F). The parsed strings
 // are unchanged.
 QByteArray escapeTerminalControls(const QByteArray &json);
+
+// One member of an object written by JsonStream::object or members: a
+// name and a scalar (null, a boolean, an integer, a number or a string).
+class JsonMember {
+public:
+    JsonMember(const char *name, std::nullptr_t) : m_name(name), m_kind(Kind::Null) {}
+    JsonMember(const char *name, bool v) : m_name(name), m_kind(Kind::Boolean), m_integer(v) {}
+    template <std::integral I>
+        requires(!std::same_as<I, bool>)
+    JsonMember(const char *name, I v) : m_name(name), m_kind(Kind::Integer), m_integer(static_cast<long long>(v))
+    {
+    }
+    template <std::floating_point F>
+    JsonMember(const char *name, F v) : m_name(name), m_kind(Kind::Number), m_number(double(v))
+    {
+    }
+    // Not through bool, as a bare literal would convert.
+    JsonMember(const char *name, const char *v) : m_name(name), m_kind(Kind::String), m_string(v) {}
+    JsonMember(const char *name, std::string v) : m_name(name), m_kind(Kind::String), m_string(std::move(v)) {}
+
+private:
+    friend class JsonStream;
+    enum class Kind { Null, Boolean, Integer, Number, String };
+    const char *m_name;
+    Kind m_kind;
+    long long m_integer = 0;
+    double m_number = 0;
+    std::string m_string;
+};
 
 class JsonStream {
 public:
@@ -52,6 +83,25 @@ public:
     void string(const std::string &utf8);
     // An array of strings; `level` is the indent of the line it starts on.
     void strings(int level, const std::vector<std::string> &v);
+
+    // An object's scalar members, one a line at `level`; the last one ends
+    // the object when `closes` (no comma after it).
+    void members(int level, std::initializer_list<JsonMember> members, bool closes);
+    // An object of scalars as an array's element, its braces at `level`;
+    // then next(last).
+    void object(int level, std::initializer_list<JsonMember> members, bool last);
+    // The same as the member `name` of an object at `level`.
+    void object(int level, const char *name, std::initializer_list<JsonMember> members, bool last);
+
+    // `"name": {` or `"name": [` and the line break: the members or
+    // elements follow at level + 1, then close(level, ...).
+    void openObject(int level, const char *name);
+    void openArray(int level, const char *name);
+    // `{` on a line of its own at `level`, for an object in an array.
+    void openObject(int level);
+    // The closing `}` or `]` at `level`, then next(last).
+    void closeObject(int level, bool last) { close(level, "}", last); }
+    void closeArray(int level, bool last) { close(level, "]", last); }
 
     // A matrix as an array of rows, each entry written by cell(m(i, j));
     // `level` is the indent of the line it starts on. Flushes between rows
@@ -83,8 +133,25 @@ public:
     {
         grid(level, m, [this](double v) { number(v == 0 ? 0.0 : v); });
     }
+    // The member `"name": matrix`, then next(last).
+    template <typename M>
+    void matrix(int level, const char *name, const M &m, bool last)
+    {
+        key(level, name);
+        matrix(level, m);
+        next(last);
+    }
 
 private:
+    void scalar(const JsonMember &m);
+    void objectBody(int level, std::initializer_list<JsonMember> members);
+    void close(int level, const char *bracket, bool last)
+    {
+        indent(level);
+        raw(bracket);
+        next(last);
+    }
+
     static constexpr qsizetype kChunk = 1024 * 1024;
     const Sink &m_sink;
     QByteArray m_buffer;

@@ -127,160 +127,86 @@ bool writeTraceJson(const Scenario &s, const Trace &t, const std::function<bool(
     JsonStream o(sink);
     const bool rope = s.encoding == Encoding::Rope;
     const int h = int(t.heads.size());
-    auto matrixMember = [&o](int level, const char *name, const auto &m, bool last) {
-        o.key(level, name);
-        o.matrix(level, m);
-        o.next(last);
-    };
 
     o.raw("{\n");
-    matrixMember(1, "concat", t.concat, false);
-    o.key(1, "format");
-    o.raw("\"attention-lab/trace\"");
-    o.next(false);
+    o.matrix(1, "concat", t.concat, false);
+    o.members(1, {{"format", "attention-lab/trace"}}, false);
 
-    o.key(1, "heads");
-    if (h == 0) {
-        o.raw("[\n");
-        o.indent(1);
-        o.raw("]");
-    } else {
-        o.raw("[\n");
-        for (int i = 0; i < h && o.ok(); ++i) {
-            const HeadTrace &head = t.heads[std::size_t(i)];
-            o.indent(2);
-            o.raw("{\n");
-            matrixMember(3, "K", head.K, false);
-            matrixMember(3, "Q", head.Q, false);
-            matrixMember(3, "V", head.V, false);
-            o.key(3, "blocked");
-            o.grid(3, t.blocked, [&o](bool b) { o.boolean(b); });
-            o.next(false);
-            matrixMember(3, "output", head.output, false);
-            matrixMember(3, "scaled", ScaledStage{head}, false);
-            matrixMember(3, "scores", head.scores, false);
-            matrixMember(3, "weights", head.weights, true);
-            o.indent(2);
-            o.raw("}");
-            o.next(i + 1 == h);
-        }
-        o.indent(1);
-        o.raw("]");
+    o.openArray(1, "heads");
+    for (int i = 0; i < h && o.ok(); ++i) {
+        const HeadTrace &head = t.heads[std::size_t(i)];
+        o.openObject(2);
+        o.matrix(3, "K", head.K, false);
+        o.matrix(3, "Q", head.Q, false);
+        o.matrix(3, "V", head.V, false);
+        o.key(3, "blocked");
+        o.grid(3, t.blocked, [&o](bool b) { o.boolean(b); });
+        o.next(false);
+        o.matrix(3, "output", head.output, false);
+        o.matrix(3, "scaled", ScaledStage{head}, false);
+        o.matrix(3, "scores", head.scores, false);
+        o.matrix(3, "weights", head.weights, true);
+        o.closeObject(2, i + 1 == h);
     }
-    o.next(false);
+    o.closeArray(1, false);
 
-    matrixMember(1, "output", t.output, false);
+    o.matrix(1, "output", t.output, false);
 
-    o.key(1, "positional");
-    o.raw("{\n");
+    o.openObject(1, "positional");
     const bool tables = t.positionQuery.size() != 0;
     if (tables)
-        matrixMember(2, rope ? "key_angles" : "key", t.positionKey, false);
-    o.key(2, "kind");
-    o.string(toString(s.encoding));
-    o.next(!tables);
+        o.matrix(2, rope ? "key_angles" : "key", t.positionKey, false);
+    o.members(2, {{"kind", toString(s.encoding)}}, !tables);
     if (tables) {
-        matrixMember(2, rope ? "query_angles" : "query", t.positionQuery, t.positionValue.size() == 0);
+        o.matrix(2, rope ? "query_angles" : "query", t.positionQuery, t.positionValue.size() == 0);
         if (t.positionValue.size())
-            matrixMember(2, "value", t.positionValue, true);
+            o.matrix(2, "value", t.positionValue, true);
     }
-    o.indent(1);
-    o.raw("}");
-    o.next(false);
+    o.closeObject(1, false);
 
-    o.key(1, "rows");
-    o.raw("[\n");
+    o.openArray(1, "rows");
     for (int i = 0; i < h; ++i) {
         const std::vector<RowStats> &rows = t.heads[std::size_t(i)].rows;
         o.indent(2);
         o.raw("[\n");
         for (std::size_t r = 0; r < rows.size(); ++r) {
             const RowStats &st = rows[r];
-            o.indent(3);
-            o.raw("{\n");
-            o.key(4, "argmax");
-            if (st.fullyMasked)
-                o.raw("null");
-            else
-                o.integer(st.argmax);
-            o.next(false);
-            o.key(4, "entropy");
-            o.number(st.entropy);
-            o.next(false);
-            o.key(4, "fully_masked");
-            o.boolean(st.fullyMasked);
-            o.next(false);
-            o.key(4, "max_weight");
-            o.number(st.maxWeight);
-            o.next(false);
-            o.key(4, "sum");
-            o.number(st.sum);
-            o.next(true);
-            o.indent(3);
-            o.raw("}");
-            o.next(r + 1 == rows.size());
+            o.object(3,
+                     {st.fullyMasked ? JsonMember("argmax", nullptr) : JsonMember("argmax", st.argmax),
+                      {"entropy", st.entropy},
+                      {"fully_masked", st.fullyMasked},
+                      {"max_weight", st.maxWeight},
+                      {"sum", st.sum}},
+                     r + 1 == rows.size());
         }
-        o.indent(2);
-        o.raw("]");
-        o.next(i + 1 == h);
+        o.closeArray(2, i + 1 == h);
         if (!o.flush())
             return false;
     }
-    o.indent(1);
-    o.raw("]");
-    o.next(false);
+    o.closeArray(1, false);
 
-    o.key(1, "settings");
-    o.raw("{\n");
-    o.key(2, "causal");
-    o.boolean(s.mask.causal);
-    o.next(false);
-    o.key(2, "d_k");
-    o.integer(t.dk);
-    o.next(false);
-    o.key(2, "d_v");
-    o.integer(t.dv);
-    o.next(false);
-    o.key(2, "divisor");
-    o.number(t.divisor);
-    o.next(false);
-    o.key(2, "heads");
-    o.integer(s.heads);
-    o.next(false);
-    o.key(2, "mask_stage");
-    o.string(toString(s.maskStage));
-    o.next(false);
-    o.key(2, "mode");
-    o.string(toString(s.mode));
-    o.next(false);
-    o.key(2, "positional_encoding");
-    o.string(toString(s.encoding));
-    o.next(false);
-    o.key(2, "scale");
-    o.string(toString(s.scale));
-    o.next(false);
-    o.key(2, "similarity");
-    o.string(toString(s.similarity));
-    o.next(false);
-    o.key(2, "temperature");
-    o.number(s.temperature);
-    o.next(true);
-    o.indent(1);
-    o.raw("}");
-    o.next(false);
+    o.object(1, "settings",
+             {{"causal", s.mask.causal},
+              {"d_k", t.dk},
+              {"d_v", t.dv},
+              {"divisor", t.divisor},
+              {"heads", s.heads},
+              {"mask_stage", toString(s.maskStage)},
+              {"mode", toString(s.mode)},
+              {"positional_encoding", toString(s.encoding)},
+              {"scale", toString(s.scale)},
+              {"similarity", toString(s.similarity)},
+              {"temperature", s.temperature}},
+             false);
 
     o.key(1, "source_tokens");
     o.strings(1, keyLabels(s));
     o.next(false);
-    o.key(1, "title");
-    o.string(s.title);
-    o.next(false);
+    o.members(1, {{"title", s.title}}, false);
     o.key(1, "tokens");
     o.strings(1, queryLabels(s));
     o.next(false);
-    o.key(1, "version");
-    o.integer(1);
-    o.next(true);
+    o.members(1, {{"version", 1}}, true);
     o.raw("}\n");
     return o.finish();
 }
