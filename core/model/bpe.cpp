@@ -92,8 +92,21 @@ std::vector<QString> gpt2PreTokenize(const QString &text)
     const QList<uint> cps = text.toUcs4();
     const qsizetype n = cps.size();
     std::vector<QString> out;
+    // Code point by code point: QString::fromUcs4 would take a leading
+    // U+FEFF for a byte-order mark and drop it, and GPT-2 keeps it as text.
     auto push = [&](qsizetype from, qsizetype to) {
-        out.push_back(QString::fromUcs4(reinterpret_cast<const char32_t *>(cps.constData() + from), to - from));
+        QString piece;
+        piece.reserve(2 * (to - from));
+        for (qsizetype k = from; k < to; ++k) {
+            const char32_t cp = char32_t(cps[k]);
+            if (QChar::requiresSurrogates(cp)) {
+                piece += QChar(QChar::highSurrogate(cp));
+                piece += QChar(QChar::lowSurrogate(cp));
+            } else {
+                piece += QChar(char16_t(cp));
+            }
+        }
+        out.push_back(piece);
     };
     auto at = [&](qsizetype k) { return char32_t(cps[k]); };
     qsizetype i = 0;

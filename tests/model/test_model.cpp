@@ -618,6 +618,9 @@ private slots:
         QCOMPARE(pieces(QStringLiteral("world")), (QStringList{"w", "o", "r", "l", "d"})); // no Ġ: not the merged word
         QCOMPARE(pieces(QStringLiteral("\n")), (QStringList{"Ċ"}));
         QCOMPARE(pieces(QString::fromUtf8("我")), (QStringList{"æ", "Ī", "ĳ"})); // e6 88 91
+        // U+FEFF inside a text is a character (ef bb bf), not a byte-order mark to drop.
+        QCOMPARE(pieces(QString::fromUtf8("x\xef\xbb\xbfy")), (QStringList{"x", "ï", "»", "¿", "y"}));
+        QCOMPARE(pieces(QString(QChar(0xfeff)) + QStringLiteral(" x")), (QStringList{"ï", "»", "¿", "Ġ", "x"})); // leading, too
         QCOMPARE(tok.decode(tok.encode(QStringLiteral("Hello world"))), std::string("Hello world"));
 
         // Broken tokenizer files say which file and line.
@@ -649,6 +652,9 @@ private slots:
             const QString text = QString::fromUtf8(s);
             QCOMPARE(QString::fromStdString(tok.decode(tok.encode(text))), text);
         }
+        // GPT-2's own ids for "x\ufeffy": x, the three bytes of U+FEFF, y.
+        QCOMPARE(tok.encode(QString::fromUtf8("x\xef\xbb\xbfy")), (std::vector<int>{87, 171, 119, 123, 88}));
+        QCOMPARE(tok.decode(tok.encode(QString::fromUtf8("x\xef\xbb\xbfy"))), std::string("x\xef\xbb\xbfy"));
         QCOMPARE(tokenLabel(" "), std::string("␣"));
         QCOMPARE(tokenLabel("\n"), std::string("↵"));
         QCOMPARE(displayText(std::string("\xe6\x88", 2)), std::string("\\xe6\\x88"));
