@@ -1,5 +1,7 @@
 #include "online_softmax.h"
 
+#include "numbers.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -102,6 +104,85 @@ Result<std::vector<OnlineHead>> onlineSoftmax(const Scenario &s, const Trace &t,
         heads.push_back(std::move(out));
     }
     return heads;
+}
+
+std::optional<Problem> onlineTooLarge(const Trace &t, int tile)
+{
+    if (tile < 1)
+        return Problem{"tile", "a tile holds at least 1 key (got " + std::to_string(tile) + ")"};
+    double numbers = 0;
+    for (const HeadTrace &head : t.heads) {
+        const double tiles = std::ceil(double(head.scores.cols()) / tile);
+        numbers += double(head.scores.rows()) * tiles * double(head.V.cols() + 4);
+    }
+    if (numbers > kMaxOnlineNumbers)
+        return Problem{"tile", "tiles of " + std::to_string(tile) + " keys would hold " + compact(numbers) +
+                                   " numbers, more than the limit of " + compact(kMaxOnlineNumbers) + "; take larger tiles"};
+    return std::nullopt;
+}
+
+namespace {
+
+std::string vectorText(const Eigen::RowVectorXd &v)
+{
+    std::string out = "[";
+    for (Eigen::Index j = 0; j < v.size(); ++j)
+        out += (j ? ", " : "") + fixed4(v(j));
+    return out + "]";
+}
+
+std::string maximumText(double m)
+{
+    return m == kMinusInfinity ? std::string("-inf") : fixed4(m);
+}
+
+} // namespace
+
+std::string onlineText(const Scenario &s, const std::vector<OnlineHead> &heads, int tile)
+{
+    const std::vector<std::string> queries = queryLabels(s);
+    std::string out = "\nOnline softmax, tiles of " + std::to_string(tile) +
+                      " keys: for each query a running maximum m, sum l and output o (over l)\n"
+                      "  m = max(m_old, the tile's scores); l = l_old * e^(m_old - m) + sum e^(s_j - m);\n"
+                      "  o = (o_old * l_old * e^(m_old - m) + sum e^(s_j - m) v_j) / l\n";
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+        out += "\nHead " + std::to_string(h + 1) + " of " + std::to_string(heads.size()) + "\n";
+        for (std::size_t i = 0; i < heads[h].rows.size(); ++i) {
+            const OnlineRow &row = heads[h].rows[i];
+            out += "  query " + std::to_string(i + 1) + " \"" + (i < queries.size() ? queries[i] : std::string()) + "\"" +
+                   (row.fullyMasked ? " (every key blocked: no weights)" : "") + "\n";
+            double lOld = 0;
+            for (const OnlineTile &t : row.tiles) {
+                out += "    keys " + std::to_string(t.first + 1) + "-" + std::to_string(t.last + 1) + ": ";
+                if (t.m == kMinusInfinity) {
+                    out += "nothing open yet\n";
+                    continue;
+                }
+                if (!t.open && t.m == t.mOld && t.l == lOld) {
+                    out += "every key blocked: m, l and o stay\n";
+                    continue;
+                }
+                out += "m = " + maximumText(t.m) + " (was " + maximumText(t.mOld) + ")";
+                if (t.mOld != kMinusInfinity)
+                    out += ", e^(m_old - m) = " + fixed4(t.rescale);
+                out += ", l = ";
+                if (t.mOld != kMinusInfinity)
+                    out += fixed4(lOld) + " * " + fixed4(t.rescale) + " + " + fixed4(t.l - lOld * t.rescale) + " = ";
+                out += fixed4(t.l) + ", o = " + vectorText(t.o) + "\n";
+                lOld = t.l;
+            }
+        }
+        out += "  largest difference to the softmax: weights " + compact(heads[h].largestWeightDifference) + ", output " +
+               compact(heads[h].largestOutputDifference) + "\n";
+    }
+    if (!heads.empty()) {
+        const SoftmaxTraffic c = softmaxTraffic(int(heads[0].weights.rows()), int(heads[0].weights.cols()));
+        out += "\nMemory traffic of the scores, a head: the safe softmax " + std::to_string(c.safe) +
+               " reads and writes (4 a score), the online softmax " + std::to_string(c.online) +
+               " (3 a score), fused with the weighted sum none: the " + std::to_string(c.storedCells) +
+               " scores are never stored\n";
+    }
+    return out;
 }
 
 SoftmaxTraffic softmaxTraffic(int queries, int keys)

@@ -17,6 +17,8 @@
 #include "attention.h"
 #include "result.h"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace attn {
@@ -49,6 +51,18 @@ struct OnlineHead {
 // count in l but not in o, as the trace's weights do. A Problem placed at
 // "tile" for a size below 1.
 Result<std::vector<OnlineHead>> onlineSoftmax(const Scenario &s, const Trace &t, int tile);
+
+// The numbers the tiles of `t` at `tile` keys would hold (n_q rows, each
+// ceil(n_k / tile) tiles of d_v + 4), checked before they are made: a
+// Problem naming both when they pass kMaxOnlineNumbers.
+inline constexpr double kMaxOnlineNumbers = 4e6;
+std::optional<Problem> onlineTooLarge(const Trace &t, int tile);
+
+// The tiles as a teacher writes them: for each head and query row, each
+// tile's m (and the old one), the rescaling, l as old sum times the
+// rescaling plus the tile's sum, and o; then the largest difference to the
+// softmax and the memory traffic.
+std::string onlineText(const Scenario &s, const std::vector<OnlineHead> &heads, int tile);
 
 // Memory traffic of one row of n scores through the softmax, in element
 // reads and writes of the n-vector (Milakov & Gimelshein's count): the safe

@@ -42,8 +42,11 @@ constexpr int kCannotWrite = 2; // a file or stdout could not be written: also o
 constexpr double kMaxExperimentDraws = 2e8; // q and k entries drawn by one experiment
 
 const char *const kUsage = R"(Usage:
-  attention-lab-cli trace FILE.json|--preset NAME [--format text|json] [MASK]
+  attention-lab-cli trace FILE.json|--preset NAME [--format text|json] [MASK] [--online-softmax B]
       The whole attention chain: scores, scaled, mask, weights, output.
+      --online-softmax B: the weights again as FlashAttention computes them,
+      keys in tiles of B with a running maximum m, sum l and output o (JSON:
+      "online": [{"head", "rows": [{"tiles": [{"keys", "l", "m", "o"}]}]}]).
       MASK, over the scenario's own (trace and export): --window W (key j open
       for query i when |i - j| < W), --dilation D (and i - j a multiple of D),
       --block B (i and j in the same block of B), --global I[,J...] (tokens,
@@ -151,8 +154,11 @@ int trace(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
 {
     QStringList args = givenArgs;
     const bool causal = takeFlag(args, QStringLiteral("--causal"));
-    Options o = parseOptions(args, QStringList{QStringLiteral("--preset"), QStringLiteral("--format")} + maskOptionNames());
+    Options o = parseOptions(args, QStringList{QStringLiteral("--preset"), QStringLiteral("--format"),
+                                               QStringLiteral("--online-softmax")} + maskOptionNames());
     const QString format = formatOption(o);
+    const auto tileText = o.take(QStringLiteral("--online-softmax"));
+    const int tile = tileText ? wholeNumberOption(QStringLiteral("--online-softmax"), *tileText, kMaxTokens) : 0;
     Source src = loadSource(o);
     applyMaskOptions(o, causal, src);
     const std::optional<Trace> traced = traceOf(src, err);
@@ -160,12 +166,26 @@ int trace(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
         return kBadInput;
     const Scenario &s = std::get<Scenario>(src.loaded);
     const Trace &t = *traced;
+    std::vector<OnlineHead> online;
+    if (tile) {
+        if (const auto p = onlineTooLarge(t, tile)) {
+            err << "attention-lab-cli: " << problemLine(QStringLiteral("--online-softmax"), *p) << "\n";
+            return kBadInput;
+        }
+        online = std::move(onlineSoftmax(s, t, tile).value());
+    }
+    const auto sink = [&out](const QByteArray &chunk) { return writeChunk(out, chunk); };
     // Streamed: a large trace is written as it is formatted, never held
     // whole, and formatting stops once stdout has failed (runCli says why).
-    if (format == QLatin1String("json"))
-        writeTraceJson(s, t, [&out](const QByteArray &chunk) { return writeChunk(out, chunk); });
-    else
-        writeTraceText(s, t, [&out](const std::string &chunk) { return writeChunk(out, QByteArray::fromStdString(chunk)); });
+    if (format == QLatin1String("json")) {
+        if (tile)
+            writeTraceJson(s, t, online, sink);
+        else
+            writeTraceJson(s, t, sink);
+        return 0;
+    }
+    if (writeTraceText(s, t, [&out](const std::string &chunk) { return writeChunk(out, QByteArray::fromStdString(chunk)); }) && tile)
+        writeChunk(out, QByteArray::fromStdString(onlineText(s, online, tile)));
     return 0;
 }
 

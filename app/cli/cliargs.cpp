@@ -124,6 +124,15 @@ Source loadSource(Options &o)
     return {file, loadScenarioFile(file)};
 }
 
+int wholeNumberOption(const QString &option, const QString &text, int largest)
+{
+    bool ok = false;
+    const int v = text.trimmed().toInt(&ok);
+    if (!ok || v < 1 || v > largest)
+        throw UsageError{QStringLiteral("%1: must be a whole number from 1 to %2 (got \"%3\")").arg(option).arg(largest).arg(text)};
+    return v;
+}
+
 QStringList maskOptionNames()
 {
     return {QStringLiteral("--window"), QStringLiteral("--dilation"), QStringLiteral("--block"), QStringLiteral("--global")};
@@ -133,14 +142,7 @@ namespace {
 
 int maskWidth(const QString &option, const QString &text)
 {
-    bool ok = false;
-    const int v = text.trimmed().toInt(&ok);
-    if (!ok || v < 1 || v > kMaxMaskWidth)
-        throw UsageError{QStringLiteral("%1: must be a whole number from 1 to %2 (got \"%3\")")
-                             .arg(option)
-                             .arg(kMaxMaskWidth)
-                             .arg(text)};
-    return v;
+    return wholeNumberOption(option, text, kMaxMaskWidth);
 }
 
 } // namespace

@@ -70,6 +70,9 @@ Source loadSource(Options &o);
 // set over the loaded scenario's own mask (docs/scenario-format.md). A bad
 // value is a UsageError naming the option; a pattern the scenario cannot
 // take (a global token past its end) is validation's, when it is traced.
+// A whole number from 1 to `largest`, or a UsageError naming the option.
+int wholeNumberOption(const QString &option, const QString &text, int largest);
+
 QStringList maskOptionNames();
 void applyMaskOptions(Options &o, bool causal, Source &src);
 

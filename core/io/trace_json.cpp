@@ -122,7 +122,55 @@ struct ScaledStage {
 
 } // namespace
 
-bool writeTraceJson(const Scenario &s, const Trace &t, const std::function<bool(const QByteArray &)> &sink)
+namespace {
+
+// "online": one entry a head, one a query row, one a tile.
+void writeOnline(JsonStream &o, const std::vector<OnlineHead> &online)
+{
+    o.openArray(1, "online");
+    for (std::size_t h = 0; h < online.size() && o.ok(); ++h) {
+        o.openObject(2);
+        o.members(3, {{"head", h + 1}}, false);
+        o.openArray(3, "rows");
+        const std::vector<OnlineRow> &rows = online[h].rows;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            o.openObject(4);
+            o.openArray(5, "tiles");
+            for (std::size_t k = 0; k < rows[i].tiles.size(); ++k) {
+                const OnlineTile &tile = rows[i].tiles[k];
+                o.openObject(6);
+                o.openArray(7, "keys");
+                o.indent(8);
+                o.integer(tile.first + 1);
+                o.next(false);
+                o.indent(8);
+                o.integer(tile.last + 1);
+                o.next(true);
+                o.closeArray(7, false);
+                o.members(7, {{"l", tile.l}, {"m", tile.m}}, false);
+                o.key(7, "o");
+                o.raw("[\n");
+                for (Eigen::Index j = 0; j < tile.o.size(); ++j) {
+                    o.indent(8);
+                    o.number(tile.o(j) == 0 ? 0.0 : tile.o(j));
+                    o.next(j + 1 == tile.o.size());
+                }
+                o.closeArray(7, true);
+                o.closeObject(6, k + 1 == rows[i].tiles.size());
+            }
+            o.closeArray(5, true);
+            o.closeObject(4, i + 1 == rows.size());
+        }
+        o.closeArray(3, true);
+        o.closeObject(2, h + 1 == online.size());
+        if (!o.flush())
+            return;
+    }
+    o.closeArray(1, false);
+}
+
+bool writeTrace(const Scenario &s, const Trace &t, const std::vector<OnlineHead> *online,
+                const std::function<bool(const QByteArray &)> &sink)
 {
     JsonStream o(sink);
     const bool rope = s.encoding == Encoding::Rope;
@@ -149,6 +197,8 @@ bool writeTraceJson(const Scenario &s, const Trace &t, const std::function<bool(
         o.closeObject(2, i + 1 == h);
     }
     o.closeArray(1, false);
+    if (online)
+        writeOnline(o, *online);
 
     o.matrix(1, "output", t.output, false);
 
@@ -209,6 +259,19 @@ bool writeTraceJson(const Scenario &s, const Trace &t, const std::function<bool(
     o.members(1, {{"version", 1}}, true);
     o.raw("}\n");
     return o.finish();
+}
+
+} // namespace
+
+bool writeTraceJson(const Scenario &s, const Trace &t, const std::function<bool(const QByteArray &)> &sink)
+{
+    return writeTrace(s, t, nullptr, sink);
+}
+
+bool writeTraceJson(const Scenario &s, const Trace &t, const std::vector<OnlineHead> &online,
+                    const std::function<bool(const QByteArray &)> &sink)
+{
+    return writeTrace(s, t, &online, sink);
 }
 
 qint64 traceJsonSize(const Scenario &s, const Trace &t)

@@ -3,6 +3,7 @@
 // what the window's "Export numbers" writes. Every number is finite.
 
 #include "attention.h"
+#include "online_softmax.h"
 #include "json_stream.h" // escapeTerminalControls, for those who print JSON
 #include "scenario.h"
 
@@ -32,6 +33,12 @@ QJsonObject traceToJson(const Scenario &s, const Trace &t);
 // (the same strings once parsed). Stops at the first chunk `sink` refuses
 // (returns false) and returns false then.
 bool writeTraceJson(const Scenario &s, const Trace &t, const std::function<bool(const QByteArray &)> &sink);
+// The same with the online softmax of every head (online_softmax.h) as
+// "online": [{"head", "rows": [{"tiles": [{"keys": [first, last] (1-based),
+// "l", "m", "o": the running output over l}]}]}], after "heads" (a running
+// maximum of -inf, before the first open key, is null).
+bool writeTraceJson(const Scenario &s, const Trace &t, const std::vector<OnlineHead> &online,
+                    const std::function<bool(const QByteArray &)> &sink);
 // The number of bytes writeTraceJson writes, counted without keeping them.
 qint64 traceJsonSize(const Scenario &s, const Trace &t);
 // All of writeTraceJson's bytes in one array, allocated once at its size

@@ -2,7 +2,7 @@
 // --block, --global, --causal) over a built-in lesson, called in-process
 // through attn::runCli; a bad width is status 2 and one line.
 
-#include "cli.h"
+#include "cli_run.h"
 
 #include <QDir>
 #include <QObject>
@@ -14,20 +14,8 @@ using namespace attn;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    QString out, err;
-};
-
-Run cli(const QStringList &args)
-{
-    Run r;
-    QTextStream o(&r.out), e(&r.err);
-    r.code = runCli(args, o, e);
-    o.flush();
-    e.flush();
-    return r;
-}
+using Run = test::CliRun;
+Run cli(const QStringList &args) { return test::runCliInProcess(args); }
 
 } // namespace
 

@@ -6,7 +6,7 @@
 #include "attention.h"
 #include "attn_test.h"
 #include "backward.h"
-#include "cli.h"
+#include "cli_run.h"
 #include "edit.h"
 #include "experiment.h"
 #include "json_test.h"
@@ -31,18 +31,8 @@ using attn::test::matrixFromJson;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    QString out, err;
-};
-
-Run runInProcess(const QStringList &args)
-{
-    Run r;
-    QTextStream o(&r.out), e(&r.err);
-    r.code = runCli(args, o, e);
-    return r;
-}
+using Run = test::CliRun;
+Run runInProcess(const QStringList &args) { return test::runCliInProcess(args); }
 
 Run runBinary(const QStringList &args)
 {
