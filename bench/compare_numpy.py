@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The multi-head forward in NumPy beside ours, in one run.
+"""The multi-head forward in NumPy and PyTorch beside ours, in one run.
 
 The same computation at n = 64, 256 and 1024 tokens, d_model = 64, h = 8
 heads (d_k = d_v = 8), dot similarity, sqrt(d_k) scaling, no mask, no
@@ -17,14 +17,24 @@ from its JSON output; NumPy in a child process started with the thread
 count set in the environment before NumPy loads its BLAS. All report the
 minimum over repetitions, wall-clock.
 
+The peers run on the strongest BLAS this machine has: Debian's NumPy and
+PyTorch call libblas.so.3, which the alternatives point at OpenBLAS once
+libopenblas0-pthread is installed, and at the slow reference BLAS before.
+Each child names the BLAS library it has mapped (read from /proc/self/maps
+after a product), the table says which, and no ratio is reported against the
+reference BLAS: the script stops and says what to install.
+PyTorch (Debian's python3-torch) does the same forward in float64, with
+torch.set_num_threads; it is left out, and said so, where it is missing.
+
 --baseline OTHER_BENCH_CORE times another build's forward (an older commit)
 in the same run, interleaved with ours and NumPy's, so that a loaded
 machine slows all of them alike: compare the ratios, not the times.
 
 Usage: bench/compare_numpy.py [--bench-core build/bin/bench_core] [--repetitions 5]
                               [--baseline OTHER/bin/bench_core]
-Needs Debian's python3-numpy. Prints a table and the ratios ours / NumPy
-(below 1: ours is faster). About 2 minutes; 3 with --baseline.
+Needs Debian's python3-numpy and libopenblas0-pthread (python3-torch for the
+PyTorch column). Prints a table and the ratios ours / NumPy and ours /
+PyTorch (below 1: ours is faster). About 3 minutes; 4 with --baseline.
 """
 
 import argparse
@@ -73,6 +83,59 @@ for _ in range(reps):
         forward()
     best = min(best, (time.perf_counter() - t0) / calls)
 print(best)
+print(blas_library())
+"""
+
+# Which BLAS the child has mapped, after it has multiplied: the first
+# library in /proc/self/maps whose name says BLAS.
+BLAS_PROBE = r"""
+def blas_library():
+    names = []
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1] if len(line.split()) >= 6 else ""
+            base = path.rsplit("/", 1)[-1]
+            if ("blas" in base or "mkl" in base or "blis" in base) and path not in names:
+                names.append(path)
+    return ";".join(names) or "?"
+"""
+
+TORCH_CHILD = r"""
+import sys, time
+import torch
+n, h, d, reps, threads = (int(a) for a in sys.argv[1:6])
+torch.set_num_threads(threads)
+g = torch.Generator().manual_seed(n * 100 + h)
+X = torch.randn(n, d, generator=g, dtype=torch.float64)
+Wq, Wk, Wv = (torch.randn(d, d, generator=g, dtype=torch.float64) / d ** 0.5 for _ in range(3))
+dk = d // h
+
+def forward():
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    stages = []
+    outs = []
+    for i in range(h):
+        q, k, v = Q[:, i*dk:(i+1)*dk], K[:, i*dk:(i+1)*dk], V[:, i*dk:(i+1)*dk]
+        scores = q @ k.T
+        scaled = scores / dk ** 0.5
+        e = torch.exp(scaled - scaled.max(dim=1, keepdim=True).values)
+        weights = e / e.sum(dim=1, keepdim=True)
+        out = weights @ v
+        stages.append((scores, scaled, weights, out))
+        outs.append(out)
+    return torch.cat(outs, dim=1), stages
+
+with torch.no_grad():
+    forward()
+    best = float("inf")
+    for _ in range(reps):
+        calls = max(1, int(0.2 / max(best, 1e-5))) if best < float("inf") else 1
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            forward()
+        best = min(best, (time.perf_counter() - t0) / calls)
+print(best)
+print(blas_library())
 """
 
 
@@ -83,10 +146,31 @@ def thread_env(threads):
     return env
 
 
-def numpy_seconds(n, threads, reps):
-    out = subprocess.run([sys.executable, "-c", CHILD, str(n), str(HEADS), str(D_MODEL), str(reps)],
+def child_seconds(script, args, threads):
+    """(seconds, the BLAS library the child mapped)."""
+    out = subprocess.run([sys.executable, "-c", BLAS_PROBE + script] + [str(a) for a in args],
                          env=thread_env(threads), check=True, capture_output=True, text=True)
-    return float(out.stdout.strip())
+    lines = out.stdout.strip().splitlines()
+    return float(lines[0]), lines[1] if len(lines) > 1 else "?"
+
+
+def numpy_seconds(n, threads, reps):
+    return child_seconds(CHILD, [n, HEADS, D_MODEL, reps], threads)
+
+
+def torch_seconds(n, threads, reps):
+    return child_seconds(TORCH_CHILD, [n, HEADS, D_MODEL, reps, threads], threads)
+
+
+def blas_name(path):
+    """OpenBLAS, MKL, BLIS, or the reference BLAS, from the library's path."""
+    low = path.lower()
+    for key, name in (("openblas", "OpenBLAS"), ("mkl", "MKL"), ("blis", "BLIS"), ("atlas", "ATLAS")):
+        if key in low:
+            return name
+    if "/blas/" in low or low.endswith("/libblas.so.3"):
+        return "reference BLAS"
+    return "unknown BLAS"
 
 
 def ours_seconds(bench_core, threads, reps, variant="projected"):
@@ -126,27 +210,41 @@ def main():
         version = numpy.__version__
     except ImportError:
         sys.exit("compare_numpy: NumPy is not installed (apt install python3-numpy)")
+    have_torch = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0
+    # The peers' BLAS, found once before anything is timed.
+    _, numpy_blas = numpy_seconds(SIZES[0], 1, 1)
+    if blas_name(numpy_blas) == "reference BLAS":
+        sys.exit("compare_numpy: NumPy runs on the reference BLAS (%s), a peer too weak to compare with; "
+                 "install libopenblas0-pthread (sudo apt-get install libopenblas0-pthread) and run again"
+                 % numpy_blas)
+    torch_blas = torch_seconds(SIZES[0], 1, 1)[1] if have_torch else ""
     try:
         load = open("/proc/loadavg").read().split()[:3]
     except OSError:
         load = ["?"]
-    print("compare_numpy: NumPy %s, d_model %d, h %d, minimum of %d; load average %s"
-          % (version, D_MODEL, HEADS, args.repetitions, " ".join(load)))
+    print("compare_numpy: NumPy %s on %s (%s); PyTorch %s; d_model %d, h %d, minimum of %d; load average %s"
+          % (version, blas_name(numpy_blas), numpy_blas,
+             ("float64 on %s (%s)" % (blas_name(torch_blas), torch_blas)) if have_torch else "not installed (python3-torch)",
+             D_MODEL, HEADS, args.repetitions, " ".join(load)))
     base_head = " baseline | baseline / NumPy |" if args.baseline else ""
-    print("| n | threads | NumPy |%s ours | ours / NumPy | ours, scaled derived | derived / NumPy |" % base_head)
-    print("|--:|--:|--:|%s--:|--:|--:|--:|" % ("--:|--:|" if args.baseline else ""))
+    torch_head = " PyTorch | ours / PyTorch |" if have_torch else ""
+    print("| n | threads | NumPy |%s%s ours | ours / NumPy | ours, scaled derived | derived / NumPy |" % (torch_head, base_head))
+    print("|--:|--:|--:|%s%s--:|--:|--:|--:|" % ("--:|--:|" if have_torch else "", "--:|--:|" if args.baseline else ""))
 
     def ratio(mine, theirs):
-        return "%.2f×" % (mine / theirs) if mine else "?"
+        return "%.2f×" % (mine / theirs) if mine and theirs else "?"
 
     for threads in THREADS:
-        # Interleaved: baseline, ours, NumPy a size at a time, ours derived.
+        # Interleaved: baseline, ours, the peers a size at a time, ours derived.
         base = ours_seconds(args.baseline, threads, args.repetitions) if args.baseline else {}
         ours = ours_seconds(args.bench_core, threads, args.repetitions)
-        theirs = {n: numpy_seconds(n, threads, args.repetitions) for n in SIZES}
+        theirs = {n: numpy_seconds(n, threads, args.repetitions)[0] for n in SIZES}
+        torch_times = {n: torch_seconds(n, threads, args.repetitions)[0] for n in SIZES} if have_torch else {}
         derived = ours_seconds(args.bench_core, threads, args.repetitions, "derived")
         for n in SIZES:
             cells = [str(n), str(threads), fmt(theirs[n])]
+            if have_torch:
+                cells += [fmt(torch_times[n]), ratio(ours.get(n), torch_times[n])]
             if args.baseline:
                 b = base.get(n)
                 cells += [fmt(b) if b else "?", ratio(b, theirs[n])]
