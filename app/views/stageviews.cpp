@@ -252,11 +252,12 @@ MisprintNote::MisprintNote(Document *doc, QWidget *parent) : QLabel(parent), m_d
 QString MisprintNote::noteText(const Scenario &s, const Trace &t, int head, const std::function<bool(Stage)> &shown)
 {
     QStringList lines;
+    const std::vector<Misprint> misprints = misprintsOf(s); // read from the file's kept members: once
     for (Stage stage : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output}) {
         if (shown && !shown(stage))
             continue;
         QStringList printed, computed;
-        for (const Misprint &m : misprintsOf(s)) {
+        for (const Misprint &m : misprints) {
             if (m.head != head || m.stage != stageKey(stage).toStdString() || head >= int(t.heads.size()))
                 continue;
             const HeadTrace &h = t.heads[std::size_t(head)];
@@ -282,6 +283,12 @@ void MisprintNote::refresh()
 {
     if (!m_classroom && (m_classroom = Classroom::of(m_doc)))
         connect(m_classroom, &Classroom::changed, this, &MisprintNote::refresh);
+    // An edited lesson shows no note, so a drag (every move an edit) costs
+    // nothing here.
+    if (m_doc->isModified()) {
+        setVisible(false);
+        return;
+    }
     // The note gives the answers away where the maps do not show them (hide
     // mode, a step not reached); the printed numbers are the lesson's, not
     // an edited version's.
@@ -289,7 +296,7 @@ void MisprintNote::refresh()
         return !m_classroom || (!m_classroom->hidden() && m_classroom->shows(stage) == Classroom::Shows::Values);
     });
     setText(note);
-    setVisible(!note.isEmpty() && !m_doc->isModified());
+    setVisible(!note.isEmpty());
 }
 
 AllHeadsView::AllHeadsView(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
