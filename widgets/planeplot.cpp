@@ -779,6 +779,10 @@ void PlanePlot::applyView()
             }
         for (const PlaneProjection &pr : m_scene.projections)
             grow(pr.foot(0), pr.foot(1));
+        for (const PlaneArrow &a : m_scene.arrows) { // the gradient's tips
+            const Eigen::Vector2d tip = m_scene.pointOf(a.target) + m_scene.arrowScale * a.step;
+            grow(tip(0), tip(1));
+        }
         double spanX = std::max(x1 - x0, 1e-3), spanY = std::max(y1 - y0, 1e-3);
         if (spanX < 0.25 && spanY < 0.25) // all at (or near) the origin: show a unit around it
             spanX = spanY = 1.0;

@@ -10,6 +10,7 @@
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QMenu>
+#include <QTimer>
 
 namespace attn {
 
@@ -50,11 +51,12 @@ GradientMode::GradientMode(ModeHost &host) : Mode(host, host.mainWindow())
         return m_host.mainWindow();
     });
     // `--show descent`: seed 000's query turned towards its second key,
-    // "make every query attend to" it, by a whole descent with its curve.
+    // "make every query attend to" it, by a descent of 30 steps with its curve.
     m_host.registerView(QStringLiteral("descent"), [this]() -> QWidget * {
         showLens();
         m_lens->setKind(GradientLens::Kind::Attend);
         m_lens->setToken(1);
+        m_panel->setMaxSteps(30);
         m_panel->descendAtOnce();
         return m_host.mainWindow();
     });
@@ -62,9 +64,15 @@ GradientMode::GradientMode(ModeHost &host) : Mode(host, host.mainWindow())
 
 void GradientMode::showLens()
 {
+    const bool wasHidden = m_dock->isHidden();
     m_dock->show();
     m_dock->raise();
-    m_host.showSideTab(m_host.lab()->planePanel(), false);
+    // Room for two maps side by side with their numbers.
+    if (wasHidden && !m_dock->isFloating())
+        QTimer::singleShot(0, this, [this] {
+            m_host.mainWindow()->resizeDocks({m_dock}, {m_panel->fontMetrics().averageCharWidth() * 62}, Qt::Horizontal);
+        });
+    m_host.showSideTab(m_host.lab()->planePanel()); // over the maps too: the lens has the numbers
     m_lens->setArrowsShown(m_panel->arrowsBox()->isChecked());
 }
 

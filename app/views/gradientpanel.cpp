@@ -99,8 +99,10 @@ GradientPanel::GradientPanel(Document *doc, GradientLens *lens, PlanePanel *plan
 
     m_curve = new QCustomPlot(this);
     m_curve->setObjectName(QStringLiteral("gradientHistory"));
-    m_curve->setMinimumHeight(110);
-    m_curve->setMaximumHeight(150);
+    m_curve->setMinimumHeight(130);
+    m_curve->setMaximumHeight(170);
+    m_curve->yAxis->ticker()->setTickCount(3);
+    m_curve->xAxis->ticker()->setTickCount(4);
     m_curve->addGraph();
     m_curve->graph(0)->setPen(QPen(QColor(0x00, 0x7a, 0x5a), 2));
     m_curve->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
@@ -117,25 +119,35 @@ GradientPanel::GradientPanel(Document *doc, GradientLens *lens, PlanePanel *plan
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->setSpacing(4);
+    // The sentence on two lines: "Loss: make every query attend to" / "猫".
+    m_kind->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_kind->setMinimumContentsLength(10);
+    m_vector->setMinimumWidth(60);
     auto *lossRow = new QHBoxLayout;
     lossRow->addWidget(m_lossLabel);
     lossRow->addWidget(m_kind, 1);
-    lossRow->addWidget(m_token);
-    lossRow->addWidget(m_vector);
     layout->addLayout(lossRow);
+    auto *tokenRow = new QHBoxLayout;
+    tokenRow->addWidget(m_token, 1);
+    tokenRow->addWidget(m_vector, 1);
+    layout->addLayout(tokenRow);
     layout->addWidget(m_formula);
     layout->addWidget(m_problem);
     layout->addWidget(scroll, 1);
+    // Short rows: the dock stays narrow beside the maps, at projector zoom too.
     auto *descentRow = new QHBoxLayout;
     descentRow->addWidget(m_etaLabel);
     descentRow->addWidget(m_eta);
-    descentRow->addWidget(m_step);
-    descentRow->addWidget(m_descend);
     descentRow->addWidget(m_maxLabel);
     descentRow->addWidget(m_max);
     descentRow->addStretch(1);
-    descentRow->addWidget(m_arrows);
     layout->addLayout(descentRow);
+    auto *buttonRow = new QHBoxLayout;
+    buttonRow->addWidget(m_step);
+    buttonRow->addWidget(m_descend);
+    buttonRow->addStretch(1);
+    layout->addLayout(buttonRow);
+    layout->addWidget(m_arrows);
     layout->addWidget(m_status);
     layout->addWidget(m_curve);
 
@@ -198,6 +210,8 @@ void GradientPanel::changeEvent(QEvent *event)
     if (event->type() == QEvent::LanguageChange) {
         retranslate();
         refresh();
+    } else if (event->type() == QEvent::FontChange) {
+        arrangeMaps(); // the maps' heights follow the zoom
     }
 }
 
@@ -282,7 +296,7 @@ HeatmapPlot *GradientPanel::plotAt(std::size_t index)
 {
     while (m_plots.size() <= index) {
         auto *plot = new HeatmapPlot(m_mapsBox);
-        plot->setMinimumSize(150, 150);
+        plot->setMinimumWidth(120);
         plot->setObjectName(QStringLiteral("gradientMap%1").arg(m_plots.size()));
         const std::size_t i = m_plots.size();
         plot->setToolTipProvider([this, i](int row, int col) {
@@ -290,7 +304,6 @@ HeatmapPlot *GradientPanel::plotAt(std::size_t index)
                 return QString();
             return cellText(m_maps[i].map, m_maps[i].id, row, col);
         });
-        m_grid->addWidget(plot, int(index / 2), int(index % 2));
         m_plots.push_back(plot);
     }
     return m_plots[index];
@@ -370,7 +383,9 @@ void GradientPanel::updateMaps(const GradientLens::State &st)
         const std::size_t i = m_maps.size();
         HeatmapPlot *plot = plotAt(i);
         d.scale = HeatmapScale::Diverging;
-        d.colorBarLabel = QString();
+        // An all-zero gradient (V under the attend loss): a plain scale, not ±1e-9.
+        if (d.values.size() == 0 || d.values.cwiseAbs().maxCoeff() < 1e-12)
+            d.range = 1.0;
         plot->setData(std::move(d));
         plot->show();
         m_maps.push_back({map, id, plot});
@@ -402,7 +417,7 @@ void GradientPanel::updateMaps(const GradientLens::State &st)
         d.values = softmaxJacobian(w);
         d.rowLabels = keys;
         d.colLabels = keys;
-        d.title = tr("Softmax Jacobian of %1: ∂w_i/∂x_j = w_i(δ_ij − w_j)").arg(queries.value(query));
+        d.title = tr("Jacobian of %1").arg(queries.value(query));
         show(Map::Jacobian, MatrixId::Q, d);
     }
     for (const NamedGradient &n : g.inputs) {
@@ -425,6 +440,29 @@ void GradientPanel::updateMaps(const GradientLens::State &st)
     }
     for (std::size_t i = m_maps.size(); i < m_plots.size(); ++i)
         m_plots[i]->hide();
+    arrangeMaps();
+}
+
+void GradientPanel::arrangeMaps()
+{
+    // Two maps a row where each keeps room for its numbers, else one; a
+    // map as tall as its rows need.
+    const int columns = width() >= 2 * 260 + 24 ? 2 : 1;
+    const int line = fontMetrics().height();
+    for (std::size_t i = 0; i < m_maps.size(); ++i) {
+        HeatmapPlot *plot = m_maps[i].plot;
+        plot->setMinimumHeight(int(9 * line + 1.6 * line * plot->rowCount()));
+        m_grid->removeWidget(plot);
+        m_grid->addWidget(plot, int(i) / columns, int(i) % columns);
+    }
+    m_columns = columns;
+}
+
+void GradientPanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    if ((width() >= 2 * 260 + 24 ? 2 : 1) != m_columns)
+        arrangeMaps();
 }
 
 QString GradientPanel::cellText(Map map, MatrixId id, int row, int col) const
@@ -659,8 +697,8 @@ void GradientPanel::tick()
     matrix(next, tg.id).row(tg.row) = *row;
     const std::optional<double> after = m_lens->lossOf(next);
     if (!after || !(*after < before)) {
-        m_statusText = tr("Stopped after %n step(s): a step of η = %1 no longer lowers L = %2 (try a smaller η).", "",
-                          m_descentSteps)
+        m_statusText = tr("Stopped at step %1: a step of η = %2 no longer lowers L = %3 (try a smaller η).")
+                           .arg(m_descentSteps)
                            .arg(num(m_eta->value()), num(before));
         finishDescent();
         return;
@@ -674,10 +712,11 @@ void GradientPanel::tick()
     m_history.push_back(*after);
     m_statusText = tr("Step %1: L = %2").arg(m_descentSteps).arg(num(*after));
     if (descentSettled(before, *after, m_tolerance))
-        m_statusText = tr("Settled after %n step(s): L = %1 (it fell by less than %2 of itself).", "", m_descentSteps)
+        m_statusText = tr("Settled at step %1: L = %2 (it fell by less than %3 of itself).")
+                           .arg(m_descentSteps)
                            .arg(num(*after), QString::number(m_tolerance));
     else if (m_descentSteps >= m_max->value())
-        m_statusText = tr("Stopped at the limit of %n step(s): L = %1.", "", m_descentSteps).arg(num(*after));
+        m_statusText = tr("Stopped at the limit, step %1: L = %2.").arg(m_descentSteps).arg(num(*after));
     else {
         updateButtons();
         updateCurve();
@@ -698,7 +737,7 @@ void GradientPanel::stop()
 {
     if (!m_descending)
         return;
-    m_statusText = tr("Stopped after %n step(s).", "", m_descentSteps);
+    m_statusText = tr("Stopped at step %1.").arg(m_descentSteps);
     finishDescent();
 }
 

@@ -100,6 +100,7 @@ signals:
 protected:
     void changeEvent(QEvent *event) override;
     void showEvent(QShowEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     struct Target {
@@ -121,6 +122,7 @@ private:
     void updateCurve();
     void updateButtons();
     HeatmapPlot *plotAt(std::size_t index);
+    void arrangeMaps();
 
     Document *m_doc;
     GradientLens *m_lens;
@@ -137,6 +139,7 @@ private:
     QGridLayout *m_grid;
     std::vector<MapView> m_maps;
     std::vector<HeatmapPlot *> m_plots; // made as needed, kept
+    int m_columns = 0;
     QLabel *m_etaLabel;
     QDoubleSpinBox *m_eta;
     QLabel *m_maxLabel;
