@@ -138,52 +138,52 @@ ScoreGradientTerms scoreGradientTerms(const Scenario &s, const Trace &t, const G
     return r;
 }
 
-std::string queryGradientTerms(const Scenario &s, const Trace &t, const Gradients &g, int head, int i, int d,
-                               int maxTerms)
+namespace {
+
+// ∂L/∂q_i,d (forQuery) or ∂L/∂k_j,d: the sum over the other side's rows r
+// of ∂s·k_r,d (q_r,d) for the dot, of ∓2 ∂s (q_d − k_d) for the distance.
+std::string similarityTerms(const Scenario &s, const Trace &t, const Gradients &g, int head, int row, int d,
+                            int maxTerms, bool forQuery)
 {
     if (s.similarity == Similarity::Cosine || s.encoding == Encoding::Rope)
         return {};
     const HeadTrace &h = t.heads[std::size_t(head)];
     const Matrix &dS = g.heads[std::size_t(head)].scores;
-    const Eigen::Index nk = h.K.rows();
-    if (s.similarity == Similarity::Dot) {
-        const std::string terms =
-            sumOfProducts(nk, maxTerms, [&](Eigen::Index j) { return std::pair{dS(i, j), h.K(j, d)}; });
-        return terms.empty() ? terms : terms + " = " + num(dS.row(i).dot(h.K.col(d)));
-    }
-    if (nk > maxTerms)
+    const Eigen::Index n = forQuery ? h.K.rows() : h.Q.rows();
+    auto ds = [&](Eigen::Index r) { return forQuery ? dS(row, r) : dS(r, row); };
+    if (n > maxTerms)
         return {};
     std::string terms;
     double sum = 0;
-    for (Eigen::Index j = 0; j < nk; ++j) {
-        sum += dS(i, j) * (h.Q(i, d) - h.K(j, d));
-        terms += (j ? " + " : "") + paren(dS(i, j)) + "·(" + compact(h.Q(i, d), Minus::Typographic) + " − " + paren(h.K(j, d)) + ")";
+    for (Eigen::Index r = 0; r < n; ++r) {
+        const double q = forQuery ? h.Q(row, d) : h.Q(r, d), k = forQuery ? h.K(r, d) : h.K(row, d);
+        const double other = forQuery ? k : q;
+        const std::string sep = r ? " + " : "";
+        if (s.similarity == Similarity::Dot) {
+            sum += ds(r) * other;
+            terms += sep + paren(ds(r)) + "·" + paren(other);
+        } else {
+            sum += ds(r) * (q - k);
+            terms += sep + paren(ds(r)) + "·(" + compact(q, Minus::Typographic) + " − " + paren(k) + ")";
+        }
     }
-    return "−2·(" + terms + ") = " + num(-2.0 * sum);
+    if (s.similarity == Similarity::Dot)
+        return terms + " = " + num(sum);
+    return (forQuery ? "−2·(" : "2·(") + terms + ") = " + num((forQuery ? -2.0 : 2.0) * sum);
+}
+
+} // namespace
+
+std::string queryGradientTerms(const Scenario &s, const Trace &t, const Gradients &g, int head, int i, int d,
+                               int maxTerms)
+{
+    return similarityTerms(s, t, g, head, i, d, maxTerms, true);
 }
 
 std::string keyGradientTerms(const Scenario &s, const Trace &t, const Gradients &g, int head, int j, int d,
                              int maxTerms)
 {
-    if (s.similarity == Similarity::Cosine || s.encoding == Encoding::Rope)
-        return {};
-    const HeadTrace &h = t.heads[std::size_t(head)];
-    const Matrix &dS = g.heads[std::size_t(head)].scores;
-    const Eigen::Index nq = h.Q.rows();
-    if (s.similarity == Similarity::Dot) {
-        const std::string terms =
-            sumOfProducts(nq, maxTerms, [&](Eigen::Index i) { return std::pair{dS(i, j), h.Q(i, d)}; });
-        return terms.empty() ? terms : terms + " = " + num(dS.col(j).dot(h.Q.col(d)));
-    }
-    if (nq > maxTerms)
-        return {};
-    std::string terms;
-    double sum = 0;
-    for (Eigen::Index i = 0; i < nq; ++i) {
-        sum += dS(i, j) * (h.Q(i, d) - h.K(j, d));
-        terms += (i ? " + " : "") + paren(dS(i, j)) + "·(" + compact(h.Q(i, d), Minus::Typographic) + " − " + paren(h.K(j, d)) + ")";
-    }
-    return "2·(" + terms + ") = " + num(2.0 * sum);
+    return similarityTerms(s, t, g, head, j, d, maxTerms, false);
 }
 
 std::string valueGradientTerms(const Scenario &s, const Trace &t, const Loss &loss, int head, int j, int d,
