@@ -1,6 +1,7 @@
 #include "planeplot.h"
 
 #include "heatmapplot.h"
+#include "numbers.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -778,6 +779,10 @@ void PlanePlot::applyView()
             }
         for (const PlaneProjection &pr : m_scene.projections)
             grow(pr.foot(0), pr.foot(1));
+        for (const PlaneArrow &a : m_scene.arrows) { // the gradient's tips
+            const Eigen::Vector2d tip = m_scene.pointOf(a.target) + m_scene.arrowScale * a.step;
+            grow(tip(0), tip(1));
+        }
         double spanX = std::max(x1 - x0, 1e-3), spanY = std::max(y1 - y0, 1e-3);
         if (spanX < 0.25 && spanY < 0.25) // all at (or near) the origin: show a unit around it
             spanX = spanY = 1.0;
@@ -1255,11 +1260,35 @@ void PlanePlot::drawScene(QCPPainter *p)
     Labels labels(f);
     blockLabelObstacles(labels, f);
     drawShownBadge(p, f, labels);
+    drawGradientArrows(p, f, labels);
     placeQueryAndOutputLabels(labels, f);
     placeKeyLabels(labels, f);
     placeAngleLabel(labels, f);
     placeOtherLabels(labels, f);
     drawLabels(p, f, labels.placed());
+}
+
+// The gradient lens's arrows, −∂L/∂v from each vector it names, in a green
+// of their own (no vector has it), each labelled with its length; drawn
+// before the labels so that the vectors' names keep their places.
+void PlanePlot::drawGradientArrows(QCPPainter *p, const Frame &f, Labels &labels)
+{
+    const PlaneScene &sc = m_scene;
+    if (sc.arrows.empty())
+        return;
+    const double u = f.u;
+    const QColor green = m_theme.id == FigureTheme::ContrastDark ? QColor(0x3d, 0xd6, 0xa8) : QColor(0x00, 0x7a, 0x5a);
+    for (const PlaneArrow &a : sc.arrows) {
+        const Eigen::Vector2d from = sc.pointOf(a.target);
+        const QPointF tail = pixelAt(from), tip = pixelAt(from + sc.arrowScale * a.step);
+        drawArrow(p, tail, tip, (a.target.role == PlaneRole::Query ? 2.4 : 1.6) * u, green, u);
+        if (a.target.role != PlaneRole::Query && sc.arrows.size() > 6)
+            continue; // many keys: only the query's arrow is named
+        const QString length = QString::fromStdString(fixed4(a.length, Minus::Typographic));
+        const QString text = sc.arrowScale == 1.0 ? tr("−∇ %1").arg(length)
+                                                  : tr("−∇ %1 (drawn ×%2)").arg(length, QString::number(sc.arrowScale));
+        labels.put(text, tip, 4 * u, green, a.target.role == PlaneRole::Query, a.target.role != PlaneRole::Query);
+    }
 }
 
 // Values, and a line from each to the output that is as strong as its weight.

@@ -199,6 +199,7 @@ private:
     void drawKeys(QCPPainter *painter, const Frame &f);
     void drawOutputAndQuery(QCPPainter *painter, const Frame &f);
     void drawRings(QCPPainter *painter, const Frame &f);
+    void drawGradientArrows(QCPPainter *painter, const Frame &f, Labels &labels);
     void blockLabelObstacles(Labels &labels, const Frame &f) const;
     void drawShownBadge(QCPPainter *painter, const Frame &f, Labels &labels);
     void placeQueryAndOutputLabels(Labels &labels, const Frame &f) const;

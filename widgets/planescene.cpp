@@ -244,6 +244,41 @@ void measureView(PlaneScene &sc, const Eigen::Ref<const Matrix> &q, const Eigen:
     }
 }
 
+// A 1-2-5 number near x > 0.
+double roundFactor(double x)
+{
+    const double decade = std::pow(10.0, std::floor(std::log10(x)));
+    const double m = x / decade;
+    return decade * (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0);
+}
+
+// −∂L/∂v at the selected query (and at each key when keys can be dragged),
+// projected with the scene's basis; drawn at 1, or scaled by a round factor
+// when the longest would be lost beside the vectors or run off them.
+void addArrows(PlaneScene &sc, const PlaneSettings &settings)
+{
+    const PlaneSettings::Gradient &g = *settings.gradient;
+    auto add = [&](PlaneRole role, const Matrix &grad, int index) {
+        if (index < 0 || index >= grad.rows() || grad.cols() < sc.columnOffset + sc.d)
+            return;
+        const Eigen::VectorXd v = -grad.row(index).segment(sc.columnOffset, sc.d).transpose();
+        sc.arrows.push_back({PlaneTarget{role, index}, sc.basis.U.transpose() * v, v.norm()});
+    };
+    add(PlaneRole::Query, g.queries, sc.query);
+    if (settings.keysDraggable)
+        for (int j = 0; j < int(sc.keys.rows()); ++j)
+            add(PlaneRole::Key, g.keys, j);
+    double extent = 0, longest = 0;
+    for (Eigen::Index r = 0; r < sc.queries.rows(); ++r)
+        extent = std::max(extent, sc.queries.row(r).norm());
+    for (Eigen::Index r = 0; r < sc.keys.rows(); ++r)
+        extent = std::max(extent, sc.keys.row(r).norm());
+    for (const PlaneArrow &a : sc.arrows)
+        longest = std::max(longest, a.step.norm());
+    if (longest > 0 && extent > 0 && (longest < 0.15 * extent || longest > 0.8 * extent))
+        sc.arrowScale = roundFactor(0.4 * extent / longest);
+}
+
 } // namespace
 
 PlaneScene makePlaneScene(const Scenario &s, const Trace &t, const PlaneSettings &settings)
@@ -306,6 +341,8 @@ PlaneScene makePlaneScene(const Scenario &s, const Trace &t, const PlaneSettings
     if (sc.hoveredKey >= nk)
         sc.hoveredKey = -1;
     sc.selectedKey = settings.keysDraggable && settings.selectedKey < nk ? settings.selectedKey : -1;
+    if (settings.gradient && sc.d > 0 && !t.heads.empty())
+        addArrows(sc, settings);
     return sc;
 }
 

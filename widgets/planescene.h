@@ -55,6 +55,23 @@ struct PlaneSettings {
     int selectedKey = -1;       // the key the arrow keys move (a dashed ring), or -1
     PlaneTarget dragged;        // the vector being dragged, if any
     bool hideWeights = false;   // predict, then reveal: no weights, discs or output shown
+    // The gradient lens (app/views/gradientlens): dL/d of the matrices whose
+    // rows are drawn, full width (queryMatrix, keyMatrix). An arrow −∂L/∂v
+    // is drawn at the selected query, and at each key when keys can be
+    // dragged. None: no arrows.
+    struct Gradient {
+        Matrix queries; // the shape of the query matrix
+        Matrix keys;    // the shape of the key matrix
+    };
+    std::optional<Gradient> gradient;
+};
+
+// The direction gradient descent would move a vector: −∂L/∂v, drawn from
+// the vector's point in the plane's frame.
+struct PlaneArrow {
+    PlaneTarget target;
+    Eigen::Vector2d step = Eigen::Vector2d::Zero(); // −∂L/∂v projected onto the plane (U^T)
+    double length = 0;                              // ‖∂L/∂v‖ over the columns shown (all of d)
 };
 
 // The geometry the similarity compares (the "plane that tells the
@@ -146,6 +163,12 @@ public:
     // there. The key, and a sentence saying so; -1 and empty otherwise.
     int misleadingKey = -1;
     QString warning;
+
+    // The gradient lens's arrows (PlaneSettings::gradient), and the factor
+    // they are drawn at: 1, or a round factor that makes the longest of them
+    // readable beside the vectors (arrowScale × step is drawn).
+    std::vector<PlaneArrow> arrows;
+    double arrowScale = 1.0;
 
     bool isEmpty() const { return d == 0; }
     // The title and the whole note, as one text.

@@ -20,6 +20,7 @@
 #include "sidetabs.h"
 #include "stageviews.h"
 #include "sweepsmode.h"
+#include "gradientmode.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -68,6 +69,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     createStatusBar();
     createMenus();
     addMode(m_sweepsMode = new SweepsMode(*this));
+    addMode(m_gradientMode = new GradientMode(*this));
     addMode(m_classroomMode = new ClassroomMode(*this));
     addMode(m_compareMode = new CompareMode(*this));
     addMode(m_modelMode = new ModelMode(*this));

@@ -52,6 +52,7 @@ class StageView;
 class StepPanel;
 class SweepPanel;
 class SweepsMode;
+class GradientMode;
 class TogglePanel;
 class TopKPanel;
 class WindowExport;
@@ -68,6 +69,7 @@ public:
     ClassroomMode *classroomMode() const { return m_classroomMode; }
     CompareMode *compareMode() const { return m_compareMode; }
     SweepsMode *sweepsMode() const { return m_sweepsMode; }
+    GradientMode *gradientMode() const { return m_gradientMode; }
     ModelMode *modelModeObject() const { return m_modelMode; }
 
     Document *document() override { return &m_doc; }
@@ -229,6 +231,7 @@ private:
     LabMode *m_lab = nullptr;
     ClassroomMode *m_classroomMode = nullptr;
     SweepsMode *m_sweepsMode = nullptr;
+    GradientMode *m_gradientMode = nullptr;
     CompareMode *m_compareMode = nullptr;
     ModelMode *m_modelMode = nullptr;
     std::vector<Mode *> m_modes;

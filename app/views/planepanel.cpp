@@ -148,6 +148,11 @@ PlaneSettings PlanePanel::settings() const
     p.hoveredKey = m_doc->hoveredRow() == p.query ? m_doc->hoveredColumn() : -1;
     p.selectedKey = m_tool->selectedKey();
     p.dragged = m_tool->dragged();
+    if (m_gradient) {
+        const bool projected = s.mode == InputMode::Projected;
+        p.gradient = m_gradient(projected ? MatrixId::X : MatrixId::Q,
+                                projected ? (s.source ? MatrixId::Source : MatrixId::X) : MatrixId::K);
+    }
     return p;
 }
 
@@ -219,6 +224,12 @@ QAbstractButton *PlanePanel::fitButton() const
     return m_fit;
 }
 
+void PlanePanel::setGradientSource(GradientSource source)
+{
+    m_gradient = std::move(source);
+    m_binding->request();
+}
+
 std::vector<double> PlanePanel::snapSteps()
 {
     return {0.0, 0.1, 0.5, 1.0};
@@ -242,6 +253,7 @@ PlanePanel *PlanePanel::openWindow()
     panel->setPrincipalProjection(m_pca);
     panel->setSnapStep(snapStep());
     panel->setKeysDraggable(keysDraggable());
+    panel->setGradientSource(m_gradient);
     panel->resize(900, 800);
     panel->show();
     return panel;

@@ -18,6 +18,7 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -77,6 +78,11 @@ public:
     // Window button), for a large plane on the projector.
     PlanePanel *openWindow();
 
+    // What the arrows of gradient descent are drawn from (the gradient
+    // lens), asked each time the scene is made; null: no arrows.
+    using GradientSource = std::function<std::optional<PlaneSettings::Gradient>(MatrixId queries, MatrixId keys)>;
+    void setGradientSource(GradientSource source);
+
     // The snap steps offered, in the order of the box (0 = none).
     static std::vector<double> snapSteps();
 
@@ -97,6 +103,7 @@ private:
     PlanePlot *m_plane;
     PlaneDragTool *m_tool;
     ViewBinding *m_binding = nullptr;
+    GradientSource m_gradient;
 
     int m_dimX = 0;
     int m_dimY = 1;

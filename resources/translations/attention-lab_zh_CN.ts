@@ -2481,6 +2481,16 @@
 <context>
     <name>attn::PlanePlot</name>
     <message>
+        <location filename="../../widgets/planeplot.cpp" line="+0" />
+        <source>−∇ %1</source>
+        <translation>−∇ %1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>−∇ %1 (drawn ×%2)</source>
+        <translation>−∇ %1（画为 ×%2）</translation>
+    </message>
+    <message>
         <location filename="../../widgets/planeplot.cpp" line="+377" />
         <source>key (width: weight)</source>
         <translation>键（粗细：权重）</translation>
@@ -4959,6 +4969,392 @@ the %1 nearest values averaged</source>
     <message>
         <source>Wrote the quiz handout to %1</source>
         <translation>测验讲义已写入 %1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::GradientPanel</name>
+    <message>
+        <location filename="../../app/views/gradientpanel.cpp" line="+0" />
+        <source>Loss:</source>
+        <translation>损失：</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Make every query attend to</source>
+        <translation>让每个查询都关注</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Move the query's output towards the value of</source>
+        <translation>把该查询的输出移向这个词的值</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Move the query's output towards the vector</source>
+        <translation>把该查询的输出移向向量</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>The loss L whose gradients are shown; gradient descent lowers it</source>
+        <translation>所显示梯度对应的损失 L；梯度下降使它变小</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>e.g. 1, 0</source>
+        <translation>例如 1, 0</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>The output the selected query should have: d_out numbers, separated by commas</source>
+        <translation>所选查询应有的输出：d_out 个数，用逗号分隔</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>η:</source>
+        <translation>η：</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>The learning rate: a step moves the vector by −η·∂L/∂v</source>
+        <translation>学习率：每一步把向量移动 −η·∂L/∂v</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Steps ≤</source>
+        <translation>步数 ≤</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Descend stops after this many steps at most</source>
+        <translation>下降最多走这么多步就停</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Step</source>
+        <translation>走一步</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Move the selected vector of the plane by −η·∂L/∂v (one undo step)</source>
+        <translation>把平面上所选的向量移动 −η·∂L/∂v（一步撤销）</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Arrows on the plane</source>
+        <translation>平面上的箭头</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Draw −∂L/∂v on the vector plane at the selected query (and at each key with Drag keys)</source>
+        <translation>在向量平面上所选查询处画出 −∂L/∂v（开启“拖动键”时每把键处也画）</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>■ Stop</source>
+        <translation>■ 停止</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>▶ Descend</source>
+        <translation>▶ 下降</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Stop the descent here (what it did so far stays, one undo step)</source>
+        <translation>在此停止下降（已走的步保留，为一步撤销）</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Take steps until the loss stops falling (all of them one undo step)</source>
+        <translation>一步步走，直到损失不再下降（全部为一步撤销）</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>L = −(1/(h·n_q)) Σ_i log w(i, %1), over the rows where %1 is open = %2</source>
+        <translation>L = −(1/(h·n_q)) Σ_i log w(i, %1)，对 %1 未被屏蔽的各行求和 = %2</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>L = ½‖y_%1 − t‖² = %2, t = the value of %3 (the output of %1 if it attended to %3 alone)</source>
+        <translation>L = ½‖y_%1 − t‖² = %2，t = %3 的值（%1 只关注 %3 时的输出）</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>L = ½‖y_%1 − t‖² = %2, t the typed vector</source>
+        <translation>L = ½‖y_%1 − t‖² = %2，t 为输入的向量</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>No gradient here: %1</source>
+        <translation>此处没有梯度：%1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>, head %1</source>
+        <translation>，第 %1 头</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂L/∂weights%1</source>
+        <translation>∂L/∂权重%1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂L/∂scores%1</source>
+        <translation>∂L/∂打分%1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Jacobian of %1</source>
+        <translation>%1 的雅可比矩阵</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂L/∂%1%2</source>
+        <translation>∂L/∂%1%2</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂L/∂%1</source>
+        <translation>∂L/∂%1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂L/∂w(%1 → %2) = %3</source>
+        <translation>∂L/∂w(%1 → %2) = %3</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>The loss reads only the weights on %1: 0.</source>
+        <translation>损失只读取 %1 上的权重：此处为 0。</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>−1/(h·n_q·w) = %1</source>
+        <translation>−1/(h·n_q·w) = %1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Σ_d ∂out_d·v_%1,d = %2</source>
+        <translation>Σ_d ∂out_d·v_%1,d = %2</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂L/∂score(%1 → %2) = %3</source>
+        <translation>∂L/∂打分(%1 → %2) = %3</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Blocked before the softmax: the cell passes no gradient.</source>
+        <translation>在 softmax 之前屏蔽：这一格不传递任何梯度。</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>w_j (g_j − Σ_k g_k w_k) ÷ (c·τ), g = ∂L/∂w</source>
+        <translation>w_j (g_j − Σ_k g_k w_k) ÷ (c·τ)，g = ∂L/∂w</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Σ_k g_k w_k = %1</source>
+        <translation>Σ_k g_k w_k = %1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>= %1</source>
+        <translation>= %1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Blocked after the softmax: g_j counts as 0, yet the score still moves the row's other weights through the denominator.</source>
+        <translation>在 softmax 之后屏蔽：g_j 按 0 计，但这个打分仍通过分母影响本行其他权重。</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂w_%1/∂x_%2 = w_i(δ_ij − w_j) = %3</source>
+        <translation>∂w_%1/∂x_%2 = w_i(δ_ij − w_j) = %3</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂X = ∂Q W_qᵀ</source>
+        <translation>∂X = ∂Q W_qᵀ</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂X = ∂Q W_qᵀ + ∂K W_kᵀ + ∂V W_vᵀ</source>
+        <translation>∂X = ∂Q W_qᵀ + ∂K W_kᵀ + ∂V W_vᵀ</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂source = ∂K W_kᵀ + ∂V W_vᵀ</source>
+        <translation>∂源 = ∂K W_kᵀ + ∂V W_vᵀ</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂W_q = (X + P)ᵀ ∂Q</source>
+        <translation>∂W_q = (X + P)ᵀ ∂Q</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂W_k = (S + P)ᵀ ∂K</source>
+        <translation>∂W_k = (S + P)ᵀ ∂K</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂W_v = (S + P)ᵀ ∂V</source>
+        <translation>∂W_v = (S + P)ᵀ ∂V</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>The attend loss does not read W_O: 0.</source>
+        <translation>关注损失不读取 W_O：此处为 0。</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂W_O = concatᵀ (Y − T)</source>
+        <translation>∂W_O = concatᵀ (Y − T)</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂L/∂%1[%2, %3] = %4</source>
+        <translation>∂L/∂%1[%2, %3] = %4</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂L/∂%1 of %2, d%3 = %4</source>
+        <translation>%2 的 ∂L/∂%1，d%3 = %4</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Σ_i w_i,%1·∂out_i,d = %2</source>
+        <translation>Σ_i w_i,%1·∂out_i,d = %2</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Σ_j ∂s_j·k_j,d</source>
+        <translation>Σ_j ∂s_j·k_j,d</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Σ_i ∂s_i·q_i,d</source>
+        <translation>Σ_i ∂s_i·q_i,d</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>−2 Σ_j ∂s_j (q_d − k_j,d)</source>
+        <translation>−2 Σ_j ∂s_j (q_d − k_j,d)</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>2 Σ_i ∂s_i (q_i,d − k_d)</source>
+        <translation>2 Σ_i ∂s_i (q_i,d − k_d)</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>through the unit vectors: (∂û − (∂û·û) û) / ‖v‖</source>
+        <translation>经由单位向量：(∂û − (∂û·û) û) / ‖v‖</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>RoPE: the rotated vectors' gradient, turned back by R(θ)ᵀ</source>
+        <translation>RoPE：旋转后向量的梯度，再用 R(θ)ᵀ 转回</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>key %1</source>
+        <translation>键 %1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>query %1</source>
+        <translation>查询 %1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Gradient step on %1</source>
+        <translation>对%1走一步梯度下降</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Step: L %1 → %2</source>
+        <translation>一步：L %1 → %2</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Descend on %1</source>
+        <translation>对%1做梯度下降</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Descending…</source>
+        <translation>正在下降…</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Stopped: no gradient here.</source>
+        <translation>已停止：此处没有梯度。</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Stopped: the step was refused.</source>
+        <translation>已停止：这一步被拒绝。</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Step %1: L = %2</source>
+        <translation>第 %1 步：L = %2</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>The descent was undone.</source>
+        <translation>这次下降已撤销。</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Stopped at step %1: a step of η = %2 no longer lowers L = %3 (try a smaller η).</source>
+        <translation>在第 %1 步停止：η = %2 的一步已不能降低 L = %3（试试更小的 η）。</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Settled at step %1: L = %2 (it fell by less than %3 of itself).</source>
+        <translation>在第 %1 步稳定：L = %2（下降不到自身的 %3）。</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Stopped at the limit, step %1: L = %2.</source>
+        <translation>到达步数上限，第 %1 步：L = %2。</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Stopped at step %1.</source>
+        <translation>在第 %1 步停止。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::GradientMode</name>
+    <message>
+        <location filename="../../app/modes/gradientmode.cpp" line="+0" />
+        <source>Gradient lens</source>
+        <translation>梯度透镜</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>&amp;Gradient lens</source>
+        <translation>梯度透镜(&amp;G)</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>The gradients of a loss you choose beside the maps, and gradient descent on the plane</source>
+        <translation>在热图旁显示所选损失的梯度，并在向量平面上做梯度下降</translation>
     </message>
 </context>
 </TS>
