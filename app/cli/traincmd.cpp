@@ -104,6 +104,10 @@ QByteArray entryJson(const TrainLogEntry &e)
         j.number(h.prefixMatching);
         j.raw(", \"previous_token\": ");
         j.number(h.previousToken);
+        j.raw(", \"prefix_gap\": ");
+        j.number(h.prefixDistant);
+        j.raw(", \"prefix_no_repeat\": ");
+        j.number(h.prefixNoRepeat);
         j.raw("}");
     }
     j.raw("]}\n");
