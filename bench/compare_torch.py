@@ -71,13 +71,15 @@ def step():
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
-times = []
+times, cpu = [], []
 for i in range(steps + 1):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     step()
     if i:
         times.append(1000 * (time.perf_counter() - t0))
+        cpu.append(1000 * (time.process_time() - c0))
 times.sort()
+cpu.sort()
 blas = "openblas" if any("openblas" in line for line in open("/proc/self/maps")) else "other"
 try:  # the kernels OpenBLAS picked (torch reaches it through libblas.so.3)
     import ctypes
@@ -86,7 +88,7 @@ try:  # the kernels OpenBLAS picked (torch reaches it through libblas.so.3)
     blas += ", " + lib.openblas_get_corename().decode()
 except (OSError, AttributeError):
     pass
-print(json.dumps(dict(median_ms=times[len(times) // 2], min_ms=times[0], blas=blas)))
+print(json.dumps(dict(median_ms=times[len(times) // 2], min_ms=times[0], median_cpu_ms=cpu[len(cpu) // 2], blas=blas)))
 '''
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     if CORETYPE:
@@ -139,14 +141,20 @@ def main():
                               ("torch float32", lambda: torch_step_times(threads, "float32", args.steps))):
                 res = run()
                 results.setdefault((name, threads), []).append(res["median_ms"])
+                results.setdefault((name, threads, "cpu"), []).append(res["median_cpu_ms"])
                 extra = res.get("products") or res.get("blas")
-                print(f"round {r + 1}, {threads} thread(s), {name}: {res['median_ms']:.1f} ms a step ({extra})", flush=True)
-    print()
-    print("| threads | ours (double) | torch float64 | torch float32 | ours / f64 | ours / f32 |")
-    print("|---|---|---|---|---|---|")
-    for threads in (1, 2):
-        o, f64, f32 = (statistics.median(results[(n, threads)]) for n in ("ours (double)", "torch float64", "torch float32"))
-        print(f"| {threads} | {o:.0f} ms | {f64:.0f} ms | {f32:.0f} ms | {o / f64:.2f}× | {o / f32:.2f}× |")
+                print(f"round {r + 1}, {threads} thread(s), {name}: {res['median_ms']:.1f} ms a step, "
+                      f"{res['median_cpu_ms']:.1f} ms CPU ({extra})", flush=True)
+    names = ("ours (double)", "torch float64", "torch float32")
+    for kind, label in ((None, "wall"), ("cpu", "CPU (all the process's threads)")):
+        print()
+        print(f"{label}:")
+        print("| threads | ours (double) | torch float64 | torch float32 | ours / f64 | ours / f32 |")
+        print("|---|---|---|---|---|---|")
+        for threads in (1, 2):
+            key = (lambda n: (n, threads)) if kind is None else (lambda n: (n, threads, kind))
+            o, f64, f32 = (statistics.median(results[key(n)]) for n in names)
+            print(f"| {threads} | {o:.0f} ms | {f64:.0f} ms | {f32:.0f} ms | {o / f64:.2f}× | {o / f32:.2f}× |")
 
 
 if __name__ == "__main__":

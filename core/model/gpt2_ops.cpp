@@ -15,6 +15,23 @@ Matrix layerNorm(const Matrix &x, const Eigen::RowVectorXd &g, const Eigen::RowV
     if (rstd)
         rstd->resize(x.rows());
     const double d = double(x.cols());
+    // Column by column (the matrix is column-major, so a row is strided): the
+    // rows' means, centred entries and variances for all rows at once; a row
+    // whose variance is not finite takes the careful path below.
+    const Eigen::VectorXd means = x.rowwise().sum() / d;                       // rows
+    Matrix centred = x.colwise() - means;                                       // rows by d
+    const Eigen::VectorXd vars = centred.array().square().rowwise().sum() / d;  // rows
+    const Eigen::VectorXd sd = (vars.array() + eps).sqrt();
+    const bool allFinite = means.allFinite() && vars.allFinite();
+    if (allFinite) {
+        centred.array().colwise() /= sd.array();
+        out = (centred.array().rowwise() * g.array()).rowwise() + b.array();
+        if (rstd)
+            *rstd = sd.cwiseInverse();
+        if (normalized)
+            *normalized = std::move(centred);
+        return out;
+    }
     for (Eigen::Index i = 0; i < x.rows(); ++i) {
         const double mean = x.row(i).sum() / d;
         const Eigen::RowVectorXd centred = x.row(i).array() - mean;
