@@ -255,6 +255,17 @@ private slots:
         for (int i = 3 + S; i < 3 + 2 * S; ++i)
             shifted(i, i - S + 1) = 1;
         QCOMPARE(prefixMatchingScore(shifted, 3, S), 1.0);
+        // A span of 3 from 1 said again at distance 7 (a gap of 4): the key is i - 7 + 1.
+        Matrix gap = Matrix::Zero(12, 12);
+        for (int i = 8; i < 11; ++i)
+            gap(i, i - 6) = 1;
+        QCOMPARE(prefixMatchingScore(gap, 1, 3, 7), 1.0);
+        QVERIFY(prefixMatchingScore(gap, 1, 3) < 1e-15); // read as an adjacent repeat, it misses
+        RepeatedSequences one;
+        one.starts = {1};
+        one.spans = {3};
+        one.distances = {7};
+        QVERIFY(std::fabs(uniformPrefixScore(one) - (1.0 / 9 + 1.0 / 10 + 1.0 / 11) / 3) < 1e-15);
     }
 
     // On the induction task's sequences (the preset's T = 32), a head that
@@ -489,6 +500,8 @@ private slots:
         const QJsonObject last = QJsonDocument::fromJson(lines.last()).object();
         QCOMPARE(last.value("step").toInt(), 4);
         QCOMPARE(last.value("heads").toArray().size(), 2);
+        for (const char *key : {"prefix_matching", "previous_token", "prefix_gap", "prefix_no_repeat"})
+            QVERIFY2(last.value("heads").toArray()[0].toObject().value(key).isDouble(), key);
         QProcess trace;
         trace.start(cli, {"model", "trace", "--model", folder, "--text", "abcabc"});
         QVERIFY(trace.waitForFinished(60000));
