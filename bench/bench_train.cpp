@@ -2,12 +2,16 @@
 //   bench_train step [--threads N] [--steps K]
 //       a training step (forward, backward, AdamW) of the built-in model's
 //       shape: 3 layers × 4 heads, d 128, vocabulary 601, batch 32 × 64;
-//       prints JSON: the median milliseconds a step over K steps.
-//   bench_train induction [--threads N] [--lr X] [--batch B] [--length T]
-//       [--vocab V] [--d-model D] [--heads H] [--mlp] [--embedding-std S] [--max-steps N] [--every K]
-//       the induction preset until some head's prefix-matching score reaches
-//       0.4; prints JSON: the step, wall and CPU seconds, every head's score
-//       at step 0.
+//       prints JSON: the median wall and CPU milliseconds a step over K steps.
+//   bench_train induction [--seed S] [--threads N] [--lr X] [--batch B] [--length T]
+//       [--vocab V] [--d-model D] [--heads H] [--layers L] [--warmup W] [--mlp|--no-mlp]
+//       [--scale sqrt|none|dk] [--embedding-std S] [--max-steps N] [--every K] [--all-steps]
+//       the induction preset until a head of layer >= 2 reaches a prefix-matching
+//       score of 0.4 on the held-out repeated sequences (or all steps with
+//       --all-steps); prints JSON: the step, CPU and wall seconds to it, the
+//       untrained model's largest prefix score (any layer), the uniform
+//       baseline, that head's scores on the skeptic's sequences (a repeat
+//       after a gap, no repeat) and the load average at the start and end.
 #include "blas.h"
 #include "gpt2_backward.h"
 #include "trainer.h"
@@ -19,6 +23,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <string>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -66,20 +71,48 @@ int step(const QStringList &a)
         b.targets.push_back(int(rng.uniform() * 601));
     }
     AdamWState state;
-    std::vector<double> times;
+    std::vector<double> times, cpu;
     for (int k = 0; k < steps + 1; ++k) {
-        const double t0 = wall();
+        const double t0 = wall(), c0 = cpuSeconds();
         auto lg = lossAndGradient(m, b, {});
         if (!lg.ok())
             return 1;
         adamwStep(parameterRefs(m), parameterRefs(lg.value().gradient), state, {}, 1e-4);
-        if (k > 0) // the first step warms the allocator and the caches
+        if (k > 0) { // the first step warms the allocator and the caches
             times.push_back(1000 * (wall() - t0));
+            cpu.push_back(1000 * (cpuSeconds() - c0));
+        }
     }
     std::sort(times.begin(), times.end());
-    std::printf("{\"threads\": %d, \"steps\": %d, \"median_ms\": %.2f, \"min_ms\": %.2f, \"products\": \"%s\"}\n", threads,
-                steps, times[times.size() / 2], times.front(), blas::backend());
+    std::sort(cpu.begin(), cpu.end());
+    // CPU milliseconds (all the process's threads): what a loaded machine moves least.
+    std::printf("{\"threads\": %d, \"steps\": %d, \"median_ms\": %.2f, \"min_ms\": %.2f, \"median_cpu_ms\": %.2f, "
+                "\"products\": \"%s\"}\n", threads, steps, times[times.size() / 2], times.front(), cpu[cpu.size() / 2],
+                blas::backend());
     return 0;
+}
+
+std::string loadAverage()
+{
+    std::FILE *f = std::fopen("/proc/loadavg", "r");
+    char buf[64] = "?";
+    if (f) {
+        if (!std::fgets(buf, sizeof buf, f))
+            buf[0] = 0;
+        std::fclose(f);
+    }
+    std::string s(buf);
+    return s.substr(0, s.find(' ', s.find(' ', s.find(' ') + 1) + 1)); // the 1, 5 and 15 minute figures
+}
+
+// The head (layer >= 2) with the highest prefix score, and its skeptic scores.
+const HeadScore *bestInductionHead(const std::vector<HeadScore> &heads)
+{
+    const HeadScore *best = nullptr;
+    for (const HeadScore &h : heads)
+        if (h.layer >= kFirstInductionLayer && (!best || h.prefixMatching > best->prefixMatching))
+            best = &h;
+    return best;
 }
 
 int induction(const QStringList &a)
@@ -92,10 +125,15 @@ int induction(const QStringList &a)
     s.vocabulary = option(a, "--vocab", QString::number(s.vocabulary)).toInt();
     s.dModel = option(a, "--d-model", QString::number(s.dModel)).toInt();
     s.heads = option(a, "--heads", QString::number(s.heads)).toInt();
+    s.layers = option(a, "--layers", QString::number(s.layers)).toInt();
+    s.warmup = option(a, "--warmup", QString::number(s.warmup)).toInt();
     s.embeddingStd = option(a, "--embedding-std", QString::number(s.embeddingStd)).toDouble();
     s.seed = option(a, "--seed", "0").toULongLong();
-    s.mlp = a.contains("--mlp");
-    const int maxSteps = option(a, "--max-steps", "2000").toInt(), every = option(a, "--every", "10").toInt();
+    s.mlp = a.contains("--mlp") || (s.mlp && !a.contains("--no-mlp"));
+    const QString scale = option(a, "--scale", "sqrt");
+    s.scale = scale == "none" ? Scale::None : scale == "dk" ? Scale::Dk : Scale::SqrtDk;
+    const int maxSteps = option(a, "--max-steps", "3000").toInt(), every = option(a, "--every", "25").toInt();
+    const bool keepGoing = a.contains("--all-steps"); // do not stop at the first crossing
     s.steps = maxSteps;
     auto started = startTraining(s);
     if (!started.ok()) {
@@ -104,31 +142,51 @@ int induction(const QStringList &a)
     }
     TrainState &st = started.value();
     auto first = evaluate(st);
-    double untrained = 0;
-    for (const HeadScore &h : first.value().heads)
-        untrained = std::max(untrained, h.prefixMatching);
+    if (!first.ok())
+        return 2;
+    const double untrained = largestPrefixScore(first.value().heads);
+    const std::string load0 = loadAverage();
     const double w0 = wall(), c0 = cpuSeconds();
+    int formed = -1;
+    double formedCpu = 0, formedWall = 0;
+    TrainLogEntry at;
     while (st.step < maxSteps) {
         if (auto p = trainStep(st)) {
             std::fprintf(stderr, "%s\n", p->toString().c_str());
             return 2;
         }
-        if (st.step % every)
+        if (st.step % every && st.step != maxSteps)
             continue;
         auto e = evaluate(st);
-        double best = 0;
-        for (const HeadScore &h : e.value().heads)
-            best = std::max(best, h.prefixMatching);
-        std::fprintf(stderr, "step %d loss %.4f best prefix %.3f\n", st.step, e.value().loss, best);
-        if (best >= 0.4) {
-            std::printf("{\"step\": %d, \"wall_s\": %.2f, \"cpu_s\": %.2f, \"best_prefix\": %.3f, \"untrained_max_prefix\": %.3f, "
-                        "\"loss\": %.4f}\n", st.step, wall() - w0, cpuSeconds() - c0, best, untrained, e.value().loss);
-            return 0;
+        if (!e.ok())
+            return 2;
+        const HeadScore *h = bestInductionHead(e.value().heads);
+        double layer1 = 0;
+        for (const HeadScore &x : e.value().heads)
+            if (x.layer < kFirstInductionLayer)
+                layer1 = std::max(layer1, x.prefixMatching);
+        std::fprintf(stderr, "step %d loss %.4f layer>=2 prefix %.3f (L%dH%d; gap %.3f, no repeat %.3f) layer-1 max %.3f\n",
+                     st.step, e.value().loss, h ? h->prefixMatching : 0.0, h ? h->layer + 1 : 0, h ? h->head + 1 : 0,
+                     h ? h->prefixDistant : 0.0, h ? h->prefixNoRepeat : 0.0, layer1);
+        at = e.value();
+        if (formed < 0 && inductionScore(e.value().heads) >= kInductionThreshold) {
+            formed = st.step;
+            formedCpu = cpuSeconds() - c0;
+            formedWall = wall() - w0;
+            if (!keepGoing)
+                break;
         }
     }
-    std::printf("{\"step\": null, \"wall_s\": %.2f, \"cpu_s\": %.2f, \"untrained_max_prefix\": %.3f}\n", wall() - w0,
-                cpuSeconds() - c0, untrained);
-    return 1;
+    const HeadScore *h = bestInductionHead(at.heads);
+    std::printf("{\"seed\": %llu, \"step\": %s, \"cpu_s\": %.2f, \"wall_s\": %.2f, \"steps_run\": %d, \"cpu_s_run\": %.2f, "
+                "\"wall_s_run\": %.2f, \"untrained_max_prefix\": %.3f, \"uniform_prefix\": %.3f, \"head\": \"L%dH%d\", "
+                "\"prefix\": %.3f, \"prefix_gap\": %.3f, \"uniform_gap\": %.3f, \"prefix_no_repeat\": %.3f, \"loss\": %.4f, "
+                "\"load_start\": \"%s\", \"load_end\": \"%s\"}\n",
+                (unsigned long long)s.seed, formed >= 0 ? std::to_string(formed).c_str() : "null", formedCpu, formedWall,
+                st.step, cpuSeconds() - c0, wall() - w0, untrained, uniformPrefixScore(st.repeated), h ? h->layer + 1 : 0,
+                h ? h->head + 1 : 0, h ? h->prefixMatching : 0.0, h ? h->prefixDistant : 0.0,
+                uniformPrefixScore(st.distant), h ? h->prefixNoRepeat : 0.0, at.loss, load0.c_str(), loadAverage().c_str());
+    return formed >= 0 ? 0 : 1;
 }
 
 } // namespace

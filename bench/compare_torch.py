@@ -10,7 +10,11 @@ float64 and float32. One thread and two, each measurement the median of
 --steps steps after one warm-up step, the runs interleaved (ours, torch f64,
 torch f32, then again) so that a busy machine weighs on all alike.
 
-    /usr/bin/python3 bench/compare_torch.py [--build build] [--steps 5] [--rounds 2]
+    /usr/bin/python3 bench/compare_torch.py [--build build] [--steps 5] [--rounds 2] [--coretype SkylakeX|none]
+    /usr/bin/python3 bench/compare_torch.py --one ours|float64|float32 [--threads N] [--steps K]
+
+Both sides run with the same OPENBLAS_CORETYPE (default SkylakeX), so that
+they multiply with the same OpenBLAS kernels.
 
 Prints a table and the ratios ours / torch; docs/performance.md quotes it.
 """
@@ -67,24 +71,40 @@ def step():
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
-times = []
+times, cpu = [], []
 for i in range(steps + 1):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     step()
     if i:
         times.append(1000 * (time.perf_counter() - t0))
+        cpu.append(1000 * (time.process_time() - c0))
 times.sort()
+cpu.sort()
 blas = "openblas" if any("openblas" in line for line in open("/proc/self/maps")) else "other"
-print(json.dumps(dict(median_ms=times[len(times) // 2], min_ms=times[0], blas=blas)))
+try:  # the kernels OpenBLAS picked (torch reaches it through libblas.so.3)
+    import ctypes
+    lib = ctypes.CDLL("libblas.so.3")
+    lib.openblas_get_corename.restype = ctypes.c_char_p
+    blas += ", " + lib.openblas_get_corename().decode()
+except (OSError, AttributeError):
+    pass
+print(json.dumps(dict(median_ms=times[len(times) // 2], min_ms=times[0], median_cpu_ms=cpu[len(cpu) // 2], blas=blas)))
 '''
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    if CORETYPE:
+        env["OPENBLAS_CORETYPE"] = CORETYPE
     out = subprocess.run([sys.executable, "-c", code, str(threads), dtype_name, str(steps)], env=env,
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out)
 
 
+CORETYPE = None  # OPENBLAS_CORETYPE for both sides (--coretype)
+
+
 def ours(build, threads, steps):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+    if CORETYPE:
+        env["OPENBLAS_CORETYPE"] = CORETYPE
     out = subprocess.run([os.path.join(build, "bin", "bench_train"), "step", "--threads", str(threads),
                           "--steps", str(steps)], env=env, capture_output=True, text=True, check=True).stdout
     return json.loads(out)
@@ -95,7 +115,21 @@ def main():
     ap.add_argument("--build", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build"))
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--coretype", default="SkylakeX",
+                    help="OPENBLAS_CORETYPE for both sides (OpenBLAS 0.3.21 takes this machine's Xeon for a Prescott "
+                         "and picks SSE3 kernels; ours sets SkylakeX or Haswell itself when unset); 'none': leave "
+                         "it unset (torch then gets the Prescott kernels, ours still its own choice)")
+    ap.add_argument("--one", choices=["ours", "float64", "float32"],
+                    help="time one side only and print its JSON (for farm-bench --vs)")
+    ap.add_argument("--threads", type=int, default=1, help="with --one")
     args = ap.parse_args()
+    global CORETYPE
+    CORETYPE = None if args.coretype == "none" else args.coretype
+    if args.one:
+        res = ours(args.build, args.threads, args.steps) if args.one == "ours" else \
+            torch_step_times(args.threads, args.one, args.steps)
+        print(json.dumps(res))
+        return
     import torch
     print("torch", torch.__version__, "| config:", " ".join(l.strip() for l in torch.__config__.show().splitlines()
                                                            if "BLAS" in l or "LAPACK" in l)[:200])
@@ -107,14 +141,20 @@ def main():
                               ("torch float32", lambda: torch_step_times(threads, "float32", args.steps))):
                 res = run()
                 results.setdefault((name, threads), []).append(res["median_ms"])
+                results.setdefault((name, threads, "cpu"), []).append(res["median_cpu_ms"])
                 extra = res.get("products") or res.get("blas")
-                print(f"round {r + 1}, {threads} thread(s), {name}: {res['median_ms']:.1f} ms a step ({extra})", flush=True)
-    print()
-    print("| threads | ours (double) | torch float64 | torch float32 | ours / f64 | ours / f32 |")
-    print("|---|---|---|---|---|---|")
-    for threads in (1, 2):
-        o, f64, f32 = (statistics.median(results[(n, threads)]) for n in ("ours (double)", "torch float64", "torch float32"))
-        print(f"| {threads} | {o:.0f} ms | {f64:.0f} ms | {f32:.0f} ms | {o / f64:.2f}× | {o / f32:.2f}× |")
+                print(f"round {r + 1}, {threads} thread(s), {name}: {res['median_ms']:.1f} ms a step, "
+                      f"{res['median_cpu_ms']:.1f} ms CPU ({extra})", flush=True)
+    names = ("ours (double)", "torch float64", "torch float32")
+    for kind, label in ((None, "wall"), ("cpu", "CPU (all the process's threads)")):
+        print()
+        print(f"{label}:")
+        print("| threads | ours (double) | torch float64 | torch float32 | ours / f64 | ours / f32 |")
+        print("|---|---|---|---|---|---|")
+        for threads in (1, 2):
+            key = (lambda n: (n, threads)) if kind is None else (lambda n: (n, threads, kind))
+            o, f64, f32 = (statistics.median(results[key(n)]) for n in names)
+            print(f"| {threads} | {o:.0f} ms | {f64:.0f} ms | {f32:.0f} ms | {o / f64:.2f}× | {o / f32:.2f}× |")
 
 
 if __name__ == "__main__":

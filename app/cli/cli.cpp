@@ -117,6 +117,9 @@ const char *const kUsage = R"(Usage:
   attention-lab-cli train --task induction|previous|copy|reverse|grammar --layers L --heads H --d-model D [--mlp]
         --steps N --seed S --scale sqrt|none|dk --out DIR [--log-every K] [--format text|json]
       Trains a small GPT-2 from random weights; prints the loss and every head's scores, saves the model folder.
+      JSON lines: {"step", "loss", "heads": [{"layer", "head", "prefix_matching", "previous_token", "prefix_gap",
+      "prefix_no_repeat"}]}: prefix matching on held-out repeated sequences, on repeats after a gap and on
+      sequences with no repeat. Only heads of layer 2 on count as induction heads.
   attention-lab-cli --help | --version
 )";
 

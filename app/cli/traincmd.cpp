@@ -73,10 +73,11 @@ QString headLine(const std::vector<HeadScore> &heads)
 {
     QStringList parts;
     for (const HeadScore &h : heads)
-        parts << QStringLiteral("L%1H%2 prefix %3 prev %4")
+        parts << QStringLiteral("L%1H%2 prefix %3 (gap %4, no repeat %5) prev %6")
                      .arg(h.layer + 1)
                      .arg(h.head + 1)
-                     .arg(fixed(h.prefixMatching, 3), fixed(h.previousToken, 3));
+                     .arg(fixed(h.prefixMatching, 3), fixed(h.prefixDistant, 3), fixed(h.prefixNoRepeat, 3),
+                          fixed(h.previousToken, 3));
     return parts.join(QStringLiteral(", "));
 }
 
@@ -104,6 +105,10 @@ QByteArray entryJson(const TrainLogEntry &e)
         j.number(h.prefixMatching);
         j.raw(", \"previous_token\": ");
         j.number(h.previousToken);
+        j.raw(", \"prefix_gap\": ");
+        j.number(h.prefixDistant);
+        j.raw(", \"prefix_no_repeat\": ");
+        j.number(h.prefixNoRepeat);
         j.raw("}");
     }
     j.raw("]}\n");

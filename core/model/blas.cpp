@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
 #if defined(__linux__)
 #include <dlfcn.h>
@@ -19,7 +20,7 @@ using SetThreads = void (*)(int);
 struct Library {
     Dgemm dgemm = nullptr;
     SetThreads setThreads = nullptr;
-    const char *name = "Eigen";
+    std::string name = "Eigen";
 };
 
 const Library &library()
@@ -30,6 +31,20 @@ const Library &library()
         const char *off = std::getenv("ATTN_NO_BLAS");
         if (off && *off && *off != '0')
             return l;
+#if defined(__x86_64__) && defined(__GNUC__)
+        // OpenBLAS 0.3.21 does not know recent Xeons (Sapphire Rapids) and
+        // falls back to its Prescott (SSE3) kernels, at about half the
+        // speed: name the nearest kernel it has, unless the user chose one.
+        // Read once, when the library loads.
+        if (!std::getenv("OPENBLAS_CORETYPE")) {
+            __builtin_cpu_init();
+            if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw")
+                && __builtin_cpu_supports("avx512vl"))
+                setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+            else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+                setenv("OPENBLAS_CORETYPE", "Haswell", 0);
+        }
+#endif
         struct Candidate {
             const char *file, *name;
         };
@@ -42,6 +57,10 @@ const Library &library()
             l.setThreads = reinterpret_cast<SetThreads>(dlsym(h, "openblas_set_num_threads"));
             if (l.dgemm) {
                 l.name = c.name;
+                // OpenBLAS names the kernels it picked: "OpenBLAS (libopenblas.so.0, SkylakeX)".
+                using CoreName = char *(*)();
+                if (auto core = reinterpret_cast<CoreName>(dlsym(h, "openblas_get_corename")); core && core())
+                    l.name.insert(l.name.size() - 1, std::string(", ") + core());
                 break;
             }
             dlclose(h);
@@ -83,7 +102,7 @@ Matrix multiply(const Matrix &a, bool ta, const Matrix &b, bool tb)
 
 const char *backend()
 {
-    return library().name;
+    return library().name.c_str();
 }
 
 void setThreads(int threads)

@@ -7,6 +7,8 @@
 // times the throughput for the products that are most of a step. Nothing is
 // needed at build time, and a system without a BLAS trains the same way,
 // slower. ATTN_NO_BLAS=1 in the environment keeps Eigen's products.
+// OPENBLAS_CORETYPE, when unset, is set to the nearest kernel OpenBLAS has
+// for this processor (blas.cpp says why).
 
 #include "scenario.h"
 
@@ -14,7 +16,8 @@ namespace attn::blas {
 
 // op(a) op(b), where op transposes when asked: m by k times k by n.
 Matrix multiply(const Matrix &a, bool transposeA, const Matrix &b, bool transposeB);
-// What multiply uses: "OpenBLAS (libopenblas.so.0)", "BLAS (libblas.so.3)" or "Eigen".
+// What multiply uses: "OpenBLAS (libopenblas.so.0, SkylakeX)" (its kernels),
+// "BLAS (libblas.so.3, Haswell)", "BLAS (libblas.so.3)" or "Eigen".
 const char *backend();
 // The threads the BLAS may use (OpenBLAS's own pool); Eigen's follow OpenMP.
 void setThreads(int threads);

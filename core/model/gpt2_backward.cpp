@@ -136,7 +136,6 @@ Result<Gpt2Tape> forwardForTraining(const Gpt2Model &m, const TrainBatch &batch,
             blocked(i, j) = j > i;
     for (const Gpt2Layer &L : m.layers) {
         LayerTape lt;
-        lt.input = x;
         lt.normed1 = layerNorm(x, L.ln1Weight, L.ln1Bias, c.epsilon, &lt.hat1, &lt.rstd1);
         lt.qkv = blas::multiply(lt.normed1, false, L.attnWeight, false);                         // N by 3d
         lt.qkv.rowwise() += L.attnBias;
@@ -148,7 +147,7 @@ Result<Gpt2Tape> forwardForTraining(const Gpt2Model &m, const TrainBatch &batch,
             lt.normed2 = layerNorm(x, L.ln2Weight, L.ln2Bias, c.epsilon, &lt.hat2, &lt.rstd2);
             lt.hidden = blas::multiply(lt.normed2, false, L.fcWeight, false);                     // N by I
             lt.hidden.rowwise() += L.fcBias;
-            lt.activated = gelu(lt.hidden, c.geluTanh);
+            lt.activated = gelu(lt.hidden, c.geluTanh, &lt.inner);
             Matrix mlp = blas::multiply(lt.activated, false, L.mlpProjWeight, false);             // N by d
             mlp.rowwise() += L.mlpProjBias;
             x += mlp;
@@ -156,22 +155,25 @@ Result<Gpt2Tape> forwardForTraining(const Gpt2Model &m, const TrainBatch &batch,
         tape.layers.push_back(std::move(lt));
     }
     tape.final = layerNorm(x, m.lnfWeight, m.lnfBias, c.epsilon, &tape.hatF, &tape.rstdF);
-    const Matrix logits = blas::multiply(tape.final, false, m.wte, true);           // N by V
-    if (!logits.allFinite())
+    // The logits transposed, V by N: each row's logits one contiguous column
+    // for the softmax (a row of an N by V column-major matrix is strided).
+    const Matrix logitsT = blas::multiply(m.wte, false, tape.final, true);
+    if (!logitsT.allFinite())
         return Problem{"training", "the forward left the finite numbers (the logits overflow)"};
-    // Row softmax and the mean cross-entropy of the counted rows.
-    tape.probs.resize(N, c.vocabSize);
+    // Softmax and the mean cross-entropy of the counted rows.
+    Matrix probsT(c.vocabSize, N);
     double total = 0;
     for (int r = 0; r < N; ++r) {
-        const double top = logits.row(r).maxCoeff();
-        tape.probs.row(r) = (logits.row(r).array() - top).exp();
-        const double sum = tape.probs.row(r).sum();
-        tape.probs.row(r) /= sum;
+        const double top = logitsT.col(r).maxCoeff();
+        probsT.col(r) = (logitsT.col(r).array() - top).exp();
+        const double sum = probsT.col(r).sum();
+        probsT.col(r) /= sum;
         if (const int t = batch.targets[std::size_t(r)]; t >= 0) {
-            total += -(logits(r, t) - top - std::log(sum));
+            total += -(logitsT(t, r) - top - std::log(sum));
             ++tape.counted;
         }
     }
+    tape.probs = probsT.transpose();
     if (tape.counted == 0)
         return Problem{"batch", "no target is counted (every target is -1)"};
     tape.loss = total / tape.counted;
@@ -205,7 +207,7 @@ Gpt2Model backwardFromTape(const Gpt2Model &m, const TrainBatch &batch, const Tr
             G.mlpProjWeight = blas::multiply(lt.activated, true, dx, false);      // I by d
             G.mlpProjBias = dx.colwise().sum();
             Matrix dh1 = blas::multiply(dx, false, L.mlpProjWeight, true);                  // N by I
-            dh1.array() *= geluDerivative(lt.hidden, c.geluTanh).array();
+            dh1.array() *= geluDerivative(lt.hidden, c.geluTanh, c.geluTanh ? &lt.inner : nullptr).array();
             G.fcWeight = blas::multiply(lt.normed2, true, dh1, false);             // d by I
             G.fcBias = dh1.colwise().sum();
             const Matrix dn2 = blas::multiply(dh1, false, L.fcWeight, true);                 // N by d
@@ -304,9 +306,9 @@ std::vector<ParameterRef> parameterRefs(Gpt2Model &m)
 double trainStepCells(const Gpt2Config &c, int batch, int length, bool mlp)
 {
     const double N = double(batch) * length, d = c.nEmbd, I = mlp ? c.nInner : 0, V = c.vocabSize;
-    // Per layer: input, hat1, normed1, concat (4 N d), qkv (3 N d), B H T²
-    // weights; with the MLP hat2, normed2 (2 N d) and hidden, activated (2 N I).
-    const double layer = 7 * N * d + double(batch) * c.nHead * double(length) * length + (mlp ? 2 * N * d + 2 * N * I : 0);
+    // Per layer: hat1, normed1, concat (3 N d), qkv (3 N d), B H T²
+    // weights; with the MLP hat2, normed2 (2 N d) and hidden, inner, activated (3 N I).
+    const double layer = 6 * N * d + double(batch) * c.nHead * double(length) * length + (mlp ? 2 * N * d + 3 * N * I : 0);
     // The last stream (2 N d), the probabilities and the logits' gradient
     // (2 N V), the backward's temporaries (a few N by max(3d, I) at once).
     const double rest = 2 * N * d + 2 * N * V + 6 * N * std::max(3 * d, I);

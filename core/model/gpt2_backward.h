@@ -39,7 +39,6 @@ struct TrainForwardOptions {
 double trainDivisor(const Gpt2Config &config, const TrainForwardOptions &options);
 
 struct LayerTape {
-    Matrix input;                  // N by d: the residual stream entering the layer
     Matrix hat1;                   // N by d: (input - mean) * rstd1
     Eigen::VectorXd rstd1;         // N
     Matrix normed1;                // N by d: LN_1(input)
@@ -50,6 +49,7 @@ struct LayerTape {
     Eigen::VectorXd rstd2;         // N
     Matrix normed2;                // N by d: LN_2 of the stream after attention
     Matrix hidden;                 // N by I: before GELU
+    Matrix inner;                  // N by I: GELU's tanh (the tanh form), reused by the backward
     Matrix activated;              // N by I: after GELU
 };
 

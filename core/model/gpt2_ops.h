@@ -17,8 +17,13 @@ Matrix layerNorm(const Matrix &x, const Eigen::RowVectorXd &g, const Eigen::RowV
 Matrix product(const Matrix &a, const Matrix &b);
 
 // GELU, elementwise: the tanh form (GPT-2's gelu_new) or the exact one.
-Matrix gelu(const Matrix &x, bool tanhApprox);
+// inner (the tanh form only, optional): tanh(sqrt(2/pi) (x + 0.044715 x³)),
+// which geluDerivative can reuse instead of computing the tanh again; with
+// it the tanh comes from fastExp (within a few 1e-16 of std::tanh: the
+// training's path; the lab's forward, without it, keeps std::tanh).
+Matrix gelu(const Matrix &x, bool tanhApprox, Matrix *inner = nullptr);
 // Its derivative at each entry of x.
-Matrix geluDerivative(const Matrix &x, bool tanhApprox);
+// inner: gelu's for the same x (tanh form), or null.
+Matrix geluDerivative(const Matrix &x, bool tanhApprox, const Matrix *inner = nullptr);
 
 } // namespace attn::gpt2ops

@@ -66,6 +66,11 @@ std::vector<unsigned char> taskBytes(TrainTask task, int size)
     return out;
 }
 
+SpanRange inductionSpans(int T)
+{
+    return {2, std::max(2, T / 2)};
+}
+
 int contentTokens(TrainTask task, int vocabulary)
 {
     return hasSeparator(task) ? vocabulary - 2 : vocabulary;
@@ -86,14 +91,18 @@ TrainBatch makeTaskBatch(TrainTask task, int B, int T, int V, Rng &rng)
             ids[t] = below(rng, content);
         switch (task) {
         case TrainTask::Induction: {
-            // A span of L in [T/4, T/2] tokens at `start`, said again right after it.
-            const int lo = std::max(2, T / 4), hi = std::max(lo, T / 2);
-            const int L = lo + below(rng, hi - lo + 1);
+            // A span of L tokens at `start`, said again right after it.
+            const SpanRange spans = inductionSpans(T);
+            const int L = spans.lo + below(rng, spans.hi - spans.lo + 1);
             const int start = below(rng, T - 2 * L + 1);
-            for (int t = 0; t < L; ++t)
-                ids[start + L + t] = ids[start + t];
-            // Row r predicts r + 1: counted from the second copy's first token on.
-            for (int r = start + L; r + 1 < start + 2 * L; ++r)
+            // The span said again and again to the end: every row from the
+            // second copy's first token on is an induction target. Up to the
+            // end of the second copy a row sees what a held-out sequence's
+            // row sees (the model is causal).
+            for (int t = start + L; t < T; ++t)
+                ids[t] = ids[t - L];
+            // Row r predicts r + 1.
+            for (int r = start + L; r + 1 < T; ++r)
                 targets[r] = ids[r + 1];
             break;
         }
@@ -122,23 +131,29 @@ TrainBatch makeTaskBatch(TrainTask task, int B, int T, int V, Rng &rng)
     return out;
 }
 
-RepeatedSequences repeatedSequences(int count, int T, int content, Rng &rng)
+RepeatedSequences repeatedSequences(int count, int T, int content, Rng &rng, RepeatKind kind)
 {
     RepeatedSequences out;
     out.batch.batch = count;
     out.batch.length = T;
+    const SpanRange spans = inductionSpans(T);
     for (int b = 0; b < count; ++b) {
         std::vector<int> s(static_cast<std::size_t>(T));
         for (int &id : s)
             id = below(rng, content);
-        const int lo = std::max(2, T / 4), hi = std::max(lo, T / 2);
-        const int L = lo + below(rng, hi - lo + 1);
-        const int start = below(rng, T - 2 * L + 1);
-        for (int t = 0; t < L; ++t)
-            s[std::size_t(start + L + t)] = s[std::size_t(start + t)];
+        int L = spans.lo + below(rng, spans.hi - spans.lo + 1), D = L;
+        if (kind == RepeatKind::Distant) {
+            D = L; // the distance takes the training's span distribution
+            L = 2 + below(rng, D - 1);
+        }
+        const int start = below(rng, T - D - L + 1);
+        if (kind != RepeatKind::None)
+            for (int t = 0; t < L; ++t)
+                s[std::size_t(start + D + t)] = s[std::size_t(start + t)];
         out.batch.ids.insert(out.batch.ids.end(), s.begin(), s.end());
         out.starts.push_back(start);
         out.spans.push_back(L);
+        out.distances.push_back(D);
     }
     out.batch.targets.resize(out.batch.ids.size());
     for (std::size_t r = 0; r < out.batch.ids.size(); ++r)

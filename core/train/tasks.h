@@ -4,8 +4,11 @@
 //
 //   induction  random tokens, then a span of them said again: the second
 //              copy (the counted targets) can be predicted only by looking
-//              back at what followed the earlier occurrence. The span starts
-//              at a random place, so no head can find it by position alone.
+//              back at what followed the earlier occurrence. The span's
+//              length is drawn first (inductionSpans: 2 to T/2), then its
+//              start anywhere it fits, so that neither a fixed distance
+//              back nor the absolute position tells where the earlier copy
+//              is (docs/learning.md works out what position alone scores).
 //   previous   random tokens; each position predicts the token before it.
 //   copy       a list of random tokens, "|", the list again ("." pads).
 //   reverse    the same with the list reversed.
@@ -44,16 +47,31 @@ int contentTokens(TrainTask task, int vocabulary);
 // `batch` sequences of `length` tokens of a synthetic task (not grammar).
 TrainBatch makeTaskBatch(TrainTask task, int batch, int length, int vocabulary, Rng &rng);
 
-// Held-out repeated sequences for the prefix-matching score: `count`
-// sequences of `length` random tokens in which a span of spans[b] tokens
-// starting at starts[b] is said again right after it. The span's length
-// varies (length/4 to length/2, as in training) so that a head attending a
-// fixed distance back, by position alone, cannot score as an induction
-// head. Every target is counted (they are for looking at weights).
+// The induction task's span lengths for sequences of T tokens: lo to hi,
+// drawn uniformly (T >= 4).
+struct SpanRange {
+    int lo = 2, hi = 2;
+};
+SpanRange inductionSpans(int length);
+
+// Held-out sequences for the prefix-matching score: `count` sequences of
+// `length` random tokens in which a span of spans[b] tokens starting at
+// starts[b] is said again distances[b] tokens later, drawn as follows:
+//   Adjacent  the training's distribution: the repeat right after the span
+//             (distance = span);
+//   Distant   the distance drawn from the training's span lengths, the span
+//             2 to that distance, random tokens between the two copies (an
+//             induction head follows the content, not the span's length);
+//   None      no repeat at all: fresh random tokens, starts/spans/distances
+//             drawn as for Adjacent only to say where the score looks.
+// Every target is counted (they are for looking at weights).
+enum class RepeatKind { Adjacent, Distant, None };
 struct RepeatedSequences {
     TrainBatch batch;
     std::vector<int> starts, spans;   // count each
+    std::vector<int> distances;       // count each: the second copy starts at starts + distances
 };
-RepeatedSequences repeatedSequences(int count, int length, int contentTokens, Rng &rng);
+RepeatedSequences repeatedSequences(int count, int length, int contentTokens, Rng &rng,
+                                    RepeatKind kind = RepeatKind::Adjacent);
 
 } // namespace attn

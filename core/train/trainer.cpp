@@ -151,6 +151,8 @@ Result<TrainState> startTraining(const TrainSettings &settings)
     s.evaluation = taskBatch(settings, std::max(settings.batch, 32), held);
     const int content = settings.task == TrainTask::Grammar ? c.vocabSize : contentTokens(settings.task, settings.vocabulary);
     s.repeated = repeatedSequences(settings.heldOut, settings.length, content, held);
+    s.distant = repeatedSequences(settings.heldOut, settings.length, content, held, RepeatKind::Distant);
+    s.unrepeated = repeatedSequences(settings.heldOut, settings.length, content, held, RepeatKind::None);
     return s;
 }
 
@@ -193,6 +195,16 @@ Result<TrainLogEntry> evaluate(const TrainState &s)
     auto heads = headScores(s.model, options, s.repeated);
     if (!heads.ok())
         return *heads.problem();
+    auto distant = prefixScores(s.model, options, s.distant);
+    auto unrepeated = prefixScores(s.model, options, s.unrepeated);
+    if (!distant.ok())
+        return *distant.problem();
+    if (!unrepeated.ok())
+        return *unrepeated.problem();
+    for (std::size_t i = 0; i < heads.value().size(); ++i) {
+        heads.value()[i].prefixDistant = distant.value()[i];
+        heads.value()[i].prefixNoRepeat = unrepeated.value()[i];
+    }
     return TrainLogEntry{s.step, tape.value().loss, std::move(heads.value())};
 }
 

@@ -33,7 +33,7 @@ struct TrainSettings {
     std::uint64_t seed = 0;
     Scale scale = Scale::SqrtDk; // the scores' divisor: sqrt(d_h), 1 or d_h
     int batch = 16;              // sequences a step
-    int length = 16;             // T, tokens a sequence
+    int length = 32;             // T, tokens a sequence
     int vocabulary = 32;         // for the synthetic tasks (grammar: the built-in model's)
     double learningRate = 1e-2;
     int warmup = 20;             // steps of linear warm-up
@@ -86,6 +86,8 @@ struct TrainState {
     Rng data{0};                 // the training batches
     TrainBatch evaluation;       // the held-out batch of the task
     RepeatedSequences repeated;  // held-out repeated sequences (head scores)
+    RepeatedSequences distant;   // held-out: the repeat after a gap (RepeatKind::Distant)
+    RepeatedSequences unrepeated;// held-out: no repeat (RepeatKind::None)
     int step = 0;                // steps done
     double lastLoss = 0;         // the last training batch's loss
     bool cancelled = false;

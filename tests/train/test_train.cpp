@@ -22,6 +22,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <set>
 
 using namespace attn;
 
@@ -254,6 +255,108 @@ private slots:
         for (int i = 3 + S; i < 3 + 2 * S; ++i)
             shifted(i, i - S + 1) = 1;
         QCOMPARE(prefixMatchingScore(shifted, 3, S), 1.0);
+        // A span of 3 from 1 said again at distance 7 (a gap of 4): the key is i - 7 + 1.
+        Matrix gap = Matrix::Zero(12, 12);
+        for (int i = 8; i < 11; ++i)
+            gap(i, i - 6) = 1;
+        QCOMPARE(prefixMatchingScore(gap, 1, 3, 7), 1.0);
+        QVERIFY(prefixMatchingScore(gap, 1, 3) < 1e-15); // read as an adjacent repeat, it misses
+        RepeatedSequences one;
+        one.starts = {1};
+        one.spans = {3};
+        one.distances = {7};
+        QVERIFY(std::fabs(uniformPrefixScore(one) - (1.0 / 9 + 1.0 / 10 + 1.0 / 11) / 3) < 1e-15);
+    }
+
+    // On the induction task's sequences (the preset's T = 32), a head that
+    // attends a fixed distance back scores near the uniform baseline: the
+    // span's length, so the distance to the earlier copy, is spread over
+    // 2 to T/2. The best head by position alone (for each query position
+    // the key most often right, picked on one sample, scored on another)
+    // stays far below the 0.4 of an induction head.
+    void positionHeadsScoreLow()
+    {
+        const int T = TrainSettings{}.length;
+        QCOMPARE(T, 32);
+        Rng rng(11);
+        const RepeatedSequences pick = repeatedSequences(4000, T, 32, rng), test = repeatedSequences(4000, T, 32, rng);
+        const double uniform = uniformPrefixScore(test);
+        // Uniform weights, scored by prefixMatchingScore, give the baseline.
+        Matrix flat = Matrix::Zero(T, T);
+        for (int i = 0; i < T; ++i)
+            flat.row(i).head(i + 1).setConstant(1.0 / (i + 1));
+        double flatScore = 0;
+        for (int b = 0; b < 4000; ++b)
+            flatScore += prefixMatchingScore(flat, test.starts[std::size_t(b)], test.spans[std::size_t(b)]) / 4000;
+        QVERIFY(std::fabs(flatScore - uniform) < 1e-12);
+        QVERIFY(uniform > 1.0 / T && uniform < 2.0 / T);
+        double bestFixed = 0;
+        for (int D = 0; D < T; ++D) {
+            Matrix w = Matrix::Zero(T, T);
+            for (int i = 0; i < T; ++i)
+                w(i, std::max(0, i - D)) = 1;
+            double score = 0;
+            for (int b = 0; b < 4000; ++b)
+                score += prefixMatchingScore(w, test.starts[std::size_t(b)], test.spans[std::size_t(b)]) / 4000;
+            bestFixed = std::max(bestFixed, score);
+        }
+        // 15 span lengths: a fixed distance is right for one of them.
+        QVERIFY2(bestFixed < 1.5 * uniform && bestFixed < 0.09, qPrintable(QStringLiteral("fixed distance %1, uniform %2")
+                                                                            .arg(bestFixed).arg(uniform)));
+        Matrix hits = Matrix::Zero(T, T);
+        for (int b = 0; b < 4000; ++b) {
+            const int a = pick.starts[std::size_t(b)], S = pick.spans[std::size_t(b)];
+            for (int i = a + S; i < a + 2 * S; ++i)
+                hits(i, i - S + 1) += 1.0 / S;
+        }
+        Matrix byPosition = Matrix::Zero(T, T);
+        for (int i = 0; i < T; ++i) {
+            Eigen::Index k = 0;
+            hits.row(i).maxCoeff(&k);
+            byPosition(i, k) = 1;
+        }
+        double positional = 0;
+        for (int b = 0; b < 4000; ++b)
+            positional += prefixMatchingScore(byPosition, test.starts[std::size_t(b)], test.spans[std::size_t(b)]) / 4000;
+        QVERIFY2(positional < 0.15, qPrintable(QStringLiteral("best by position %1").arg(positional)));
+    }
+
+    // Only heads of layer 2 on count as induction heads.
+    void inductionScoreSkipsLayerOne()
+    {
+        std::vector<HeadScore> heads{{0, 0, 0.9, 0, 0, 0}, {0, 1, 0.2, 0, 0, 0}, {1, 0, 0.3, 0, 0, 0}, {1, 1, 0.1, 0, 0, 0}};
+        QCOMPARE(inductionScore(heads), 0.3);
+        QCOMPARE(largestPrefixScore(heads), 0.9);
+        heads.resize(2);
+        QCOMPARE(inductionScore(heads), 0.0);
+    }
+
+    // The held-out sequences (the loss's batch and the three kinds the heads
+    // are scored on) never occur in the training stream of a long run.
+    void heldOutIsNotTrainedOn()
+    {
+        TrainSettings s;
+        auto st = startTraining(s);
+        QVERIFY(st.ok());
+        const int T = s.length;
+        std::set<std::vector<int>> heldOut;
+        for (const TrainBatch *b : {&st.value().evaluation, &st.value().repeated.batch, &st.value().distant.batch,
+                                    &st.value().unrepeated.batch})
+            for (int i = 0; i < b->batch; ++i)
+                heldOut.insert(std::vector<int>(b->ids.begin() + i * T, b->ids.begin() + (i + 1) * T));
+        QVERIFY(heldOut.size() >= std::size_t(3 * s.heldOut));
+        Rng data = st.value().data;
+        int seen = 0;
+        for (int step = 0; step < 5000; ++step) {
+            const TrainBatch b = makeTaskBatch(s.task, s.batch, T, s.vocabulary, data);
+            for (int i = 0; i < b.batch; ++i, ++seen)
+                QVERIFY(!heldOut.count(std::vector<int>(b.ids.begin() + i * T, b.ids.begin() + (i + 1) * T)));
+        }
+        QCOMPARE(seen, 5000 * s.batch);
+        // The first training batch is the one trainStep draws.
+        Rng again = st.value().data;
+        const TrainBatch first = makeTaskBatch(s.task, s.batch, T, s.vocabulary, again);
+        QVERIFY(first.ids == makeTaskBatch(s.task, s.batch, T, s.vocabulary, st.value().data).ids);
     }
 
     // The repeated sequences say each span twice; the induction batch's
@@ -265,10 +368,22 @@ private slots:
         QCOMPARE(r.batch.length, 16);
         for (int b = 0; b < 4; ++b) {
             const int a = r.starts[std::size_t(b)], S = r.spans[std::size_t(b)];
-            QVERIFY(S >= 4 && S <= 8 && a + 2 * S <= 16);
+            QVERIFY(S >= 2 && S <= 8 && a + 2 * S <= 16);
+            QCOMPARE(r.distances[std::size_t(b)], S);
             for (int t = 0; t < S; ++t)
                 QCOMPARE(r.batch.ids[std::size_t(b * 16 + a + t)], r.batch.ids[std::size_t(b * 16 + a + S + t)]);
         }
+        // After a gap: the distance takes the spans' range, the span fits in it.
+        const RepeatedSequences gap = repeatedSequences(50, 32, 10, rng, RepeatKind::Distant);
+        bool someGap = false;
+        for (int b = 0; b < 50; ++b) {
+            const int a = gap.starts[std::size_t(b)], S = gap.spans[std::size_t(b)], D = gap.distances[std::size_t(b)];
+            QVERIFY(D >= 2 && D <= 16 && S >= 2 && S <= D && a + D + S <= 32);
+            someGap = someGap || S < D;
+            for (int t = 0; t < S; ++t)
+                QCOMPARE(gap.batch.ids[std::size_t(b * 32 + a + t)], gap.batch.ids[std::size_t(b * 32 + a + D + t)]);
+        }
+        QVERIFY(someGap);
         const TrainBatch ind = makeTaskBatch(TrainTask::Induction, 8, 32, 16, rng);
         for (int b = 0; b < 8; ++b) {
             int counted = 0;
@@ -279,7 +394,7 @@ private slots:
                 ++counted;
                 QCOMPARE(target, ind.ids[std::size_t(b * 32 + t + 1)]);
             }
-            QVERIFY(counted >= 32 / 4 - 1);
+            QVERIFY(counted >= 1 && counted <= 32 - 3); // from the second copy (after 2 tokens at least) to the end
         }
         const TrainBatch copy = makeTaskBatch(TrainTask::Reverse, 4, 12, 10, rng);
         for (int b = 0; b < 4; ++b) {
@@ -385,6 +500,8 @@ private slots:
         const QJsonObject last = QJsonDocument::fromJson(lines.last()).object();
         QCOMPARE(last.value("step").toInt(), 4);
         QCOMPARE(last.value("heads").toArray().size(), 2);
+        for (const char *key : {"prefix_matching", "previous_token", "prefix_gap", "prefix_no_repeat"})
+            QVERIFY2(last.value("heads").toArray()[0].toObject().value(key).isDouble(), key);
         QProcess trace;
         trace.start(cli, {"model", "trace", "--model", folder, "--text", "abcabc"});
         QVERIFY(trace.waitForFinished(60000));
