@@ -5,6 +5,8 @@
 #include "attention.h"
 #include "figureexport.h"
 #include "filenames.h"
+#include "generate.h"
+#include "numbers.h"
 #include "gpt2.h"
 #include "gradients.h"
 #include "headgrid.h"
@@ -479,6 +481,130 @@ int exportModel(const QStringList &args, QTextStream &out, QTextStream &err)
     return 0;
 }
 
+// A real number option, or a UsageError naming it.
+std::optional<double> realOption(Options &o, const QString &option)
+{
+    const auto text = o.take(option);
+    if (!text)
+        return std::nullopt;
+    bool ok = false;
+    const double v = text->toDouble(&ok);
+    if (!ok || !std::isfinite(v))
+        throw UsageError{QStringLiteral("%1: \"%2\" is not a number").arg(option, *text)};
+    return v;
+}
+
+QString sampling(const SamplingSettings &s)
+{
+    if (s.temperature == 0)
+        return QStringLiteral("greedy (temperature 0)");
+    return QStringLiteral("temperature %1, top-k %2, top-p %3, seed %4")
+        .arg(QString::fromStdString(shortest(s.temperature)), s.topK ? QString::number(s.topK) : QStringLiteral("all"),
+             QString::fromStdString(shortest(s.topP)))
+        .arg(s.seed);
+}
+
+int generateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    Options o = parseModelOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--steps"),
+                                         QStringLiteral("--temperature"), QStringLiteral("--top-k"), QStringLiteral("--top-p"),
+                                         QStringLiteral("--seed"), QStringLiteral("--format")});
+    const QString format = formatOption(o);
+    const QString text = modelText(o);
+    SamplingSettings s;
+    if (const auto v = o.take(QStringLiteral("--steps")))
+        s.steps = wholeNumberOption(QStringLiteral("--steps"), *v, kMaxGenerationSteps);
+    if (const auto v = realOption(o, QStringLiteral("--temperature")))
+        s.temperature = *v;
+    if (const auto v = o.take(QStringLiteral("--top-k")))
+        s.topK = *v == QLatin1String("0") ? 0 : wholeNumberOption(QStringLiteral("--top-k"), *v, kMaxVocabulary);
+    if (const auto v = realOption(o, QStringLiteral("--top-p")))
+        s.topP = *v;
+    if (const auto v = o.take(QStringLiteral("--seed"))) {
+        bool ok = false;
+        s.seed = v->toULongLong(&ok);
+        if (!ok)
+            throw UsageError{QStringLiteral("--seed: \"%1\" is not a whole number of 0 or more").arg(*v)};
+    }
+    if (const auto p = validateSampling(s))
+        throw UsageError{QStringLiteral("--%1: %2").arg(QString::fromStdString(p->place), QString::fromStdString(p->message))};
+    bool failed = false;
+    const auto m = takeModel(o, err, &failed);
+    if (failed)
+        return kBadInput;
+    const auto r = generate(*m, m->tokenizer.encode(text), s);
+    if (const auto *p = std::get_if<Problem>(&r)) {
+        err << "attention-lab-cli: " << problemText(*p) << "\n";
+        return kBadInput;
+    }
+    const Generation &g = std::get<Generation>(r);
+    std::vector<int> all = g.prompt;
+    for (const GenerationStep &st : g.steps)
+        all.push_back(st.id);
+    const QString whole = utf8(m->tokenizer.decode(all));
+    if (format == QLatin1String("json")) {
+        auto tokens = [&](auto begin, auto end, auto id) {
+            QJsonArray a;
+            for (auto it = begin; it != end; ++it)
+                a.append(QJsonObject{{QStringLiteral("id"), id(*it)}, {QStringLiteral("text"), utf8(m->tokenizer.bytes(id(*it)))}});
+            return a;
+        };
+        QJsonArray steps;
+        for (const GenerationStep &st : g.steps) {
+            QJsonArray top;
+            for (const Candidate &c : st.top)
+                top.append(QJsonObject{{QStringLiteral("id"), c.id}, {QStringLiteral("text"), utf8(m->tokenizer.bytes(c.id))},
+                                       {QStringLiteral("p"), c.p}, {QStringLiteral("p_raw"), c.raw}});
+            steps.append(QJsonObject{{QStringLiteral("position"), st.position + 1},
+                                     {QStringLiteral("id"), st.id},
+                                     {QStringLiteral("text"), utf8(st.text)},
+                                     {QStringLiteral("p"), st.p},
+                                     {QStringLiteral("u"), st.u},
+                                     {QStringLiteral("cached_positions"), st.reused},
+                                     {QStringLiteral("cells_with_cache"), double(st.cachedCells)},
+                                     {QStringLiteral("cells_without_cache"), double(st.uncachedCells)},
+                                     {QStringLiteral("top"), top}});
+        }
+        QJsonObject j{{QStringLiteral("model"), m->name},
+                      {QStringLiteral("prompt"), tokens(g.prompt.begin(), g.prompt.end(), [](int id) { return id; })},
+                      {QStringLiteral("steps"), steps},
+                      {QStringLiteral("text"), whole},
+                      {QStringLiteral("settings"),
+                       QJsonObject{{QStringLiteral("steps"), s.steps},
+                                   {QStringLiteral("temperature"), s.temperature},
+                                   {QStringLiteral("top_k"), s.topK},
+                                   {QStringLiteral("top_p"), s.topP},
+                                   // a number while a double holds it exactly
+                                   {QStringLiteral("seed"), s.seed <= (std::uint64_t(1) << 53) ? QJsonValue(double(s.seed))
+                                                                                               : QJsonValue(QString::number(s.seed))}}}};
+        if (!g.stopped.empty())
+            j.insert(QStringLiteral("stopped"), QString::fromStdString(g.stopped));
+        out << terminalJson(j);
+        return 0;
+    }
+    out << "model: " << safe(m->name) << "; " << sampling(s) << "\n"
+        << "prompt: " << g.prompt.size() << " tokens:";
+    for (int id : g.prompt)
+        out << " [" << shownToken(m->tokenizer.bytes(id)) << "]";
+    out << "\n";
+    std::int64_t with = 0, without = 0;
+    for (const GenerationStep &st : g.steps) {
+        out << "step " << (&st - g.steps.data()) + 1 << ", position " << st.position + 1 << ": [" << shownToken(st.text)
+            << "] p " << fixed(st.p) << (s.temperature == 0 ? QString() : QStringLiteral(" (u %1)").arg(fixed(st.u)))
+            << "; top 5, softmax → after the cuts:";
+        for (const Candidate &c : st.top)
+            out << " [" << shownToken(m->tokenizer.bytes(c.id)) << "] " << fixed(c.raw) << " → " << fixed(c.p);
+        out << "; score entries per head: " << st.cachedCells << " with the cache, " << st.uncachedCells << " without\n";
+        with += st.cachedCells;
+        without += st.uncachedCells;
+    }
+    if (!g.stopped.empty())
+        out << "stopped: " << safe(QString::fromStdString(g.stopped)) << "\n";
+    out << "score entries per head in all: " << with << " with the cache, " << without << " without\n"
+        << "text: " << safe(whole) << "\n";
+    return 0;
+}
+
 } // namespace
 
 int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err)
@@ -491,8 +617,10 @@ int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return trace(args.mid(1), out, err);
         if (sub == QLatin1String("export"))
             return exportModel(args.mid(1), out, err);
-        throw UsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace or export")
-                                            : QStringLiteral("unknown model command \"%1\"; expected info, trace or export").arg(sub)};
+        if (sub == QLatin1String("generate"))
+            return generateCommand(args.mid(1), out, err);
+        throw UsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace, export or generate")
+                                            : QStringLiteral("unknown model command \"%1\"; expected info, trace, export or generate").arg(sub)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: model" << (sub.isEmpty() ? QString() : QLatin1Char(' ') + safe(sub)) << ": " << safe(e.message)
             << "\n";

@@ -5,6 +5,8 @@
 //   model export [--model DIR|builtin] --text "..." --out DIR [--layer L --head H]
 //                [--stages scores,scaled,masked,weights,output,overview] [--format png,svg,pdf]
 //                [--size WxH] [--scenario FILE] [--input direct|projected]
+//   model generate [--model DIR|builtin] --text "..." [--steps N] [--temperature T]
+//                [--top-k K] [--top-p P] [--seed S] [--format text|json]
 // Layers and heads count from 1. Exit status as runCli's: 0 done, 2 bad
 // input or output that could not be written, with one line on err.
 

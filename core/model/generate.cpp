@@ -1,0 +1,159 @@
+#include "generate.h"
+
+#include "numbers.h"
+#include "random.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace attn {
+
+namespace {
+
+constexpr int kTopShown = 5;
+
+// Whether a comes before b in the draw's order: more likely, then lower id.
+bool before(const Eigen::VectorXd &z, int a, int b)
+{
+    return z(a) != z(b) ? z(a) > z(b) : a < b;
+}
+
+} // namespace
+
+std::optional<Problem> validateSampling(const SamplingSettings &s)
+{
+    if (s.steps < 1 || s.steps > kMaxGenerationSteps)
+        return Problem{"steps", std::to_string(s.steps) + " is outside 1 to " + std::to_string(kMaxGenerationSteps)};
+    if (!std::isfinite(s.temperature) || s.temperature < 0)
+        return Problem{"temperature", shortest(s.temperature) + " is not a number of 0 (greedy) or more"};
+    if (s.topK < 0)
+        return Problem{"top-k", std::to_string(s.topK) + " is below 0 (0 keeps every token)"};
+    if (!std::isfinite(s.topP) || s.topP <= 0 || s.topP > 1)
+        return Problem{"top-p", shortest(s.topP) + " is outside (0, 1] (1 keeps every token)"};
+    return std::nullopt;
+}
+
+std::vector<Candidate> nextTokenDistribution(const Eigen::VectorXd &logits, const SamplingSettings &s)
+{
+    const int V = int(logits.size());
+    std::vector<Candidate> out;
+    if (V == 0)
+        return out;
+    std::vector<int> order(static_cast<std::size_t>(V));
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return before(logits, a, b); });
+
+    // Softmax at temperature 1, for the "raw" column; shifted by the maximum.
+    const double top = logits(order[0]);
+    const Eigen::VectorXd e1 = (logits.array() - top).exp();
+    const double sum1 = e1.sum();
+
+    if (s.temperature == 0) {
+        out.push_back({order[0], 1.0, e1(order[0]) / sum1});
+        return out;
+    }
+    // At temperature T: e^{(z - max) / T}; the maximum's term is 1, so the
+    // sum is at least 1 and nothing divides by 0, however small T is.
+    std::vector<double> p(static_cast<std::size_t>(V));
+    double sum = 0;
+    for (int r = 0; r < V; ++r) {
+        p[std::size_t(r)] = std::exp((logits(order[std::size_t(r)]) - top) / s.temperature);
+        sum += p[std::size_t(r)];
+    }
+    int kept = s.topK > 0 ? std::min(s.topK, V) : V;
+    if (s.topP < 1) {
+        double running = 0;
+        int r = 0;
+        while (r < kept) {
+            running += p[std::size_t(r)] / sum;
+            ++r;
+            if (running >= s.topP)
+                break;
+        }
+        kept = std::max(1, r);
+    }
+    double keptSum = 0;
+    for (int r = 0; r < kept; ++r)
+        keptSum += p[std::size_t(r)];
+    for (int r = 0; r < kept; ++r) {
+        const double q = p[std::size_t(r)] / keptSum;
+        if (q <= 0)
+            break; // underflowed at a tiny temperature: the draw can never reach it
+        out.push_back({order[std::size_t(r)], q, e1(order[std::size_t(r)]) / sum1});
+    }
+    return out;
+}
+
+int pickCandidate(const std::vector<Candidate> &candidates, double u)
+{
+    double running = 0;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        running += candidates[i].p;
+        if (u < running)
+            return int(i);
+    }
+    return candidates.empty() ? -1 : int(candidates.size()) - 1;
+}
+
+Result<Generation> generate(const Gpt2Model &model, const std::vector<int> &prompt, const SamplingSettings &s,
+                            const std::atomic<bool> *cancel)
+{
+    if (auto p = validateSampling(s))
+        return *p;
+    if (prompt.empty())
+        return Problem{"text", "the prompt is empty: type at least one word"};
+    const int limit = std::min(model.config.nPositions, maxTracedTokens(model.config));
+    if (int(prompt.size()) > limit)
+        return Problem{"text", "the prompt has " + std::to_string(prompt.size()) + " tokens; " + model.name.toStdString()
+                                   + " reads at most " + std::to_string(limit)};
+    Generation g;
+    g.prompt = prompt;
+    std::vector<int> ids = prompt;
+    Rng rng(s.seed);
+    std::optional<ModelTrace> previous;
+    for (int step = 0; step < s.steps; ++step) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) {
+            g.stopped = "cancelled";
+            break;
+        }
+        auto r = runModelOnIds(model, ids, kTopShown, previous ? &*previous : nullptr);
+        if (auto *p = std::get_if<Problem>(&r))
+            return *p;
+        ModelTrace t = std::move(std::get<ModelTrace>(r));
+        const std::vector<Candidate> candidates = nextTokenDistribution(t.logits, s);
+        const double u = s.temperature == 0 ? 0.0 : rng.uniform();
+        const int pick = pickCandidate(candidates, u);
+        if (pick < 0)
+            return Problem{"logits", "the model gave no token a probability"};
+
+        GenerationStep st;
+        st.position = int(ids.size());
+        st.id = candidates[std::size_t(pick)].id;
+        st.text = model.tokenizer.bytes(st.id);
+        st.p = candidates[std::size_t(pick)].p;
+        // The five most likely at temperature 1 (the trace's own top 5, in
+        // the same order as the candidates), each with what the cuts left it.
+        for (std::size_t i = 0; i < t.next.size(); ++i)
+            st.top.push_back({t.next[i].id, i < candidates.size() ? candidates[i].p : 0.0, t.next[i].p});
+        st.u = u;
+        st.reused = t.reused;
+        const std::int64_t n = std::int64_t(ids.size());
+        for (std::int64_t i = t.reused; i < n; ++i)
+            st.cachedCells += i + 1;
+        st.uncachedCells = n * (n + 1) / 2;
+        g.steps.push_back(std::move(st));
+        previous = std::move(t);
+
+        if (int(ids.size()) + 1 > limit) {
+            g.stopped = "the context of " + std::to_string(limit) + " positions is full";
+            break;
+        }
+        ids.push_back(g.steps.back().id);
+    }
+    if (previous)
+        g.trace = std::move(*previous);
+    return g;
+}
+
+} // namespace attn
