@@ -4,11 +4,13 @@
 
 #include "atomicwrite.h"
 #include "document.h"
+#include "generationpanel.h"
 #include "modelloader.h"
 #include "modelview.h"
 
 #include <QAction>
 #include <QDir>
+#include <QDockWidget>
 #include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -17,6 +19,8 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QProgressDialog>
+#include <QScrollArea>
+#include <QTimer>
 
 namespace attn {
 
@@ -28,6 +32,7 @@ ModelMode::ModelMode(ModeHost &host) : Mode(host, host.mainWindow())
             [this](const Scenario &head, const QString &description) { takeHeadIntoLab(head, description); });
     connect(m_view, &ModelView::exportRequested, this, &ModelMode::exportFigure);
     createAction();
+    createGeneration();
 
     // `--show model`: the built-in model reading a sentence where its
     // induction head (layer 3, head 1) has something to copy.
@@ -62,6 +67,71 @@ void ModelMode::createAction()
     }
 }
 
+void ModelMode::createGeneration()
+{
+    QMainWindow *window = m_host.mainWindow();
+    m_generation = new GenerationPanel(m_view, window);
+    m_generationDock = new QDockWidget(tr("Generate"), window);
+    m_generationDock->setObjectName(QStringLiteral("generationDock"));
+    // Scrolled, so that a projector's zoom does not make the window taller.
+    auto *scroll = new QScrollArea(m_generationDock);
+    scroll->setWidget(m_generation);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_generationDock->setWidget(scroll);
+    m_generationDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
+                                  | QDockWidget::DockWidgetClosable);
+    window->addDockWidget(Qt::RightDockWidgetArea, m_generationDock);
+    m_generationDock->hide();
+    if (QMenu *view = m_host.menu(QStringLiteral("viewMenu"))) {
+        m_generationAction = new QAction(tr("Generate &token by token"), this);
+        m_generationAction->setObjectName(QStringLiteral("generationAction"));
+        m_generationAction->setToolTip(tr("The model writes on, one token a step: the distribution of each next token, "
+                                          "and the KV cache that spares it the whole triangle"));
+        connect(m_generationAction, &QAction::triggered, this, [this] { showGeneration(); });
+        const QList<QAction *> actions = view->actions();
+        const int at = actions.indexOf(m_action);
+        view->insertAction(at >= 0 && at + 1 < actions.size() ? actions[at + 1] : nullptr, m_generationAction);
+    }
+    // `--show generate`: the built-in model continuing "the cat" for eight
+    // seeded steps, the last step's distribution in the dock.
+    m_host.registerView(QStringLiteral("generate"), [this]() -> QWidget * {
+        if (showGeneration())
+            return nullptr;
+        m_view->setText(QStringLiteral("the cat"));
+        SamplingSettings s;
+        s.steps = 8;
+        s.temperature = 0.8;
+        s.topK = 5;
+        s.seed = 1;
+        m_generation->setSettings(s);
+        m_generation->reset();
+        for (int i = 0; i < s.steps; ++i)
+            m_generation->step();
+        return m_host.mainWindow();
+    });
+}
+
+std::optional<Problem> ModelMode::showGeneration()
+{
+    if (!m_view->model())
+        if (auto p = openBuiltinModel())
+            return p;
+    m_host.switchMode(this);
+    const bool wasHidden = m_generationDock->isHidden();
+    m_generationDock->show();
+    m_generationDock->raise();
+    // Room for the settings and the bars with their numbers beside them.
+    if (wasHidden && !m_generationDock->isFloating())
+        QTimer::singleShot(0, this, [this] {
+            // At a projector's zoom the maps keep most of the width.
+            const int width = std::min(m_generation->fontMetrics().averageCharWidth() * 52, m_host.mainWindow()->width() * 2 / 7);
+            m_host.mainWindow()->resizeDocks({m_generationDock}, {width}, Qt::Horizontal);
+        });
+    return std::nullopt;
+}
+
 QWidget *ModelMode::centralWidget() const
 {
     return m_view;
@@ -76,6 +146,8 @@ void ModelMode::activate()
 void ModelMode::deactivate()
 {
     m_action->setChecked(false);
+    m_generation->pause();
+    m_generationDock->hide();
 }
 
 // The load runs on a worker thread (a big model takes seconds); this waits

@@ -11,9 +11,11 @@
 #include <memory>
 
 class QAction;
+class QDockWidget;
 
 namespace attn {
 
+class GenerationPanel;
 class ModelView;
 struct Scenario;
 struct Gpt2Model;
@@ -31,6 +33,11 @@ public:
     void deactivate() override;
 
     ModelView *modelView() const { return m_view; }
+    // Generation token by token, in a dock beside the model's maps
+    // (View ▸ Generate token by token); shown only when asked for.
+    GenerationPanel *generationPanel() const { return m_generation; }
+    QDockWidget *generationDock() const { return m_generationDock; }
+    std::optional<Problem> showGeneration();
     std::optional<Problem> openModel(const QString &folder);
     std::optional<Problem> openBuiltinModel();
     std::optional<Problem> takeHeadIntoLab(const Scenario &head, const QString &description);
@@ -40,8 +47,13 @@ private:
     void exportFigure(ModelFigure what);
     Result<std::shared_ptr<const Gpt2Model>> load(const QString &folder, const QString &name);
 
+    void createGeneration();
+
     ModelView *m_view = nullptr;
     QAction *m_action = nullptr;
+    GenerationPanel *m_generation = nullptr;
+    QDockWidget *m_generationDock = nullptr;
+    QAction *m_generationAction = nullptr;
     bool m_loading = false; // a load's local event loop is running
 };
 

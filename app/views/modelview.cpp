@@ -394,6 +394,7 @@ void ModelView::setModel(std::shared_ptr<const Gpt2Model> model)
 {
     m_model = std::move(model);
     m_trace.reset(); // never reused by another model's forward
+    m_ids.reset();  // another model's ids
     m_headScenario.reset();
     m_pause->stop();
     m_coalesce->stop();
@@ -423,6 +424,18 @@ QString ModelView::text() const
 void ModelView::setText(const QString &text)
 {
     m_sentence->setText(text);
+    m_pause->stop();
+    recompute();
+}
+
+void ModelView::setIds(const std::vector<int> &ids)
+{
+    if (!m_model)
+        return;
+    const std::string bytes = m_model->tokenizer.decode(ids);
+    m_idsText = QString::fromUtf8(bytes.data(), qsizetype(bytes.size()));
+    m_ids = ids;
+    m_sentence->setText(m_idsText);
     m_pause->stop();
     recompute();
 }
@@ -473,7 +486,10 @@ void ModelView::recompute()
     // Incremental: the positions before the first changed token are the
     // last forward's (the model is causal), so a key at the end of the
     // sentence costs one or two positions, not all of them.
-    auto run = runModel(*m_model, m_sentence->text(), 5, m_trace ? &*m_trace : nullptr);
+    if (m_ids && m_sentence->text() != m_idsText)
+        m_ids.reset();
+    auto run = m_ids ? runModelOnIds(*m_model, *m_ids, 5, m_trace ? &*m_trace : nullptr)
+                     : runModel(*m_model, m_sentence->text(), 5, m_trace ? &*m_trace : nullptr);
     m_lastForwardMs = double(clock.nsecsElapsed()) / 1e6;
     if (const auto *p = std::get_if<Problem>(&run)) {
         m_trace.reset();

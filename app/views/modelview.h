@@ -51,6 +51,10 @@ public:
 
     // Sets the sentence field and runs the forward at once.
     void setText(const QString &text);
+    // The model reads exactly these ids (a generated text, which the
+    // tokenizer might split otherwise); the field shows their text, and
+    // the ids hold until the field is edited.
+    void setIds(const std::vector<int> &ids);
     QString text() const;
     // 0-based layer and head; out-of-range values are clamped.
     void setHead(int layer, int head);
@@ -153,6 +157,8 @@ private:
 
     std::shared_ptr<const Gpt2Model> m_model;
     std::optional<ModelTrace> m_trace;
+    std::optional<std::vector<int>> m_ids; // setIds's, while the field shows their text
+    QString m_idsText;
     std::optional<Scenario> m_headScenario;
     Trace m_headTrace;
     HeadScores m_scores;

@@ -96,6 +96,36 @@ int pickCandidate(const std::vector<Candidate> &candidates, double u)
     return candidates.empty() ? -1 : int(candidates.size()) - 1;
 }
 
+CacheWork cacheWork(int cached, int tokens)
+{
+    const std::int64_t n = std::max(0, tokens), c = std::clamp(cached, 0, tokens);
+    // Σ_{i=c}^{n-1} (i + 1) = n (n + 1) / 2 − c (c + 1) / 2
+    return {n * (n + 1) / 2 - c * (c + 1) / 2, n * (n + 1) / 2};
+}
+
+GenerationStep chooseNext(const Gpt2Model &model, const ModelTrace &t, const SamplingSettings &s, Rng &rng)
+{
+    GenerationStep st;
+    const std::vector<Candidate> candidates = nextTokenDistribution(t.logits, s);
+    st.u = s.temperature == 0 ? 0.0 : rng.uniform();
+    const int pick = pickCandidate(candidates, st.u);
+    st.position = int(t.ids.size());
+    if (pick < 0)
+        return st; // p stays 0: nothing to choose (an empty vocabulary)
+    st.id = candidates[std::size_t(pick)].id;
+    st.text = model.tokenizer.bytes(st.id);
+    st.p = candidates[std::size_t(pick)].p;
+    // The five most likely at temperature 1 (the trace's own top 5, in
+    // the same order as the candidates), each with what the cuts left it.
+    for (std::size_t i = 0; i < t.next.size(); ++i)
+        st.top.push_back({t.next[i].id, i < candidates.size() ? candidates[i].p : 0.0, t.next[i].p});
+    st.reused = t.reused;
+    const CacheWork work = cacheWork(t.reused, int(t.ids.size()));
+    st.cachedCells = work.withCache;
+    st.uncachedCells = work.withoutCache;
+    return st;
+}
+
 Result<Generation> generate(const Gpt2Model &model, const std::vector<int> &prompt, const SamplingSettings &s,
                             const std::atomic<bool> *cancel)
 {
@@ -121,27 +151,9 @@ Result<Generation> generate(const Gpt2Model &model, const std::vector<int> &prom
         if (auto *p = std::get_if<Problem>(&r))
             return *p;
         ModelTrace t = std::move(std::get<ModelTrace>(r));
-        const std::vector<Candidate> candidates = nextTokenDistribution(t.logits, s);
-        const double u = s.temperature == 0 ? 0.0 : rng.uniform();
-        const int pick = pickCandidate(candidates, u);
-        if (pick < 0)
+        GenerationStep st = chooseNext(model, t, s, rng);
+        if (st.p <= 0)
             return Problem{"logits", "the model gave no token a probability"};
-
-        GenerationStep st;
-        st.position = int(ids.size());
-        st.id = candidates[std::size_t(pick)].id;
-        st.text = model.tokenizer.bytes(st.id);
-        st.p = candidates[std::size_t(pick)].p;
-        // The five most likely at temperature 1 (the trace's own top 5, in
-        // the same order as the candidates), each with what the cuts left it.
-        for (std::size_t i = 0; i < t.next.size(); ++i)
-            st.top.push_back({t.next[i].id, i < candidates.size() ? candidates[i].p : 0.0, t.next[i].p});
-        st.u = u;
-        st.reused = t.reused;
-        const std::int64_t n = std::int64_t(ids.size());
-        for (std::int64_t i = t.reused; i < n; ++i)
-            st.cachedCells += i + 1;
-        st.uncachedCells = n * (n + 1) / 2;
         g.steps.push_back(std::move(st));
         previous = std::move(t);
 

@@ -15,6 +15,7 @@
 // likely first, lower id on a tie) whose running sum exceeds u.
 
 #include "gpt2.h"
+#include "random.h"
 #include "result.h"
 
 #include <atomic>
@@ -70,12 +71,27 @@ struct GenerationStep {
     std::int64_t uncachedCells = 0;
 };
 
+// The causal score entries one head needs for a forward of `tokens` tokens
+// whose first `cached` positions come from the cache: Σ (i + 1) over the
+// rows not cached, against t (t + 1) / 2 for all of them.
+struct CacheWork {
+    std::int64_t withCache = 0;
+    std::int64_t withoutCache = 0;
+};
+CacheWork cacheWork(int cached, int tokens);
+
 struct Generation {
     std::vector<int> prompt;          // the prompt's ids
     std::vector<GenerationStep> steps;
     ModelTrace trace;                 // the last forward: prompt and every generated token but the last
     std::string stopped;              // why it stopped early ("the model's context of 64 positions is full"), or empty
 };
+
+// One step from the forward `t` (of the tokens so far): the distribution of
+// its last position under `s`, a u drawn from `rng` (none when greedy), the
+// token chosen, the top 5, and the cache work of the forward `t` itself.
+// The window's Step and generate() both take it.
+GenerationStep chooseNext(const Gpt2Model &model, const ModelTrace &t, const SamplingSettings &s, Rng &rng);
 
 // Generates from `prompt` (ids, at least one). Stops early, saying so in
 // `stopped`, when the next position would pass the model's n_positions or

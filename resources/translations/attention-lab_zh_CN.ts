@@ -2054,6 +2054,18 @@
 <context>
     <name>attn::ModelMode</name>
     <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Generate &amp;token by token</source>
+        <translation>逐词元生成(&amp;T)</translation>
+    </message>
+    <message>
+        <source>The model writes on, one token a step: the distribution of each next token, and the KV cache that spares it the whole triangle</source>
+        <translation>模型一步写一个词元往下写：每个下一个词元的分布，以及让它不必重算整个三角形的 KV 缓存</translation>
+    </message>
+    <message>
         <location filename="../../app/modes/modelmode.cpp" line="+41" />
         <source>&amp;Model mode</source>
         <translation>模型模式(&amp;M)</translation>
@@ -5355,6 +5367,129 @@ the %1 nearest values averaged</source>
         <location line="+0" />
         <source>The gradients of a loss you choose beside the maps, and gradient descent on the plane</source>
         <translation>在热图旁显示所选损失的梯度，并在向量平面上做梯度下降</translation>
+    </message>
+</context>
+<context>
+    <name>attn::GenerationPanel</name>
+    <message>
+        <source>Open a model first.</source>
+        <translation>请先打开一个模型。</translation>
+    </message>
+    <message>
+        <source>The model has no sentence to continue: type one.</source>
+        <translation>模型没有可续写的句子：请输入一个。</translation>
+    </message>
+    <message>
+        <source>All %1 steps are done: Reset to start again, or raise Steps.</source>
+        <translation>%1 步已全部完成：按“重置”重新开始，或增大“步数”。</translation>
+    </message>
+    <message>
+        <source>The context is full: %1 reads at most %2 tokens.</source>
+        <translation>上下文已满：%1 最多读 %2 个词元。</translation>
+    </message>
+    <message>
+        <source>The model gave no token a probability.</source>
+        <translation>模型没有给任何词元概率。</translation>
+    </message>
+    <message>
+        <source>Each step computes only the new query row against the cached keys and values; without the cache the whole triangle is computed again.</source>
+        <translation>每一步只计算新的查询行与缓存的键和值；没有缓存时要把整个三角形重新算一遍。</translation>
+    </message>
+    <message>
+        <source>Step %1: the forward read %2 tokens, %3 from the cache, and computed %4 score entries a head; without the cache, %5 (the whole triangle). So far: %6 against %7.</source>
+        <translation>第 %1 步：前向读了 %2 个词元，其中 %3 个来自缓存，每个头计算了 %4 个分数；没有缓存则要 %5 个（整个三角形）。累计：%6 对 %7。</translation>
+    </message>
+    <message>
+        <source>Step %1's distribution: softmax → after temperature, top-k, top-p; u = %2 chose %3</source>
+        <translation>第 %1 步的分布：softmax → 经温度、top-k、top-p 之后；u = %2 选中了 %3</translation>
+    </message>
+    <message>
+        <source>Step %1's distribution: softmax → greedy (the most likely, %2)</source>
+        <translation>第 %1 步的分布：softmax → 贪心（取最可能的 %2）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Generate, token by token.&lt;/b&gt; Each step the model reads the text so far, and the next token is drawn from its last position's distribution.</source>
+        <translation>&lt;b&gt;逐词元生成。&lt;/b&gt;每一步模型读入目前为止的文本，下一个词元从最后一个位置的分布中抽取。</translation>
+    </message>
+    <message>
+        <source>Steps:</source>
+        <translation>步数：</translation>
+    </message>
+    <message>
+        <source>Temperature:</source>
+        <translation>温度：</translation>
+    </message>
+    <message>
+        <source>0: greedy, always the most likely token; below 1 sharper, above 1 flatter</source>
+        <translation>0：贪心，总取最可能的词元；小于 1 更尖锐，大于 1 更平坦</translation>
+    </message>
+    <message>
+        <source>Top-k:</source>
+        <translation>Top-k：</translation>
+    </message>
+    <message>
+        <source>Keep only the k most likely tokens (0: all)</source>
+        <translation>只保留最可能的 k 个词元（0：全部）</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Top-p:</source>
+        <translation>Top-p：</translation>
+    </message>
+    <message>
+        <source>Keep the fewest most likely tokens whose probabilities reach p (1: all)</source>
+        <translation>保留概率之和达到 p 的最少的最可能词元（1：全部）</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>种子：</translation>
+    </message>
+    <message>
+        <source>The same seed draws the same tokens again</source>
+        <translation>相同的种子会再次抽出相同的词元</translation>
+    </message>
+    <message>
+        <source>Speed:</source>
+        <translation>速度：</translation>
+    </message>
+    <message>
+        <source>Time between tokens while playing</source>
+        <translation>播放时两个词元之间的时间</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>单步</translation>
+    </message>
+    <message>
+        <source>Draw one token and append it</source>
+        <translation>抽取一个词元并接在后面</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>Step on a timer until the steps are done</source>
+        <translation>按定时器逐步生成，直到步数用完</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重置</translation>
+    </message>
+    <message>
+        <source>Back to the prompt; the seed starts again</source>
+        <translation>回到提示词；种子从头开始</translation>
+    </message>
+    <message>
+        <source>Press Step: the next token's distribution appears here.</source>
+        <translation>按“单步”：下一个词元的分布会显示在这里。</translation>
+    </message>
+    <message>
+        <source>The next token's distribution</source>
+        <translation>下一个词元的分布</translation>
     </message>
 </context>
 </TS>

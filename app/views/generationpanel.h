@@ -1,0 +1,96 @@
+#pragma once
+// Generation token by token, beside the model mode's maps: Step draws the
+// next token from the distribution of the last position (temperature,
+// top-k, top-p, a seed, as `attention-lab-cli model generate`), appends it,
+// and the model view reads the longer text through its KV cache, so every
+// map grows by one row. The bars show the distribution the token came from;
+// a counter says what the cache saved. Play steps on a timer; Reset goes
+// back to the prompt. Editing the sentence makes it the new prompt.
+
+#include "generate.h"
+#include "random.h"
+
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QTimer;
+
+namespace attn {
+
+class DistributionBars;
+class ModelView;
+
+class GenerationPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit GenerationPanel(ModelView *view, QWidget *parent = nullptr);
+
+    SamplingSettings settings() const;
+    void setSettings(const SamplingSettings &s);
+
+    // One token more (false, with the reason in the status line, when the
+    // model's context is full, the steps are done or there is no forward).
+    bool step();
+    void play();
+    void pause();
+    bool playing() const;
+    // Back to the prompt: the generated tokens go, the seed starts again.
+    void reset();
+
+    const std::vector<int> &prompt() const { return m_prompt; }
+    const std::vector<GenerationStep> &steps() const { return m_steps; }
+
+    // The parts, for the tests.
+    QPushButton *stepButton() const { return m_stepButton; }
+    QPushButton *playButton() const { return m_playButton; }
+    QPushButton *resetButton() const { return m_resetButton; }
+    DistributionBars *bars() const { return m_bars; }
+    QLabel *cacheLabel() const { return m_cache; }
+    QLabel *statusLabel() const { return m_status; }
+    QLabel *textLabel() const { return m_text; }
+
+signals:
+    void stepped();
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void retranslate();
+    void updateTexts();
+    void forget(); // the sentence was edited: it is the prompt now
+
+    ModelView *m_view;
+    std::vector<int> m_prompt;
+    std::vector<GenerationStep> m_steps;
+    std::optional<Rng> m_rng;
+    std::int64_t m_withCache = 0, m_withoutCache = 0;
+    bool m_stepping = false;
+
+    QLabel *m_title = nullptr;
+    QLabel *m_stepsLabel = nullptr, *m_temperatureLabel = nullptr, *m_topKLabel = nullptr, *m_topPLabel = nullptr,
+           *m_seedLabel = nullptr, *m_speedLabel = nullptr;
+    QSpinBox *m_stepsBox = nullptr;
+    QDoubleSpinBox *m_temperature = nullptr;
+    QSpinBox *m_topK = nullptr;
+    QDoubleSpinBox *m_topP = nullptr;
+    QSpinBox *m_seed = nullptr;
+    QSlider *m_speed = nullptr;
+    QPushButton *m_stepButton = nullptr, *m_playButton = nullptr, *m_resetButton = nullptr;
+    DistributionBars *m_bars = nullptr;
+    QLabel *m_barsTitle = nullptr;
+    QLabel *m_cache = nullptr;
+    QLabel *m_status = nullptr;
+    QLabel *m_text = nullptr;
+    QTimer *m_timer = nullptr;
+};
+
+} // namespace attn
