@@ -377,8 +377,8 @@ Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> 
 
 int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const ModelTrace *previous)
 {
-    if (!previous)
-        return 0;
+    if (!previous || previous->masked)
+        return 0; // a trace under another mask has other rows
     // A trace of this model's shapes, whole (a moved-from or foreign one is not reused).
     const Gpt2Config &c = model.config;
     const Eigen::Index m = Eigen::Index(previous->ids.size());
@@ -399,8 +399,38 @@ int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const
     return int(p);
 }
 
+namespace {
+Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, int topK, const ModelTrace *previous,
+                           const BoolMatrix *extraMask);
+}
+
 Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
                                                 const ModelTrace *previous)
+{
+    return forward(model, ids, topK, previous, nullptr);
+}
+
+Result<ModelTrace> runModelOnIdsMasked(const Gpt2Model &model, const std::vector<int> &ids, int topK,
+                                       const BoolMatrix &blocked)
+{
+    const Eigen::Index n = Eigen::Index(ids.size());
+    if (blocked.rows() != n || blocked.cols() != n)
+        return Problem{"mask", "the mask is " + std::to_string(blocked.rows()) + " by " + std::to_string(blocked.cols())
+                                   + "; the text has " + std::to_string(n) + " tokens"};
+    for (Eigen::Index i = 0; i < n; ++i) {
+        bool open = false;
+        for (Eigen::Index j = 0; j <= i && !open; ++j)
+            open = !blocked(i, j);
+        if (!open)
+            return Problem{"mask", "query " + std::to_string(i + 1) + " has every key blocked"};
+    }
+    return forward(model, ids, topK, nullptr, &blocked);
+}
+
+namespace {
+
+Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, int topK, const ModelTrace *previous,
+                           const BoolMatrix *extraMask)
 {
     const Gpt2Config &c = model.config;
     const int n = int(ids.size());
@@ -429,6 +459,7 @@ Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> 
     ModelTrace t;
     t.ids = ids;
     t.reused = p;
+    t.masked = extraMask != nullptr;
     for (int id : ids)
         t.texts.push_back(model.tokenizer.bytes(id));
 
@@ -457,10 +488,10 @@ Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> 
         return overflow("the embeddings", "wte + wpe overflows", "they reach",
                         std::max(largestFinite(model.wte), largestFinite(model.wpe)));
 
-    BoolMatrix blocked(fresh, n); // causal: key j > query i
+    BoolMatrix blocked(fresh, n); // causal: key j > query i; and the caller's own mask
     for (int i = p; i < n; ++i)
         for (int j = 0; j < n; ++j)
-            blocked(i - p, j) = j > i;
+            blocked(i - p, j) = j > i || (extraMask && (*extraMask)(i, j));
     // The divisor as compute() (attention.cpp) forms it: sqrt(d_k) times a temperature of 1.
     const double divisor = scaleConstant(Scale::SqrtDk, dh) * 1.0;
 
@@ -566,6 +597,8 @@ Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> 
         t.next.push_back({order[std::size_t(i)], model.tokenizer.bytes(order[std::size_t(i)]), e(order[std::size_t(i)]) / sum});
     return t;
 }
+
+} // namespace
 
 HeadSummary summarizeHead(const Matrix &w)
 {

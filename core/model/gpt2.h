@@ -169,6 +169,7 @@ struct Prediction {
 struct ModelTrace {
     std::vector<int> ids;                      // n token ids
     int reused = 0;                            // leading positions taken unchanged from a previous trace
+    bool masked = false;                       // under a mask of its own besides the causal one (runModelOnIdsMasked)
     std::vector<std::string> texts;            // n: each token's bytes
     std::vector<LayerActivations> layers;      // n_layer
     Matrix final;                              // n by d: LN_f of the last residual stream
@@ -207,6 +208,12 @@ Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> 
 Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
                                                 const ModelTrace *previous);
 Result<ModelTrace> runModel(const Gpt2Model &model, const QString &text, int topK, const ModelTrace *previous);
+// The same forward under a mask of its own: `blocked` (n by n, true where key
+// j is blocked for query i) is added to the causal mask (a sliding window,
+// sinks + a window). Nothing is reused from a previous trace. Refuses a mask
+// of another size, and one that blocks every key of a row.
+Result<ModelTrace> runModelOnIdsMasked(const Gpt2Model &model, const std::vector<int> &ids, int topK,
+                                       const BoolMatrix &blocked);
 // How many leading positions of `previous` a forward of `ids` can keep.
 int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const ModelTrace *previous);
 
