@@ -1,4 +1,5 @@
 #include "mainwindow.h"
+#include "trainingmode.h"
 #include "projectorlayout.h"
 #include "recovery.h"
 #include "windowexport.h"
@@ -73,6 +74,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     addMode(m_classroomMode = new ClassroomMode(*this));
     addMode(m_compareMode = new CompareMode(*this));
     addMode(m_modelMode = new ModelMode(*this));
+    addMode(m_trainingMode = new TrainingMode(*this, *m_modelMode));
 
     connect(&m_doc, &Document::fileStateChanged, this, &MainWindow::updateTitle);
     connect(&m_doc, &Document::problemReported, this, &MainWindow::showProblem);
