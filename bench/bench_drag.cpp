@@ -50,6 +50,7 @@
 #include "attention.h"
 #include "lessons.h"
 #include "mainwindow.h"
+#include "labmode.h"
 #include "traininglab.h"
 #include "trainingmode.h"
 #include "trainingrunner.h"

@@ -18,23 +18,59 @@ TrainingChart::TrainingChart(QWidget *parent) : QCustomPlot(parent)
     setNoAntialiasingOnDrag(true);
     legend->setVisible(true);
     legend->setBrush(QBrush(QColor(255, 255, 255, 210)));
-    QFont f = font();
-    f.setPointSizeF(std::max(7.0, f.pointSizeF() * 0.85));
-    legend->setFont(f);
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend right of the axes, never over a curve.
+    axisRect()->insetLayout()->take(legend);
+    auto *side = new QCPLayoutGrid;
+    plotLayout()->addElement(0, 1, side);
+    side->addElement(0, 0, legend);
+    side->addElement(1, 0, new QCPLayoutElement(this)); // the room below the legend
+    side->setRowStretchFactor(0, 0.001);
+    side->setMargins(QMargins(0, 0, 12, 0));
+    plotLayout()->setColumnStretchFactor(1, 0.001);
+    legend->setBorderPen(Qt::NoPen);
     plotLayout()->insertRow(0);
-    plotLayout()->addElement(0, 0, new QCPTextElement(this, QString(), QFont(font().family(), int(font().pointSizeF() + 1), QFont::Bold)));
+    m_title = new QCPTextElement(this, QString());
+    plotLayout()->addElement(0, 0, m_title);
+    xAxis->ticker()->setTickCount(4); // room for "1000" at a projector's zoom
+    yAxis->ticker()->setTickCount(5);
     m_marker = new QCPItemStraightLine(this);
-    m_marker->setPen(QPen(QColor(80, 80, 80), 1, Qt::DotLine));
+    m_marker->setPen(QPen(QColor(200, 60, 40), 1.5, Qt::DashLine)); // the checkpoint looked at
     m_marker->setVisible(false);
+    applyFonts();
+}
+
+void TrainingChart::applyFonts()
+{
+    const QFont f = font();
+    for (QCPAxis *a : {xAxis, yAxis}) {
+        a->setTickLabelFont(f);
+        a->setLabelFont(f);
+    }
+    QFont small = f;
+    small.setPointSizeF(std::max(6.0, f.pointSizeF() * 0.85));
+    legend->setFont(small);
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (auto *item = qobject_cast<QCPPlottableLegendItem *>(legend->item(i)))
+            item->setFont(small);
+    QFont bold = f;
+    bold.setBold(true);
+    m_title->setFont(bold);
+}
+
+void TrainingChart::changeEvent(QEvent *event)
+{
+    QCustomPlot::changeEvent(event);
+    if (event->type() == QEvent::FontChange) {
+        applyFonts();
+        replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 void TrainingChart::setData(const ChartData &data)
 {
     m_data = data;
     clearGraphs();
-    if (auto *title = qobject_cast<QCPTextElement *>(plotLayout()->element(0, 0)))
-        title->setText(data.title);
+    m_title->setText(data.title);
     xAxis->setLabel(data.xLabel);
     yAxis->setLabel(data.yLabel);
     double lo = INFINITY, hi = -INFINITY, xHi = std::max(1.0, data.xMax);
@@ -73,6 +109,7 @@ void TrainingChart::setData(const ChartData &data)
     }
     xAxis->setRange(0, xHi);
     legend->setVisible(graphCount() > 0);
+    applyFonts();
     m_marker->setVisible(data.marker >= 0);
     if (data.marker >= 0) {
         m_marker->point1->setCoords(data.marker, 0);

@@ -51,8 +51,14 @@ public:
     QSize sizeHint() const override { return {420, 220}; }
     QSize minimumSizeHint() const override { return {220, 140}; }
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void applyFonts(); // the widget's font (the window's zoom) to every text of the chart
+
     ChartData m_data;
+    QCPTextElement *m_title = nullptr;
     QCPItemStraightLine *m_marker = nullptr;
 };
 

@@ -1,4 +1,5 @@
 #include "mainwindow.h"
+#include "traininglab.h"
 #include "trainingmode.h"
 #include "projectorlayout.h"
 #include "recovery.h"
@@ -346,6 +347,8 @@ void MainWindow::applyGradients()
     }
     if (m_modelMode)
         modelView()->overview()->setGradient(sequentialGradient(seq));
+    if (m_trainingMode)
+        m_trainingMode->view()->probeGrid()->setGradient(sequentialGradient(seq));
 }
 
 void MainWindow::applyCellText()

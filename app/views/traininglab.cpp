@@ -10,6 +10,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -17,6 +18,8 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -60,6 +63,29 @@ QString problemLine(const Problem &p)
 {
     return QString::fromStdString(p.toString()).simplified();
 }
+
+// Keeps a vertical scroll area as wide as its widget's minimum width (the
+// window's zoom changes it).
+class ColumnWidthFit : public QObject {
+public:
+    ColumnWidthFit(QScrollArea *scroll, QWidget *inner) : QObject(scroll), m_scroll(scroll), m_inner(inner) {}
+    void update()
+    {
+        const int w = m_inner->minimumSizeHint().width() + m_scroll->verticalScrollBar()->sizeHint().width() + 2;
+        if (m_scroll->minimumWidth() != w)
+            m_scroll->setMinimumWidth(w);
+    }
+    bool eventFilter(QObject *, QEvent *event) override
+    {
+        if (event->type() == QEvent::LayoutRequest || event->type() == QEvent::FontChange)
+            update();
+        return false;
+    }
+
+private:
+    QScrollArea *m_scroll;
+    QWidget *m_inner;
+};
 
 } // namespace
 
@@ -107,8 +133,17 @@ TrainingLabView::~TrainingLabView() = default;
 void TrainingLabView::buildUi()
 {
     auto *outer = new QHBoxLayout(this);
-    auto *side = new QVBoxLayout;
-    outer->addLayout(side, 0);
+    // The settings column scrolls when a projector's zoom makes it taller than the window.
+    auto *scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("trainSettingsScroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto *sideWidget = new QWidget(scroll);
+    auto *side = new QVBoxLayout(sideWidget);
+    side->setContentsMargins(0, 0, 0, 0);
+    scroll->setWidget(sideWidget);
+    outer->addWidget(scroll, 0);
 
     auto *form = new QGroupBox(tr("Model and task"), this);
     auto *fl = new QFormLayout(form);
@@ -196,6 +231,10 @@ void TrainingLabView::buildUi()
         cl->addWidget(w);
     side->addWidget(cp);
     side->addStretch(1);
+    // The column as wide as its content at any zoom; only its height scrolls.
+    auto *fit = new ColumnWidthFit(scroll, sideWidget);
+    sideWidget->installEventFilter(fit);
+    fit->update();
 
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("trainTabs"));
@@ -208,6 +247,8 @@ void TrainingLabView::buildUi()
     m_previous->setObjectName(QStringLiteral("trainPrevious"));
     m_prefix = new TrainingChart(page);
     m_prefix->setObjectName(QStringLiteral("trainPrefix"));
+    for (TrainingChart *c : {m_previous, m_prefix})
+        c->setToolTip(tr("Dashed: the score of uniform weights, each row 1/(i+1) on its i+1 open keys (on the order of 1/T): a head above it prefers the pattern"));
     grid->addWidget(m_loss, 0, 0);
     grid->addWidget(m_previous, 1, 0);
     grid->addWidget(m_prefix, 2, 0);
@@ -219,8 +260,8 @@ void TrainingLabView::buildUi()
     maps->addWidget(m_mapsTitle);
     maps->addWidget(m_grid, 1);
     grid->addLayout(maps, 0, 1, 3, 1);
-    grid->setColumnStretch(0, 1);
-    grid->setColumnStretch(1, 1);
+    grid->setColumnStretch(0, 3);
+    grid->setColumnStretch(1, 2);
     m_tabs->addTab(page, tr("Training"));
 
     auto *racePage = new QWidget(m_tabs);
@@ -608,8 +649,8 @@ void TrainingLabView::updateCharts()
     m_loss->setData(loss);
 
     ChartData prev, prefix;
-    prev.title = tr("Previous-token score of every head");
-    prefix.title = tr("Prefix-matching (induction) score of every head");
+    prev.title = tr("Previous-token score");
+    prefix.title = tr("Prefix-matching score");
     for (ChartData *c : {&prev, &prefix}) {
         c->xLabel = tr("step");
         c->yLabel = tr("mean weight");
@@ -635,8 +676,8 @@ void TrainingLabView::updateCharts()
     }
     if (const auto init = m_runner->initialState()) {
         const double up = uniformPreviousScore(s.length), ux = uniformPrefixScore(init->repeated);
-        prev.lines << ChartLine{tr("uniform weights (1/(i+1) a row): %1").arg(number3(up)), up, QColor(90, 90, 90)};
-        prefix.lines << ChartLine{tr("uniform weights (1/(i+1) a row): %1").arg(number3(ux)), ux, QColor(90, 90, 90)};
+        prev.lines << ChartLine{tr("uniform %1").arg(number3(up)), up, QColor(90, 90, 90)};
+        prefix.lines << ChartLine{tr("uniform %1").arg(number3(ux)), ux, QColor(90, 90, 90)};
     }
     m_previous->setData(prev);
     m_prefix->setData(prefix);

@@ -5387,6 +5387,10 @@ the %1 nearest values averaged</source>
 <context>
     <name>attn::TrainingLabView</name>
     <message>
+        <source>Dashed: the score of uniform weights, each row 1/(i+1) on its i+1 open keys (on the order of 1/T): a head above it prefers the pattern</source>
+        <translation>虚线：均匀权重的分数，每行在 i+1 个可见键上各 1/(i+1)（约为 1/T 量级）：高于它的头偏好这个模式</translation>
+    </message>
+    <message>
         <source>Batch</source>
         <translation>批大小</translation>
     </message>
@@ -5491,16 +5495,16 @@ the %1 nearest values averaged</source>
         <translation>已暂停在第 %1 步</translation>
     </message>
     <message>
-        <source>Prefix-matching (induction) score of every head</source>
-        <translation>每个头的前缀匹配（归纳）分数</translation>
+        <source>Prefix-matching score</source>
+        <translation>前缀匹配分数</translation>
     </message>
     <message>
         <source>Previous token</source>
         <translation>前一词元</translation>
     </message>
     <message>
-        <source>Previous-token score of every head</source>
-        <translation>每个头的前一词元分数</translation>
+        <source>Previous-token score</source>
+        <translation>前一词元分数</translation>
     </message>
     <message>
         <source>Racing: %1 against %2, %3 steps each</source>
@@ -5655,8 +5659,8 @@ the %1 nearest values averaged</source>
         <translation>还没有检查点：请先开始训练</translation>
     </message>
     <message>
-        <source>uniform weights (1/(i+1) a row): %1</source>
-        <translation>均匀权重（每行 1/(i+1)）：%1</translation>
+        <source>uniform %1</source>
+        <translation>均匀 %1</translation>
     </message>
     <message>
         <source>÷√d_k against ÷1</source>

@@ -135,7 +135,7 @@ private slots:
         for (int i = 1; i < 12; ++i)
             uniform += 1.0 / (i + 1) / 11;
         QCOMPARE(prev.lines[0].value, uniform);
-        QVERIFY(prev.lines[0].name.contains(QStringLiteral("uniform")));
+        QVERIFY(prev.lines[0].name.startsWith(QStringLiteral("uniform")));
         QCOMPARE(view()->prefixChart()->chartData().lines[0].value, uniformPrefixScore(direct.value().repeated));
         QCOMPARE(view()->runner()->checkpoints().size(), std::size_t(5));
         QCOMPARE(view()->scrubber()->maximum(), 4);
