@@ -441,8 +441,26 @@ const TrainLogEntry *TrainingLabView::entryAt(int step) const
     return nullptr;
 }
 
+void TrainingLabView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (!m_stale)
+        return;
+    m_stale = false;
+    if (shownCheckpoint() >= 0)
+        showCheckpoint(shownCheckpoint()); // its label, maps and the charts
+    else
+        updateCharts();
+    if (m_follow && m_runner->latestModel())
+        drawMaps(*m_runner->latestModel(), m_runner->latestModelStep());
+}
+
 void TrainingLabView::onLogged()
 {
+    if (!isVisible()) {
+        m_stale = true;
+        return;
+    }
     updateCharts();
     // Live: the newest weights' maps, every log step, while the slider follows.
     if (m_follow && m_runner->latestModel())
@@ -456,7 +474,10 @@ void TrainingLabView::onCheckpointed(int index)
     m_scrubber->setRange(0, index);
     if (m_follow) {
         m_scrubber->setValue(index);
-        showCheckpoint(index);
+        if (isVisible())
+            showCheckpoint(index);
+        else
+            m_stale = true;
     }
     updateButtons();
 }

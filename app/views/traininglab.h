@@ -83,6 +83,11 @@ public:
     // The probe's text (the tokens' characters), for model mode.
     QString probeText() const;
 
+protected:
+    // Hidden (the teacher is back in the lab), the charts and maps are not
+    // redrawn at each log entry; shown again, they are drawn once.
+    void showEvent(QShowEvent *event) override;
+
 signals:
     void takeHeadRequested(const attn::Scenario &head, const QString &description);
     void openInModelModeRequested(std::shared_ptr<const attn::Gpt2Model> model, const QString &text);
@@ -119,6 +124,7 @@ private:
     QTabWidget *m_tabs = nullptr;
     TrainingChart *m_loss = nullptr, *m_previous = nullptr, *m_prefix = nullptr, *m_race = nullptr;
     HeadGrid *m_grid = nullptr;
+    bool m_stale = false;  // log entries came while hidden
     bool m_follow = true; // the slider follows the newest checkpoint
     int m_mapsStep = -1;
     QList<QLabel *> m_formLabels;
