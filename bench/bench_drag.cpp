@@ -32,7 +32,12 @@
 //   RSS       the process's resident memory after the case (VmRSS), and its
 //             peak so far (VmHWM), in MB
 //
-// Usage: bench_drag [--moves N] [--repeat R] [--detail] [--memory] [--case NAME]...
+// Usage: bench_drag [--moves N] [--repeat R] [--detail] [--memory] [--while-training] [--case NAME]...
+//   --while-training starts the training lab's default run (induction, 2
+//            layers by 2 heads, d_model 32, on its worker thread) before
+//            the drags and keeps it going through them: the drag must stay
+//            live while the class watches a model train. The steps it made
+//            during each case are printed after the case's line.
 //   --detail adds each plot's mean replotTime() and replots per event.
 //   --memory prints, for each case, where the resident memory goes: VmRSS
 //            and the heap (mallinfo2: in use, free but kept, mapped) after
@@ -45,6 +50,10 @@
 #include "attention.h"
 #include "lessons.h"
 #include "mainwindow.h"
+#include "labmode.h"
+#include "traininglab.h"
+#include "trainingmode.h"
+#include "trainingrunner.h"
 #include "random.h"
 #include "planeplot.h"
 
@@ -413,7 +422,7 @@ int main(int argc, char **argv)
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
 
     int moves = 120, repeat = 3;
-    bool detail = false, memory = false;
+    bool detail = false, memory = false, whileTraining = false;
     std::vector<std::string> cases;
     const QStringList args = QCoreApplication::arguments();
     for (int i = 1; i < args.size(); ++i) {
@@ -425,10 +434,12 @@ int main(int argc, char **argv)
             detail = true;
         else if (args[i] == QLatin1String("--memory"))
             memory = true;
+        else if (args[i] == QLatin1String("--while-training"))
+            whileTraining = true;
         else if (args[i] == QLatin1String("--case") && i + 1 < args.size())
             cases.push_back(args[++i].toStdString());
         else {
-            std::fprintf(stderr, "usage: bench_drag [--moves N] [--repeat R] [--detail] [--memory] [--case NAME]...\n"
+            std::fprintf(stderr, "usage: bench_drag [--moves N] [--repeat R] [--detail] [--memory] [--while-training] [--case NAME]...\n"
                                  "cases: seed000-basic seed001-soft-knn multihead n128 n512 n1024\n");
             return 2;
         }
@@ -445,6 +456,22 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    attn::TrainingRunner *runner = nullptr;
+    if (whileTraining) {
+        // The training lab's default settings, with steps enough to outlast the drags.
+        attn::TrainingLabView *lab = window.trainingMode()->view();
+        attn::TrainSettings ts;
+        ts.steps = 100000;
+        lab->setSettings(ts);
+        window.switchMode(window.trainingMode());
+        if (auto p = lab->startTraining()) {
+            std::fprintf(stderr, "bench_drag: the training did not start: %s\n", p->toString().c_str());
+            return 1;
+        }
+        window.switchMode(window.lab());
+        runner = lab->runner();
+        std::printf("bench_drag: while training (the training lab's worker: induction, 2 layers x 2 heads, d_model 32, batch 16, T 32)\n");
+    }
     std::printf("bench_drag: %d moves per drag, %d drags per case, window %dx%d, plane %dx%d, platform %s\n", moves, repeat,
                 window.width(), window.height(), window.vectorPlane()->width(), window.vectorPlane()->height(),
                 qPrintable(QGuiApplication::platformName()));
@@ -467,6 +494,7 @@ int main(int argc, char **argv)
             }
             s = std::get<attn::Scenario>(loaded);
         }
+        const int stepsBefore = runner ? runner->step() : 0;
         const Result r = run(window, name, s, moves, repeat, memory);
         const double p95 = percentile(r.total, 0.95);
         std::printf("%-18s %4d %4d %2d | %7.2f %7.2f %7.2f | %8.2f %7.2f %8.3f %11.1f | %7.1f %7.1f %7.1f | %6.0f %6.0f   %s "
@@ -475,6 +503,9 @@ int main(int argc, char **argv)
                     percentile(r.handler, 0.5), percentile(r.replot, 0.5), r.forward, r.plotsPerEvent,
                     percentile(r.open, 0.5), percentile(r.edit, 0.5), percentile(r.edit, 1.0), r.rss, r.peak,
                     p95 <= budget ? "ok" : "OVER", budget);
+        if (runner)
+            std::printf("    the training made %d steps during this case (running: %s)\n", runner->step() - stepsBefore,
+                        runner->isRunning() ? "yes" : "no");
         if (detail)
             for (const auto &[plot, pp] : r.perPlot)
                 std::printf("    %-26s %6.2f ms per replot, %5.2f replots per event\n", plot.c_str(), pp.ms / double(pp.count),

@@ -1,4 +1,6 @@
 #include "mainwindow.h"
+#include "traininglab.h"
+#include "trainingmode.h"
 #include "projectorlayout.h"
 #include "recovery.h"
 #include "windowexport.h"
@@ -73,6 +75,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     addMode(m_classroomMode = new ClassroomMode(*this));
     addMode(m_compareMode = new CompareMode(*this));
     addMode(m_modelMode = new ModelMode(*this));
+    addMode(m_trainingMode = new TrainingMode(*this, *m_modelMode));
 
     connect(&m_doc, &Document::fileStateChanged, this, &MainWindow::updateTitle);
     connect(&m_doc, &Document::problemReported, this, &MainWindow::showProblem);
@@ -344,6 +347,8 @@ void MainWindow::applyGradients()
     }
     if (m_modelMode)
         modelView()->overview()->setGradient(sequentialGradient(seq));
+    if (m_trainingMode)
+        m_trainingMode->view()->probeGrid()->setGradient(sequentialGradient(seq));
 }
 
 void MainWindow::applyCellText()

@@ -53,6 +53,7 @@ class StepPanel;
 class SweepPanel;
 class SweepsMode;
 class GradientMode;
+class TrainingMode;
 class TogglePanel;
 class TopKPanel;
 class WindowExport;
@@ -71,6 +72,7 @@ public:
     SweepsMode *sweepsMode() const { return m_sweepsMode; }
     GradientMode *gradientMode() const { return m_gradientMode; }
     ModelMode *modelModeObject() const { return m_modelMode; }
+    TrainingMode *trainingMode() const { return m_trainingMode; }
 
     Document *document() override { return &m_doc; }
     MatrixPanel *matrixPanel() const;
@@ -234,6 +236,7 @@ private:
     GradientMode *m_gradientMode = nullptr;
     CompareMode *m_compareMode = nullptr;
     ModelMode *m_modelMode = nullptr;
+    TrainingMode *m_trainingMode = nullptr;
     std::vector<Mode *> m_modes;
     Mode *m_current = nullptr;
     QStackedWidget *m_centre = nullptr; // the central widgets of the modes that have one

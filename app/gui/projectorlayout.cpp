@@ -111,7 +111,7 @@ void ProjectorLayout::updateNotice()
     bool panels = false;
     for (QDockWidget *d : m_window.findChildren<QDockWidget *>())
         panels = panels || (d->isVisible() && !d->isFloating());
-    m_notice->setVisible(panels && m_window.zoom() >= MainWindow::kProjectorZoom && !m_window.modelMode()
+    m_notice->setVisible(panels && m_window.zoom() >= MainWindow::kProjectorZoom && m_window.currentMode() == m_window.lab()
                          && !m_window.mapsReadable());
 }
 
@@ -173,7 +173,7 @@ void ProjectorLayout::settle()
 
 void ProjectorLayout::fit(Refit how)
 {
-    if (m_window.modelMode() || m_fitting)
+    if (m_window.currentMode() != m_window.lab() || m_fitting) // the model mode and the training lab fit themselves
         return;
     m_fitting = true;
     m_fitSizes.clear();

@@ -226,6 +226,15 @@ std::optional<Problem> ModelMode::openBuiltinModel()
     return std::nullopt;
 }
 
+void ModelMode::showModel(std::shared_ptr<const Gpt2Model> model, const QString &text)
+{
+    const QString name = model->name;
+    m_view->setModel(std::move(model));
+    m_view->setText(text);
+    m_host.switchMode(this);
+    m_host.showMessage(tr("The model %1 from the training lab").arg(name), 4000);
+}
+
 std::optional<Problem> ModelMode::takeHeadIntoLab(const Scenario &head, const QString &description)
 {
     Document *doc = m_host.document();

@@ -40,6 +40,8 @@ public:
     std::optional<Problem> showGeneration();
     std::optional<Problem> openModel(const QString &folder);
     std::optional<Problem> openBuiltinModel();
+    // A model already in memory (the training lab's), reading `text`, in view.
+    void showModel(std::shared_ptr<const Gpt2Model> model, const QString &text);
     std::optional<Problem> takeHeadIntoLab(const Scenario &head, const QString &description);
 
 private:

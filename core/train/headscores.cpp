@@ -57,16 +57,16 @@ int distanceOf(const RepeatedSequences &r, int b)
 
 } // namespace
 
-Result<std::vector<HeadScore>> headScores(const Gpt2Model &model, const TrainForwardOptions &options,
+Result<std::vector<TrainHeadScore>> headScores(const Gpt2Model &model, const TrainForwardOptions &options,
                                           const RepeatedSequences &repeated)
 {
     const int H = model.config.nHead, B = repeated.batch.batch;
-    std::vector<HeadScore> out;
+    std::vector<TrainHeadScore> out;
     for (int l = 0; l < model.config.nLayer; ++l)
         for (int h = 0; h < H; ++h)
-            out.push_back(HeadScore{l, h, 0, 0, 0, 0});
+            out.push_back(TrainHeadScore{l, h, 0, 0, 0, 0});
     if (auto p = eachHead(model, options, repeated.batch, [&](int l, int h, int b, const Matrix &w) {
-            HeadScore &s = out[std::size_t(l * H + h)];
+            TrainHeadScore &s = out[std::size_t(l * H + h)];
             s.prefixMatching += prefixMatchingScore(w, repeated.starts[std::size_t(b)], repeated.spans[std::size_t(b)],
                                                     distanceOf(repeated, b)) / B;
             s.previousToken += previousTokenScore(w) / B;
@@ -88,19 +88,19 @@ Result<std::vector<double>> prefixScores(const Gpt2Model &model, const TrainForw
     return out;
 }
 
-double inductionScore(const std::vector<HeadScore> &heads)
+double inductionScore(const std::vector<TrainHeadScore> &heads)
 {
     double best = 0;
-    for (const HeadScore &h : heads)
+    for (const TrainHeadScore &h : heads)
         if (h.layer >= kFirstInductionLayer)
             best = std::max(best, h.prefixMatching);
     return best;
 }
 
-double largestPrefixScore(const std::vector<HeadScore> &heads)
+double largestPrefixScore(const std::vector<TrainHeadScore> &heads)
 {
     double best = 0;
-    for (const HeadScore &h : heads)
+    for (const TrainHeadScore &h : heads)
         best = std::max(best, h.prefixMatching);
     return best;
 }

@@ -14,7 +14,7 @@
 
 namespace attn {
 
-std::vector<TensorToWrite> gpt2Tensors(const Gpt2Model &model, double divisor)
+Gpt2Model rescaledQueries(const Gpt2Model &model, double divisor)
 {
     Gpt2Model m = model;
     const int d = m.config.nEmbd;
@@ -24,6 +24,12 @@ std::vector<TensorToWrite> gpt2Tensors(const Gpt2Model &model, double divisor)
             L.attnWeight.leftCols(d) *= factor;
             L.attnBias.head(d) *= factor;
         }
+    return m;
+}
+
+std::vector<TensorToWrite> gpt2Tensors(const Gpt2Model &model, double divisor)
+{
+    Gpt2Model m = rescaledQueries(model, divisor);
     std::vector<TensorToWrite> out;
     for (const ParameterRef &p : parameterRefs(m)) {
         TensorToWrite t;
@@ -43,6 +49,21 @@ std::vector<TensorToWrite> gpt2Tensors(const Gpt2Model &model, double divisor)
         out.push_back(std::move(t));
     }
     return out;
+}
+
+Result<Gpt2Model> readableTrainedModel(const Gpt2Model &model, const TrainSettings &settings, const QString &name)
+{
+    Gpt2Model m = rescaledQueries(model, trainDivisor(model.config, trainOptions(settings)));
+    const TokenizerFiles files = taskTokenizerFiles(settings.task, settings.vocabulary);
+    auto tokenizer = BpeTokenizer::fromData(files.vocabJson, files.mergesText, QStringLiteral("vocab.json"),
+                                            QStringLiteral("merges.txt"));
+    if (!tokenizer.ok())
+        return *tokenizer.problem();
+    m.tokenizer = std::move(tokenizer.value());
+    m.name = name;
+    m.dtype = "F64";
+    m.parameters = std::int64_t(modelParameters(m.config));
+    return m;
 }
 
 QByteArray gpt2ConfigJson(const Gpt2Config &c)

@@ -21,6 +21,15 @@ namespace attn {
 // the queries rescaled from `divisor` to sqrt(d_h).
 std::vector<TensorToWrite> gpt2Tensors(const Gpt2Model &model, double divisor);
 
+// `model` with its query weights and biases times sqrt(d_h) / divisor: what a
+// GPT-2 reader (runModelOnIds, takehead) needs to compute the scores the
+// training computed (the saved folder holds these numbers).
+Gpt2Model rescaledQueries(const Gpt2Model &model, double divisor);
+
+// A trained model as model mode and takehead read it, without a file: the
+// queries rescaled as saved, the task's tokenizer, `name` as its name.
+Result<Gpt2Model> readableTrainedModel(const Gpt2Model &model, const TrainSettings &settings, const QString &name);
+
 // config.json's text for `config`.
 QByteArray gpt2ConfigJson(const Gpt2Config &config);
 

@@ -5,6 +5,7 @@
 #include "grammar.h"
 #include "modelfile.h"
 
+#include <algorithm>
 #include <cmath>
 
 #ifdef _OPENMP
@@ -208,25 +209,67 @@ Result<TrainLogEntry> evaluate(const TrainState &s)
     return TrainLogEntry{s.step, tape.value().loss, std::move(heads.value())};
 }
 
+Result<TrainRecord> recordProgress(TrainState &s)
+{
+    const TrainSettings &settings = s.settings;
+    const int every = settings.checkpointEvery > 0 ? settings.checkpointEvery : settings.logEvery;
+    TrainRecord r;
+    if (s.step % settings.logEvery == 0 || s.step == settings.steps) {
+        auto e = evaluate(s);
+        if (!e.ok())
+            return *e.problem();
+        s.log.push_back(std::move(e.value()));
+        r.logged = true;
+    }
+    if (s.step % every == 0 || s.step == settings.steps) {
+        s.checkpoints.push_back({s.step, std::make_shared<const Gpt2Model>(s.model)});
+        r.checkpointed = true;
+    }
+    return r;
+}
+
+TrainSchedule boundedSchedule(int steps, int cap)
+{
+    TrainSchedule t;
+    t.logEvery = std::max(5, int(std::lround(steps / 100.0)));
+    // floor(steps / every) <= cap - 2 checkpoints after step 0, and the last: at most cap.
+    const long long room = std::max(1, cap - 2);
+    const long long blocks = (steps + t.logEvery * room - 1) / (t.logEvery * room);
+    t.checkpointEvery = t.logEvery * int(std::max(1LL, blocks));
+    return t;
+}
+
+int checkpointCount(int steps, int every)
+{
+    every = std::max(1, every);
+    return steps / every + 1 + (steps % every != 0 ? 1 : 0);
+}
+
+TrainState stateAtCheckpoint(const TrainState &state, const Gpt2Model &weights, int step)
+{
+    TrainState s;
+    s.settings = state.settings;
+    s.model = weights;
+    s.evaluation = state.evaluation;
+    s.repeated = state.repeated;
+    s.distant = state.distant;
+    s.unrepeated = state.unrepeated;
+    s.step = step;
+    return s;
+}
+
 Result<TrainState> train(const TrainSettings &settings, const TrainControl &control)
 {
     auto started = startTraining(settings);
     if (!started.ok())
         return started;
     TrainState &s = started.value();
-    const int every = settings.checkpointEvery > 0 ? settings.checkpointEvery : settings.logEvery;
     auto record = [&]() -> std::optional<Problem> {
-        const bool logNow = s.step % settings.logEvery == 0 || s.step == settings.steps;
-        if (logNow) {
-            auto e = evaluate(s);
-            if (!e.ok())
-                return *e.problem();
-            s.log.push_back(std::move(e.value()));
-            if (control.progress)
-                control.progress(s.log.back());
-        }
-        if (s.step % every == 0 || s.step == settings.steps)
-            s.checkpoints.push_back({s.step, std::make_shared<const Gpt2Model>(s.model)});
+        auto r = recordProgress(s);
+        if (!r.ok())
+            return *r.problem();
+        if (r.value().logged && control.progress)
+            control.progress(s.log.back());
         return std::nullopt;
     };
     if (auto p = record())

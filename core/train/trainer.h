@@ -71,7 +71,7 @@ Gpt2Model initialWeights(const Gpt2Config &config, bool mlp, std::uint64_t seed,
 struct TrainLogEntry {
     int step = 0;
     double loss = 0;                 // on the held-out batch of the task
-    std::vector<HeadScore> heads;    // layer by layer, head by head
+    std::vector<TrainHeadScore> heads;    // layer by layer, head by head
 };
 
 struct TrainCheckpoint {
@@ -102,6 +102,33 @@ Result<TrainState> startTraining(const TrainSettings &settings);
 std::optional<Problem> trainStep(TrainState &state);
 // The loss on the held-out batch and every head's scores, now.
 Result<TrainLogEntry> evaluate(const TrainState &state);
+
+// What train() does after each step (and once before the first): the log
+// entry when the step is a log step (every logEvery and the last), the
+// checkpoint when it is a checkpoint step (every checkpointEvery, or every
+// log step when 0, and the last). A window's worker calls trainStep and
+// then this, so its run is step for step the one train() makes.
+struct TrainRecord {
+    bool logged = false;        // state.log.back() is this step's entry
+    bool checkpointed = false;  // state.checkpoints.back() is this step's weights
+};
+Result<TrainRecord> recordProgress(TrainState &state);
+
+// A log and checkpoint schedule for `steps` steps that keeps at most `cap`
+// checkpoints (cap >= 3; the first at step 0, the last at `steps`): a log
+// entry about every steps / 100 steps (at least every 5), a checkpoint every
+// few of them. A window keeps every checkpoint, so this bounds its memory.
+struct TrainSchedule {
+    int logEvery = 5;
+    int checkpointEvery = 5;    // a multiple of logEvery
+};
+TrainSchedule boundedSchedule(int steps, int cap);
+// The number of checkpoints a run of `steps` steps keeps with `checkpointEvery`.
+int checkpointCount(int steps, int checkpointEvery);
+
+// The state a checkpoint's weights would be at (the same held-out data), so
+// evaluate() scores it: `state` with the model replaced.
+TrainState stateAtCheckpoint(const TrainState &state, const Gpt2Model &weights, int step);
 
 // Called on the training's thread after each log entry.
 struct TrainControl {

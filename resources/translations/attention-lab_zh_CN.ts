@@ -2064,6 +2064,8 @@
     <message>
         <source>The model writes on, one token a step: the distribution of each next token, and the KV cache that spares it the whole triangle</source>
         <translation>模型一步写一个词元往下写：每个下一个词元的分布，以及让它不必重算整个三角形的 KV 缓存</translation>
+        <source>The model %1 from the training lab</source>
+        <translation>来自训练实验室的模型 %1</translation>
     </message>
     <message>
         <location filename="../../app/modes/modelmode.cpp" line="+41" />
@@ -5490,6 +5492,316 @@ the %1 nearest values averaged</source>
     <message>
         <source>The next token's distribution</source>
         <translation>下一个词元的分布</translation>
+    </message>
+</context>
+<context>
+    <name>attn::TrainingMode</name>
+    <message>
+        <source>&amp;Training lab</source>
+        <translation>训练实验室(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Save the trained model as a folder</source>
+        <translation>把训练好的模型保存为文件夹</translation>
+    </message>
+    <message>
+        <source>Saved the trained model to %1</source>
+        <translation>训练好的模型已保存到 %1</translation>
+    </message>
+    <message>
+        <source>The model was not saved: %1</source>
+        <translation>模型未保存：%1</translation>
+    </message>
+    <message>
+        <source>Train a small transformer from random weights and watch its heads form</source>
+        <translation>从随机权重训练一个小 Transformer，看它的注意力头如何形成</translation>
+    </message>
+</context>
+<context>
+    <name>attn::TrainingLabView</name>
+    <message>
+        <source>Dashed: the score of uniform weights, each row 1/(i+1) on its i+1 open keys (on the order of 1/T): a head above it prefers the pattern</source>
+        <translation>虚线：均匀权重的分数，每行在 i+1 个可见键上各 1/(i+1)（约为 1/T 量级）：高于它的头偏好这个模式</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>Bilingual grammar</source>
+        <translation>双语语法</translation>
+    </message>
+    <message>
+        <source>Both runs finished: the same weights, batches and seed, only the divisor differs</source>
+        <translation>两次训练都已完成：权重、批次和种子相同，只有除数不同</translation>
+    </message>
+    <message>
+        <source>Cancel the race</source>
+        <translation>取消赛跑</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancelled at step %1; the checkpoints so far are kept</source>
+        <translation>已在第 %1 步取消；已有的检查点都保留</translation>
+    </message>
+    <message>
+        <source>Checkpoint %1 of %2: step %3, held-out loss %4</source>
+        <translation>检查点 %1 / %2：第 %3 步，留出集损失 %4</translation>
+    </message>
+    <message>
+        <source>Checkpoints</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>Copy a list</source>
+        <translation>复制列表</translation>
+    </message>
+    <message>
+        <source>Finished: %1 steps</source>
+        <translation>完成：%1 步</translation>
+    </message>
+    <message>
+        <source>H%1</source>
+        <translation>H%1</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>Held-out loss</source>
+        <translation>留出集损失</translation>
+    </message>
+    <message>
+        <source>Induction (repeat a span)</source>
+        <translation>归纳（重复一段）</translation>
+    </message>
+    <message>
+        <source>L%1</source>
+        <translation>L%1</translation>
+    </message>
+    <message>
+        <source>L%1H%2</source>
+        <translation>L%1H%2</translation>
+    </message>
+    <message>
+        <source>L%1H%2: previous token %3, prefix matching %4</source>
+        <translation>L%1H%2：前一词元 %3，前缀匹配 %4</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2: previous-token score %3, prefix-matching score %4 (held-out sequences)</source>
+        <translation>第 %1 层第 %2 个头：前一词元分数 %3，前缀匹配分数 %4（留出序列）</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>MLP after attention</source>
+        <translation>注意力之后接 MLP</translation>
+    </message>
+    <message>
+        <source>Model and task</source>
+        <translation>模型与任务</translation>
+    </message>
+    <message>
+        <source>No checkpoint yet</source>
+        <translation>还没有检查点</translation>
+    </message>
+    <message>
+        <source>Not started: %1</source>
+        <translation>未开始：%1</translation>
+    </message>
+    <message>
+        <source>Open in model mode</source>
+        <translation>在模型模式中打开</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Paused at step %1</source>
+        <translation>已暂停在第 %1 步</translation>
+    </message>
+    <message>
+        <source>Prefix-matching score</source>
+        <translation>前缀匹配分数</translation>
+    </message>
+    <message>
+        <source>Previous token</source>
+        <translation>前一词元</translation>
+    </message>
+    <message>
+        <source>Previous-token score</source>
+        <translation>前一词元分数</translation>
+    </message>
+    <message>
+        <source>Racing: %1 against %2, %3 steps each</source>
+        <translation>赛跑中：%1 对 %2，各 %3 步</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Reverse a list</source>
+        <translation>反转列表</translation>
+    </message>
+    <message>
+        <source>Save model…</source>
+        <translation>保存模型…</translation>
+    </message>
+    <message>
+        <source>Scaling</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>Single step</source>
+        <translation>单步</translation>
+    </message>
+    <message>
+        <source>Start the race</source>
+        <translation>开始赛跑</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Step %1: every head's weights on a held-out probe of %2 tokens (tokens %3–%4 said again from %5)</source>
+        <translation>第 %1 步：每个头在一个 %2 个词元的留出探针上的权重（第 %3–%4 个词元从第 %5 个起再说一遍）</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Take layer %1, head %2 of the trained model (step %3) into the lab</source>
+        <translation>把训练好的模型（第 %3 步）的第 %1 层第 %2 个头带进实验室</translation>
+    </message>
+    <message>
+        <source>Take this checkpoint's head into the lab</source>
+        <translation>把这个检查点的头带进实验室</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>The head was not taken: %1</source>
+        <translation>未能带入这个头：%1</translation>
+    </message>
+    <message>
+        <source>The model was not opened: %1</source>
+        <translation>模型未打开：%1</translation>
+    </message>
+    <message>
+        <source>The model, data and seed of the settings on the left, trained twice: only the scores' divisor differs.</source>
+        <translation>用左侧设置的模型、数据和种子训练两次：只有分数的除数不同。</translation>
+    </message>
+    <message>
+        <source>The probe's maps cannot be drawn: %1</source>
+        <translation>无法画出探针的注意力图：%1</translation>
+    </message>
+    <message>
+        <source>The race stopped: %1</source>
+        <translation>赛跑停止了：%1</translation>
+    </message>
+    <message>
+        <source>The race was cancelled</source>
+        <translation>赛跑已取消</translation>
+    </message>
+    <message>
+        <source>The race was not started: %1</source>
+        <translation>赛跑未开始：%1</translation>
+    </message>
+    <message>
+        <source>The race</source>
+        <translation>赛跑</translation>
+    </message>
+    <message>
+        <source>The race: held-out loss, the same model, data and seed</source>
+        <translation>赛跑：留出集损失，同一个模型、数据和种子</translation>
+    </message>
+    <message>
+        <source>Tokens T</source>
+        <translation>词元数 T</translation>
+    </message>
+    <message>
+        <source>Training stopped: %1</source>
+        <translation>训练停止了：%1</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Training…</source>
+        <translation>训练中…</translation>
+    </message>
+    <message>
+        <source>a race is running; cancel it first</source>
+        <translation>正在赛跑；请先取消</translation>
+    </message>
+    <message>
+        <source>a training is running; cancel it first</source>
+        <translation>正在训练；请先取消</translation>
+    </message>
+    <message>
+        <source>cross-entropy (nats)</source>
+        <translation>交叉熵（奈特）</translation>
+    </message>
+    <message>
+        <source>d_model</source>
+        <translation>d_model</translation>
+    </message>
+    <message>
+        <source>loss (%1)</source>
+        <translation>损失（%1）</translation>
+    </message>
+    <message>
+        <source>mean weight</source>
+        <translation>平均权重</translation>
+    </message>
+    <message>
+        <source>prefix %1</source>
+        <translation>前缀 %1</translation>
+    </message>
+    <message>
+        <source>prev %1</source>
+        <translation>前一 %1</translation>
+    </message>
+    <message>
+        <source>step %1 of %2</source>
+        <translation>第 %1 / %2 步</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>there is no checkpoint yet: start a training</source>
+        <translation>还没有检查点：请先开始训练</translation>
+    </message>
+    <message>
+        <source>uniform %1</source>
+        <translation>均匀 %1</translation>
+    </message>
+    <message>
+        <source>÷√d_k against ÷1</source>
+        <translation>÷√d_k 对 ÷1</translation>
+    </message>
+    <message>
+        <source>÷√d_k against ÷d_k</source>
+        <translation>÷√d_k 对 ÷d_k</translation>
     </message>
 </context>
 </TS>

@@ -38,7 +38,8 @@ const QStringList kHandWorked{"seed000-basic", "seed000-variant", "seed001-selft
                               "mask-after-softmax", "sliding-window", "multihead", "cross-attention",
                               // A/B pairs: B of each, worked against its A in tests/compare.
                               "compare-scaling-none", "compare-scaling-dk", "compare-mask-stage",
-                              "compare-word-order", "compare-encoding"};
+                              "compare-word-order", "compare-encoding",
+                              "induction-head"};
 
 // softmax(scores / divisor) over the open entries, blocked ones 0: the
 // formula applied to a row of hand-worked scores.
@@ -376,6 +377,29 @@ private slots:
     }
 
     // Five tokens, causal: row i spreads its weight over keys 0..i.
+    // A hand-written induction head on "a b c a b", unscaled, causal: the
+    // second "a" looks at "b" (key 2), the second "b" at "c" (key 3);
+    // the first three rows have q = 0 and spread evenly.
+    void inductionHead()
+    {
+        LOAD_LESSON(s, "induction-head");
+        const Trace t = compute(s, kAsTheWindow);
+        const HeadTrace &h = t.heads[0];
+        const Rows scores{{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 4, 0, 0, 0}, {0, 0, 4, 0, 0}};
+        ATTN_COMPARE_MATRIX(h.scores, scores, 0.0);
+        const double e4 = std::exp(4.0);
+        const Rows weights{{1, 0, 0, 0, 0},
+                           {0.5, 0.5, 0, 0, 0},
+                           {1 / 3.0, 1 / 3.0, 1 / 3.0, 0, 0},
+                           {1 / (e4 + 3), e4 / (e4 + 3), 1 / (e4 + 3), 1 / (e4 + 3), 0},
+                           {1 / (e4 + 4), 1 / (e4 + 4), e4 / (e4 + 4), 1 / (e4 + 4), 1 / (e4 + 4)}};
+        ATTN_COMPARE_MATRIX(h.weights, weights, 1e-15);
+        // The notes' number: row 4's weight on key 2 is e⁴ / (e⁴ + 3) = 0.948.
+        ATTN_COMPARE_NEAR(h.weights(3, 1), 0.9479, 5e-5);
+        QCOMPARE(s.quiz.size(), std::size_t(1));
+        QCOMPARE(s.quiz[0].view, std::string("training"));
+    }
+
     void causal()
     {
         LOAD_LESSON(s, "causal");

@@ -324,7 +324,7 @@ private slots:
     // Only heads of layer 2 on count as induction heads.
     void inductionScoreSkipsLayerOne()
     {
-        std::vector<HeadScore> heads{{0, 0, 0.9, 0, 0, 0}, {0, 1, 0.2, 0, 0, 0}, {1, 0, 0.3, 0, 0, 0}, {1, 1, 0.1, 0, 0, 0}};
+        std::vector<TrainHeadScore> heads{{0, 0, 0.9, 0, 0, 0}, {0, 1, 0.2, 0, 0, 0}, {1, 0, 0.3, 0, 0, 0}, {1, 1, 0.1, 0, 0, 0}};
         QCOMPARE(inductionScore(heads), 0.3);
         QCOMPARE(largestPrefixScore(heads), 0.9);
         heads.resize(2);
@@ -434,6 +434,112 @@ private slots:
         QVERIFY(c.ok());
         QVERIFY(c.value().checkpoints.front().model->wte == a.value().checkpoints.front().model->wte);
         QVERIFY(c.value().model.wte != a.value().model.wte);
+    }
+
+    // A run driven step by step (trainStep, then recordProgress: what the
+    // training lab's worker does) is train()'s run: the same log and checkpoints.
+    void steppedRunIsTrainsRun()
+    {
+        TrainSettings s;
+        s.steps = 10;
+        s.logEvery = 3;
+        s.checkpointEvery = 6;
+        s.batch = 4;
+        s.length = 16;
+        s.dModel = 16;
+        auto whole = train(s);
+        QVERIFY(whole.ok());
+        auto started = startTraining(s);
+        QVERIFY(started.ok());
+        TrainState &st = started.value();
+        auto first = recordProgress(st);
+        QVERIFY(first.ok() && first.value().logged && first.value().checkpointed);
+        std::vector<int> loggedAt, checkpointedAt;
+        while (st.step < s.steps) {
+            QVERIFY(!trainStep(st));
+            auto r = recordProgress(st);
+            QVERIFY(r.ok());
+            if (r.value().logged)
+                loggedAt.push_back(st.step);
+            if (r.value().checkpointed)
+                checkpointedAt.push_back(st.step);
+        }
+        QCOMPARE(loggedAt, (std::vector<int>{3, 6, 9, 10}));
+        QCOMPARE(checkpointedAt, (std::vector<int>{6, 10}));
+        QCOMPARE(st.log.size(), whole.value().log.size());
+        for (std::size_t i = 0; i < st.log.size(); ++i) {
+            QCOMPARE(st.log[i].step, whole.value().log[i].step);
+            QCOMPARE(st.log[i].loss, whole.value().log[i].loss);
+            QCOMPARE(st.log[i].heads[1].previousToken, whole.value().log[i].heads[1].previousToken);
+        }
+        QCOMPARE(st.checkpoints.size(), std::size_t(3));
+        QVERIFY(st.checkpoints.back().model->wte == whole.value().model.wte);
+        // A checkpoint scored later scores what the log said at its step.
+        const TrainState at6 = stateAtCheckpoint(st, *st.checkpoints[1].model, st.checkpoints[1].step);
+        auto e = evaluate(at6);
+        QVERIFY(e.ok());
+        QCOMPARE(e.value().step, 6);
+        QCOMPARE(e.value().loss, st.log[2].loss);
+        for (std::size_t h = 0; h < e.value().heads.size(); ++h) {
+            QCOMPARE(e.value().heads[h].prefixMatching, st.log[2].heads[h].prefixMatching);
+            QCOMPARE(e.value().heads[h].previousToken, st.log[2].heads[h].previousToken);
+        }
+    }
+
+    // The bounded schedule keeps at most `cap` checkpoints, each at a log step.
+    void boundedScheduleKeepsTheCap_data()
+    {
+        QTest::addColumn<int>("steps");
+        QTest::addColumn<int>("cap");
+        for (int steps : {1, 5, 10, 99, 100, 600, 1001, 4000, 20000, 100000})
+            QTest::newRow(qPrintable(QString::number(steps))) << steps << 40;
+        QTest::newRow("cap 3") << 1000 << 3;
+    }
+    void boundedScheduleKeepsTheCap()
+    {
+        QFETCH(int, steps);
+        QFETCH(int, cap);
+        const TrainSchedule t = boundedSchedule(steps, cap);
+        QVERIFY(t.logEvery >= 5);
+        QCOMPARE(t.checkpointEvery % t.logEvery, 0);
+        QVERIFY2(checkpointCount(steps, t.checkpointEvery) <= cap, qPrintable(QString::number(checkpointCount(steps, t.checkpointEvery))));
+        // The count is what a run keeps: steps 0, every, 2 every, ..., and the last.
+        int counted = 0;
+        for (int k = 0; k <= steps; ++k)
+            counted += (k % t.checkpointEvery == 0 || k == steps) ? 1 : 0;
+        QCOMPARE(checkpointCount(steps, t.checkpointEvery), counted);
+        QCOMPARE(boundedSchedule(600, 40).logEvery, 6);
+    }
+
+    // The model as a GPT-2 reader sees it, without a file: its forward (÷
+    // sqrt(d_h)) gives the training's weights (÷ d_h here), and its
+    // tokenizer reads the task's characters.
+    void readableModelMatchesTheTraining()
+    {
+        TrainSettings s;
+        s.steps = 2;
+        s.scale = Scale::Dk;
+        s.dModel = 16;
+        s.length = 12;
+        auto r = train(s);
+        QVERIFY(r.ok());
+        auto m = readableTrainedModel(r.value().model, s, QStringLiteral("trained"));
+        QVERIFY(m.ok());
+        QCOMPARE(m.value().name, QStringLiteral("trained"));
+        const std::vector<int> ids{0, 1, 2, 3, 0, 1, 2, 3};
+        QCOMPARE(m.value().tokenizer.encode(QStringLiteral("abcdabcd")), ids);
+        auto trace = runModelOnIds(m.value(), ids, 3);
+        QVERIFY(trace.ok());
+        TrainBatch b{1, 8, ids, std::vector<int>(8, 0)};
+        auto tape = forwardForTraining(r.value().model, b, trainOptions(s));
+        QVERIFY(tape.ok());
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 2; ++h)
+                QVERIFY((trace.value().layers[l].heads[h].weights - tape.value().layers[l].weights[h]).cwiseAbs().maxCoeff() < 1e-12);
+        // The queries are rescaled by sqrt(d_h) / d_h = 1/sqrt(8); the keys are not.
+        const double f = std::sqrt(8.0) / 8.0;
+        QVERIFY((m.value().layers[0].attnWeight.leftCols(16) - f * r.value().model.layers[0].attnWeight.leftCols(16)).cwiseAbs().maxCoeff() < 1e-15);
+        QVERIFY(m.value().layers[0].attnWeight.middleCols(16, 16) == r.value().model.layers[0].attnWeight.middleCols(16, 16));
     }
 
     // A cancel flag already set: the training stops before its first step.
