@@ -187,7 +187,7 @@ private slots:
                 QVERIFY(h.weights.allFinite());
                 QVERIFY(h.output.allFinite());
                 for (const RowStats &r : h.rows)
-                    QVERIFY(std::isfinite(r.entropy) && std::isfinite(r.sum) && r.sum <= 1.0);
+                    QVERIFY(std::isfinite(r.entropy) && std::isfinite(r.sum) && r.sum <= 1.0 + 1e-14); // 1 to rounding when the sink is e^-500
             }
         }
     }
