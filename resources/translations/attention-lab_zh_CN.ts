@@ -4254,6 +4254,10 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::StepPanel</name>
     <message>
+        <source>softmax₁: each exponential divided by 1 + their sum (the sink's e^0 = 1): the weights are positive and add up to less than 1; the rest attends to nothing.</source>
+        <translation>softmax₁：每个指数除以 1 加它们的和（汇点的 e^0 = 1）：权重为正，和小于 1；剩下的部分不关注任何键。</translation>
+    </message>
+    <message>
         <location filename="../../app/views/steppanel.cpp" line="+119" />
         <source>First step (Home)</source>
         <translation>第一步（Home）</translation>
