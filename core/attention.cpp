@@ -160,6 +160,7 @@ struct SoftmaxBlock {
     const bool *blocked = nullptr; // null when nothing is blocked anywhere
     Eigen::Index ldBlocked = 0;
     MaskStage stage = MaskStage::BeforeSoftmax;
+    bool plusOne = false;          // softmax_1: the sink's e^(0 - max) joins each row's sum
     double *weights = nullptr;
     Eigen::Index ldWeights = 0;
     RowStats *rows = nullptr;      // the block's first row; null: no statistics
@@ -512,6 +513,25 @@ void finishPass(const SoftmaxBlock &b, RowRun &run)
     out.noalias() = w * v;
 }
 
+// softmax_1's denominator e^(-max) + z, where z = sum e^(x - max) >= 1 (the
+// maximum's own term is 1): its inverse and its log. For max >= 0,
+// e^(-max) <= 1; for max < 0 (every score below the sink's 0) e^(-max)
+// overflows past max = -709.78, so 1 / (e^(-max) + z) is formed as
+// e^max / (1 + z e^max) instead, which only underflows, to weights that are
+// 0 in double anyway.
+struct PlusOneDenominator {
+    double inverse = 1, log = 0;
+};
+PlusOneDenominator plusOneDenominator(double max, double z)
+{
+    if (max >= 0) {
+        const double d = z + std::exp(-max);
+        return {1.0 / d, std::log(d)};
+    }
+    const double em = std::exp(max);
+    return {em / (1.0 + z * em), -max + std::log1p(z * em)};
+}
+
 template <bool kMasked, bool kExclude, bool kStats, int DK>
 void softmaxBlock(const SoftmaxBlock &b)
 {
@@ -568,10 +588,22 @@ void softmaxBlock(const SoftmaxBlock &b)
                  : expPass<kMasked, kExclude, kStats, false, false>(b, x, ldX, run);
 
     // A fully masked row has every entry blocked, so it is all zero already.
+    // softmax_1 keeps log of its denominator for the entropy (z is not it).
+    std::vector<double> logZ(b.plusOne && kStats ? std::size_t(m) : 0);
     for (std::size_t i = 0; i < std::size_t(m); ++i) {
-        if (!(run.open[i] && run.z[i] > 0))
+        if (!(run.open[i] && run.z[i] > 0)) {
             run.z[i] = 1.0;
-        run.zInverse[i] = 1.0 / run.z[i];
+            run.zInverse[i] = 1.0;
+            if (!logZ.empty())
+                logZ[i] = 0.0;
+        } else if (b.plusOne) {
+            const PlusOneDenominator d = plusOneDenominator(run.max[i], run.z[i]);
+            run.zInverse[i] = d.inverse;
+            if (!logZ.empty())
+                logZ[i] = d.log;
+        } else {
+            run.zInverse[i] = 1.0 / run.z[i];
+        }
     }
     if constexpr (kSearch)
         std::fill_n(run.argmax, m, 0.0);
@@ -586,7 +618,9 @@ void softmaxBlock(const SoftmaxBlock &b)
                 continue;
             }
             r.sum = run.sums[i];
-            r.entropy = std::max(0.0, std::log(run.z[i]) * run.sums[i] - run.eShift[i] * run.zInverse[i]);
+            // With log w = (x - max) - log Z for both softmaxes (Z = z, or e^(-max) + z).
+            const double logDenominator = logZ.empty() ? std::log(run.z[i]) : logZ[i];
+            r.entropy = std::max(0.0, logDenominator * run.sums[i] - run.eShift[i] * run.zInverse[i]);
             r.maxWeight = kSearch ? run.maxWeight[i] : run.zInverse[i]; // 1 * (1 / z): see the top
             r.argmax = int(run.argmax[i]);
         }
@@ -812,7 +846,7 @@ Matrix similarity(Similarity kind, const Eigen::Ref<const Matrix> &Q, const Eige
 }
 
 Matrix maskedSoftmax(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &blocked, MaskStage stage,
-                     std::vector<RowStats> *rows)
+                     std::vector<RowStats> *rows, SoftmaxKind kind)
 {
     const Eigen::Index n = scaled.rows(), m = scaled.cols();
     const bool anyBlocked = blocked.size() != 0 && blocked.any();
@@ -828,6 +862,7 @@ Matrix maskedSoftmax(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &b
         b.blocked = anyBlocked ? blocked.data() + r0 : nullptr;
         b.ldBlocked = n;
         b.stage = stage;
+        b.plusOne = kind == SoftmaxKind::PlusOne;
         b.weights = weights.data() + r0;
         b.ldWeights = n;
         b.rows = rows ? rows->data() + r0 : nullptr;
@@ -938,6 +973,7 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
     model.blocked = anyBlocked ? t.blocked.data() : nullptr;
     model.ldBlocked = nq;
     model.stage = s.maskStage;
+    model.plusOne = s.softmax == SoftmaxKind::PlusOne;
     model.ldIn = model.ldScaled = model.ldWeights = nq;
 
     // The tasks of each stage.
@@ -1136,6 +1172,7 @@ void softmaxRow(const Scenario &s, const Trace &t, HeadTrace &head, int r)
     b.blocked = t.blocked.any() ? t.blocked.data() + r : nullptr;
     b.ldBlocked = nq;
     b.stage = s.maskStage;
+    b.plusOne = s.softmax == SoftmaxKind::PlusOne;
     b.weights = head.weights.data() + r;
     b.ldWeights = nq;
     b.rows = head.rows.data() + r;
@@ -1181,7 +1218,8 @@ void rescaleForKey(const Scenario &s, const Trace &t, HeadTrace &head, int key, 
             continue;
         }
         const double grown = w * std::exp(dx);
-        const double c = 1.0 / (others + grown);
+        // softmax_1's sink holds 1 - sum of the row: the rest is 1 - w with it.
+        const double c = 1.0 / ((s.softmax == SoftmaxKind::PlusOne ? 1.0 - w : others) + grown);
         const double wNew = grown * c;
         ratio(r - first) = c;
         keyWeights.emplace_back(r, wNew);
@@ -1339,6 +1377,7 @@ bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *de
             b.blocked = anyBlocked ? t.blocked.data() + weightRows.first : nullptr;
             b.ldBlocked = nq;
             b.stage = s.maskStage;
+            b.plusOne = s.softmax == SoftmaxKind::PlusOne;
             b.weights = head.weights.data() + weightRows.first;
             b.ldWeights = nq;
             b.rows = head.rows.data() + weightRows.first;

@@ -3,7 +3,8 @@
 //
 //   scores  = s(Q_h, K_h)              n_q by n_k, s = dot, cosine or -squared distance
 //   scaled  = scores / (c * tau)       c = sqrt(d_k), 1 or d_k
-//   weights = softmax over the open entries of each row (blocked entries: -inf)
+//   weights = softmax over the open entries of each row (blocked entries: -inf);
+//             softmax_1 adds 1 to each row's denominator (Settings::softmax)
 //   out_h   = weights * V_h            n_q by d_v
 //   output  = [out_1 ... out_h] * W_o  (or the concatenation alone)
 
@@ -30,7 +31,7 @@ private:
 
 // What one query row's weights say at a glance.
 struct RowStats {
-    double sum = 0;          // 1 for an open row; below 1 after_softmax with a blocked entry
+    double sum = 0;          // 1 for an open row; below 1 after_softmax with a blocked entry, or with softmax_1
     double entropy = 0;      // -sum w log w, natural log; 0 for a fully masked row
     double maxWeight = 0;
     int argmax = -1;         // key column of the largest weight; -1 for a fully masked row
@@ -123,8 +124,10 @@ Matrix similarity(Similarity kind, const Eigen::Ref<const Matrix> &Q, const Eige
 // Inputs: scaled and blocked, n_q by n_k. Output: weights, n_q by n_k; and
 // per-row statistics. Subtracts each row's maximum first, so inputs of any
 // finite size give finite weights; a row with no open entry gives zeros.
+// With SoftmaxKind::PlusOne each row's sum has a 1 added (softmax_1):
+// w_j = e^(x_j - max) / (e^(-max) + sum e^(x_k - max)), safe for any max.
 Matrix maskedSoftmax(const Eigen::Ref<const Matrix> &scaled, const BoolMatrix &blocked, MaskStage stage,
-                     std::vector<RowStats> *rows = nullptr);
+                     std::vector<RowStats> *rows = nullptr, SoftmaxKind kind = SoftmaxKind::Standard);
 
 struct ComputeOptions {
     // Store HeadTrace::scaled. Without it nothing changes but the memory:

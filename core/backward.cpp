@@ -18,8 +18,11 @@ std::string headPlace(std::size_t head, std::size_t heads)
 // after: the weights are these with the blocked ones set to 0). A row with
 // no entry taking part is all 0. Output: n_k; logOut (if given) log p, -inf
 // where p is 0 because the entry is left out.
+// softmax_1 adds the sink's e^(0 - shift) to z, with the shift max(top, 0):
+// then e^(-shift) <= 1 and every e^(x - shift) <= 1, so nothing overflows
+// however large or negative the scores, and z >= 1.
 Eigen::VectorXd rowProbabilities(const Trace &t, const HeadTrace &head, Eigen::Index i, MaskStage stage,
-                                 Eigen::VectorXd *logOut = nullptr)
+                                 SoftmaxKind kind, Eigen::VectorXd *logOut = nullptr)
 {
     const Eigen::Index nk = head.scores.cols();
     const Eigen::RowVectorXd x = head.scaledRow(i);
@@ -35,7 +38,10 @@ Eigen::VectorXd rowProbabilities(const Trace &t, const HeadTrace &head, Eigen::I
             *logOut = Eigen::VectorXd::Constant(nk, -std::numeric_limits<double>::infinity());
         return p;
     }
-    double z = 0;
+    const bool plusOne = kind == SoftmaxKind::PlusOne;
+    if (plusOne)
+        top = std::max(top, 0.0);
+    double z = plusOne ? std::exp(-top) : 0.0;
     for (Eigen::Index j = 0; j < nk; ++j)
         if (takesPart(j))
             z += (p(j) = std::exp(x(j) - top));
@@ -157,7 +163,7 @@ Result<Matrix> softmaxBackward(const Scenario &s, const Trace &t, int hi, const 
     weightsOut = dOut * head.V.transpose();
     Matrix dScaled(nq, nk);
     for (Eigen::Index i = 0; i < nq; ++i) {
-        const Eigen::VectorXd p = rowProbabilities(t, head, i, s.maskStage);
+        const Eigen::VectorXd p = rowProbabilities(t, head, i, s.maskStage, s.softmax);
         if (attend && !t.blocked(i, attend->key)) {
             if (p(attend->key) == 0)
                 return Problem{"loss", headPlace(std::size_t(hi), t.heads.size()) + "row " + std::to_string(i + 1) +
@@ -185,9 +191,9 @@ const Matrix *Gradients::of(MatrixId id) const
     return nullptr;
 }
 
-Eigen::VectorXd softmaxRowProbabilities(const Trace &t, int head, int row, MaskStage stage)
+Eigen::VectorXd softmaxRowProbabilities(const Trace &t, int head, int row, MaskStage stage, SoftmaxKind kind)
 {
-    return rowProbabilities(t, t.heads[std::size_t(head)], row, stage);
+    return rowProbabilities(t, t.heads[std::size_t(head)], row, stage, kind);
 }
 
 Matrix softmaxJacobian(const Eigen::Ref<const Eigen::VectorXd> &w)
@@ -231,7 +237,7 @@ double lossValue(const Scenario &s, const Trace &t, const Loss &loss)
                 continue;
             // log w from the log-softmax itself: finite where w underflows.
             Eigen::VectorXd logp;
-            rowProbabilities(t, head, i, s.maskStage, &logp);
+            rowProbabilities(t, head, i, s.maskStage, s.softmax, &logp);
             sum += logp(key);
         }
     return -sum / (double(t.heads.size()) * double(t.output.rows()));

@@ -78,8 +78,11 @@ Result<Gradients> gradients(const Scenario &s, const Loss &loss);
 // The softmax's probabilities p of row `row` of head `head` (n_k), in
 // double with std::exp: over the open entries before the softmax (the
 // weights), over the whole row after it (the weights are p with the blocked
-// entries set to 0). All 0 for a row with no entry taking part.
-Eigen::VectorXd softmaxRowProbabilities(const Trace &t, int head, int row, MaskStage stage);
+// entries set to 0). All 0 for a row with no entry taking part. With
+// softmax_1 the denominator has 1 more (p sums below 1); the Jacobian keeps
+// the form diag(p) - p p^T, since d(1)/dx = 0.
+Eigen::VectorXd softmaxRowProbabilities(const Trace &t, int head, int row, MaskStage stage,
+                                        SoftmaxKind kind = SoftmaxKind::Standard);
 
 // The softmax's Jacobian dw/dx at weights w (n): diag(w) - w w^T, n by n.
 Matrix softmaxJacobian(const Eigen::Ref<const Eigen::VectorXd> &w);

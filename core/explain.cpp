@@ -86,6 +86,11 @@ SoftmaxTerms softmaxTerms(const Scenario &s, const Trace &t, int head, int i, in
             r.max = std::max(r.max, h.scaledAt(i, k));
     if (!std::isfinite(r.max))
         return SoftmaxTerms{};
+    if (s.softmax == SoftmaxKind::PlusOne) {
+        r.max = std::max(r.max, 0.0);
+        r.sink = std::exp(-r.max);
+        r.sum = r.sink;
+    }
     for (Eigen::Index k = 0; k < h.scores.cols(); ++k)
         if (!(before && t.blocked(i, k)))
             r.sum += std::exp(h.scaledAt(i, k) - r.max);

@@ -38,11 +38,14 @@ BlockReasons blockReasons(const Scenario &s, int i, int j);
 
 // Row i's softmax as written by hand: the maximum subtracted, the sum of
 // the exponentials, and e^(x_j - max). Blocked entries drop out before the
-// softmax and stay in after it, as compute() does.
+// softmax and stay in after it, as compute() does. With softmax_1 the sink
+// (a key of score 0) counts in the maximum, max(m, 0), so that e^(-max)
+// <= 1, and its e^(0 - max) is in the sum.
 struct SoftmaxTerms {
     double max = 0;
-    double sum = 0;
+    double sum = 0;   // the denominator, the sink's term included
     double exp = 0;
+    double sink = 0;  // e^(0 - max) with softmax_1, else 0
 };
 SoftmaxTerms softmaxTerms(const Scenario &s, const Trace &t, int head, int i, int j);
 

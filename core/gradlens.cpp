@@ -86,7 +86,7 @@ std::string weightGradientTerms(const Scenario &s, const Trace &t, const Loss &l
     double value = 0;
     if (const auto *a = std::get_if<AttendLoss>(&loss)) {
         if (a->key == j && !t.blocked(i, j)) {
-            const Eigen::VectorXd p = softmaxRowProbabilities(t, head, i, s.maskStage);
+            const Eigen::VectorXd p = softmaxRowProbabilities(t, head, i, s.maskStage, s.softmax);
             const double n = double(t.heads.size()) * double(h.scores.rows());
             value = -1.0 / (n * p(j));
             terms = "−1/(" + std::to_string(t.heads.size()) + "·" + std::to_string(h.scores.rows()) + "·" + num(p(j)) +
@@ -114,7 +114,7 @@ ScoreGradientTerms scoreGradientTerms(const Scenario &s, const Trace &t, const G
         return r;
     }
     r.blockedAfter = after && t.blocked(i, j);
-    const Eigen::VectorXd p = softmaxRowProbabilities(t, head, i, s.maskStage);
+    const Eigen::VectorXd p = softmaxRowProbabilities(t, head, i, s.maskStage, s.softmax);
     const Eigen::RowVectorXd gw = g.heads[std::size_t(head)].weights.row(i);
     double sum = 0;
     std::string terms;

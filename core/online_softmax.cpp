@@ -14,13 +14,15 @@ constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 
 // One query row of one head: the tiles, then the weights from the final m and l.
 // `weights` is n_q by n_k; its row i is written.
-OnlineRow onlineRow(const HeadTrace &head, const BoolMatrix &blocked, bool maskAfter, Eigen::Index i, int tile,
-                    Matrix &weights)
+// With softmax_1 the row starts with the sink read: a key of score 0 and
+// value 0, so m = 0, l = e^0 = 1 and o = 0 before the first tile.
+OnlineRow onlineRow(const HeadTrace &head, const BoolMatrix &blocked, bool maskAfter, bool plusOne, Eigen::Index i,
+                    int tile, Matrix &weights)
 {
     const Eigen::Index nk = head.scores.cols();
     const Eigen::Index dv = head.V.cols();
     OnlineRow row;
-    double m = kMinusInfinity, l = 0;
+    double m = plusOne ? 0.0 : kMinusInfinity, l = plusOne ? 1.0 : 0.0;
     Eigen::RowVectorXd o = Eigen::RowVectorXd::Zero(dv);
     bool anyOpen = false;
     for (Eigen::Index first = 0; first < nk; first += tile) {
@@ -83,6 +85,7 @@ Result<std::vector<OnlineHead>> onlineSoftmax(const Scenario &s, const Trace &t,
     if (tile < 1)
         return Problem{"tile", "a tile holds at least 1 key (got " + std::to_string(tile) + ")"};
     const bool maskAfter = s.maskStage == MaskStage::AfterSoftmax;
+    const bool plusOne = s.softmax == SoftmaxKind::PlusOne;
     std::vector<OnlineHead> heads;
     heads.reserve(t.heads.size());
     for (const HeadTrace &head : t.heads) {
@@ -93,7 +96,7 @@ Result<std::vector<OnlineHead>> onlineSoftmax(const Scenario &s, const Trace &t,
         out.output = Matrix::Zero(nq, head.V.cols());
         out.rows.reserve(std::size_t(nq));
         for (Eigen::Index i = 0; i < nq; ++i) {
-            out.rows.push_back(onlineRow(head, t.blocked, maskAfter, i, b, out.weights));
+            out.rows.push_back(onlineRow(head, t.blocked, maskAfter, plusOne, i, b, out.weights));
             if (!out.rows.back().tiles.empty())
                 out.output.row(i) = out.rows.back().tiles.back().o;
         }
@@ -145,13 +148,16 @@ std::string onlineText(const Scenario &s, const std::vector<OnlineHead> &heads, 
                       " keys: for each query a running maximum m, sum l and output o (over l)\n"
                       "  m = max(m_old, the tile's scores); l = l_old * e^(m_old - m) + sum e^(s_j - m);\n"
                       "  o = (o_old * l_old * e^(m_old - m) + sum e^(s_j - m) v_j) / l\n";
+    const bool plusOne = s.softmax == SoftmaxKind::PlusOne;
+    if (plusOne)
+        out += "  softmax_1: the row starts with the sink read, a key of score 0 and value 0: m = 0, l = 1, o = 0\n";
     for (std::size_t h = 0; h < heads.size(); ++h) {
         out += "\nHead " + std::to_string(h + 1) + " of " + std::to_string(heads.size()) + "\n";
         for (std::size_t i = 0; i < heads[h].rows.size(); ++i) {
             const OnlineRow &row = heads[h].rows[i];
             out += "  query " + std::to_string(i + 1) + " \"" + (i < queries.size() ? queries[i] : std::string()) + "\"" +
                    (row.fullyMasked ? " (every key blocked: no weights)" : "") + "\n";
-            double lOld = 0;
+            double lOld = plusOne ? 1.0 : 0.0;
             for (const OnlineTile &t : row.tiles) {
                 out += "    keys " + std::to_string(t.first + 1) + "-" + std::to_string(t.last + 1) + ": ";
                 if (t.m == kMinusInfinity) {

@@ -24,6 +24,8 @@ constexpr NameTable<Encoding, 4> kEncodings{{{Encoding::None, "none"},
                                              {Encoding::Learned, "learned"},
                                              {Encoding::Rope, "rope"}}};
 
+constexpr NameTable<SoftmaxKind, 2> kSoftmaxes{{{SoftmaxKind::Standard, "standard"}, {SoftmaxKind::PlusOne, "plus_one"}}};
+
 template <typename E, std::size_t N>
 const char *nameOf(const NameTable<E, N> &table, E v)
 {
@@ -259,17 +261,20 @@ const char *toString(Similarity v) { return nameOf(kSimilarities, v); }
 const char *toString(Scale v) { return nameOf(kScales, v); }
 const char *toString(MaskStage v) { return nameOf(kStages, v); }
 const char *toString(Encoding v) { return nameOf(kEncodings, v); }
+const char *toString(SoftmaxKind v) { return nameOf(kSoftmaxes, v); }
 
 std::optional<InputMode> inputModeFromString(const std::string &s) { return valueOf(kModes, s); }
 std::optional<Similarity> similarityFromString(const std::string &s) { return valueOf(kSimilarities, s); }
 std::optional<Scale> scaleFromString(const std::string &s) { return valueOf(kScales, s); }
 std::optional<MaskStage> maskStageFromString(const std::string &s) { return valueOf(kStages, s); }
 std::optional<Encoding> encodingFromString(const std::string &s) { return valueOf(kEncodings, s); }
+std::optional<SoftmaxKind> softmaxFromString(const std::string &s) { return valueOf(kSoftmaxes, s); }
 
 std::string allNames(InputMode) { return namesOf(kModes); }
 std::string allNames(Similarity) { return namesOf(kSimilarities); }
 std::string allNames(Scale) { return namesOf(kScales); }
 std::string allNames(MaskStage) { return namesOf(kStages); }
 std::string allNames(Encoding) { return namesOf(kEncodings); }
+std::string allNames(SoftmaxKind) { return namesOf(kSoftmaxes); }
 
 } // namespace attn

@@ -22,6 +22,11 @@ enum class Similarity { Dot, Cosine, NegSqDistance };
 enum class Scale { SqrtDk, None, Dk };
 enum class MaskStage { BeforeSoftmax, AfterSoftmax };
 enum class Encoding { None, Sinusoidal, Learned, Rope };
+// The row normaliser: the ordinary softmax, w_i = e^(x_i) / sum_j e^(x_j),
+// or softmax_1 (Miller 2023, "attention is off by one"; StreamingLLM's zero
+// sink), w_i = e^(x_i) / (1 + sum_j e^(x_j)): a key of score 0 and value 0
+// beside the real ones, so a row may attend to nothing and sum below 1.
+enum class SoftmaxKind { Standard, PlusOne };
 
 // The sparse patterns (sliding window, dilated, block-local, global
 // tokens) say which cells are open, by position; each is off at its
@@ -63,6 +68,7 @@ struct Settings {
     double temperature = 1.0;
     Mask mask;
     MaskStage maskStage = MaskStage::BeforeSoftmax;
+    SoftmaxKind softmax = SoftmaxKind::Standard;
     Encoding encoding = Encoding::None;
     std::uint64_t seed = 7;  // draws the learned positional table
 
@@ -125,7 +131,7 @@ struct Scenario : Settings {
 
     int heads = 1;
     // The settings (similarity, scale, temperature, mask, mask stage,
-    // encoding, seed) are the Settings this derives from.
+    // softmax, encoding, seed) are the Settings this derives from.
 
     // Keys of the file this version does not read (a newer version's, or a
     // teacher's own such as "title_zh_CN"), kept so that saving writes them
@@ -196,17 +202,20 @@ const char *toString(Similarity v);
 const char *toString(Scale v);
 const char *toString(MaskStage v);
 const char *toString(Encoding v);
+const char *toString(SoftmaxKind v);
 std::optional<InputMode> inputModeFromString(const std::string &s);
 std::optional<Similarity> similarityFromString(const std::string &s);
 std::optional<Scale> scaleFromString(const std::string &s);
 std::optional<MaskStage> maskStageFromString(const std::string &s);
 std::optional<Encoding> encodingFromString(const std::string &s);
+std::optional<SoftmaxKind> softmaxFromString(const std::string &s);
 
 // Every accepted name of an enum, for error messages: "dot, cosine, ...".
 std::string allNames(Similarity);
 std::string allNames(Scale);
 std::string allNames(MaskStage);
 std::string allNames(Encoding);
+std::string allNames(SoftmaxKind);
 std::string allNames(InputMode);
 
 } // namespace attn

@@ -110,11 +110,14 @@ Matrix stepExponentials(const Scenario &s, const Trace &t, int head, Eigen::Vect
                 m = std::max(m, h.scaledAt(i, j));
         if (!std::isfinite(m))
             continue;
+        const bool plusOne = s.softmax == SoftmaxKind::PlusOne;
+        if (plusOne)
+            m = std::max(m, 0.0); // the sink's score 0 counts in the maximum
         for (Eigen::Index j = 0; j < nk; ++j)
             if (seen(j))
                 e(i, j) = std::exp(h.scaledAt(i, j) - m);
         if (sums)
-            (*sums)(i) = e.row(i).sum();
+            (*sums)(i) = e.row(i).sum() + (plusOne ? std::exp(-m) : 0.0);
     }
     return e;
 }
@@ -134,6 +137,7 @@ std::vector<std::string> stepLines(const Scenario &s, const Trace &t, StepKind s
     const std::string q = ql[std::size_t(row)];
     auto k = [&kl](Eigen::Index j) { return kl[std::size_t(j)]; };
     const bool before = s.maskStage == MaskStage::BeforeSoftmax;
+    const bool plusOne = s.softmax == SoftmaxKind::PlusOne;
     const RowStats &stats = h.rows[std::size_t(row)];
 
     switch (step) {
@@ -177,9 +181,22 @@ std::vector<std::string> stepLines(const Scenario &s, const Trace &t, StepKind s
         for (Eigen::Index j = 0; j < nk; ++j)
             if (!(before && t.blocked(row, j)))
                 m = std::max(m, h.scaledAt(row, j));
-        lines.push_back("max = " + num(m));
         std::string raw, shifted;
         double rawSum = 0, shiftedSum = 0;
+        if (plusOne) {
+            // The sink is a key of score 0: it counts in the maximum and the sums.
+            const double keysMax = m;
+            m = std::max(keysMax, 0.0);
+            lines.push_back("max = max(" + num(keysMax) + ", 0) = " + num(m) + "   (the sink's score is 0)");
+            lines.push_back("e_{sink} = e^{0} = 1");
+            lines.push_back("e′_{sink} = e^{0 − " + num(m) + "} = " + num(std::exp(-m)));
+            raw = "1";
+            shifted = num(std::exp(-m));
+            rawSum = 1;
+            shiftedSum = std::exp(-m);
+        } else {
+            lines.push_back("max = " + num(m));
+        }
         for (Eigen::Index j = 0; j < nk; ++j) {
             const double x = h.scaledAt(row, j);
             if (before && t.blocked(row, j)) {
@@ -211,7 +228,9 @@ std::vector<std::string> stepLines(const Scenario &s, const Trace &t, StepKind s
         for (Eigen::Index j = 0; j < nk; ++j)
             if (!(before && t.blocked(row, j)))
                 m = std::max(m, h.scaledAt(row, j));
-        double sum = 0;
+        if (plusOne)
+            m = std::max(m, 0.0);
+        double sum = plusOne ? std::exp(-m) : 0.0;
         for (Eigen::Index j = 0; j < nk; ++j)
             if (!(before && t.blocked(row, j)))
                 sum += std::exp(h.scaledAt(row, j) - m);
@@ -224,6 +243,8 @@ std::vector<std::string> stepLines(const Scenario &s, const Trace &t, StepKind s
             lines.push_back(line);
         }
         lines.push_back("Σ w = " + num(stats.sum));
+        if (plusOne)
+            lines.push_back("w_{sink} = 1 − Σ w = " + num(1 - stats.sum) + "   (attending to nothing: its value is 0)");
         break;
     }
     case StepKind::WeightedSum: {

@@ -48,7 +48,8 @@ std::vector<std::string> stepLines(const Scenario &s, const Trace &t, StepKind s
 // (i, j) is e^{s′_ij − max_i}, the max over the keys the softmax sees
 // (n_q by n_k). A key the mask removes before the softmax gives 0, and so
 // does every key of a fully masked row. `sums` (if given) gets each row's
-// Σ′, the denominator of the next step (n_q).
+// Σ′, the denominator of the next step (n_q). With softmax_1 the max is
+// max(max_i, 0) (the sink's score is 0) and Σ′ holds the sink's e^{−max}.
 Matrix stepExponentials(const Scenario &s, const Trace &t, int head, Eigen::VectorXd *sums = nullptr);
 
 // A number as the step lines write it: four decimals below 10, two from 10

@@ -23,7 +23,7 @@ std::vector<double> logGrid(double lo, double hi, int n)
 }
 
 TemperatureCurves temperatureCurves(const Eigen::Ref<const Matrix> &scores, const BoolMatrix &blocked, MaskStage stage,
-                                    double c, const std::vector<double> &taus)
+                                    double c, const std::vector<double> &taus, SoftmaxKind kind)
 {
     const Eigen::Index nq = scores.rows(), nk = scores.cols();
     const bool anyBlocked = blocked.rows() == nq && blocked.cols() == nk;
@@ -40,7 +40,7 @@ TemperatureCurves temperatureCurves(const Eigen::Ref<const Matrix> &scores, cons
     std::vector<RowStats> rows;
     for (std::size_t t = 0; t < taus.size(); ++t) {
         const Matrix scaled = scores / (c * taus[t]);
-        maskedSoftmax(scaled, anyBlocked ? blocked : none, stage, &rows);
+        maskedSoftmax(scaled, anyBlocked ? blocked : none, stage, &rows, kind);
         for (Eigen::Index i = 0; i < nq; ++i) {
             out.entropy(Eigen::Index(t), i) = rows[std::size_t(i)].entropy;
             out.maxWeight(Eigen::Index(t), i) = rows[std::size_t(i)].maxWeight;
@@ -53,7 +53,8 @@ TemperatureCurves temperatureCurves(const Scenario &s, int head, const std::vect
 {
     const Trace t = compute(s);
     const int h = std::clamp(head, 0, std::max(0, int(t.heads.size()) - 1));
-    return temperatureCurves(t.heads[std::size_t(h)].scores, t.blocked, s.maskStage, scaleConstant(s.scale, t.dk), taus);
+    return temperatureCurves(t.heads[std::size_t(h)].scores, t.blocked, s.maskStage, scaleConstant(s.scale, t.dk), taus,
+                             s.softmax);
 }
 
 Eigen::VectorXd rotateInPlane(const PlaneBasis &b, const Eigen::Ref<const Eigen::VectorXd> &v, double angle)

@@ -29,12 +29,13 @@ struct TemperatureCurves {
     Eigen::VectorXd uniformEntropy; // n_q: ln(open keys of the row), what a high tau approaches; 0 when fully masked
 };
 
-// The weights at temperature tau are maskedSoftmax(scores / (c tau), blocked, stage).
+// The weights at temperature tau are maskedSoftmax(scores / (c tau), blocked, stage, kind).
 // Inputs: scores, n_q by n_k (before scaling); blocked, n_q by n_k or empty
 // (nothing blocked); c > 0, the scale constant (scaleConstant); taus, each > 0.
 // Output: the curves, n_tau by n_q.
 TemperatureCurves temperatureCurves(const Eigen::Ref<const Matrix> &scores, const BoolMatrix &blocked, MaskStage stage,
-                                    double c, const std::vector<double> &taus);
+                                    double c, const std::vector<double> &taus,
+                                    SoftmaxKind kind = SoftmaxKind::Standard);
 // The same for head `head` (0-based, clamped) of a valid scenario: its scores,
 // mask and scale; the scenario's own temperature is ignored.
 TemperatureCurves temperatureCurves(const Scenario &s, int head, const std::vector<double> &taus);

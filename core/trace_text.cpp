@@ -167,6 +167,8 @@ bool writeTraceText(const Scenario &s, const Trace &t, const std::function<bool(
       << ", heads = " << h << ", similarity = " << toString(s.similarity) << ", divisor = " << divisorTerms(s, t)
       << "\n";
     o << "  positional encoding: " << toString(s.encoding) << "; mask: " << maskText(s) << "\n";
+    if (s.softmax == SoftmaxKind::PlusOne)
+        o << "  softmax_1 (plus_one): w_j = e^(x_j) / (1 + Σ e^(x_k)), a sink of score 0 and value 0 beside the keys\n";
 
     for (int hi = 0; hi < h; ++hi) {
         const HeadTrace &head = t.heads[std::size_t(hi)];
@@ -201,16 +203,24 @@ bool writeTraceText(const Scenario &s, const Trace &t, const std::function<bool(
             o << "\n";
             if (!r.fullyMasked) {
                 const bool before = s.maskStage == MaskStage::BeforeSoftmax;
+                const bool plusOne = s.softmax == SoftmaxKind::PlusOne;
                 double m = -INFINITY;
                 for (Eigen::Index j = 0; j < nk; ++j)
                     if (!(before && t.blocked(i, j)))
                         m = std::max(m, head.scaledAt(i, j));
+                if (plusOne)
+                    m = std::max(m, 0.0); // the sink's score 0 counts in the maximum
                 Eigen::RowVectorXd e(nk);
                 for (Eigen::Index j = 0; j < nk; ++j)
                     e(j) = (before && t.blocked(i, j)) ? 0.0 : std::exp(head.scaledAt(i, j) - m);
-                o << "    exp      e^(s_j − " << fixed4(m) << ")  " << vec(e) << "  Σ = " << fixed4(e.sum()) << "\n";
+                const double sink = plusOne ? std::exp(-m) : 0.0;
+                const double total = e.sum() + sink;
+                o << "    exp      e^(s_j − " << fixed4(m) << ")  " << vec(e);
+                if (plusOne)
+                    o << "  sink e^(0 − " << fixed4(m) << ") = " << fixed4(sink);
+                o << "  Σ = " << fixed4(total) << "\n";
                 if (!before && t.blocked.row(i).any()) {
-                    Eigen::RowVectorXd full = e / e.sum();
+                    Eigen::RowVectorXd full = e / total;
                     o << "    softmax  e_j / Σ  " << vec(full) << "\n";
                     o << "    weights  blocked set to 0, not renormalised  " << vec(head.weights.row(i)) << "\n";
                 } else {
@@ -218,6 +228,9 @@ bool writeTraceText(const Scenario &s, const Trace &t, const std::function<bool(
                 }
                 o << "             sum " << fixed4(r.sum) << ", max " << fixed4(r.maxWeight) << " at "
                   << label(kl, r.argmax) << ", entropy " << fixed4(r.entropy) << "\n";
+                if (plusOne)
+                    o << "             softmax_1: the weights sum to " << fixed4(r.sum) << " < 1; the rest, "
+                      << fixed4(1 - r.sum) << ", goes to the sink: attending to nothing (its value is 0)\n";
             }
             o << "    output   Σ w_j v_j";
             if (nk <= kMaxTermsWritten && !r.fullyMasked) {

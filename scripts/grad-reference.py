@@ -7,13 +7,15 @@ backward (core/backward.h) must reproduce to 1e-9:
     {"scenario": {...}, "loss": "attend:J" | "target", "target": [[...]],
      "loss_value": L, "grad": {"Q": [[...]], ...}, "heads": [{"scores", "weights"}]}
 An independent forward: written here from the formulas, not from the C++.
-Run at development time (torch 1.13): /usr/bin/python3 scripts/grad-reference.py
+Run at development time (torch 1.13): /usr/bin/python3 scripts/grad-reference.py [NAME...]
+(names given: only those cases are written; the random draws are the same either way).
 """
 
 import json
 import math
 import os
 import random
+import sys
 
 import torch
 
@@ -90,9 +92,14 @@ def forward(sc, params):
         scores.retain_grad()
         x = scores / divisor
         if sc["mask_stage"] == "before_softmax":
-            w = torch.softmax(x.masked_fill(blocked, -math.inf), dim=1)
+            x = x.masked_fill(blocked, -math.inf)
+        if sc.get("softmax", "standard") == "plus_one":
+            # softmax_1 = e^x / (1 + sum e^x): the ordinary softmax with a sink column of score 0, dropped after.
+            w = torch.softmax(torch.cat([x, torch.zeros(nq, 1)], dim=1), dim=1)[:, :nk]
         else:
-            w = torch.softmax(x, dim=1) * (~blocked)
+            w = torch.softmax(x, dim=1)
+        if sc["mask_stage"] != "before_softmax":
+            w = w * (~blocked)
         w.retain_grad()
         heads.append((scores, w))
         outs.append(w @ v)
@@ -105,7 +112,12 @@ def tolist(t):
     return [[float(v) for v in row] for row in t.detach()]
 
 
+ONLY = sys.argv[1:]  # names to write; none: every case
+
+
 def run(name, sc, loss, target=None):
+    if ONLY and name not in ONLY:
+        return
     inp = sc["inputs"]
     params = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in inp.items() if k != "mode"}
     Y, heads, blocked = forward(sc, params)
@@ -178,6 +190,18 @@ def main():
         scenario("direct", {"Q": rand(rng, 4, 4), "K": rand(rng, 4, 4), "V": rand(rng, 4, 2)},
                  heads=2, temperature=2.0, mask={"causal": True}, positional_encoding="sinusoidal"),
         "attend:1")
+    # softmax_1 (plus_one): projected, two heads, causal before the softmax, target loss.
+    run("plus-one-causal",
+        scenario("projected", {"X": rand(rng, 4, 3), "Wq": rand(rng, 3, 4), "Wk": rand(rng, 3, 4),
+                               "Wv": rand(rng, 3, 4), "Wo": rand(rng, 4, 2)},
+                 heads=2, temperature=0.6, mask={"causal": True}, softmax="plus_one"),
+        "target", rand(rng, 4, 2))
+    # softmax_1, direct, key padding after the softmax, attend loss.
+    run("plus-one-after-attend",
+        scenario("direct", {"Q": rand(rng, 3, 2), "K": rand(rng, 4, 2), "V": rand(rng, 4, 3)},
+                 mask={"causal": False, "key_padding": [False, False, True, False]},
+                 mask_stage="after_softmax", softmax="plus_one"),
+        "attend:2")
 
 
 if __name__ == "__main__":

@@ -40,14 +40,28 @@ double scoreRange(const Trace &t, int head, bool shared, Stage stage)
     return std::max(r, 1e-9);
 }
 
-QString rowNote(const RowStats &r)
+// With softmax_1 every row sums below 1 by design: its sum is written, not flagged.
+QString rowNote(const RowStats &r, bool plusOne)
 {
     if (r.fullyMasked)
         return StageText::tr("all blocked");
     QString note = QStringLiteral("%1 · %2").arg(fixed2(r.maxWeight), fixed2(r.entropy));
-    if (shortOfOne(r)) // the after-softmax mistake: the row no longer sums to 1
+    if (plusOne)
+        note += StageText::tr(" · Σ %1").arg(QString::fromStdString(fixed4(r.sum, Minus::Typographic)));
+    else if (shortOfOne(r)) // the after-softmax mistake: the row no longer sums to 1
         note += StageText::tr(" · Σ %1 ✗").arg(QString::fromStdString(fixed4(r.sum, Minus::Typographic)));
     return note;
+}
+
+bool rowFlag(const RowStats &r, bool plusOne)
+{
+    return r.fullyMasked || (!plusOne && shortOfOne(r));
+}
+
+//: The header above the weights' row notes under softmax_1: largest weight, entropy H, the row's sum.
+QString plusOneNotesLabel()
+{
+    return StageText::tr("max · H · Σ");
 }
 
 } // namespace
@@ -210,7 +224,8 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
         break;
     case Stage::Weights: {
         d.values = h.weights;
-        d.title = StageText::tr("Softmax weights");
+        const bool plusOne = s.softmax == SoftmaxKind::PlusOne;
+        d.title = plusOne ? StageText::tr("Softmax₁ weights  e^x / (1 + Σ e^x)") : StageText::tr("Softmax weights");
         d.colorBarLabel = StageText::tr("weight");
         d.scale = HeatmapScale::Probability;
         // Hatched and grey, no text: a blocked cell's "0" read as a weight
@@ -221,9 +236,15 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
         //: Under the weights map: what the two numbers right of each row are. Entropy in nats (natural log).
         d.rowNotesLegend = StageText::tr("max = the largest weight in the row · H = the row's entropy in nats "
                                          "(0: all on one key)");
+        if (plusOne) {
+            d.rowNotesLabel = plusOneNotesLabel();
+            //: Under the weights map with softmax_1: the rows sum below 1, the rest goes to no key.
+            d.rowNotesLegend = StageText::tr("max = the largest weight · H = the entropy in nats · Σ = the row's sum, "
+                                             "below 1 with softmax₁: the rest 1 − Σ attends to nothing");
+        }
         for (const RowStats &r : h.rows) {
-            d.rowNotes << rowNote(r);
-            d.rowFlagged << (r.fullyMasked || shortOfOne(r));
+            d.rowNotes << rowNote(r, plusOne);
+            d.rowFlagged << rowFlag(r, plusOne);
         }
         break;
     }
@@ -280,10 +301,12 @@ void updateStageData(HeatmapData &d, const Trace &t, Stage stage, const StageOpt
         break;
     case Stage::Weights:
         source = &h.weights;
+        // A value edit keeps the settings: the notes keep the form stageData chose.
         for (int r = span.firstRow; r < end; ++r) {
             const RowStats &st = h.rows[std::size_t(r)];
-            d.rowNotes[r] = rowNote(st);
-            d.rowFlagged[r] = st.fullyMasked || shortOfOne(st);
+            const bool plusOne = d.rowNotesLabel == plusOneNotesLabel();
+            d.rowNotes[r] = rowNote(st, plusOne);
+            d.rowFlagged[r] = rowFlag(st, plusOne);
         }
         break;
     case Stage::Output:
@@ -385,8 +408,12 @@ QString cellToolTip(const Scenario &s, const Trace &t, Stage stage, int head, in
             break;
         }
         const SoftmaxTerms e = softmaxTerms(s, t, head, row, col);
-        line = StageText::tr("weight = e^(%1 − %2) / Σ = %3 / %4 = %5")
-                   .arg(q4(h.scaledAt(row, col)), q4(e.max), q4(e.exp), q4(e.sum), q4(e.exp / e.sum));
+        if (s.softmax == SoftmaxKind::PlusOne)
+            line = StageText::tr("weight = e^(%1 − %2) / (e^(0 − %2) + Σ) = %3 / %4 = %5")
+                       .arg(q4(h.scaledAt(row, col)), q4(e.max), q4(e.exp), q4(e.sum), q4(e.exp / e.sum));
+        else
+            line = StageText::tr("weight = e^(%1 − %2) / Σ = %3 / %4 = %5")
+                       .arg(q4(h.scaledAt(row, col)), q4(e.max), q4(e.exp), q4(e.sum), q4(e.exp / e.sum));
         if (blocked)
             line += QLatin1Char('\n') + StageText::tr("then blocked after the softmax (%1): set to 0, and the row is not renormalised").arg(reason);
         const RowStats &r = h.rows[std::size_t(row)];

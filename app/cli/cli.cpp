@@ -42,7 +42,7 @@ constexpr int kCannotWrite = 2; // a file or stdout could not be written: also o
 constexpr double kMaxExperimentDraws = 2e8; // q and k entries drawn by one experiment
 
 const char *const kUsage = R"(Usage:
-  attention-lab-cli trace FILE.json|--preset NAME [--format text|json] [MASK] [--online-softmax B]
+  attention-lab-cli trace FILE.json|--preset NAME [--format text|json] [MASK] [--softmax S] [--online-softmax B]
       The whole attention chain: scores, scaled, mask, weights, output.
       --online-softmax B: the weights again as FlashAttention computes them,
       keys in tiles of B with a running maximum m, sum l and output o (JSON:
@@ -51,7 +51,10 @@ const char *const kUsage = R"(Usage:
       for query i when |i - j| < W), --dilation D (and i - j a multiple of D),
       --block B (i and j in the same block of B), --global I[,J...] (tokens,
       from 1, that see and are seen by all), --causal (and j <= i).
-  attention-lab-cli grad FILE.json|--preset NAME --loss attend:J|target:T.npy [--format text|json]
+      --softmax standard|plus_one (trace, export and grad): the ordinary
+      softmax, or softmax_1, w_i = e^x_i / (1 + sum_j e^x_j), whose rows may
+      sum below 1 (the rest: attending to nothing).
+  attention-lab-cli grad FILE.json|--preset NAME --loss attend:J|target:T.npy [--format text|json] [--softmax S]
       Exact gradients (double precision) of a loss through the whole chain.
       attend:J (key J, from 1): L = -(1/(h*n_q)) sum over heads and the rows
       where key J is open of log w(i, J). target:T.npy (or .csv): L = 1/2
@@ -158,12 +161,13 @@ int trace(const QStringList &givenArgs, QTextStream &out, QTextStream &err)
     QStringList args = givenArgs;
     const bool causal = takeFlag(args, QStringLiteral("--causal"));
     Options o = parseOptions(args, QStringList{QStringLiteral("--preset"), QStringLiteral("--format"),
-                                               QStringLiteral("--online-softmax")} + maskOptionNames());
+                                               QStringLiteral("--online-softmax")} + maskOptionNames() + settingOptionNames());
     const QString format = formatOption(o);
     const auto tileText = o.take(QStringLiteral("--online-softmax"));
     const int tile = tileText ? wholeNumberOption(QStringLiteral("--online-softmax"), *tileText, kMaxTokens) : 0;
     Source src = loadSource(o);
     applyMaskOptions(o, causal, src);
+    applySettingOptions(o, src);
     const std::optional<Trace> traced = traceOf(src, err);
     if (!traced)
         return kBadInput;
@@ -833,7 +837,7 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
     QStringList args = givenArgs;
     const bool alignCompare = takeFlag(args, QStringLiteral("--align-by-token"));
     const bool causal = takeFlag(args, QStringLiteral("--causal"));
-    Options o = parseOptions(args, maskOptionNames() + QStringList{QStringLiteral("--compare"), QStringLiteral("--compare-preset"),
+    Options o = parseOptions(args, maskOptionNames() + settingOptionNames() + QStringList{QStringLiteral("--compare"), QStringLiteral("--compare-preset"),
                                     QStringLiteral("--preset"), QStringLiteral("--out"), QStringLiteral("--format"),
                                     QStringLiteral("--size"), QStringLiteral("--scale"), QStringLiteral("--stages"),
                                     QStringLiteral("--head"), QStringLiteral("--values"), QStringLiteral("--gradient"),
@@ -846,6 +850,7 @@ int exportFigures(const QStringList &givenArgs, QTextStream &out, QTextStream &e
 
     Source src = loadSource(o);
     applyMaskOptions(o, causal, src);
+    applySettingOptions(o, src);
     const bool preset = src.origin.startsWith(QLatin1String("--preset "));
     const std::optional<Trace> traced = traceOf(src, err);
     if (!traced)

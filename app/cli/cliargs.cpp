@@ -169,6 +169,24 @@ void applyMaskOptions(Options &o, bool causal, Source &src)
         s->mask = m;
 }
 
+QStringList settingOptionNames()
+{
+    return {QStringLiteral("--softmax")};
+}
+
+void applySettingOptions(Options &o, Source &src)
+{
+    const auto text = o.take(QStringLiteral("--softmax"));
+    if (!text)
+        return;
+    const std::optional<SoftmaxKind> kind = softmaxFromString(text->toStdString());
+    if (!kind)
+        throw UsageError{QStringLiteral("--softmax: unknown value \"%1\"; expected one of %2")
+                             .arg(*text, QString::fromStdString(allNames(SoftmaxKind::Standard)))};
+    if (Scenario *s = std::get_if<Scenario>(&src.loaded))
+        s->softmax = *kind;
+}
+
 QString problemLine(const QString &origin, const Problem &p)
 {
     QString line = origin + QStringLiteral(": ");

@@ -76,6 +76,12 @@ int wholeNumberOption(const QString &option, const QString &text, int largest);
 QStringList maskOptionNames();
 void applyMaskOptions(Options &o, bool causal, Source &src);
 
+// The settings options of trace, export and grad: --softmax standard|plus_one
+// (softmax_1), set over the loaded scenario's own. A bad value is a
+// UsageError naming the option and the accepted names.
+QStringList settingOptionNames();
+void applySettingOptions(Options &o, Source &src);
+
 // "origin: place: message", safe for a terminal.
 QString problemLine(const QString &origin, const Problem &p);
 

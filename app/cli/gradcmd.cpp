@@ -116,7 +116,7 @@ void writeHandCalculation(const Scenario &s, const Trace &t, const Gradients &g,
             blockedCell = true;
         }
     }
-    const Eigen::VectorXd p = softmaxRowProbabilities(t, 0, int(row), s.maskStage);
+    const Eigen::VectorXd p = softmaxRowProbabilities(t, 0, int(row), s.maskStage, s.softmax);
     const Eigen::RowVectorXd gw = g.heads.front().weights.row(row);
     const QString w = after ? QStringLiteral("p") : QStringLiteral("w");
     out << "\nBy hand: head 1, row " << row + 1 << ", key " << col + 1
@@ -124,6 +124,9 @@ void writeHandCalculation(const Scenario &s, const Trace &t, const Gradients &g,
         << (after ? "after" : "before") << " the softmax.\n";
     if (after)
         out << "  p is the softmax over the whole row, blocked keys included; their weights are then set to 0.\n";
+    if (s.softmax == SoftmaxKind::PlusOne)
+        out << "  softmax_1: " << w << " = e^x / (1 + sum e^x); the Jacobian keeps the form " << w << "_k (δ_kj − " << w
+            << "_j), since the 1 does not move.\n";
     QStringList terms;
     double r = 0;
     for (Eigen::Index k = 0; k < gw.size(); ++k) {
@@ -178,9 +181,11 @@ void writeText(const Scenario &s, const Trace &t, const Gradients &g, const Loss
 
 int gradCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    Options o = parseOptions(args, {QStringLiteral("--preset"), QStringLiteral("--format"), QStringLiteral("--loss")});
+    Options o = parseOptions(args, QStringList{QStringLiteral("--preset"), QStringLiteral("--format"), QStringLiteral("--loss")}
+                                       + settingOptionNames());
     const QString format = formatOption(o);
-    const Source src = loadSource(o);
+    Source src = loadSource(o);
+    applySettingOptions(o, src);
     const std::optional<LossRequest> loss = lossOption(o, err);
     if (!loss)
         return kBadInput;

@@ -30,6 +30,13 @@ std::optional<Problem> SettingEdits::setMaskStage(Document &doc, MaskStage stage
                   [stage](Settings &s) { s.maskStage = stage; });
 }
 
+std::optional<Problem> SettingEdits::setSoftmax(Document &doc, SoftmaxKind kind)
+{
+    //: An undo step: the row normaliser, softmax₁ = e^x / (1 + Σ e^x) or the ordinary softmax.
+    return change(doc, kind == SoftmaxKind::PlusOne ? tr("Softmax₁ (+1)") : tr("Ordinary softmax"),
+                  [kind](Settings &s) { s.softmax = kind; });
+}
+
 std::optional<Problem> SettingEdits::setHeadCount(Document &doc, int heads)
 {
     // Not a setting: h changes d_k, a shape edit.

@@ -18,6 +18,7 @@ class SettingEdits {
 public:
     static std::optional<Problem> setCausal(Document &doc, bool on);
     static std::optional<Problem> setMaskStage(Document &doc, MaskStage stage);
+    static std::optional<Problem> setSoftmax(Document &doc, SoftmaxKind kind);
     static std::optional<Problem> setHeadCount(Document &doc, int heads);
     static std::optional<Problem> setEncoding(Document &doc, Encoding encoding);
     static std::optional<Problem> setScale(Document &doc, Scale scale);

@@ -149,6 +149,8 @@ void MainWindow::createAttentionMenu()
     attention->addAction(settings->afterSoftmax());
     attention->addAction(settings->clearMask());
     attention->addSeparator();
+    attention->addAction(settings->plusOne());
+    attention->addSeparator();
     QMenu *heads = attention->addMenu(tr("&Heads"));
     heads->addActions(settings->heads()->actions());
     heads->addSeparator();

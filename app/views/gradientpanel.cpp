@@ -413,7 +413,7 @@ void GradientPanel::updateMaps(const GradientLens::State &st)
     }
     {
         HeatmapData d;
-        const Eigen::VectorXd w = softmaxRowProbabilities(t, head, query, s.maskStage);
+        const Eigen::VectorXd w = softmaxRowProbabilities(t, head, query, s.maskStage, s.softmax);
         d.values = softmaxJacobian(w);
         d.rowLabels = keys;
         d.colLabels = keys;
@@ -504,7 +504,7 @@ QString GradientPanel::cellText(Map map, MatrixId id, int row, int col) const
         return text;
     }
     case Map::Jacobian: {
-        const Eigen::VectorXd w = softmaxRowProbabilities(t, head, query, s.maskStage);
+        const Eigen::VectorXd w = softmaxRowProbabilities(t, head, query, s.maskStage, s.softmax);
         return tr("∂w_%1/∂x_%2 = w_i(δ_ij − w_j) = %3").arg(keys.value(row), keys.value(col), terms(jacobianTerms(w, row, col)));
     }
     case Map::Input:

@@ -77,6 +77,17 @@ SettingsActions::SettingsActions(Document *doc, QObject *parent) : QObject(paren
                                    Document::Step::Own);
             });
 
+    // softmax₁, e^x / (1 + Σ e^x): a setting of its own, beside the mask's.
+    m_plusOne = new QAction(tr("Softmax&₁: +1 in the denominator (attend to nothing)"), this);
+    m_plusOne->setObjectName(QStringLiteral("plusOneAction"));
+    m_plusOne->setCheckable(true);
+    m_plusOne->setToolTip(tr("w = e^x / (1 + Σ e^x): a sink of score 0 and value 0 beside the keys, so a row may "
+                             "sum below 1 and give the rest to nothing"));
+    connect(m_plusOne, &QAction::triggered, this, [this](bool on) {
+        SettingEdits::setSoftmax(*m_doc, on ? SoftmaxKind::PlusOne : SoftmaxKind::Standard);
+        sync();
+    });
+
     m_sparse = new QActionGroup(this);
     for (SparsePreset p : {SparsePreset::Full, SparsePreset::Window, SparsePreset::Dilated, SparsePreset::Block,
                            SparsePreset::GlobalWindow})
@@ -210,6 +221,7 @@ void SettingsActions::sync()
     m_causal->setToolTip(causalFits ? tr("Block every key after the query's own position (Ctrl+Shift+M)")
                                     : tr("A causal mask needs as many queries as keys"));
     m_afterSoftmax->setChecked(s.maskStage == MaskStage::AfterSoftmax);
+    m_plusOne->setChecked(s.softmax == SoftmaxKind::PlusOne);
     const SparsePreset preset = sparsePresetOf(s.mask);
     const bool square = queryCount(s) == keyCount(s);
     for (QAction *a : m_sparse->actions()) {

@@ -26,6 +26,7 @@ public:
 
     QAction *causal() const { return m_causal; }
     QAction *afterSoftmax() const { return m_afterSoftmax; }
+    QAction *plusOne() const { return m_plusOne; } // softmax₁: checked is SoftmaxKind::PlusOne
     QAction *clearMask() const { return m_clearMask; }
     QActionGroup *sparseMasks() const { return m_sparse; }    // data(): int(SparsePreset), Custom not among them
     QActionGroup *heads() const { return m_heads; }           // data(): 1, 2, 4, 8
@@ -64,6 +65,7 @@ private:
 
     Document *m_doc;
     QAction *m_causal, *m_afterSoftmax, *m_clearMask;
+    QAction *m_plusOne;
     QActionGroup *m_sparse, *m_heads, *m_encodings, *m_scales, *m_similarities;
     QAction *m_sharper, *m_flatter, *m_resetTau, *m_nextHead, *m_previousHead;
 };

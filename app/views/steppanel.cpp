@@ -207,7 +207,10 @@ QString StepPanel::stepExplanation(StepKind step, const Scenario &s)
         return tr("e to the power of each score. Subtracting the row's maximum first gives the same weights and "
                   "never overflows: both are written out.");
     case StepKind::Normalise:
-        return tr("Each exponential divided by their sum: the weights are positive and add up to 1.");
+        return s.softmax == SoftmaxKind::PlusOne
+                   ? tr("softmax₁: each exponential divided by 1 + their sum (the sink's e^0 = 1): the weights are "
+                        "positive and add up to less than 1; the rest attends to nothing.")
+                   : tr("Each exponential divided by their sum: the weights are positive and add up to 1.");
     case StepKind::WeightedSum:
         return tr("The output is the average of the value vectors, weighted by the weights.");
     case StepKind::Concat:

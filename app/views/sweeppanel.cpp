@@ -352,6 +352,7 @@ void SweepPanel::refreshCurves()
     if (anyBlocked)
         in.blocked = all ? t.blocked : BoolMatrix(t.blocked(rows, Eigen::all));
     in.stage = s.maskStage;
+    in.softmax = s.softmax;
     in.c = scaleConstant(s.scale, t.dk);
     in.selected = int(std::find(rows.begin(), rows.end(), query) - rows.begin());
     const auto labels = queryLabels(s);
@@ -359,7 +360,7 @@ void SweepPanel::refreshCurves()
         in.labels << (std::size_t(r) < labels.size() ? QString::fromStdString(labels[std::size_t(r)]) : QString::number(r + 1));
     // A τ frame changes the settings but none of this: nothing to redo.
     if (!(in == m_curveInputs)) {
-        m_plot->setCurves(temperatureCurves(in.scores, in.blocked, in.stage, in.c, temperatureGrid()), in.labels, in.selected);
+        m_plot->setCurves(temperatureCurves(in.scores, in.blocked, in.stage, in.c, temperatureGrid(), in.softmax), in.labels, in.selected);
         m_curveInputs = std::move(in);
     }
     m_plot->setCurrentTemperature(s.temperature);
@@ -368,7 +369,7 @@ void SweepPanel::refreshCurves()
 
 bool SweepPanel::CurveInputs::operator==(const CurveInputs &o) const
 {
-    return stage == o.stage && c == o.c && selected == o.selected && labels == o.labels && scores.rows() == o.scores.rows()
+    return stage == o.stage && softmax == o.softmax && c == o.c && selected == o.selected && labels == o.labels && scores.rows() == o.scores.rows()
         && scores.cols() == o.scores.cols() && scores == o.scores && blocked.rows() == o.blocked.rows()
         && blocked.cols() == o.blocked.cols() && (blocked == o.blocked).all();
 }

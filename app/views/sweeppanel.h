@@ -140,6 +140,7 @@ private:
         Matrix scores;  // the drawn rows' scores, rows by n_k
         BoolMatrix blocked;
         MaskStage stage = MaskStage::BeforeSoftmax;
+        SoftmaxKind softmax = SoftmaxKind::Standard;
         double c = 0;
         int selected = -1;
         QStringList labels;

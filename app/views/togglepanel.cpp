@@ -158,6 +158,9 @@ QGroupBox *TogglePanel::createMaskGroup()
                               mask));
     stageRow->addStretch();
     maskLayout->addLayout(stageRow);
+    m_plusOne = new QCheckBox(tr("Softmax&₁: e^x / (1 + Σ e^x), rows may attend to nothing"), mask);
+    m_plusOne->setObjectName(QStringLiteral("plusOneCheck"));
+    maskLayout->addWidget(m_plusOne);
     m_rowSums = new QLabel(mask);
     m_rowSums->setWordWrap(true);
     maskLayout->addWidget(m_rowSums);
@@ -325,6 +328,7 @@ void TogglePanel::bindActions(SettingsActions *actions)
 {
     SettingsActions::bind(m_causal, actions->causal(), true);
     SettingsActions::bind(m_clearMask, actions->clearMask());
+    SettingsActions::bind(m_plusOne, actions->plusOne(), true);
     // Two radio buttons for one checkable action: each puts it their way.
     QAction *after = actions->afterSoftmax();
     for (QAbstractButton *b : m_stage->buttons()) {
@@ -429,10 +433,14 @@ void TogglePanel::syncRowSums()
     }
     if (sums.size() > 12)
         sums = sums.mid(0, 12) << QStringLiteral("…");
+    // softmax₁ sums below 1 by design: said in words, not marked as the mistake.
+    const bool plusOne = m_doc->scenario().softmax == SoftmaxKind::PlusOne;
+    const bool mistake = short_ && !plusOne;
     m_rowSums->setText(tr("Row sums of the weights: %1%2")
                            .arg(sums.join(QStringLiteral("  ")),
-                                short_ ? tr("  ✗ below 1: the mask was applied after the softmax") : QString()));
-    m_rowSums->setStyleSheet(short_ ? QStringLiteral("color: #b00020; font-weight: bold;") : QString());
+                                plusOne ? tr("  softmax₁: below 1, the rest 1 − Σ attends to nothing")
+                                : mistake ? tr("  ✗ below 1: the mask was applied after the softmax") : QString()));
+    m_rowSums->setStyleSheet(mistake ? QStringLiteral("color: #b00020; font-weight: bold;") : QString());
 }
 
 } // namespace attn

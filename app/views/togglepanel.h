@@ -90,6 +90,7 @@ private:
     QListWidget *m_padding;
     QPushButton *m_clearMask;
     QButtonGroup *m_stage;
+    QCheckBox *m_plusOne;
     QLabel *m_rowSums;
     QButtonGroup *m_heads;
     QComboBox *m_head;

@@ -502,12 +502,13 @@ Scenario readScenario(const QJsonDocument &doc)
         s.heads = int(readInteger(o.value(QLatin1String("heads")), "heads", 1, kMaxHeads));
     // Every setting by name, here and in scenarioToJson: a member added to
     // Settings or Mask stops both compiling until it is read and written.
-    auto &[similarity, scale, temperature, mask, maskStage, encoding, seed] = settingsOf(s);
+    auto &[similarity, scale, temperature, mask, maskStage, softmax, encoding, seed] = settingsOf(s);
     similarity = readEnum(o, "similarity", Similarity::Dot, similarityFromString);
     scale = readEnum(o, "scale", Scale::SqrtDk, scaleFromString);
     if (o.contains(QLatin1String("temperature")))
         temperature = readNumber(o.value(QLatin1String("temperature")), "temperature");
     maskStage = readEnum(o, "mask_stage", MaskStage::BeforeSoftmax, maskStageFromString);
+    softmax = readEnum(o, "softmax", SoftmaxKind::Standard, softmaxFromString);
     encoding = readEnum(o, "positional_encoding", Encoding::None, encodingFromString);
     if (o.contains(QLatin1String("seed")))
         seed = readSeed(o.value(QLatin1String("seed")));
@@ -564,7 +565,7 @@ const std::unordered_set<std::string> &topLevelKeys()
 {
     static const std::unordered_set<std::string> keys{
         "format", "version", "title", "description", "tokens", "source_tokens", "inputs", "heads", "similarity",
-        "scale", "temperature", "mask", "mask_stage", "positional_encoding", "seed"};
+        "scale", "temperature", "mask", "mask_stage", "softmax", "positional_encoding", "seed"};
     return keys;
 }
 
@@ -801,7 +802,7 @@ QByteArray scenarioToJson(const Scenario &s)
     o += "  },\n";
     field("heads", QByteArray::number(s.heads));
     // Every setting by name, as readScenario reads them.
-    const auto &[similarity, scale, temperature, mask, maskStage, encoding, seed] = settingsOf(s);
+    const auto &[similarity, scale, temperature, mask, maskStage, softmax, encoding, seed] = settingsOf(s);
     const auto &[causal, window, dilation, block, global, keyPadding, blocked] = mask;
     field("similarity", quoted(toString(similarity)));
     field("scale", quoted(toString(scale)));
@@ -824,6 +825,9 @@ QByteArray scenarioToJson(const Scenario &s)
         maskText += ", " + line;
     field("mask", maskText + "}");
     field("mask_stage", quoted(toString(maskStage)));
+    // Written only when set, so the files of the ordinary softmax stay as they were.
+    if (softmax != SoftmaxKind::Standard)
+        field("softmax", quoted(toString(softmax)));
     field("positional_encoding", quoted(toString(encoding)));
     field("seed", QByteArray::number(quint64(seed)), keptTop.empty());
     for (std::size_t i = 0; i < keptTop.size(); ++i)

@@ -62,6 +62,7 @@ QJsonObject traceToJson(const Scenario &s, const Trace &t)
                          {"divisor", t.divisor},
                          {"causal", s.mask.causal},
                          {"mask_stage", toString(s.maskStage)},
+                         {"softmax", toString(s.softmax)},
                          {"positional_encoding", toString(s.encoding)}};
 
     QJsonObject positional{{"kind", toString(s.encoding)}};
@@ -246,6 +247,7 @@ bool writeTrace(const Scenario &s, const Trace &t, const std::vector<OnlineHead>
               {"positional_encoding", toString(s.encoding)},
               {"scale", toString(s.scale)},
               {"similarity", toString(s.similarity)},
+              {"softmax", toString(s.softmax)},
               {"temperature", s.temperature}},
              false);
 

@@ -3379,6 +3379,14 @@ weight</source>
 <context>
     <name>attn::SettingEdits</name>
     <message>
+        <source>Softmax₁ (+1)</source>
+        <translation>Softmax₁（+1）</translation>
+    </message>
+    <message>
+        <source>Ordinary softmax</source>
+        <translation>普通 softmax</translation>
+    </message>
+    <message>
         <location filename="../../app/document/settingedits.cpp" line="+11" />
         <source>Causal mask on</source>
         <translation>开启因果掩码</translation>
@@ -3481,6 +3489,14 @@ weight</source>
 </context>
 <context>
     <name>attn::SettingsActions</name>
+    <message>
+        <source>Softmax&amp;₁: +1 in the denominator (attend to nothing)</source>
+        <translation>Softmax&amp;₁：分母加 1（可以不关注任何键）</translation>
+    </message>
+    <message>
+        <source>w = e^x / (1 + Σ e^x): a sink of score 0 and value 0 beside the keys, so a row may sum below 1 and give the rest to nothing</source>
+        <translation>w = e^x / (1 + Σ e^x)：在键旁边加一个得分为 0、值为 0 的汇点，所以一行之和可以小于 1，剩下的不给任何键</translation>
+    </message>
     <message>
         <location filename="../../app/views/settingsactions.cpp" line="+58" />
         <source>&amp;Causal mask</source>
@@ -3788,6 +3804,26 @@ weight</source>
 </context>
 <context>
     <name>attn::StageText</name>
+    <message>
+        <source> · Σ %1</source>
+        <translation> · Σ %1</translation>
+    </message>
+    <message>
+        <source>max · H · Σ</source>
+        <translation>最大 · H · Σ</translation>
+    </message>
+    <message>
+        <source>Softmax₁ weights  e^x / (1 + Σ e^x)</source>
+        <translation>Softmax₁ 权重  e^x / (1 + Σ e^x)</translation>
+    </message>
+    <message>
+        <source>max = the largest weight · H = the entropy in nats · Σ = the row's sum, below 1 with softmax₁: the rest 1 − Σ attends to nothing</source>
+        <translation>最大 = 该行最大的权重 · H = 熵（奈特） · Σ = 该行之和，softmax₁ 下小于 1：剩下的 1 − Σ 不关注任何键</translation>
+    </message>
+    <message>
+        <source>weight = e^(%1 − %2) / (e^(0 − %2) + Σ) = %3 / %4 = %5</source>
+        <translation>权重 = e^(%1 − %2) / (e^(0 − %2) + Σ) = %3 / %4 = %5</translation>
+    </message>
     <message>
         <location filename="../../widgets/stagedata.cpp" line="+45" />
         <source>all blocked</source>
@@ -4232,6 +4268,10 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::StepPanel</name>
     <message>
+        <source>softmax₁: each exponential divided by 1 + their sum (the sink's e^0 = 1): the weights are positive and add up to less than 1; the rest attends to nothing.</source>
+        <translation>softmax₁：每个指数除以 1 加它们的和（汇点的 e^0 = 1）：权重为正，和小于 1；剩下的部分不关注任何键。</translation>
+    </message>
+    <message>
         <location filename="../../app/views/steppanel.cpp" line="+119" />
         <source>First step (Home)</source>
         <translation>第一步（Home）</translation>
@@ -4596,6 +4636,14 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 </context>
 <context>
     <name>attn::TogglePanel</name>
+    <message>
+        <source>Softmax&amp;₁: e^x / (1 + Σ e^x), rows may attend to nothing</source>
+        <translation>Softmax&amp;₁：e^x / (1 + Σ e^x)，一行可以不关注任何键</translation>
+    </message>
+    <message>
+        <source>  softmax₁: below 1, the rest 1 − Σ attends to nothing</source>
+        <translation>  softmax₁：小于 1，剩下的 1 − Σ 不关注任何键</translation>
+    </message>
     <message>
         <location line="+30" />
         <source>Mask</source>

@@ -479,7 +479,7 @@ namespace {
 // stops this compiling until a change of it is added here.
 std::vector<std::pair<QString, Settings>> eachSettingChanged(const Scenario &base)
 {
-    [[maybe_unused]] const auto &[similarity, scale, temperature, mask, maskStage, encoding, seed] = settingsOf(base);
+    [[maybe_unused]] const auto &[similarity, scale, temperature, mask, maskStage, softmax, encoding, seed] = settingsOf(base);
     [[maybe_unused]] const auto &[causal, window, dilation, block, global, keyPadding, blocked] = mask;
     std::vector<std::pair<QString, Settings>> out;
     auto with = [&](const char *name, auto change) {
@@ -502,6 +502,7 @@ std::vector<std::pair<QString, Settings>> eachSettingChanged(const Scenario &bas
     with("mask.key_padding, all open", [&](Settings &s) { s.mask.keyPadding = BoolVector::Constant(keyCount(base), false); });
     with("mask.blocked", [&](Settings &s) { s.mask = toggleBlocked(base, 1, 0).mask; });
     with("mask_stage", [](Settings &s) { s.maskStage = MaskStage::AfterSoftmax; });
+    with("softmax", [](Settings &s) { s.softmax = SoftmaxKind::PlusOne; });
     with("positional_encoding", [](Settings &s) { s.encoding = Encoding::Sinusoidal; });
     with("seed", [](Settings &s) { s.seed += 1; });
     return out;

@@ -171,6 +171,34 @@ private slots:
         QCOMPARE(checked, 3 * 3 * 2 * 4 * 3);
     }
 
+    // softmax_1: the Jacobian keeps the form w_k (δ_kj − w_j) with its own w
+    // (the 1 in the denominator does not move), both mask stages, several
+    // heads and temperatures: every entry against central differences to 1e-6.
+    void finiteDifferencesPlusOne()
+    {
+        int checked = 0;
+        for (std::uint64_t seed = 500; checked < 24; ++seed) {
+            Scenario s = test::randomScenario(seed);
+            s.softmax = SoftmaxKind::PlusOne;
+            s.maskStage = seed % 2 ? MaskStage::AfterSoftmax : MaskStage::BeforeSoftmax;
+            s.temperature = 0.5 + double(seed % 4) * 0.5;
+            if (validate(s) || compute(s).blocked.col(0).all())
+                continue;
+            const QString what = QStringLiteral("plus_one seed %1").arg(seed);
+            checkAgainstDifferences(s, AttendLoss{0}, what + " attend:1");
+            if (QTest::currentTestFailed())
+                return;
+            const Trace t = compute(s);
+            test::TestRng rng(seed);
+            checkAgainstDifferences(s, TargetLoss{test::randomMatrix(rng, int(t.output.rows()), int(t.output.cols()), 1.0)},
+                                    what + " target");
+            if (QTest::currentTestFailed())
+                return;
+            ++checked;
+        }
+        QCOMPARE(checked, 24);
+    }
+
     // PyTorch autograd (float64) on an independent forward: every gradient
     // to 1e-9.
     void pytorchReference_data()
