@@ -106,10 +106,10 @@ std::string loadAverage()
 }
 
 // The head (layer >= 2) with the highest prefix score, and its skeptic scores.
-const HeadScore *bestInductionHead(const std::vector<HeadScore> &heads)
+const TrainedHeadScore *bestInductionHead(const std::vector<TrainedHeadScore> &heads)
 {
-    const HeadScore *best = nullptr;
-    for (const HeadScore &h : heads)
+    const TrainedHeadScore *best = nullptr;
+    for (const TrainedHeadScore &h : heads)
         if (h.layer >= kFirstInductionLayer && (!best || h.prefixMatching > best->prefixMatching))
             best = &h;
     return best;
@@ -160,9 +160,9 @@ int induction(const QStringList &a)
         auto e = evaluate(st);
         if (!e.ok())
             return 2;
-        const HeadScore *h = bestInductionHead(e.value().heads);
+        const TrainedHeadScore *h = bestInductionHead(e.value().heads);
         double layer1 = 0;
-        for (const HeadScore &x : e.value().heads)
+        for (const TrainedHeadScore &x : e.value().heads)
             if (x.layer < kFirstInductionLayer)
                 layer1 = std::max(layer1, x.prefixMatching);
         std::fprintf(stderr, "step %d loss %.4f layer>=2 prefix %.3f (L%dH%d; gap %.3f, no repeat %.3f) layer-1 max %.3f\n",
@@ -177,7 +177,7 @@ int induction(const QStringList &a)
                 break;
         }
     }
-    const HeadScore *h = bestInductionHead(at.heads);
+    const TrainedHeadScore *h = bestInductionHead(at.heads);
     std::printf("{\"seed\": %llu, \"step\": %s, \"cpu_s\": %.2f, \"wall_s\": %.2f, \"steps_run\": %d, \"cpu_s_run\": %.2f, "
                 "\"wall_s_run\": %.2f, \"untrained_max_prefix\": %.3f, \"uniform_prefix\": %.3f, \"head\": \"L%dH%d\", "
                 "\"prefix\": %.3f, \"prefix_gap\": %.3f, \"uniform_gap\": %.3f, \"prefix_no_repeat\": %.3f, \"loss\": %.4f, "

@@ -69,10 +69,10 @@ TrainSettings settingsFrom(Options &o)
     return s;
 }
 
-QString headLine(const std::vector<HeadScore> &heads)
+QString headLine(const std::vector<TrainedHeadScore> &heads)
 {
     QStringList parts;
-    for (const HeadScore &h : heads)
+    for (const TrainedHeadScore &h : heads)
         parts << QStringLiteral("L%1H%2 prefix %3 (gap %4, no repeat %5) prev %6")
                      .arg(h.layer + 1)
                      .arg(h.head + 1)
@@ -96,7 +96,7 @@ QByteArray entryJson(const TrainLogEntry &e)
     j.number(e.loss);
     j.raw(", \"heads\": [");
     for (std::size_t i = 0; i < e.heads.size(); ++i) {
-        const HeadScore &h = e.heads[i];
+        const TrainedHeadScore &h = e.heads[i];
         j.raw(i ? ", {\"layer\": " : "{\"layer\": ");
         j.integer(h.layer + 1);
         j.raw(", \"head\": ");

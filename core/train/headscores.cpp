@@ -1,5 +1,7 @@
 #include "headscores.h"
 
+#include "headlabel.h"
+
 #include <algorithm>
 
 namespace attn {
@@ -15,7 +17,7 @@ double prefixMatchingScore(const Matrix &w, int start, int span, int distance)
 
 double previousTokenScore(const Matrix &w)
 {
-    return summarizeHead(w).previousToken;
+    return scoreHead(w, {}).previousToken.score;
 }
 
 double uniformPrefixScore(const RepeatedSequences &r)
@@ -57,16 +59,16 @@ int distanceOf(const RepeatedSequences &r, int b)
 
 } // namespace
 
-Result<std::vector<HeadScore>> headScores(const Gpt2Model &model, const TrainForwardOptions &options,
+Result<std::vector<TrainedHeadScore>> headScores(const Gpt2Model &model, const TrainForwardOptions &options,
                                           const RepeatedSequences &repeated)
 {
     const int H = model.config.nHead, B = repeated.batch.batch;
-    std::vector<HeadScore> out;
+    std::vector<TrainedHeadScore> out;
     for (int l = 0; l < model.config.nLayer; ++l)
         for (int h = 0; h < H; ++h)
-            out.push_back(HeadScore{l, h, 0, 0, 0, 0});
+            out.push_back(TrainedHeadScore{l, h, 0, 0, 0, 0});
     if (auto p = eachHead(model, options, repeated.batch, [&](int l, int h, int b, const Matrix &w) {
-            HeadScore &s = out[std::size_t(l * H + h)];
+            TrainedHeadScore &s = out[std::size_t(l * H + h)];
             s.prefixMatching += prefixMatchingScore(w, repeated.starts[std::size_t(b)], repeated.spans[std::size_t(b)],
                                                     distanceOf(repeated, b)) / B;
             s.previousToken += previousTokenScore(w) / B;
@@ -88,19 +90,19 @@ Result<std::vector<double>> prefixScores(const Gpt2Model &model, const TrainForw
     return out;
 }
 
-double inductionScore(const std::vector<HeadScore> &heads)
+double inductionScore(const std::vector<TrainedHeadScore> &heads)
 {
     double best = 0;
-    for (const HeadScore &h : heads)
+    for (const TrainedHeadScore &h : heads)
         if (h.layer >= kFirstInductionLayer)
             best = std::max(best, h.prefixMatching);
     return best;
 }
 
-double largestPrefixScore(const std::vector<HeadScore> &heads)
+double largestPrefixScore(const std::vector<TrainedHeadScore> &heads)
 {
     double best = 0;
-    for (const HeadScore &h : heads)
+    for (const TrainedHeadScore &h : heads)
         best = std::max(best, h.prefixMatching);
     return best;
 }

@@ -9,7 +9,7 @@
 //     1); a head that spreads its weight evenly gives about 1/T of it to
 //     any key (uniformPrefixScore).
 //   previous token: the mean weight on key i - 1 over the rows i >= 1
-//     (summarizeHead's previousToken).
+//     (scoreHead's previous token, core/model/headlabel.h).
 //
 // An induction head needs two layers: a head of the first layer sees each
 // key's own token and position only, never what came before it, so it
@@ -32,7 +32,7 @@ double previousTokenScore(const Matrix &weights);
 // on `sequences`: the baseline a head with no preference gets.
 double uniformPrefixScore(const RepeatedSequences &sequences);
 
-struct HeadScore {
+struct TrainedHeadScore {
     int layer = 0, head = 0;      // 0-based
     double prefixMatching = 0;    // on the held-out sequences of the training's kind
     double previousToken = 0;
@@ -42,7 +42,7 @@ struct HeadScore {
 
 // Every head's scores, averaged over the sequences of `repeated`, layer by
 // layer, head by head (prefixDistant and prefixNoRepeat left 0).
-Result<std::vector<HeadScore>> headScores(const Gpt2Model &model, const TrainForwardOptions &options,
+Result<std::vector<TrainedHeadScore>> headScores(const Gpt2Model &model, const TrainForwardOptions &options,
                                           const RepeatedSequences &repeated);
 // Every head's mean prefix score on `sequences`, layer by layer, head by head.
 Result<std::vector<double>> prefixScores(const Gpt2Model &model, const TrainForwardOptions &options,
@@ -53,8 +53,8 @@ inline constexpr int kFirstInductionLayer = 1;
 // The prefix score at which a head of layer >= 2 counts as an induction head.
 inline constexpr double kInductionThreshold = 0.4;
 // The largest prefix score among heads of layer >= 2 (0 for a 1-layer model).
-double inductionScore(const std::vector<HeadScore> &heads);
+double inductionScore(const std::vector<TrainedHeadScore> &heads);
 // The largest prefix score of any head, layer 1 included.
-double largestPrefixScore(const std::vector<HeadScore> &heads);
+double largestPrefixScore(const std::vector<TrainedHeadScore> &heads);
 
 } // namespace attn

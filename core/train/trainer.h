@@ -71,7 +71,7 @@ Gpt2Model initialWeights(const Gpt2Config &config, bool mlp, std::uint64_t seed,
 struct TrainLogEntry {
     int step = 0;
     double loss = 0;                 // on the held-out batch of the task
-    std::vector<HeadScore> heads;    // layer by layer, head by head
+    std::vector<TrainedHeadScore> heads;    // layer by layer, head by head
 };
 
 struct TrainCheckpoint {

@@ -324,7 +324,7 @@ private slots:
     // Only heads of layer 2 on count as induction heads.
     void inductionScoreSkipsLayerOne()
     {
-        std::vector<HeadScore> heads{{0, 0, 0.9, 0, 0, 0}, {0, 1, 0.2, 0, 0, 0}, {1, 0, 0.3, 0, 0, 0}, {1, 1, 0.1, 0, 0, 0}};
+        std::vector<TrainedHeadScore> heads{{0, 0, 0.9, 0, 0, 0}, {0, 1, 0.2, 0, 0, 0}, {1, 0, 0.3, 0, 0, 0}, {1, 1, 0.1, 0, 0, 0}};
         QCOMPARE(inductionScore(heads), 0.3);
         QCOMPARE(largestPrefixScore(heads), 0.9);
         heads.resize(2);
