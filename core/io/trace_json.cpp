@@ -84,9 +84,9 @@ QJsonObject traceToJson(const Scenario &s, const Trace &t)
                          {"causal", s.mask.causal},
                          {"mask_stage", toString(s.maskStage)},
                          {"positional_encoding", toString(s.encoding)},
-                         {"window", s.mask.window > 0 ? QJsonValue(s.mask.window) : QJsonValue()},
+                         {"window", s.mask.window}, // 0: none, as in Mask
                          {"dilation", s.mask.dilation},
-                         {"block", s.mask.block > 0 ? QJsonValue(s.mask.block) : QJsonValue()},
+                         {"block", s.mask.block},
                          {"global", globalTokens(s.mask)}};
 
     QJsonObject positional{{"kind", toString(s.encoding)}};
@@ -261,10 +261,9 @@ bool writeTrace(const Scenario &s, const Trace &t, const std::vector<OnlineHead>
     o.closeArray(1, false);
 
     // The members in QJsonObject's order (sorted), as traceToJson writes them.
-    const auto orNull = [](const char *name, int v) { return v > 0 ? JsonMember(name, v) : JsonMember(name, nullptr); };
     o.openObject(1, "settings");
     o.members(2,
-              {orNull("block", s.mask.block),
+              {{"block", s.mask.block},
                {"causal", s.mask.causal},
                {"d_k", t.dk},
                {"d_v", t.dv},
@@ -282,7 +281,7 @@ bool writeTrace(const Scenario &s, const Trace &t, const std::vector<OnlineHead>
                {"scale", toString(s.scale)},
                {"similarity", toString(s.similarity)},
                {"temperature", s.temperature},
-               orNull("window", s.mask.window)},
+               {"window", s.mask.window}},
               true);
     o.closeObject(1, false);
 

@@ -97,25 +97,25 @@ private slots:
         QTest::addColumn<int>("B");
         QTest::addColumn<QList<int>>("global");
         // The causal lesson (5 tokens, causal on).
-        QTest::newRow("none") << "causal" << QStringList{} << "null 1 null []" << 0 << 1 << 0 << QList<int>{};
-        QTest::newRow("full") << "causal" << QStringList{"--mask", "full"} << "null 1 null []" << 0 << 1 << 0 << QList<int>{};
-        QTest::newRow("window") << "causal" << QStringList{"--mask", "window:2"} << "2 1 null []" << 2 << 1 << 0 << QList<int>{};
-        QTest::newRow("window, width left out") << "causal" << QStringList{"--mask", "window"} << "2 1 null []" << 2 << 1 << 0
+        QTest::newRow("none") << "causal" << QStringList{} << "0 1 0 []" << 0 << 1 << 0 << QList<int>{};
+        QTest::newRow("full") << "causal" << QStringList{"--mask", "full"} << "0 1 0 []" << 0 << 1 << 0 << QList<int>{};
+        QTest::newRow("window") << "causal" << QStringList{"--mask", "window:2"} << "2 1 0 []" << 2 << 1 << 0 << QList<int>{};
+        QTest::newRow("window, width left out") << "causal" << QStringList{"--mask", "window"} << "2 1 0 []" << 2 << 1 << 0
                                                 << QList<int>{};
-        QTest::newRow("dilated") << "causal" << QStringList{"--mask", "dilated:2"} << "2 2 null []" << 2 << 2 << 0 << QList<int>{};
-        QTest::newRow("block") << "causal" << QStringList{"--mask", "block:2"} << "null 1 2 []" << 0 << 1 << 2 << QList<int>{};
-        QTest::newRow("global-window") << "causal" << QStringList{"--mask", "global-window:1"} << "1 1 null [1]" << 1 << 1 << 0
+        QTest::newRow("dilated") << "causal" << QStringList{"--mask", "dilated:2"} << "2 2 0 []" << 2 << 2 << 0 << QList<int>{};
+        QTest::newRow("block") << "causal" << QStringList{"--mask", "block:2"} << "0 1 2 []" << 0 << 1 << 2 << QList<int>{};
+        QTest::newRow("global-window") << "causal" << QStringList{"--mask", "global-window:1"} << "1 1 0 [1]" << 1 << 1 << 0
                                        << QList<int>{1};
         QTest::newRow("preset, then a pattern over it") << "causal" << QStringList{"--mask", "block:3", "--global", "2,4"}
-                                                        << "null 1 3 [2,4]" << 0 << 1 << 3 << QList<int>{2, 4};
+                                                        << "0 1 3 [2,4]" << 0 << 1 << 3 << QList<int>{2, 4};
         QTest::newRow("single patterns") << "causal" << QStringList{"--window", "2", "--dilation", "2", "--block", "4"}
                                          << "2 2 4 []" << 2 << 2 << 4 << QList<int>{};
         // The sliding-window lesson's own W = 3 (10 tokens, not causal): kept, widened, or cleared.
-        QTest::newRow("the lesson's own") << "sliding-window" << QStringList{} << "3 1 null []" << 3 << 1 << 0 << QList<int>{};
-        QTest::newRow("its width kept") << "sliding-window" << QStringList{"--mask", "dilated"} << "3 2 null []" << 3 << 2 << 0
+        QTest::newRow("the lesson's own") << "sliding-window" << QStringList{} << "3 1 0 []" << 3 << 1 << 0 << QList<int>{};
+        QTest::newRow("its width kept") << "sliding-window" << QStringList{"--mask", "dilated"} << "3 2 0 []" << 3 << 2 << 0
                                         << QList<int>{};
-        QTest::newRow("wider") << "sliding-window" << QStringList{"--mask", "window:5"} << "5 1 null []" << 5 << 1 << 0 << QList<int>{};
-        QTest::newRow("cleared") << "sliding-window" << QStringList{"--mask", "full"} << "null 1 null []" << 0 << 1 << 0
+        QTest::newRow("wider") << "sliding-window" << QStringList{"--mask", "window:5"} << "5 1 0 []" << 5 << 1 << 0 << QList<int>{};
+        QTest::newRow("cleared") << "sliding-window" << QStringList{"--mask", "full"} << "0 1 0 []" << 0 << 1 << 0
                                  << QList<int>{};
     }
 
