@@ -9,15 +9,15 @@ namespace attn {
 namespace {
 
 // An input of a hand calculation: compact, in brackets when negative.
-std::string paren(double v)
+std::string paren(double v, Minus minus = Minus::Typographic)
 {
-    const std::string s = compact(v, Minus::Typographic);
+    const std::string s = compact(v, minus);
     return v < 0 ? "(" + s + ")" : s;
 }
 
-std::string num(double v)
+std::string num(double v, Minus minus = Minus::Typographic)
 {
-    return fixed4(v, Minus::Typographic);
+    return fixed4(v, minus);
 }
 
 // "a·b + c·d + …" of the pairs, or empty past maxTerms.
@@ -105,8 +105,10 @@ std::string weightGradientTerms(const Scenario &s, const Trace &t, const Loss &l
 }
 
 ScoreGradientTerms scoreGradientTerms(const Scenario &s, const Trace &t, const Gradients &g, int head, int i, int j,
-                                      int maxTerms)
+                                      int maxTerms, Minus minus)
 {
+    const auto paren = [minus](double v) { return ::attn::paren(v, minus); };
+    const auto num = [minus](double v) { return ::attn::num(v, minus); };
     ScoreGradientTerms r;
     const bool after = s.maskStage == MaskStage::AfterSoftmax;
     if (!after && t.blocked(i, j)) {

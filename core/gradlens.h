@@ -5,6 +5,7 @@
 // around the numbers belong to the window (translated).
 
 #include "backward.h"
+#include "numbers.h"
 
 #include <string>
 
@@ -34,6 +35,8 @@ std::string weightGradientTerms(const Scenario &s, const Trace &t, const Loss &l
                                 int maxTerms = 6);
 
 // ∂L/∂score(i, j) by hand: p_j (g_j − Σ_k g_k p_k) ÷ (c·τ), g = ∂L/∂w.
+// The window's lens and the command line's `grad` both write it from here;
+// `minus`: the typographic one for the eye, ASCII for the command line.
 struct ScoreGradientTerms {
     bool passesNothing = false; // blocked before the softmax: the cell passes no gradient
     bool blockedAfter = false;  // blocked after the softmax: through the denominator alone
@@ -41,7 +44,7 @@ struct ScoreGradientTerms {
     std::string cell;           // "0.7679·((−0.4341) − (−0.3333)) ÷ 1.4142 = −0.0547"
 };
 ScoreGradientTerms scoreGradientTerms(const Scenario &s, const Trace &t, const Gradients &g, int head, int i, int j,
-                                      int maxTerms = 6);
+                                      int maxTerms = 6, Minus minus = Minus::Typographic);
 
 // ∂L/∂Q(i, d) and ∂L/∂K(j, d) of one head by hand (direct mode, d within
 // the head): dot Σ_j ∂s_ij·k_jd; −distance −2 Σ_j ∂s_ij (q_d − k_jd). Empty

@@ -223,7 +223,7 @@ std::string sparseMaskText(const Mask &m)
         add("sliding window W = " + std::to_string(m.window)
             + (m.dilation > 1 ? " (dilation " + std::to_string(m.dilation) + ")" : ""));
     else if (m.dilation > 1)
-        add("strided, every " + std::to_string(m.dilation) + "th key");
+        add("strided, i - j a multiple of " + std::to_string(m.dilation));
     if (m.block > 0)
         add("blocks of " + std::to_string(m.block));
     if (!m.global.empty()) {

@@ -47,7 +47,9 @@ const char *const kUsage = R"(Usage:
       --online-softmax B: the weights again as FlashAttention computes them,
       keys in tiles of B with a running maximum m, sum l and output o (JSON:
       "online": [{"head", "rows": [{"tiles": [{"keys", "l", "m", "o"}]}]}]).
-      MASK, over the scenario's own (trace and export): --window W (key j open
+      MASK, over the scenario's own (trace and export): --mask PRESET[:W], the
+      settings bar's presets (full, window, dilated, block, global-window; W
+      the window's or the block's width), then --window W (key j open
       for query i when |i - j| < W), --dilation D (and i - j a multiple of D),
       --block B (i and j in the same block of B), --global I[,J...] (tokens,
       from 1, that see and are seen by all), --causal (and j <= i).

@@ -135,10 +135,35 @@ int wholeNumberOption(const QString &option, const QString &text, int largest)
 
 QStringList maskOptionNames()
 {
-    return {QStringLiteral("--window"), QStringLiteral("--dilation"), QStringLiteral("--block"), QStringLiteral("--global")};
+    return {QStringLiteral("--mask"), QStringLiteral("--window"), QStringLiteral("--dilation"), QStringLiteral("--block"),
+            QStringLiteral("--global")};
 }
 
 namespace {
+
+// The settings bar's presets by their command-line names (Custom is no
+// preset to ask for).
+constexpr std::pair<SparsePreset, const char *> kSparsePresetNames[] = {{SparsePreset::Full, "full"},
+                                                                         {SparsePreset::Window, "window"},
+                                                                         {SparsePreset::Dilated, "dilated"},
+                                                                         {SparsePreset::Block, "block"},
+                                                                         {SparsePreset::GlobalWindow, "global-window"}};
+
+std::optional<SparsePreset> sparsePresetNamed(const QString &name)
+{
+    for (const auto &[p, n] : kSparsePresetNames)
+        if (name == QLatin1String(n))
+            return p;
+    return std::nullopt;
+}
+
+QString sparsePresetNames()
+{
+    QStringList names;
+    for (const auto &[p, n] : kSparsePresetNames)
+        names << QLatin1String(n);
+    return names.join(QStringLiteral(", "));
+}
 
 int maskWidth(const QString &option, const QString &text)
 {
@@ -152,6 +177,21 @@ void applyMaskOptions(Options &o, bool causal, Source &src)
     Scenario *s = std::get_if<Scenario>(&src.loaded);
     Mask m = s ? s->mask : Mask();
     m.causal = m.causal || causal;
+    // A preset first, as the settings bar sets it ("window:3"; the width
+    // left out: the scenario's own, else 2); the single patterns then change it.
+    if (const auto preset = o.take(QStringLiteral("--mask"))) {
+        const QString name = preset->section(QLatin1Char(':'), 0, 0).trimmed();
+        const auto p = sparsePresetNamed(name);
+        if (!p)
+            throw UsageError{QStringLiteral("--mask: \"%1\" is not a preset (%2, and :W for the width, e.g. window:3)")
+                                 .arg(name, sparsePresetNames())};
+        const bool widthGiven = preset->contains(QLatin1Char(':'));
+        if (widthGiven && *p == SparsePreset::Full)
+            throw UsageError{QStringLiteral("--mask: full has no width (got \"%1\")").arg(*preset)};
+        const int w = widthGiven ? maskWidth(QStringLiteral("--mask"), preset->section(QLatin1Char(':'), 1))
+                                 : (sparseWidth(m) > 0 ? sparseWidth(m) : 2);
+        m = withSparsePreset(m, *p, w);
+    }
     if (const auto w = o.take(QStringLiteral("--window")))
         m.window = maskWidth(QStringLiteral("--window"), *w);
     if (const auto d = o.take(QStringLiteral("--dilation")))

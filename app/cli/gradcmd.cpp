@@ -1,5 +1,7 @@
 #include "gradcmd.h"
 
+#include "gradlens.h"
+
 #include "attention.h"
 #include "backward.h"
 #include "cliargs.h"
@@ -116,8 +118,6 @@ void writeHandCalculation(const Scenario &s, const Trace &t, const Gradients &g,
             blockedCell = true;
         }
     }
-    const Eigen::VectorXd p = softmaxRowProbabilities(t, 0, int(row), s.maskStage, s.softmax);
-    const Eigen::RowVectorXd gw = g.heads.front().weights.row(row);
     const QString w = after ? QStringLiteral("p") : QStringLiteral("w");
     out << "\nBy hand: head 1, row " << row + 1 << ", key " << col + 1
         << (blockedCell ? " (blocked: the largest such |∂L/∂score|), mask " : " (the largest |∂L/∂score|), mask ")
@@ -127,29 +127,14 @@ void writeHandCalculation(const Scenario &s, const Trace &t, const Gradients &g,
     if (s.softmax == SoftmaxKind::PlusOne)
         out << "  softmax_1: " << w << " = e^x / (1 + sum e^x); the Jacobian keeps the form " << w << "_k (δ_kj − " << w
             << "_j), since the 1 does not move.\n";
-    QStringList terms;
-    double r = 0;
-    for (Eigen::Index k = 0; k < gw.size(); ++k) {
-        if (t.blocked(row, k) || gw(k) == 0)
-            continue;
-        r += gw(k) * p(k);
-        if (terms.size() < 6)
-            terms << QStringLiteral("%1 × %2").arg(fixed(gw(k)), fixed(p(k)));
-        else if (terms.size() == 6)
-            terms << QStringLiteral("…");
-    }
-    out << "  Σ_k g_k " << w << "_k over the open keys = " << (terms.isEmpty() ? QStringLiteral("0") : terms.join(QStringLiteral(" + ")))
-        << " = " << fixed(r) << "   (g = ∂L/∂w)\n";
-    const double gj = t.blocked(row, col) ? 0.0 : gw(col);
-    const double dx = p(col) * (gj - r);
-    const QString subtrahend = r < 0 ? QStringLiteral("(%1)").arg(fixed(r)) : fixed(r);
-    out << "  ∂L/∂x = " << w << "_j (" << (after ? "[j open] g_j" : "g_j") << " − Σ) = " << fixed(p(col)) << " × ("
-        << fixed(gj) << " − " << subtrahend << ") = " << fixed(dx) << "\n";
-    if (blockedCell)
+    // The terms as the window's gradient lens writes them (core/gradlens), with the command line's minus.
+    const ScoreGradientTerms r = scoreGradientTerms(s, t, g, 0, int(row), int(col), 6, Minus::Ascii);
+    out << "  Σ_k g_k " << w << "_k over the open keys = " << QString::fromStdString(r.sum) << "   (g = ∂L/∂w)\n";
+    out << "  ∂L/∂s = " << w << "_j (" << (after ? "[j open] g_j" : "g_j") << " − Σ) ÷ (c·τ) = "
+        << QString::fromStdString(r.cell) << "   (the table above: " << fixed(ds(row, col)) << ")\n";
+    if (r.blockedAfter)
         out << "  The key is blocked, so [j open] g_j = 0: its score moves the row's other weights through the\n"
                "  denominator alone. Before the softmax it would pass no gradient at all.\n";
-    out << "  ∂L/∂s = ∂L/∂x ÷ (c·τ) = " << fixed(dx) << " ÷ " << fixed(t.divisor) << " = " << fixed(dx / t.divisor)
-        << "   (the table above: " << fixed(ds(row, col)) << ")\n";
 }
 
 void writeText(const Scenario &s, const Trace &t, const Gradients &g, const LossRequest &r, const QString &origin,

@@ -10,6 +10,7 @@
 #include "gpt2.h"
 #include "gradients.h"
 #include "headgrid.h"
+#include "headlabel.h"
 #include "scenario_json.h"
 #include "stagedata.h"
 #include "takehead.h"
@@ -244,10 +245,9 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
                 return kBadInput;
             }
             const Scenario &sc = std::get<Scenario>(s);
-            const HeadSummary sum = summarizeHead(t.layers[std::size_t(l)].heads[std::size_t(h)].weights);
-            out << "\n== layer " << l + 1 << ", head " << h + 1 << ": " << QString::fromStdString(sum.kind)
-                << " (previous token " << fixed(sum.previousToken, 2) << ", first token " << fixed(sum.firstToken, 2)
-                << ", mean entropy " << fixed(sum.meanEntropy, 2) << " nats) ==\n";
+            const HeadScores scores = scoreHead(t.layers[std::size_t(l)].heads[std::size_t(h)].weights, t.ids);
+            out << "\n== layer " << l + 1 << ", head " << h + 1 << ": " << QString::fromStdString(headKindName(scores.kind))
+                << " ==\n  " << QString::fromStdString(headScoresText(scores)) << "\n";
             const Result<Trace> traced = tryCompute(sc);
             if (const Problem *p = traced.problem()) {
                 err << "attention-lab-cli: " << problemText(*p) << "\n";
@@ -274,9 +274,9 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
 HeadGridData overviewData(const Gpt2Model &m, const ModelTrace &t)
 {
     HeadGridWords words;
-    words.describe = [](int, int, const Matrix &w, HeadGridCell &cell) {
-        const HeadSummary s = summarizeHead(w);
-        cell.caption << QString::fromStdString(s.kind) << QStringLiteral("H̄ %1 nats").arg(fixed(s.meanEntropy, 2));
+    words.describe = [&t](int, int, const Matrix &w, HeadGridCell &cell) {
+        const HeadScores s = scoreHead(w, t.ids);
+        cell.caption << QString::fromStdString(headKindName(s.kind)) << QStringLiteral("H̄ %1 nats").arg(fixed(s.meanEntropy, 2));
     };
     std::string text;
     for (const std::string &s : t.texts)

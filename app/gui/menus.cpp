@@ -148,6 +148,12 @@ void MainWindow::createAttentionMenu()
     attention->addAction(settings->causal());
     attention->addAction(settings->afterSoftmax());
     attention->addAction(settings->clearMask());
+    QMenu *sparse = attention->addMenu(tr("Sparse &mask"));
+    sparse->setObjectName(QStringLiteral("sparseMaskMenu"));
+    sparse->addActions(settings->sparseMasks()->actions());
+    sparse->addSeparator();
+    sparse->addAction(settings->widerWindow());
+    sparse->addAction(settings->narrowerWindow());
     attention->addSeparator();
     attention->addAction(settings->plusOne());
     attention->addSeparator();
@@ -314,7 +320,8 @@ void MainWindow::createHelpMenu()
         QMessageBox::about(this, tr("About Attention Lab"),
                            tr("<h3>Attention Lab %1</h3><p>Scaled dot-product attention, live, for the classroom: "
                               "edit Q, K and V, switch masks, heads and encodings, and watch every stage change.</p>"
-                              "<p>Hover a cell for its hand calculation; click a cell to block it.</p>")
+                              "<p>Hover a cell for its hand calculation; click a cell to select its query, "
+                              "Ctrl+click it to block or open it.</p>")
                                .arg(QStringLiteral(ATTN_VERSION)));
     });
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);

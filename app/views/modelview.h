@@ -13,7 +13,7 @@
 
 #include "figureexport.h"
 #include "gpt2.h"
-#include "headscores.h"
+#include "headlabel.h"
 #include "headgrid.h"
 #include "heatmapplot.h"
 #include "takehead.h"

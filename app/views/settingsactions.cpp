@@ -3,9 +3,12 @@
 #include "edit.h"
 #include "formula.h"
 #include "settingedits.h"
+#include "validate.h"
 
 #include <QAbstractButton>
 #include <QRegularExpression>
+
+#include <algorithm>
 
 namespace attn {
 
@@ -90,13 +93,22 @@ SettingsActions::SettingsActions(Document *doc, QObject *parent) : QObject(paren
 
     m_sparse = new QActionGroup(this);
     for (SparsePreset p : {SparsePreset::Full, SparsePreset::Window, SparsePreset::Dilated, SparsePreset::Block,
-                           SparsePreset::GlobalWindow})
+                           SparsePreset::GlobalWindow, SparsePreset::Custom})
         checkable(m_sparse, name(p), int(p));
     connect(m_sparse, &QActionGroup::triggered, this, [this](QAction *a) {
+        const auto preset = SparsePreset(a->data().toInt());
         const int w = sparseWidth(m_doc->scenario().mask);
-        setSparseMask(SparsePreset(a->data().toInt()), w > 0 ? w : 2);
+        if (preset != SparsePreset::Custom)
+            setSparseMask(preset, w > 0 ? w : 2);
         sync();
     });
+    // Ctrl+Shift+Right and Left, beside the temperature's Up and Down.
+    m_wider = new QAction(tr("&Wider window (w + 1)"), this);
+    m_wider->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Right));
+    m_narrower = new QAction(tr("&Narrower window (w − 1)"), this);
+    m_narrower->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Left));
+    connect(m_wider, &QAction::triggered, this, [this] { setSparseWidth(sparseWidth(m_doc->scenario().mask) + 1); });
+    connect(m_narrower, &QAction::triggered, this, [this] { setSparseWidth(sparseWidth(m_doc->scenario().mask) - 1); });
 
     m_heads = new QActionGroup(this);
     const Qt::Key headKeys[] = {Qt::Key_1, Qt::Key_2, Qt::Key_4, Qt::Key_8};
@@ -198,6 +210,31 @@ void SettingsActions::setSparseMask(SparsePreset preset, int w)
     m_doc->setSettings(s, what, Document::Step::Own);
 }
 
+void SettingsActions::setSparseWidth(int w)
+{
+    const Mask &m = m_doc->scenario().mask;
+    if (sparseWidth(m) <= 0 || w == sparseWidth(m))
+        return;
+    const SparsePreset p = sparsePresetOf(m);
+    if (p != SparsePreset::Custom) {
+        setSparseMask(p, w);
+        return;
+    }
+    // A file's own combination: its window (or its blocks) changes, the rest stays.
+    Settings s = settingsOf(m_doc->scenario());
+    (s.mask.window > 0 ? s.mask.window : s.mask.block) = w;
+    //: An undo step: the width of a file's own sparse mask.
+    m_doc->setSettings(s, tr("Mask width w = %1").arg(w), Document::Step::Own);
+}
+
+int SettingsActions::usefulSparseWidth(const Mask &m, int n)
+{
+    // A window of W keys a side, D apart, reaches the keys |i − j| = k·D for
+    // k < W; the farthest pair is n − 1 apart. A block of n holds them all.
+    const int reach = m.window > 0 ? (n - 1) / std::max(1, m.dilation) + 1 : n;
+    return std::clamp(reach, 1, kMaxMaskWidth);
+}
+
 void SettingsActions::changeTemperature(double factor)
 {
     const double now = m_doc->scenario().temperature;
@@ -227,8 +264,26 @@ void SettingsActions::sync()
     for (QAction *a : m_sparse->actions()) {
         const auto p = SparsePreset(a->data().toInt());
         a->setChecked(p == preset);
+        if (p == SparsePreset::Custom) {
+            a->setEnabled(false); // shown, never picked: a file sets it
+            a->setToolTip(tr("A file's own combination of window, dilation, blocks and global tokens"));
+            continue;
+        }
         a->setEnabled(p == preset || p == SparsePreset::Full || square);
         a->setToolTip(square ? QString() : tr("A sparse mask counts positions in one sequence: it needs as many queries as keys"));
+    }
+    const int w = sparseWidth(s.mask), widest = usefulSparseWidth(s.mask, queryCount(s));
+    m_wider->setEnabled(w > 0 && w < widest);
+    m_narrower->setEnabled(w > 1);
+    if (w <= 0) {
+        const QString none = tr("Choose a sliding window or blocks first: a full mask has no width");
+        m_wider->setToolTip(none);
+        m_narrower->setToolTip(none);
+    } else {
+        m_wider->setToolTip(w < widest ? tr("w = %1 → %2 (Ctrl+Shift+Right)").arg(w).arg(w + 1)
+                                       : tr("w = %1 already reaches every key the pattern can").arg(w));
+        m_narrower->setToolTip(w > 1 ? tr("w = %1 → %2 (Ctrl+Shift+Left)").arg(w).arg(w - 1)
+                                     : tr("w = 1 is the narrowest"));
     }
     m_clearMask->setEnabled(s.mask.blocked.size() && s.mask.blocked.any());
     for (QAction *a : m_heads->actions()) {

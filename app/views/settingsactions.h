@@ -28,7 +28,13 @@ public:
     QAction *afterSoftmax() const { return m_afterSoftmax; }
     QAction *plusOne() const { return m_plusOne; } // softmax₁: checked is SoftmaxKind::PlusOne
     QAction *clearMask() const { return m_clearMask; }
-    QActionGroup *sparseMasks() const { return m_sparse; }    // data(): int(SparsePreset), Custom not among them
+    // data(): int(SparsePreset); Custom is there to show a file's own
+    // combination as checked, never enabled (there is nothing to pick).
+    QActionGroup *sparseMasks() const { return m_sparse; }
+    // The pattern's width w one wider or narrower: the window's W, else the
+    // block's B (a file's own combination included); disabled without one.
+    QAction *widerWindow() const { return m_wider; }
+    QAction *narrowerWindow() const { return m_narrower; }
     QActionGroup *heads() const { return m_heads; }           // data(): 1, 2, 4, 8
     QActionGroup *encodings() const { return m_encodings; }   // data(): int(Encoding)
     QActionGroup *scales() const { return m_scales; }         // data(): int(Scale)
@@ -45,6 +51,12 @@ public:
     // The sparse mask's preset and width as one settings command: `w` is the
     // window's W or the block's B (ignored by Full). The undo history names both.
     void setSparseMask(SparsePreset preset, int w);
+    // The width of the pattern there is, as one settings command: a preset's
+    // w, or a file's own window (else its blocks) with the rest kept.
+    void setSparseWidth(int w);
+    // The widest w that still opens a pair more for n tokens: past it a
+    // window (or a block) already reaches every key its pattern can.
+    static int usefulSparseWidth(const Mask &m, int n);
     // The preset's name as the bar and the undo history write it ("sliding window").
     static QString name(SparsePreset preset);
 
@@ -68,6 +80,7 @@ private:
     QAction *m_plusOne;
     QActionGroup *m_sparse, *m_heads, *m_encodings, *m_scales, *m_similarities;
     QAction *m_sharper, *m_flatter, *m_resetTau, *m_nextHead, *m_previousHead;
+    QAction *m_wider, *m_narrower;
 };
 
 } // namespace attn

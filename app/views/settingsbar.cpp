@@ -36,15 +36,7 @@ SettingsBar::SettingsBar(Document *doc, SettingsActions *actions, QWidget *paren
     connect(m_width, &QSpinBox::valueChanged, this, [this](int w) {
         const Mask &m = m_doc->scenario().mask;
         if (w != sparseWidth(m) && sparseWidth(m) > 0) {
-            const SparsePreset p = sparsePresetOf(m);
-            if (p != SparsePreset::Custom) {
-                m_actions->setSparseMask(p, w);
-            } else {
-                // A file's own combination: its window (or its blocks) changes, the rest stays.
-                Settings s = settingsOf(m_doc->scenario());
-                (s.mask.window > 0 ? s.mask.window : s.mask.block) = w;
-                m_doc->setSettings(s, tr("Mask width w = %1").arg(w), Document::Step::Own);
-            }
+            m_actions->setSparseWidth(w); // the same edit as Attention ▸ Sparse mask ▸ Wider
             sync(); // a refusal puts the width back
         }
     });

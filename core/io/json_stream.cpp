@@ -113,6 +113,18 @@ void JsonStream::strings(int level, const std::vector<std::string> &v)
     raw("]");
 }
 
+void JsonStream::integers(int level, const std::vector<int> &v)
+{
+    raw("[\n");
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        indent(level + 1);
+        integer(v[i]);
+        next(i + 1 == v.size());
+    }
+    indent(level);
+    raw("]");
+}
+
 void JsonStream::scalar(const JsonMember &m)
 {
     switch (m.m_kind) {

@@ -83,6 +83,8 @@ public:
     void string(const std::string &utf8);
     // An array of strings; `level` is the indent of the line it starts on.
     void strings(int level, const std::vector<std::string> &v);
+    // The same for whole numbers.
+    void integers(int level, const std::vector<int> &v);
 
     // An object's scalar members, one a line at `level`; the last one ends
     // the object when `closes` (no comma after it).

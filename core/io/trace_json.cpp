@@ -50,6 +50,27 @@ QJsonArray boolMatrixToJson(const BoolMatrix &m)
     return rows;
 }
 
+namespace {
+
+// The global tokens as the file writes them: 1-based.
+std::vector<int> globalTokenNumbers(const Mask &m)
+{
+    std::vector<int> out;
+    for (int g : m.global)
+        out.push_back(g + 1);
+    return out;
+}
+
+QJsonArray globalTokens(const Mask &m)
+{
+    QJsonArray out;
+    for (int g : globalTokenNumbers(m))
+        out.append(g);
+    return out;
+}
+
+} // namespace
+
 QJsonObject traceToJson(const Scenario &s, const Trace &t)
 {
     QJsonObject settings{{"mode", toString(s.mode)},
@@ -63,7 +84,11 @@ QJsonObject traceToJson(const Scenario &s, const Trace &t)
                          {"causal", s.mask.causal},
                          {"mask_stage", toString(s.maskStage)},
                          {"softmax", toString(s.softmax)},
-                         {"positional_encoding", toString(s.encoding)}};
+                         {"positional_encoding", toString(s.encoding)},
+                         {"window", s.mask.window}, // 0: none, as in Mask
+                         {"dilation", s.mask.dilation},
+                         {"block", s.mask.block},
+                         {"global", globalTokens(s.mask)}};
 
     QJsonObject positional{{"kind", toString(s.encoding)}};
     if (t.positionQuery.size()) {
@@ -236,20 +261,31 @@ bool writeTrace(const Scenario &s, const Trace &t, const std::vector<OnlineHead>
     }
     o.closeArray(1, false);
 
-    o.object(1, "settings",
-             {{"causal", s.mask.causal},
-              {"d_k", t.dk},
-              {"d_v", t.dv},
-              {"divisor", t.divisor},
-              {"heads", s.heads},
-              {"mask_stage", toString(s.maskStage)},
-              {"mode", toString(s.mode)},
-              {"positional_encoding", toString(s.encoding)},
-              {"scale", toString(s.scale)},
-              {"similarity", toString(s.similarity)},
-              {"softmax", toString(s.softmax)},
-              {"temperature", s.temperature}},
-             false);
+    // The members in QJsonObject's order (sorted), as traceToJson writes them.
+    o.openObject(1, "settings");
+    o.members(2,
+              {{"block", s.mask.block},
+               {"causal", s.mask.causal},
+               {"d_k", t.dk},
+               {"d_v", t.dv},
+               {"dilation", s.mask.dilation},
+               {"divisor", t.divisor}},
+              false);
+    o.key(2, "global");
+    o.integers(2, globalTokenNumbers(s.mask));
+    o.next(false);
+    o.members(2,
+              {{"heads", s.heads},
+               {"mask_stage", toString(s.maskStage)},
+               {"mode", toString(s.mode)},
+               {"positional_encoding", toString(s.encoding)},
+               {"scale", toString(s.scale)},
+               {"similarity", toString(s.similarity)},
+               {"softmax", toString(s.softmax)},
+               {"temperature", s.temperature},
+               {"window", s.mask.window}},
+              true);
+    o.closeObject(1, false);
 
     o.key(1, "source_tokens");
     o.strings(1, keyLabels(s));

@@ -600,37 +600,4 @@ Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, 
 
 } // namespace
 
-HeadSummary summarizeHead(const Matrix &w)
-{
-    HeadSummary s;
-    const Eigen::Index n = w.rows();
-    double broad = 0;
-    for (Eigen::Index i = 0; i < n; ++i) {
-        double h = 0;
-        for (Eigen::Index j = 0; j < w.cols(); ++j)
-            if (w(i, j) > 0)
-                h -= w(i, j) * std::log(w(i, j));
-        s.meanEntropy += h / double(n);
-        if (i >= 1) {
-            s.previousToken += w(i, i - 1) / double(n - 1);
-            s.firstToken += w(i, 0) / double(n - 1);
-            s.diagonal += w(i, i) / double(n - 1);
-            broad += h / std::log(double(i + 1)) / double(n - 1); // 1: uniform over the open keys
-        }
-    }
-    if (n < 2)
-        s.kind = "too short to tell";
-    else if (s.previousToken > 0.5)
-        s.kind = "previous-token";
-    else if (s.firstToken > 0.5)
-        s.kind = "first-token (sink)";
-    else if (s.diagonal > 0.5)
-        s.kind = "self";
-    else if (broad > 0.7)
-        s.kind = "broad";
-    else
-        s.kind = "mixed";
-    return s;
-}
-
 } // namespace attn

@@ -217,14 +217,6 @@ Result<ModelTrace> runModelOnIdsMasked(const Gpt2Model &model, const std::vector
 // How many leading positions of `previous` a forward of `ids` can keep.
 int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const ModelTrace *previous);
 
-// Summary of a head's weights, for a picker or an overview (0-based layer, head).
-struct HeadSummary {
-    double meanEntropy = 0;     // nats, over the query rows
-    double previousToken = 0;   // mean weight on key i-1 over rows i >= 1
-    double firstToken = 0;      // mean weight on key 0 over rows i >= 1
-    double diagonal = 0;        // mean weight on key i (itself) over rows i >= 1
-    std::string kind;           // "previous-token", "first-token (sink)", "self", "broad" or "mixed"
-};
-HeadSummary summarizeHead(const Matrix &weights);
+// What a head's weights look at and its label: scoreHead (headlabel.h).
 
 } // namespace attn

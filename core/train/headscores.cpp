@@ -1,5 +1,7 @@
 #include "headscores.h"
 
+#include "headlabel.h"
+
 #include <algorithm>
 
 namespace attn {
@@ -15,7 +17,7 @@ double prefixMatchingScore(const Matrix &w, int start, int span, int distance)
 
 double previousTokenScore(const Matrix &w)
 {
-    return summarizeHead(w).previousToken;
+    return scoreHead(w, {}).previousToken.score;
 }
 
 double uniformPrefixScore(const RepeatedSequences &r)

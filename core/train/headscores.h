@@ -9,7 +9,7 @@
 //     1); a head that spreads its weight evenly gives about 1/T of it to
 //     any key (uniformPrefixScore).
 //   previous token: the mean weight on key i - 1 over the rows i >= 1
-//     (summarizeHead's previousToken).
+//     (scoreHead's previous token, core/model/headlabel.h).
 //
 // An induction head needs two layers: a head of the first layer sees each
 // key's own token and position only, never what came before it, so it

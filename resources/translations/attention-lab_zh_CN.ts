@@ -1406,8 +1406,8 @@
     </message>
     <message>
         <location line="+1" />
-        <source>&lt;h3&gt;Attention Lab %1&lt;/h3&gt;&lt;p&gt;Scaled dot-product attention, live, for the classroom: edit Q, K and V, switch masks, heads and encodings, and watch every stage change.&lt;/p&gt;&lt;p&gt;Hover a cell for its hand calculation; click a cell to block it.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Attention Lab %1&lt;/h3&gt;&lt;p&gt;缩放点积注意力的课堂实时演示：编辑 Q、K 和 V，切换掩码、头数和位置编码，观察每个计算环节如何变化。&lt;/p&gt;&lt;p&gt;鼠标悬停在单元格上可查看它的手算过程；点击单元格可将其屏蔽。&lt;/p&gt;</translation>
+        <source>&lt;h3&gt;Attention Lab %1&lt;/h3&gt;&lt;p&gt;Scaled dot-product attention, live, for the classroom: edit Q, K and V, switch masks, heads and encodings, and watch every stage change.&lt;/p&gt;&lt;p&gt;Hover a cell for its hand calculation; click a cell to select its query, Ctrl+click it to block or open it.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Attention Lab %1&lt;/h3&gt;&lt;p&gt;缩放点积注意力的课堂实时演示：编辑 Q、K 和 V，切换掩码、头数和位置编码，观察每个计算环节如何变化。&lt;/p&gt;&lt;p&gt;鼠标悬停在单元格上可查看它的手算过程；单击单元格选中它的查询，按住 Ctrl 单击可屏蔽或取消屏蔽。&lt;/p&gt;</translation>
     </message>
     <message>
         <location line="+5" />
@@ -1573,6 +1573,10 @@
         <source>%1 decimals in every map: 4 do not fit at this size</source>
         <extracomment>In the status bar at a projector&apos;s zoom: why every map writes fewer decimals. Short: the line holds little.</extracomment>
         <translation>各热图都显示 %1 位小数：此尺寸放不下 4 位</translation>
+    </message>
+    <message>
+        <source>Sparse &amp;mask</source>
+        <translation>稀疏掩码(&amp;M)</translation>
     </message>
 </context>
 <context>
@@ -3679,6 +3683,43 @@ weight</source>
         <source>A sparse mask counts positions in one sequence: it needs as many queries as keys</source>
         <translation>稀疏掩码按同一序列中的位置计算：查询数必须等于键数</translation>
     </message>
+    <message>
+        <source>&amp;Wider window (w + 1)</source>
+        <translation>加宽窗口 (w + 1)(&amp;W)</translation>
+    </message>
+    <message>
+        <source>&amp;Narrower window (w − 1)</source>
+        <translation>收窄窗口 (w − 1)(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Mask width w = %1</source>
+        <extracomment>An undo step: the width of a file&apos;s own sparse mask.</extracomment>
+        <translation>掩码宽度 w = %1</translation>
+    </message>
+    <message>
+        <source>A file&apos;s own combination of window, dilation, blocks and global tokens</source>
+        <translation>文件自带的窗口、扩张、分块与全局词元组合</translation>
+    </message>
+    <message>
+        <source>Choose a sliding window or blocks first: a full mask has no width</source>
+        <translation>请先选择滑动窗口或分块：完整掩码没有宽度</translation>
+    </message>
+    <message>
+        <source>w = %1 → %2 (Ctrl+Shift+Right)</source>
+        <translation>w = %1 → %2（Ctrl+Shift+右方向键）</translation>
+    </message>
+    <message>
+        <source>w = %1 already reaches every key the pattern can</source>
+        <translation>w = %1 已覆盖该模式能到达的所有键</translation>
+    </message>
+    <message>
+        <source>w = %1 → %2 (Ctrl+Shift+Left)</source>
+        <translation>w = %1 → %2（Ctrl+Shift+左方向键）</translation>
+    </message>
+    <message>
+        <source>w = 1 is the narrowest</source>
+        <translation>w = 1 已是最窄</translation>
+    </message>
 </context>
 <context>
     <name>attn::SettingsBar</name>
@@ -3756,10 +3797,6 @@ weight</source>
         <location line="+1" />
         <source>PE: %1</source>
         <translation>位置编码：%1</translation>
-    </message>
-    <message>
-        <source>Mask width w = %1</source>
-        <translation>掩码宽度 w = %1</translation>
     </message>
     <message>
         <source> &amp;w </source>

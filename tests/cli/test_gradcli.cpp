@@ -119,8 +119,11 @@ private slots:
         const Run r = runInProcess({"grad", "--preset", "seed000-basic", "--loss", "attend:1"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         for (const char *expected : {"∂L/∂Q", "∂L/∂K", "∂L/∂V", "∂L/∂weights", "∂L/∂scores", "By hand",
-                                     "-0.196201", "-1.302222", "0.7679 × (-1.3022 − (-1.0000)) = -0.2321",
-                                     "-0.2321 ÷ 1.4142 = -0.1641", "(the table above: -0.1641)"})
+                                     "-0.196201", "-1.302222",
+                                     // g_1 = −1/w_1 = −1.3022; Σ = g_1·w_1 = −1; w_1 (g_1 − Σ) ÷ √2 = 0.7679·(−0.3022) ÷ 1.4142.
+                                     "Σ_k g_k w_k over the open keys = (-1.3022)·0.7679 = -1.0000   (g = ∂L/∂w)",
+                                     "∂L/∂s = w_j (g_j − Σ) ÷ (c·τ) = 0.7679·((-1.3022) − (-1)) ÷ 1.4142 = -0.1641",
+                                     "(the table above: -0.1641)"})
             QVERIFY2(r.out.contains(QString::fromUtf8(expected)), qPrintable(QString::fromUtf8(expected) + "\n" + r.out));
     }
 

@@ -11,6 +11,7 @@
 #include "matrixmodel.h"
 #include "matrixpanel.h"
 #include "planepanel.h"
+#include "settingsactions.h"
 #include "stageviews.h"
 #include "stagedata.h"
 #include "togglepanel.h"
@@ -36,6 +37,7 @@
 #include <QTemporaryDir>
 #include <QMenu>
 #include <QTest>
+#include <QTranslator>
 
 using namespace attn;
 
@@ -78,6 +80,8 @@ private slots:
     void everyLessonDrawsFiniteMaps();
     void hoverHighlightsEveryMap();
     void clickBlocksACell();
+    void customMaskHintNamesTheGesture();
+    void sparseMaskMenuAndShortcuts();
     void temperatureDragIsOneUndoStep();
     void undoInMidDragCancelsTheGesture();
     void refusedWidthPutsTheSpinBoxBack();
@@ -361,6 +365,96 @@ void TestMainWindow::clickBlocksACell()
     QCOMPARE(problems.count(), 1);
     QVERIFY2(problems.first().first().toString().contains(QStringLiteral("causal mask")),
              qPrintable(problems.first().first().toString()));
+}
+
+// The custom-mask hint and a cell's tooltip say the gesture the maps take:
+// a plain click selects the query, Ctrl+click blocks; in both languages.
+void TestMainWindow::customMaskHintNamesTheGesture()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(!w.openLesson(QStringLiteral("seed001-selftest")));
+    StageView *weights = w.stageView(Stage::Weights);
+    weights->replot();
+    const QPoint cell = weights->cellCenter(1, 0).toPoint() + QPoint(2, 2);
+    QTest::mouseClick(weights, Qt::LeftButton, Qt::NoModifier, cell);
+    QCOMPARE(w.document()->undoStack()->count(), 0); // a plain click blocks nothing
+    QVERIFY(!weights->data().blocked(1, 0));
+    // Ctrl+click blocking a cell: clickBlocksACell.
+
+    auto *hint = w.togglePanel()->findChild<QLabel *>(QStringLiteral("customMaskHint"));
+    QVERIFY(hint);
+    QVERIFY2(hint->text().startsWith(QStringLiteral("Ctrl+click")), qPrintable(hint->text()));
+    QVERIFY2(hint->text().contains(QStringLiteral("plain click selects")), qPrintable(hint->text()));
+
+    // The same in Chinese: a window made with the translation installed.
+    QTranslator zh;
+    QVERIFY2(zh.load(QStringLiteral("attention-lab_zh_CN"), QCoreApplication::applicationDirPath() + QStringLiteral("/../app/gui")),
+             "the zh_CN translation (build/app/gui/attention-lab_zh_CN.qm) is built");
+    const QString text = zh.translate("attn::TogglePanel", hint->text().toUtf8().constData());
+    QVERIFY2(text.contains(QStringLiteral("Ctrl")) && text.contains(QStringLiteral("单击")), qPrintable(text));
+}
+
+// Attention ▸ Sparse mask: every preset, exclusive and following the
+// document; Wider and Narrower from the keyboard, one undo step each; no
+// two of the window's actions share a shortcut.
+void TestMainWindow::sparseMaskMenuAndShortcuts()
+{
+    MainWindow &w = *m_window;
+    QVERIFY(!w.openLesson(QStringLiteral("causal")));
+    auto *menu = w.menuBar()->findChild<QMenu *>(QStringLiteral("sparseMaskMenu"));
+    QVERIFY(menu);
+    SettingsActions *settings = w.settingsActions();
+    const QList<QAction *> presets = settings->sparseMasks()->actions();
+    QCOMPARE(presets.size(), 6);
+    for (QAction *a : presets)
+        QVERIFY2(menu->actions().contains(a), qPrintable(a->text()));
+    QVERIFY(menu->actions().contains(settings->widerWindow()));
+    QVERIFY(menu->actions().contains(settings->narrowerWindow()));
+    auto *attention = w.menuBar()->findChild<QMenu *>(QStringLiteral("attentionMenu"));
+    QVERIFY(attention && attention->actions().contains(menu->menuAction()));
+
+    SettingsActions::actionFor(settings->sparseMasks(), int(SparsePreset::Window))->trigger();
+    QCOMPARE(w.document()->scenario().mask.window, 2);
+    QTest::keyClick(&w, Qt::Key_Right, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(w.document()->scenario().mask.window, 3);
+    QCOMPARE(w.document()->undoStack()->count(), 2);
+    // Row 5 (0-based 4) of the causal window W = 3 sees keys 2, 3, 4: a third each before the weights' own values.
+    QVERIFY(w.stageView(Stage::Weights)->data().blocked(4, 1));
+    QVERIFY(!w.stageView(Stage::Weights)->data().blocked(4, 2));
+    QTest::keyClick(&w, Qt::Key_Left, Qt::ControlModifier | Qt::ShiftModifier);
+    QTest::keyClick(&w, Qt::Key_Left, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(w.document()->scenario().mask.window, 1);
+    QCOMPARE(w.document()->undoStack()->count(), 4);
+    QVERIFY(!settings->narrowerWindow()->isEnabled());
+    w.document()->undo();
+    QCOMPARE(w.document()->scenario().mask.window, 2);
+    QVERIFY(SettingsActions::actionFor(settings->sparseMasks(), int(SparsePreset::Window))->isChecked());
+
+    // Every shortcut of the menus and the window's own actions is one action's.
+    QList<QAction *> all = w.actions();
+    QList<QMenu *> menus;
+    for (QAction *a : w.menuBar()->actions())
+        if (a->menu())
+            menus << a->menu();
+    while (!menus.isEmpty()) {
+        QMenu *m = menus.takeFirst();
+        for (QAction *a : m->actions()) {
+            if (a->menu())
+                menus << a->menu();
+            else
+                all << a;
+        }
+    }
+    QHash<QString, QString> owner;
+    for (QAction *a : std::as_const(all))
+        for (const QKeySequence &k : a->shortcuts()) {
+            const QString key = k.toString(QKeySequence::PortableText), text = a->text();
+            if (owner.contains(key) && owner.value(key) != text)
+                QFAIL(qPrintable(QStringLiteral("%1 is both \"%2\" and \"%3\"").arg(key, owner.value(key), text)));
+            owner.insert(key, text);
+        }
+    QCOMPARE(owner.value(QStringLiteral("Ctrl+Shift+Right")), settings->widerWindow()->text());
+    QCOMPARE(owner.value(QStringLiteral("Ctrl+Shift+Left")), settings->narrowerWindow()->text());
 }
 
 void TestMainWindow::temperatureDragIsOneUndoStep()

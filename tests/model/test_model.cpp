@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "gpt2.h"
 #include "headgrid.h"
+#include "headlabel.h"
 #include "safetensors.h"
 #include "scenario_json.h"
 #include "takehead.h"
@@ -989,22 +990,6 @@ private slots:
                  std::get<Problem>(refused).message.c_str());
     }
 
-    void summaries()
-    {
-        Matrix prev = Matrix::Zero(4, 4);
-        prev(0, 0) = 1;
-        for (int i = 1; i < 4; ++i)
-            prev(i, i - 1) = 1;
-        QCOMPARE(summarizeHead(prev).kind, std::string("previous-token"));
-        Matrix first = Matrix::Zero(4, 4);
-        first.col(0).setOnes();
-        QCOMPARE(summarizeHead(first).kind, std::string("first-token (sink)"));
-        Matrix broad = Matrix::Zero(4, 4);
-        for (int i = 0; i < 4; ++i)
-            broad.row(i).head(i + 1).setConstant(1.0 / (i + 1));
-        QCOMPARE(summarizeHead(broad).kind, std::string("broad"));
-    }
-
     // Incremental: a forward that keeps the positions before the first
     // changed token gives what the full forward gives, for every stage.
     void incrementalForwardEqualsFull()
@@ -1223,6 +1208,20 @@ private slots:
         QCOMPARE(text.status, 0);
         QVERIFY(text.out.contains(QLatin1String("== layer 1, head 1")));
         QVERIFY(text.out.contains(QLatin1String("next token")));
+        // Each head's line is the one labeller's (core/model/headlabel), as the window's grid.
+        const CliRun every = cli({"model", "trace", "--text", "say cat red box . say cat red"});
+        QCOMPARE(every.status, 0);
+        const ModelTrace repeated = std::get<ModelTrace>(runModel(*builtin(), QStringLiteral("say cat red box . say cat red")));
+        for (int l = 0; l < 3; ++l)
+            for (int h = 0; h < 4; ++h) {
+                const HeadScores sc = scoreHead(repeated.layers[std::size_t(l)].heads[std::size_t(h)].weights, repeated.ids);
+                const QString lines = QStringLiteral("== layer %1, head %2: %3 ==\n  %4\n")
+                                          .arg(l + 1)
+                                          .arg(h + 1)
+                                          .arg(QString::fromStdString(headKindName(sc.kind)), QString::fromStdString(headScoresText(sc)));
+                QVERIFY2(every.out.contains(lines), qPrintable(lines));
+            }
+        QVERIFY(every.out.contains(QLatin1String("== layer 3, head 1: induction ==")));
 
         QString longText;
         for (int i = 0; i < 80; ++i)
@@ -1292,11 +1291,11 @@ private slots:
         const ModelTrace t = std::get<ModelTrace>(runModel(*builtin(), text));
         for (int l = 0; l < 3; ++l)
             for (int h = 0; h < 4; ++h) {
-                const HeadSummary sum = summarizeHead(t.layers[std::size_t(l)].heads[std::size_t(h)].weights);
+                const HeadScores sum = scoreHead(t.layers[std::size_t(l)].heads[std::size_t(h)].weights, t.ids);
                 const QString label = QStringLiteral("L%1 H%2: %3, H̄ %4 nats")
                                           .arg(l + 1)
                                           .arg(h + 1)
-                                          .arg(QString::fromStdString(sum.kind))
+                                          .arg(QString::fromStdString(headKindName(sum.kind)))
                                           .arg(QString::number(sum.meanEntropy, 'f', 2));
                 QVERIFY2(desc.contains(label), qPrintable(label + QStringLiteral(" not in ") + desc));
             }

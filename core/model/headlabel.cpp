@@ -1,4 +1,6 @@
-#include "headscores.h"
+#include "headlabel.h"
+
+#include "numbers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -128,6 +130,19 @@ std::string headKindName(HeadKind kind)
         return "too short to tell";
     }
     return {};
+}
+
+std::string headScoresText(const HeadScores &s)
+{
+    const auto two = [](double v) { return formatFixed(v, 2); };
+    const auto score = [&](HeadKind kind, const HeadScore &h) {
+        return headKindName(kind) + " " + two(h.score) + " (uniform " + two(h.uniform) + ")";
+    };
+    std::string out = score(HeadKind::PreviousToken, s.previousToken) + ", " + score(HeadKind::FirstToken, s.firstToken)
+        + ", " + score(HeadKind::Self, s.self) + ", ";
+    out += s.induction.defined() ? score(HeadKind::Induction, s.induction) : "induction: no token repeats an earlier one";
+    return out + "; spread " + two(s.spread) + " (uniform 1.00), largest weight " + two(s.maxWeight) + ", mean entropy "
+        + two(s.meanEntropy) + " nats";
 }
 
 } // namespace attn

@@ -66,4 +66,11 @@ HeadScores scoreHead(const Matrix &weights, const std::vector<int> &ids);
 // "previous token", "first token (sink)", ...: English, for the CLI and files.
 std::string headKindName(HeadKind kind);
 
+// Every score beside its baseline, in English with two decimals, for the
+// command line (the window writes the same numbers in its own words):
+// "previous token 0.93 (uniform 0.41), first token (sink) 0.10 (uniform
+// 0.41), self 0.02 (uniform 0.41), induction: no token repeats an earlier
+// one; spread 0.12 (uniform 1.00), largest weight 0.95, mean entropy 0.20 nats".
+std::string headScoresText(const HeadScores &s);
+
 } // namespace attn
