@@ -326,11 +326,6 @@ void LabMode::updateMapWidths()
             width = std::max(width, 12 * line);
         if (v->stage() == Stage::Weights)
             width = std::max(width, 15 * line);
-        // Cells wide enough for the widest number (a model's head taken
-        // into the lab writes three-digit scores), where numbers are meant
-        // to show (a lesson-sized map).
-        if (v->rowCount() <= 16 && v->columnCount() <= 16)
-            width = std::max(width, v->numberSizeNeeded().width());
         if (v->minimumWidth() != width)
             v->setMinimumWidth(width);
     }
