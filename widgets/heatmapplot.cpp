@@ -1176,31 +1176,6 @@ QFont HeatmapPlot::drawnCellFont() const
     return cellTextFont(fit.decimals >= 0 ? fit.font : 0);
 }
 
-QSize HeatmapPlot::numberSizeNeeded() const
-{
-    const int rows = rowCount(), cols = columnCount();
-    if (m_compact || m_cellText == CellTextMode::Never || rows == 0 || cols == 0)
-        return {};
-    ensureTextWidths();
-    // As textFit: the fewest decimals a value of this size may drop to.
-    const int k = bigEnoughFor(m_maxAbs, kBigDecimals[1]) ? 4 : bigEnoughFor(m_maxAbs, kBigDecimals[0]) ? 3 : 2;
-    const double pad = std::max(4.0, m_textHeight[1] * 0.3);
-    const double textW = m_valueWidth[1][k];
-    // One pixel over for the grid's rounding (plan() snaps to whole cells).
-    const double cellW = std::ceil(textW + pad) + 1;
-    const double wideAspect = cols <= 3 ? kMaxWideAspectFewColumns : kMaxAspect;
-    const double cellH = std::ceil(std::max(m_textHeight[1] + 2, cellW / wideAspect)) + 1;
-    // What plan() takes besides the cells.
-    const QMargins m = axisRect()->margins();
-    const int scaleW = m_scale->outerRect().width();
-    const int gap = std::max(plotLayout()->columnSpacing(), int(QFontMetricsF(font()).height() * 0.6));
-    const int titleH = m_title->outerRect().height();
-    const int w = int(std::ceil(cols * cellW)) + m.left() + m.right() + scaleW + gap + (width() - viewport().width());
-    const int h = int(std::ceil(rows * cellH)) + titleH + plotLayout()->rowSpacing() + m.top() + m.bottom()
-        + (height() - viewport().height());
-    return {w, h};
-}
-
 void HeatmapPlot::setDecimalsCap(int cap)
 {
     cap = std::clamp(cap, kDecimals[2], kDecimals[0]);

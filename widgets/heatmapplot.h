@@ -90,13 +90,6 @@ public:
     int decimalsThatFit() const;
     int drawnDecimals() const;
     void setDecimalsCap(int cap); // 2 to 4; 4 (the default) caps nothing
-    // The widget size at which every cell writes its number: the widest
-    // value at the fewest decimals offered (2; 1 or 0 for values of two or
-    // three digits before the point) in the smaller cell font, cells no
-    // squarer than the layout allows, plus the room the axes, title and
-    // colour scale take now. Empty when the map writes no numbers by design.
-    // A layout that gives a map this size keeps its numbers.
-    QSize numberSizeNeeded() const;
     int decimalsCap() const { return m_decimalsCap; }
     // The font the cell values are drawn in at the last layout (the plot's
     // own, or the smaller one when only that fits).

@@ -635,9 +635,6 @@ void ModelView::updateHeadMaps()
             if (d.scale == HeatmapScale::Diverging)
                 d.range = 0; // max |value| of the cells shown (the masked map: of its open cells)
             m_stagePlots[i]->setData(std::move(d));
-            // Room for the numbers (a model's scores reach three digits):
-            // the maps' own need, not a guess of the cells.
-            m_stagePlots[i]->setMinimumSize(m_stagePlots[i]->numberSizeNeeded().expandedTo(QSize(200, 170)));
         }
     } else {
         for (int i = 0; i < 3; ++i)
