@@ -24,16 +24,17 @@ namespace {
 FigureTheme g_windowTheme = FigureTheme::Default;
 
 constexpr int kDecimals[3] = {4, 3, 2};
-// Big values only: fewer decimals while the largest keeps three significant
-// digits (17.3, −104), rather than no numbers in a cell that holds four
-// characters. A model's scores reach ±100 where a lesson's stay under 10.
+// Big values only (the largest |value| ≥ 10): one decimal, then none
+// (17.3, 17, −104), rather than no numbers in a cell that holds three or
+// four characters. A model's scores reach ±100 where a lesson's stay under 10.
 constexpr int kBigDecimals[2] = {1, 0};
-bool bigEnoughFor(double maxAbs, int decimals)
+bool bigEnoughFor(double maxAbs, int)
 {
-    return maxAbs >= std::pow(10.0, 2 - decimals);
+    return maxAbs >= 10.0;
 }
 constexpr double kMaxAspect = 1.5; // cells at most this much taller than wide, or wider than tall
 constexpr double kMaxWideAspectFewColumns = 3.0; // ... but up to 3x wider than tall in maps of <= 3 columns
+constexpr double kMaxTextAspect = 2.2; // ... or as wide as the numbers need, up to this
 constexpr int kMaxLabelChars = 16;
 
 QFont scaledFont(QFont f, double factor)
@@ -1237,7 +1238,16 @@ HeatmapPlot::Plan HeatmapPlot::plan() const
     const double cw = w / cols, ch = h / rows;
     // A map of few columns (an output of d_v = 2) may have wide cells: its
     // numbers need the width, and squarer cells would leave the room empty.
-    const double wideAspect = cols <= 3 ? kMaxWideAspectFewColumns : kMaxAspect;
+    double wideAspect = cols <= 3 ? kMaxWideAspectFewColumns : kMaxAspect;
+    // Wider cells, up to kMaxTextAspect, where big values need them (a
+    // model's "−120" in a map of eight rows), rather than no numbers.
+    if (!m_compact && m_cellText != CellTextMode::Never && cw > wideAspect * ch) {
+        ensureTextWidths();
+        if (bigEnoughFor(m_maxAbs, 0)) {
+            const double needed = m_valueWidth[1][4] + std::max(4.0, m_textHeight[1] * 0.3) + 1;
+            wideAspect = std::clamp(needed / ch, wideAspect, std::max(wideAspect, kMaxTextAspect));
+        }
+    }
     if (ch > kMaxAspect * cw)
         h = std::max(rows * kMaxAspect * cw, 0.5 * h);
     else if (cw > wideAspect * ch)
@@ -1418,6 +1428,16 @@ void HeatmapPlot::updateLayout()
     axisRect()->setMinimumMargins(margins);
 
     QCustomPlot::updateLayout();
+    // The colour bar: its title elided to the bar's length (a rotated title
+    // longer than the bar runs off the figure), and ticks no closer than two
+    // lines apart (a short bar would print 0.75 over 0.5 over 0.25).
+    if (m_scale->visible() && m_scale->axis()->axisRect()) {
+        const double length = m_scale->axis()->axisRect()->height();
+        const QFontMetricsF sfm(m_scale->axis()->labelFont());
+        m_scale->axis()->setLabel(sfm.elidedText(m_data.colorBarLabel, Qt::ElideRight, std::max(0.0, length - 4)));
+        const double tickLine = QFontMetricsF(m_scale->axis()->tickLabelFont()).height();
+        m_scale->axis()->ticker()->setTickCount(std::clamp(int(length / (2.2 * tickLine)), 2, 5));
+    }
     // The label layout is decided once for a given room and set of labels and
     // kept while only the numbers change (a drag): the probing costs layout
     // passes, and labels that turned upright mid-drag would make the map jump.

@@ -81,7 +81,7 @@ public:
     bool cellTextVisible() const;
 
     // Decimals of the cell values (4, 3 or 2, and 1 or 0 when the largest
-    // |value| keeps three significant digits; -1: none drawn) at the last
+    // |value| is 10 or more; -1: none drawn) at the last
     // layout of the widget's own size. decimalsThatFit() is what the room
     // allows of 4, 3 and 2 (else -1), whatever the cap; drawnDecimals() is
     // what is drawn: at most the cap. A window gives its maps one cap, the

@@ -143,6 +143,7 @@ void MainWindow::switchMode(Mode *mode)
     m_current = mode;
     if (mode == m_lab) {
         restoreState(m_labState);
+        m_projector->schedule(ProjectorLayout::Refit::Tabs); // what changed while away (a head taken)
     } else {
         for (QDockWidget *d : mode->dockWidgets())
             d->show();
@@ -181,9 +182,11 @@ void MainWindow::updateDecimalsNote()
 {
     // The maps agree on one number of decimals (agreeOnDecimals): the
     // fewest any map in view draws is theirs.
+    // Maps of big values (a model's scores, |s| ≥ 10) write one or no
+    // decimal by their values, not for want of room: they do not count.
     int cap = 5;
     for (StageView *v : m_lab->stageViews())
-        if (v->isVisible() && v->cellTextVisible())
+        if (v->isVisible() && v->cellTextVisible() && v->drawnDecimals() >= 2)
             cap = std::min(cap, v->drawnDecimals());
     const bool drawn = cap <= 4;
     if (drawn && cap < 4)

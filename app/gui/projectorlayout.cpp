@@ -41,9 +41,25 @@ ProjectorLayout::ProjectorLayout(MainWindow &window, LabMode &lab) : QObject(&wi
     });
 }
 
+bool ProjectorLayout::bigScores() const
+{
+    // A lesson-sized scenario whose raw scores reach two digits (a head
+    // taken from a model): its numbers need the maps' whole width.
+    const Scenario &s = m_window.document()->scenario();
+    if (queryCount(s) > 16 || keyCount(s) > 16)
+        return false;
+    for (const HeadTrace &h : m_window.document()->trace().heads)
+        if (h.scores.size() && h.scores.cwiseAbs().maxCoeff() >= 10.0)
+            return true;
+    return false;
+}
+
 void ProjectorLayout::schedule(Refit how)
 {
-    if (m_window.zoom() < MainWindow::kProjectorZoom && !m_lab.mapsTabbed() && !m_panelsFoldedByZoom
+    // Below a projector's zoom only a model's head at lesson size is fitted
+    // (scores near ±100 need wider cells than a lesson's); a large scenario
+    // writes no numbers by design.
+    if (m_window.zoom() < MainWindow::kProjectorZoom && !bigScores() && !m_lab.mapsTabbed() && !m_panelsFoldedByZoom
         && !(m_notice && m_notice->isVisible()))
         return; // nothing to fit and nothing to give back
     m_pending = std::max(m_pending, how);
@@ -211,6 +227,13 @@ void ProjectorLayout::fit(Refit how)
             // Short: at this zoom the status bar holds one short line.
             m_window.statusBar()->showMessage(
                 MainWindow::tr("Panels folded so that every map keeps its numbers; F9 brings them back"), 8000);
+    } else if (m_window.isVisible() && bigScores() && !m_window.mapsReadable()) {
+        // Below a projector's zoom the panels stay, but a lesson-sized map
+        // still keeps its numbers (a model's head of scores near ±100 taken
+        // into the lab): the maps take the width, the plane goes to a tab.
+        settle();
+        if (tabMaps() && !m_window.mapsReadable())
+            chooseArrangement();
     }
     if (shown && shown != m_lab.mapsPage() && tabs->indexOf(shown) >= 0)
         tabs->setCurrentWidget(shown);
@@ -218,7 +241,7 @@ void ProjectorLayout::fit(Refit how)
     const QSize asked = std::exchange(m_askedSize, QSize());
     if (asked.isValid() && asked != m_window.size() && asked.expandedTo(m_window.minimumSize()) == asked)
         m_window.resize(asked);
-    if (projector && m_window.isVisible())
+    if ((projector || m_lab.mapsTabbed()) && m_window.isVisible())
         settle();
     updateNotice();
     m_fitting = false;

@@ -58,6 +58,7 @@ public:
     void forgetFoldedPanels() { m_foldedDocks.clear(); }
 
 private:
+    bool bigScores() const;
     void settle();
     bool foldPanels();
     bool tabMaps();

@@ -43,8 +43,18 @@ ClassroomMode::ClassroomMode(ModeHost &host) : Mode(host, host.mainWindow())
     m_notesDock->setWidget(m_notesPanel);
     m_notesDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
                              | QDockWidget::DockWidgetClosable);
-    window->addDockWidget(Qt::RightDockWidgetArea, m_notesDock);
+    // A tab beside the settings, in the left column: text reads best in a
+    // tall column, and the maps keep the window's width (at a projector's
+    // zoom a third column left every panel too narrow for its words).
+    window->addDockWidget(Qt::LeftDockWidgetArea, m_notesDock);
+    if (QDockWidget *settings = m_host.lab()->settingsDock())
+        window->tabifyDockWidget(settings, m_notesDock);
     m_notesDock->hide();
+    // Opened: its tab in front.
+    connect(m_notesDock->toggleViewAction(), &QAction::triggered, m_notesDock, [this](bool on) {
+        if (on)
+            m_notesDock->raise();
+    });
 
     createActions();
     // A guess under way hides the answers, as F7 does, until the reveal;
@@ -121,6 +131,7 @@ void ClassroomMode::createActions()
     menu->addSeparator();
     QAction *notes = m_notesDock->toggleViewAction();
     notes->setText(tr("Lesson &notes"));
+    notes->setObjectName(QStringLiteral("notesAction"));
     notes->setShortcut(QKeySequence(Qt::Key_F8));
     menu->addAction(notes);
     bar->addAction(notes);
@@ -139,6 +150,7 @@ void ClassroomMode::registerViews()
     });
     m_host.registerView(QStringLiteral("notes"), [this]() -> QWidget * {
         m_notesDock->show();
+        m_notesDock->raise();
         return m_host.mainWindow();
     });
     m_host.registerView(QStringLiteral("quiz"), [this]() -> QWidget * { return showQuiz()->window(); });

@@ -16,6 +16,7 @@
 #include <QMainWindow>
 #include <QResizeEvent>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -126,6 +127,11 @@ void LabMode::createDocks()
     scroll->setWidget(m_toggles);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    // Its rows wrap: it scrolls down, never sideways, and is never narrower
+    // than its widest word or button (the zoom changes that width).
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_settingsScroll = scroll;
+    fitSettingsWidth();
     auto *settings = m_settingsDock = new QDockWidget(tr("Settings"), window);
     settings->setObjectName(QStringLiteral("settingsDock"));
     settings->setWidget(scroll);
@@ -309,8 +315,17 @@ void LabMode::setOutputShare(int share)
     m_bottomRow->setStretchFactor(stageView(Stage::Output), shares[m_outputShare].second);
 }
 
+void LabMode::fitSettingsWidth()
+{
+    // The settings panel at the font of now: no narrower than what it cannot wrap.
+    m_settingsScroll->setMinimumWidth(m_toggles->minimumSizeHint().width()
+                                      + m_settingsScroll->verticalScrollBar()->sizeHint().width());
+}
+
 void LabMode::updateMapWidths()
 {
+    fitSettingsWidth();
+
     // The output map has the smallest share of its row; it still needs room
     // for two columns and its colour bar in the zoomed font. The weights
     // map, the one to read, keeps more than that. And no map is narrower

@@ -20,6 +20,8 @@ class QHBoxLayout;
 class QTabWidget;
 class QVBoxLayout;
 
+class QScrollArea;
+
 namespace attn {
 
 class FormulaBar;
@@ -102,7 +104,9 @@ private:
     int m_outputShare = 0;
     PlanePanel *m_planePanel = nullptr;
     MatrixPanel *m_matrices = nullptr;
+    void fitSettingsWidth();
     TogglePanel *m_toggles = nullptr;
+    QScrollArea *m_settingsScroll = nullptr;
     QDockWidget *m_inputsDock = nullptr;
     QDockWidget *m_settingsDock = nullptr;
     SettingsBar *m_settingsBar = nullptr;

@@ -19,6 +19,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QProgressDialog>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QTimer>
 
@@ -40,6 +41,17 @@ ModelMode::ModelMode(ModeHost &host) : Mode(host, host.mainWindow())
         if (!m_view->model() && openBuiltinModel())
             return nullptr;
         m_host.switchMode(this);
+        return m_host.mainWindow();
+    });
+    // `--show taken-head`: layer 3, head 1 reading a short repeat, taken
+    // into the lab as the button does it.
+    m_host.registerView(QStringLiteral("taken-head"), [this]() -> QWidget * {
+        if (!m_view->model() && openBuiltinModel())
+            return nullptr;
+        m_host.switchMode(this);
+        m_view->setText(QStringLiteral("say cat red box . say cat red"));
+        m_view->setHead(2, 0);
+        m_view->takeButton()->click();
         return m_host.mainWindow();
     });
 }

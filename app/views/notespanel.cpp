@@ -1,5 +1,7 @@
 #include "notespanel.h"
 
+#include <algorithm>
+
 #include "quiz.h"
 #include "steppanel.h"
 #include "viewbinding.h"
@@ -68,7 +70,12 @@ void NotesPanel::keepReadableWidth()
 {
     // A column some words wide, never one that breaks words letter by
     // letter (the maps beside it give way, or say that they cannot).
-    m_text->setMinimumWidth(m_text->fontMetrics().horizontalAdvance(QStringLiteral("permutation-swapped")) + 24);
+    // A run of Chinese breaks anywhere, but a column of twelve characters
+    // still reads as a line.
+    const QFontMetrics fm = m_text->fontMetrics();
+    const int word = std::max(fm.horizontalAdvance(QStringLiteral("permutation-swapped")),
+                              fm.horizontalAdvance(QStringLiteral("注意力注意力注意力注意力")));
+    m_text->setMinimumWidth(word + 24);
 }
 
 QString NotesPanel::text() const

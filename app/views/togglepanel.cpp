@@ -3,6 +3,8 @@
 #include "settingedits.h"
 #include "settingsactions.h"
 
+#include "flowlayout.h"
+
 #include "edit.h"
 #include "formula.h"
 #include "stagedata.h"
@@ -23,6 +25,7 @@
 #include <QRegularExpressionValidator>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStyle>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -38,6 +41,28 @@ QRadioButton *radio(QButtonGroup *group, int id, const QString &text, const QStr
     b->setToolTip(tip);
     group->addButton(b, id);
     return b;
+}
+
+// A row of buttons that wraps in a narrow dock (a projector's zoom, a
+// Chinese label) instead of widening the panel past its column.
+QWidget *flowRow(QWidget *parent, std::initializer_list<QWidget *> items)
+{
+    auto *row = new QWidget(parent);
+    auto *flow = new FlowLayout(row);
+    flow->setSpacing(6);
+    for (QWidget *w : items) {
+        w->setParent(row);
+        flow->addWidget(w);
+    }
+    return row;
+}
+
+// A label that wraps: a setting's explanation in a narrow dock.
+QLabel *wrappedLabel(const QString &text, QWidget *parent)
+{
+    auto *l = new QLabel(text, parent);
+    l->setWordWrap(true);
+    return l;
 }
 
 } // namespace
@@ -127,40 +152,39 @@ QGroupBox *TogglePanel::createMaskGroup()
 {
     auto *mask = new QGroupBox(tr("Mask"), this);
     auto *maskLayout = new QVBoxLayout(mask);
-    m_causal = new QCheckBox(tr("&Causal (look only back)"), mask);
+    m_causal = new QCheckBox(tr("&Causal mask"), mask);
     m_causal->setToolTip(tr("Block every key after the query's own position (Ctrl+Shift+M)"));
     maskLayout->addWidget(m_causal);
-    maskLayout->addWidget(new QLabel(tr("Key padding (tick the padding tokens):"), mask));
+    maskLayout->addWidget(wrappedLabel(tr("Key padding (tick the padding tokens):"), mask));
     m_padding = new QListWidget(mask);
     m_padding->setFlow(QListView::LeftToRight);
     m_padding->setWrapping(true);
     m_padding->setMaximumHeight(m_padding->fontMetrics().height() * 3);
     m_padding->setToolTip(tr("Padding keys are blocked in every row"));
     maskLayout->addWidget(m_padding);
-    auto *custom = new QHBoxLayout;
     //: How a map's cell is blocked by hand: Ctrl and a click; a plain click selects the cell's query row.
     auto *hint = new QLabel(tr("Ctrl+click a cell of any map to block or open it (a plain click selects its query)."), mask);
     hint->setObjectName(QStringLiteral("customMaskHint"));
     hint->setWordWrap(true);
-    custom->addWidget(hint, 1);
+    maskLayout->addWidget(hint);
     m_clearMask = new QPushButton(tr("C&lear clicks"), mask);
     m_clearMask->setToolTip(tr("Open every cell blocked by hand"));
-    custom->addWidget(m_clearMask);
-    maskLayout->addLayout(custom);
+    maskLayout->addWidget(m_clearMask, 0, Qt::AlignLeft);
     m_stage = new QButtonGroup(this);
-    auto *stageRow = new QHBoxLayout;
-    stageRow->addWidget(new QLabel(tr("Apply:"), mask));
-    stageRow->addWidget(radio(m_stage, int(MaskStage::BeforeSoftmax), tr("&before softmax"),
-                              tr("Correct: blocked scores become −∞, each row renormalises over the open keys"), mask));
-    stageRow->addWidget(radio(m_stage, int(MaskStage::AfterSoftmax), tr("&after softmax ✗"),
-                              tr("The misconception: softmax first, then zero the blocked weights; rows no longer sum to 1 "
-                                 "(Ctrl+Shift+A)"),
-                              mask));
-    stageRow->addStretch();
-    maskLayout->addLayout(stageRow);
-    m_plusOne = new QCheckBox(tr("Softmax&₁: e^x / (1 + Σ e^x), rows may attend to nothing"), mask);
+    maskLayout->addWidget(flowRow(mask, {new QLabel(tr("Apply:")),
+                                         radio(m_stage, int(MaskStage::BeforeSoftmax), tr("&before softmax"),
+                                               tr("Correct: blocked scores become −∞, each row renormalises over the open keys"), mask),
+                                         radio(m_stage, int(MaskStage::AfterSoftmax), tr("&after softmax ✗"),
+                                               tr("The misconception: softmax first, then zero the blocked weights; rows no longer sum to 1 "
+                                                  "(Ctrl+Shift+A)"),
+                                               mask)}));
+    // A check box cannot wrap: its name, and the formula in a label that can.
+    m_plusOne = new QCheckBox(tr("Softmax&₁"), mask);
     m_plusOne->setObjectName(QStringLiteral("plusOneCheck"));
     maskLayout->addWidget(m_plusOne);
+    QLabel *plusOneNote = wrappedLabel(tr("e^x / (1 + Σ e^x): rows may attend to nothing"), mask);
+    plusOneNote->setIndent(m_plusOne->style()->pixelMetric(QStyle::PM_IndicatorWidth) + 4);
+    maskLayout->addWidget(plusOneNote);
     m_rowSums = new QLabel(mask);
     m_rowSums->setWordWrap(true);
     maskLayout->addWidget(m_rowSums);
@@ -172,23 +196,32 @@ QGroupBox *TogglePanel::createMaskGroup()
 QGroupBox *TogglePanel::createHeadsGroup()
 {
     auto *heads = new QGroupBox(tr("Heads"), this);
-    auto *headsLayout = new QHBoxLayout(heads);
+    auto *headsLayout = new QVBoxLayout(heads);
     m_heads = new QButtonGroup(this);
+    auto *counts = new QWidget(heads);
+    auto *countsLayout = new QHBoxLayout(counts);
+    countsLayout->setContentsMargins(0, 0, 0, 0);
     for (int h : {1, 2, 4, 8}) {
-        auto *b = new QPushButton(QString::number(h), heads);
+        auto *b = new QPushButton(QString::number(h), counts);
         b->setCheckable(true);
         b->setMinimumWidth(36);
         b->setMaximumWidth(48);
         m_heads->addButton(b, h);
-        headsLayout->addWidget(b);
+        countsLayout->addWidget(b);
     }
-    headsLayout->addSpacing(12);
     auto *showLabel = new QLabel(tr("&Show:"), heads);
     m_head = new QComboBox(heads);
     m_head->setToolTip(tr("The head the maps show (Ctrl+] next, Ctrl+[ previous)"));
+    // As wide as "head 1 of 8", not as the longest translation: the panel stays narrow.
+    m_head->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_head->setMinimumContentsLength(11);
     showLabel->setBuddy(m_head);
-    headsLayout->addWidget(showLabel);
-    headsLayout->addWidget(m_head, 1);
+    auto *show = new QWidget(heads);
+    auto *showLayout = new QHBoxLayout(show);
+    showLayout->setContentsMargins(0, 0, 0, 0);
+    showLayout->addWidget(showLabel);
+    showLayout->addWidget(m_head, 1);
+    headsLayout->addWidget(flowRow(heads, {counts, show}));
     return heads;
 }
 
@@ -199,18 +232,15 @@ QGroupBox *TogglePanel::createEncodingGroup()
     auto *pe = new QGroupBox(tr("Positional encoding"), this);
     auto *peLayout = new QGridLayout(pe);
     m_encoding = new QButtonGroup(this);
-    peLayout->addWidget(radio(m_encoding, int(Encoding::None), tr("&None"),
-                              tr("Attention alone cannot see word order: permuting tokens only permutes the results"), pe),
-                        0, 0);
-    peLayout->addWidget(radio(m_encoding, int(Encoding::Sinusoidal), tr("S&inusoidal"),
-                              tr("Add sin/cos waves of the position (Attention Is All You Need)"), pe),
-                        0, 1);
-    peLayout->addWidget(radio(m_encoding, int(Encoding::Learned), tr("&Learned"),
-                              tr("Add a fixed table drawn from the seed, standing in for a trained one"), pe),
-                        1, 0);
-    peLayout->addWidget(radio(m_encoding, int(Encoding::Rope), tr("&RoPE"),
-                              tr("Rotate each head's queries and keys by position (needs an even d_k)"), pe),
-                        1, 1);
+    peLayout->addWidget(flowRow(pe, {radio(m_encoding, int(Encoding::None), tr("&None"),
+                                           tr("Attention alone cannot see word order: permuting tokens only permutes the results"), pe),
+                                     radio(m_encoding, int(Encoding::Sinusoidal), tr("S&inusoidal"),
+                                           tr("Add sin/cos waves of the position (Attention Is All You Need)"), pe),
+                                     radio(m_encoding, int(Encoding::Learned), tr("&Learned"),
+                                           tr("Add a fixed table drawn from the seed, standing in for a trained one"), pe),
+                                     radio(m_encoding, int(Encoding::Rope), tr("&RoPE"),
+                                           tr("Rotate each head's queries and keys by position (needs an even d_k)"), pe)}),
+                        0, 0, 1, 2);
     auto *seedLabel = new QLabel(tr("S&eed"), pe);
     // A line edit, not a spin box: a seed runs to 2^63 - 1, past any int.
     m_seed = new QLineEdit(pe);
@@ -219,8 +249,8 @@ QGroupBox *TogglePanel::createEncodingGroup()
     m_seed->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{0,19}")), m_seed));
     m_seed->setToolTip(tr("Draws the learned table (0 to %1)").arg(kMaxSeed));
     seedLabel->setBuddy(m_seed);
-    peLayout->addWidget(seedLabel, 2, 0);
-    peLayout->addWidget(m_seed, 2, 1);
+    peLayout->addWidget(seedLabel, 1, 0);
+    peLayout->addWidget(m_seed, 1, 1);
     return pe;
 }
 
@@ -229,40 +259,38 @@ QGroupBox *TogglePanel::createEncodingGroup()
 QGroupBox *TogglePanel::createScalingGroup()
 {
     auto *scaling = new QGroupBox(tr("Scaling"), this);
-    auto *scalingLayout = new QGridLayout(scaling);
+    auto *scalingLayout = new QVBoxLayout(scaling);
     m_scale = new QButtonGroup(this);
-    scalingLayout->addWidget(radio(m_scale, int(Scale::SqrtDk), tr("÷ √d_&k"),
-                                   tr("Keeps the score variance at 1 whatever d_k is"), scaling),
-                             0, 0);
-    scalingLayout->addWidget(radio(m_scale, int(Scale::None), tr("÷ 1 (n&one)"),
-                                   tr("Scores grow with d_k and softmax saturates to one-hot"), scaling),
-                             0, 1);
-    scalingLayout->addWidget(radio(m_scale, int(Scale::Dk), tr("÷ d_k ✗"),
-                                   tr("The classic mistake: variance 1/d_k, weights too flat"), scaling),
-                             0, 2);
+    scalingLayout->addWidget(flowRow(scaling, {radio(m_scale, int(Scale::SqrtDk), tr("÷ √d_&k"),
+                                                     tr("Keeps the score variance at 1 whatever d_k is"), scaling),
+                                               radio(m_scale, int(Scale::None), tr("÷ 1 (n&one)"),
+                                                     tr("Scores grow with d_k and softmax saturates to one-hot"), scaling),
+                                               radio(m_scale, int(Scale::Dk), tr("÷ d_k ✗"),
+                                                     tr("The classic mistake: variance 1/d_k, weights too flat"), scaling)}));
     auto *tauLabel = new QLabel(tr("&Temperature τ"), scaling);
     m_tau = new QSlider(Qt::Horizontal, scaling);
     m_tau->setRange(0, kSliderSteps);
     m_tau->setPageStep(kSliderSteps / 20);
     m_tau->setToolTip(tr("Low τ: nearly argmax; high τ: nearly uniform (log scale, 0.05 to 10)"));
+    m_tau->setMinimumWidth(40);
     tauLabel->setBuddy(m_tau);
     m_tauBox = new TemperatureBox(scaling);
     m_tauBox->setToolTip(tr("Any τ from %1 to %2").arg(QString::fromStdString(compact(kMinTemperature)),
                                                           QString::fromStdString(compact(kMaxTemperature))));
-    scalingLayout->addWidget(tauLabel, 1, 0);
-    scalingLayout->addWidget(m_tau, 1, 1);
-    scalingLayout->addWidget(m_tauBox, 1, 2);
+    // The name above its slider and box, so the row fits a narrow dock.
+    scalingLayout->addWidget(tauLabel);
+    auto *tauRow = new QHBoxLayout;
+    tauRow->addWidget(m_tau, 1);
+    tauRow->addWidget(m_tauBox);
+    scalingLayout->addLayout(tauRow);
     m_similarity = new QButtonGroup(this);
-    auto *simLabel = new QLabel(tr("Similarity:"), scaling);
-    scalingLayout->addWidget(simLabel, 2, 0);
-    auto *simRow = new QHBoxLayout;
-    simRow->addWidget(radio(m_similarity, int(Similarity::Dot), tr("&dot q·k"),
-                            tr("Direction and length both count"), scaling));
-    simRow->addWidget(radio(m_similarity, int(Similarity::Cosine), tr("c&osine"),
-                            tr("Only the angle counts"), scaling));
-    simRow->addWidget(radio(m_similarity, int(Similarity::NegSqDistance), tr("−‖q−k‖²"),
-                            tr("Euclidean neighbourhood: nearer keys score higher"), scaling));
-    scalingLayout->addLayout(simRow, 2, 1, 1, 2);
+    scalingLayout->addWidget(flowRow(scaling, {new QLabel(tr("Similarity:")),
+                                               radio(m_similarity, int(Similarity::Dot), tr("&dot q·k"),
+                                                     tr("Direction and length both count"), scaling),
+                                               radio(m_similarity, int(Similarity::Cosine), tr("c&osine"),
+                                                     tr("Only the angle counts"), scaling),
+                                               radio(m_similarity, int(Similarity::NegSqDistance), tr("−‖q−k‖²"),
+                                                     tr("Euclidean neighbourhood: nearer keys score higher"), scaling)}));
     return scaling;
 }
 

@@ -4,29 +4,29 @@
 <context>
     <name>attn</name>
     <message>
-        <location filename="../../core/io/atomicwrite.cpp" line="+145" />
+        <location filename="../../core/io/atomicwrite.cpp" line="+205" />
         <source>no file name was given</source>
         <translation>未指定文件名</translation>
     </message>
     <message>
-        <location line="+6" />
-        <location line="+137" />
+        <location line="+14" />
+        <location line="+141" />
         <source>it is a folder</source>
         <translation>这是一个文件夹</translation>
     </message>
     <message>
-        <location line="-135" />
+        <location line="-139" />
         <source>it is not a regular file</source>
         <translation>这不是普通文件</translation>
     </message>
     <message>
-        <location line="+71" />
-        <location line="+128" />
+        <location line="+73" />
+        <location line="+131" />
         <source>the data to write could not be made</source>
         <translation>要写入的数据无法生成</translation>
     </message>
     <message>
-        <location line="-93" />
+        <location line="-94" />
         <source>the system gave no reason</source>
         <translation>系统没有给出原因</translation>
     </message>
@@ -116,29 +116,27 @@
         <translation>错误号 %1</translation>
     </message>
     <message>
-        <location line="-85" />
-        <location line="+124" />
+        <location line="+72" />
+        <source>%1: replaced a symbolic link to %2 (%2 itself was not touched)</source>
+        <translation>%1：替换了指向 %2 的符号链接（%2 本身未被改动）</translation>
+    </message>
+    <message>
+        <location line="-159" />
+        <location line="+127" />
         <location line="+26" />
         <source>there was nothing to write</source>
         <translation>没有可写入的内容</translation>
     </message>
     <message>
-        <location line="-49" />
+        <location line="-50" />
         <source>the folder %1 does not exist</source>
         <translation>文件夹 %1 不存在</translation>
     </message>
 </context>
 <context>
-    <name>attn::Files</name>
-    <message>
-        <source>%1: replaced a symbolic link to %2 (%2 itself was not touched)</source>
-        <translation>%1：替换了指向 %2 的符号链接（%2 本身未被改动）</translation>
-    </message>
-</context>
-<context>
     <name>attn::AllHeadsView</name>
     <message>
-        <location filename="../../app/views/stageviews.cpp" line="+197" />
+        <location filename="../../app/views/stageviews.cpp" line="+327" />
         <source>Head %1: click to show it in every map</source>
         <translation>头 %1：点击后所有热图都显示这个头</translation>
     </message>
@@ -166,7 +164,7 @@
         <translation>课程笔记</translation>
     </message>
     <message>
-        <location line="+22" />
+        <location line="+43" />
         <source>&amp;Classroom</source>
         <translation>课堂(&amp;C)</translation>
     </message>
@@ -221,7 +219,7 @@
         <translation>先预测，再揭晓：权重和输出既不显示数字也不显示颜色（F7）</translation>
     </message>
     <message>
-        <location line="+3" />
+        <location line="+6" />
         <source>Hide</source>
         <translation>隐藏</translation>
     </message>
@@ -246,7 +244,7 @@
         <translation>课程笔记(&amp;N)</translation>
     </message>
     <message>
-        <location line="+4" />
+        <location line="+5" />
         <source>Notes</source>
         <translation>笔记</translation>
     </message>
@@ -261,7 +259,7 @@
         <translation>测验</translation>
     </message>
     <message>
-        <location line="+135" />
+        <location line="+125" />
         <source>Quiz setting</source>
         <translation>测验设置</translation>
     </message>
@@ -440,7 +438,7 @@
 <context>
     <name>attn::CompareView</name>
     <message>
-        <location filename="../../app/views/compareview.cpp" line="+64" />
+        <location filename="../../app/views/compareview.cpp" line="+72" />
         <source>Align by token</source>
         <translation>按词对齐</translation>
     </message>
@@ -455,7 +453,7 @@
         <translation>A、B 和 B − A 显示的阶段</translation>
     </message>
     <message>
-        <location line="+3" />
+        <location line="+6" />
         <source>Pin B as A</source>
         <translation>把 B 固定为 A</translation>
     </message>
@@ -485,7 +483,7 @@
         <translation>关闭对比，文档保持现状</translation>
     </message>
     <message>
-        <location line="+18" />
+        <location line="+23" />
         <source>Pinned as A: %1. Change the document (B) and compare.</source>
         <translation>已固定为 A：%1。修改文档（B）并对比。</translation>
     </message>
@@ -500,12 +498,12 @@
         <translation>已取消固定：文档恢复为 A</translation>
     </message>
     <message>
-        <location line="+37" />
+        <location line="+86" />
         <source>Nothing pinned. Pin the current state as A (Ctrl+Shift+P), change the document, and A, B and B − A appear here.</source>
         <translation>尚未固定。把当前状态固定为 A（Ctrl+Shift+P），再修改文档，A、B 和 B − A 就会显示在这里。</translation>
     </message>
     <message>
-        <location line="+15" />
+        <location line="+18" />
         <source>&lt;b&gt;A&lt;/b&gt;: %1 (pinned) · &lt;b&gt;B&lt;/b&gt;: %2 (live)</source>
         <translation>&lt;b&gt;A&lt;/b&gt;：%1（已固定） · &lt;b&gt;B&lt;/b&gt;：%2（当前）</translation>
     </message>
@@ -515,18 +513,22 @@
         <translation>A 与 B 含有相同的词但顺序不同：按词对齐即可逐词比较。</translation>
     </message>
     <message>
+        <location line="-158" />
         <source>Settings to both</source>
         <translation>设置同时用于 A 和 B</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>A setting changed in B (encoding, mask, scale, τ, …) is changed in A too, so that B − A still shows only what A and B were pinned to differ in</source>
         <translation>在 B 中改动的设置（编码、掩码、缩放、τ 等）也同样改到 A 上，这样 B − A 仍只显示 A 与 B 固定时原本的差别</translation>
     </message>
     <message>
+        <location line="+119" />
         <source>the defaults</source>
         <translation>默认设置</translation>
     </message>
     <message>
+        <location line="+3" />
         <source>Their settings differ, so B − A shows that as well: A has %1; B has %2.</source>
         <extracomment>The settings of A and of B, when they differ.</extracomment>
         <translation>两者的设置不同，所以 B − A 也包含设置带来的差别：A 为 %1；B 为 %2。</translation>
@@ -535,7 +537,7 @@
 <context>
     <name>attn::CostPanel</name>
     <message>
-        <location filename="../../app/views/costpanel.cpp" line="+193" />
+        <location filename="../../app/views/costpanel.cpp" line="+255" />
         <source>Attention: every token reaches every other in 1 step, all pairs at once</source>
         <translation>注意力：任意两个词之间 1 步直达，所有词对同时计算</translation>
     </message>
@@ -555,7 +557,7 @@
         <translation>循环网络：从第一个词到最后一个词要走 n − 1 = %1 步，一次一个词</translation>
     </message>
     <message>
-        <location line="-27" />
+        <location line="-41" />
         <source>Double the tokens to %1</source>
         <translation>把词数加倍到 %1</translation>
     </message>
@@ -570,7 +572,7 @@
         <translation>&lt;b&gt;%1 个打分格&lt;/b&gt; = h·n&lt;sub&gt;q&lt;/sub&gt;·n&lt;sub&gt;k&lt;/sub&gt; = %2·%3·%4：每个头里，每一对查询与键各一格。%5，就有 %6 格（×%7）：代价按 n² 增长。所有步骤合计：%8 次运算（乘加与 softmax 的各步），存储 %9。</translation>
     </message>
     <message>
-        <location line="+32" />
+        <location line="+46" />
         <source>Values stored</source>
         <translation>存储的数值</translation>
     </message>
@@ -660,13 +662,13 @@
         <translation>按双精度计占内存 %1</translation>
     </message>
     <message>
-        <location line="+18" />
+        <location line="+63" />
         <source>now: n_q·n_k = %1·%2</source>
         <translation>当前：n_q·n_k = %1·%2</translation>
     </message>
     <message>
-        <location line="+25" />
-        <location line="+5" />
+        <location line="+28" />
+        <location line="+10" />
         <source>score cells h·n²</source>
         <translation>打分格 h·n²</translation>
     </message>
@@ -677,76 +679,94 @@
         <translation>循环网络的步数 h·n</translation>
     </message>
     <message>
-        <location line="-35" />
+        <location line="-43" />
         <source>now: n = %1</source>
         <translation>当前：n = %1</translation>
     </message>
     <message>
-        <location line="+45" />
+        <location line="+65" />
         <source>tokens n</source>
         <translation>词数 n</translation>
     </message>
     <message>
+        <location line="-202" />
         <source>&lt;b&gt;Open under the mask: %1&lt;/b&gt; of the %2 cells (%3 %).</source>
         <translation>&lt;b&gt;掩码下开放：%1&lt;/b&gt; 格，共 %2 格（%3 %）。</translation>
     </message>
     <message>
+        <location line="+5" />
         <source>A window of W = %1 keeps about n·(2W − 1) cells a head: it grows as n·W, not n²; a kernel that skips the blocked cells does that much work.</source>
         <translation>宽度 W = %1 的窗口每个头约保留 n·(2W − 1) 格：按 n·W 增长，而不是 n²；跳过被遮挡格子的计算核只做这么多工作。</translation>
     </message>
     <message>
+        <location line="+89" />
         <source>&lt;b&gt;Parameters: none.&lt;/b&gt; In direct mode Q, K and V are given as they are: there is no W&lt;sub&gt;Q&lt;/sub&gt;, W&lt;sub&gt;K&lt;/sub&gt;, W&lt;sub&gt;V&lt;/sub&gt; to learn. Only the score matrix grows with n.</source>
         <translation>&lt;b&gt;参数：无。&lt;/b&gt;直接模式下 Q、K、V 是直接给定的：没有要学习的 W&lt;sub&gt;Q&lt;/sub&gt;、W&lt;sub&gt;K&lt;/sub&gt;、W&lt;sub&gt;V&lt;/sub&gt;。随 n 增长的只有分数矩阵。</translation>
     </message>
     <message>
+        <location line="+4" />
         <source>W&lt;sub&gt;Q&lt;/sub&gt; %1×%2 = %3, W&lt;sub&gt;K&lt;/sub&gt; %1×%2 = %4, W&lt;sub&gt;V&lt;/sub&gt; %1×%5 = %6</source>
         <translation>W&lt;sub&gt;Q&lt;/sub&gt; %1×%2 = %3，W&lt;sub&gt;K&lt;/sub&gt; %1×%2 = %4，W&lt;sub&gt;V&lt;/sub&gt; %1×%5 = %6</translation>
     </message>
     <message>
+        <location line="+8" />
         <source>, W&lt;sub&gt;O&lt;/sub&gt; %1×%2 = %3</source>
         <translation>，W&lt;sub&gt;O&lt;/sub&gt; %1×%2 = %3</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>&lt;b&gt;Parameters: %1&lt;/b&gt; (%2), the same for every n: the weights are learned once and shared by every token, while the score cells grow as n².</source>
         <translation>&lt;b&gt;参数：%1&lt;/b&gt;（%2），对任何 n 都一样：权重只学一次，所有词元共享；而分数格子按 n² 增长。</translation>
     </message>
     <message>
+        <location line="+7" />
         <source>&lt;b&gt;%1&lt;/b&gt;: %2 parameters at every n (embeddings %3, attention %4, MLP %5, LayerNorms %6); its score cells at n = %7: %8 layers × %9 heads × n² = %10.</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;：任何 n 下都是 %2 个参数（嵌入 %3，注意力 %4，MLP %5，LayerNorm %6）；n = %7 时它的分数格子：%8 层 × %9 头 × n² = %10。</translation>
     </message>
     <message>
+        <location line="+9" />
         <source>They pass the parameters from n = %1.</source>
         <translation>从 n = %1 起分数格子多于参数。</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>They would pass the parameters only at n = %1, past its %2 positions.</source>
         <translation>要到 n = %1 分数格子才会多于参数，超出了它的 %2 个位置。</translation>
     </message>
     <message>
+        <location line="+3" />
         <source>A whole model, every parameter counted:</source>
         <translation>整个模型，逐个统计参数：</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>GPT-2 small</source>
         <translation>GPT-2 small</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>The built-in model</source>
         <translation>内置模型</translation>
     </message>
     <message>
+        <location line="+36" />
+        <location line="+27" />
         <source>parameters W_Q, W_K, W_V, W_O (flat)</source>
         <translation>参数 W_Q、W_K、W_V、W_O（水平线）</translation>
     </message>
     <message>
+        <location line="-26" />
         <source>parameters: 0 in direct mode</source>
         <translation>参数：直接模式下为 0</translation>
     </message>
     <message>
+        <location line="+2" />
+        <location line="+29" />
         <source>open cells under the mask</source>
         <translation>掩码下开放的格子</translation>
     </message>
     <message>
+        <location line="+5" />
         <source>cells, parameters</source>
         <translation>格数、参数</translation>
     </message>
@@ -754,7 +774,7 @@
 <context>
     <name>attn::Document</name>
     <message>
-        <location filename="../../app/document/document.cpp" line="+172" />
+        <location filename="../../app/document/document.cpp" line="+177" />
         <source>Drag</source>
         <extracomment>An undo step: a drag with the mouse.</extracomment>
         <translation>拖动</translation>
@@ -898,7 +918,7 @@
 <context>
     <name>attn::FigureExport</name>
     <message>
-        <location filename="../../widgets/figureexport.cpp" line="+76" />
+        <location filename="../../widgets/figureexport.cpp" line="+75" />
         <source>Default</source>
         <translation>默认</translation>
     </message>
@@ -919,6 +939,546 @@
         <location line="+5" />
         <source>R rotates each pair of dimensions by its position</source>
         <translation>R 按位置旋转每一对维度</translation>
+    </message>
+</context>
+<context>
+    <name>attn::GenerationPanel</name>
+    <message>
+        <location filename="../../app/views/generationpanel.cpp" line="+162" />
+        <source>Open a model first.</source>
+        <translation>请先打开一个模型。</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>The model has no sentence to continue: type one.</source>
+        <translation>模型没有可续写的句子：请输入一个。</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>All %1 steps are done: Reset to start again, or raise Steps.</source>
+        <translation>%1 步已全部完成：按“重置”重新开始，或增大“步数”。</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>The context is full: %1 reads at most %2 tokens.</source>
+        <translation>上下文已满：%1 最多读 %2 个词元。</translation>
+    </message>
+    <message>
+        <location line="+10" />
+        <source>The model gave no token a probability.</source>
+        <translation>模型没有给任何词元概率。</translation>
+    </message>
+    <message>
+        <location line="+67" />
+        <source>Each step computes only the new query row against the cached keys and values; without the cache the whole triangle is computed again.</source>
+        <translation>每一步只计算新的查询行与缓存的键和值；没有缓存时要把整个三角形重新算一遍。</translation>
+    </message>
+    <message>
+        <location line="+14" />
+        <source>Step %1: the forward read %2 tokens, %3 from the cache, and computed %4 score entries a head; without the cache, %5 (the whole triangle). So far: %6 against %7.</source>
+        <translation>第 %1 步：前向读了 %2 个词元，其中 %3 个来自缓存，每个头计算了 %4 个分数；没有缓存则要 %5 个（整个三角形）。累计：%6 对 %7。</translation>
+    </message>
+    <message>
+        <location line="+20" />
+        <source>Step %1's distribution: softmax → after temperature, top-k, top-p; u = %2 chose %3</source>
+        <translation>第 %1 步的分布：softmax → 经温度、top-k、top-p 之后；u = %2 选中了 %3</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Step %1's distribution: softmax → greedy (the most likely, %2)</source>
+        <translation>第 %1 步的分布：softmax → 贪心（取最可能的 %2）</translation>
+    </message>
+    <message>
+        <location line="+12" />
+        <source>&lt;b&gt;Generate, token by token.&lt;/b&gt; Each step the model reads the text so far, and the next token is drawn from its last position's distribution.</source>
+        <translation>&lt;b&gt;逐词元生成。&lt;/b&gt;每一步模型读入目前为止的文本，下一个词元从最后一个位置的分布中抽取。</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Steps:</source>
+        <translation>步数：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Temperature:</source>
+        <translation>温度：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>0: greedy, always the most likely token; below 1 sharper, above 1 flatter</source>
+        <translation>0：贪心，总取最可能的词元；小于 1 更尖锐，大于 1 更平坦</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Top-k:</source>
+        <translation>Top-k：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Keep only the k most likely tokens (0: all)</source>
+        <translation>只保留最可能的 k 个词元（0：全部）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Top-p:</source>
+        <translation>Top-p：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Keep the fewest most likely tokens whose probabilities reach p (1: all)</source>
+        <translation>保留概率之和达到 p 的最少的最可能词元（1：全部）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Seed:</source>
+        <translation>种子：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The same seed draws the same tokens again</source>
+        <translation>相同的种子会再次抽出相同的词元</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Speed:</source>
+        <translation>速度：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Time between tokens while playing</source>
+        <translation>播放时两个词元之间的时间</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Step</source>
+        <translation>单步</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Draw one token and append it</source>
+        <translation>抽取一个词元并接在后面</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Step on a timer until the steps are done</source>
+        <translation>按定时器逐步生成，直到步数用完</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Reset</source>
+        <translation>重置</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Back to the prompt; the seed starts again</source>
+        <translation>回到提示词；种子从头开始</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Press Step: the next token's distribution appears here.</source>
+        <translation>按“单步”：下一个词元的分布会显示在这里。</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>The next token's distribution</source>
+        <translation>下一个词元的分布</translation>
+    </message>
+</context>
+<context>
+    <name>attn::GradientMode</name>
+    <message>
+        <location filename="../../app/modes/gradientmode.cpp" line="+23" />
+        <source>Gradient lens</source>
+        <translation>梯度透镜</translation>
+    </message>
+    <message>
+        <location line="+18" />
+        <source>&amp;Gradient lens</source>
+        <translation>梯度透镜(&amp;G)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>The gradients of a loss you choose beside the maps, and gradient descent on the plane</source>
+        <translation>在热图旁显示所选损失的梯度，并在向量平面上做梯度下降</translation>
+    </message>
+</context>
+<context>
+    <name>attn::GradientPanel</name>
+    <message>
+        <location filename="../../app/views/gradientpanel.cpp" line="+220" />
+        <source>Loss:</source>
+        <translation>损失：</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Make every query attend to</source>
+        <translation>让每个查询都关注</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Move the query's output towards the value of</source>
+        <translation>把该查询的输出移向这个词的值</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Move the query's output towards the vector</source>
+        <translation>把该查询的输出移向向量</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>The loss L whose gradients are shown; gradient descent lowers it</source>
+        <translation>所显示梯度对应的损失 L；梯度下降使它变小</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>e.g. 1, 0</source>
+        <translation>例如 1, 0</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The output the selected query should have: d_out numbers, separated by commas</source>
+        <translation>所选查询应有的输出：d_out 个数，用逗号分隔</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>η:</source>
+        <translation>η：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The learning rate: a step moves the vector by −η·∂L/∂v</source>
+        <translation>学习率：每一步把向量移动 −η·∂L/∂v</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Steps ≤</source>
+        <translation>步数 ≤</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Descend stops after this many steps at most</source>
+        <translation>下降最多走这么多步就停</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Step</source>
+        <translation>走一步</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Move the selected vector of the plane by −η·∂L/∂v (one undo step)</source>
+        <translation>把平面上所选的向量移动 −η·∂L/∂v（一步撤销）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Arrows on the plane</source>
+        <translation>平面上的箭头</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Draw −∂L/∂v on the vector plane at the selected query (and at each key with Drag keys)</source>
+        <translation>在向量平面上所选查询处画出 −∂L/∂v（开启“拖动键”时每把键处也画）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>■ Stop</source>
+        <translation>■ 停止</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>▶ Descend</source>
+        <translation>▶ 下降</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Stop the descent here (what it did so far stays, one undo step)</source>
+        <translation>在此停止下降（已走的步保留，为一步撤销）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Take steps until the loss stops falling (all of them one undo step)</source>
+        <translation>一步步走，直到损失不再下降（全部为一步撤销）</translation>
+    </message>
+    <message>
+        <location line="+94" />
+        <source>L = −(1/(h·n_q)) Σ_i log w(i, %1), over the rows where %1 is open = %2</source>
+        <translation>L = −(1/(h·n_q)) Σ_i log w(i, %1)，对 %1 未被屏蔽的各行求和 = %2</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>L = ½‖y_%1 − t‖² = %2, t = the value of %3 (the output of %1 if it attended to %3 alone)</source>
+        <translation>L = ½‖y_%1 − t‖² = %2，t = %3 的值（%1 只关注 %3 时的输出）</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>L = ½‖y_%1 − t‖² = %2, t the typed vector</source>
+        <translation>L = ½‖y_%1 − t‖² = %2，t 为输入的向量</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>No gradient here: %1</source>
+        <translation>此处没有梯度：%1</translation>
+    </message>
+    <message>
+        <location line="+23" />
+        <source>, head %1</source>
+        <translation>，第 %1 头</translation>
+    </message>
+    <message>
+        <location line="+19" />
+        <source>∂L/∂weights%1</source>
+        <translation>∂L/∂权重%1</translation>
+    </message>
+    <message>
+        <location line="+13" />
+        <source>∂L/∂scores%1</source>
+        <translation>∂L/∂打分%1</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>Jacobian of %1</source>
+        <translation>%1 的雅可比矩阵</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>∂L/∂%1%2</source>
+        <translation>∂L/∂%1%2</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>∂L/∂%1</source>
+        <translation>∂L/∂%1</translation>
+    </message>
+    <message>
+        <location line="+51" />
+        <source>∂L/∂w(%1 → %2) = %3</source>
+        <translation>∂L/∂w(%1 → %2) = %3</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>The loss reads only the weights on %1: 0.</source>
+        <translation>损失只读取 %1 上的权重：此处为 0。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>−1/(h·n_q·w) = %1</source>
+        <translation>−1/(h·n_q·w) = %1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Σ_d ∂out_d·v_%1,d = %2</source>
+        <translation>Σ_d ∂out_d·v_%1,d = %2</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>∂L/∂score(%1 → %2) = %3</source>
+        <translation>∂L/∂打分(%1 → %2) = %3</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Blocked before the softmax: the cell passes no gradient.</source>
+        <translation>在 softmax 之前屏蔽：这一格不传递任何梯度。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>w_j (g_j − Σ_k g_k w_k) ÷ (c·τ), g = ∂L/∂w</source>
+        <translation>w_j (g_j − Σ_k g_k w_k) ÷ (c·τ)，g = ∂L/∂w</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Σ_k g_k w_k = %1</source>
+        <translation>Σ_k g_k w_k = %1</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>= %1</source>
+        <translation>= %1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Blocked after the softmax: g_j counts as 0, yet the score still moves the row's other weights through the denominator.</source>
+        <translation>在 softmax 之后屏蔽：g_j 按 0 计，但这个打分仍通过分母影响本行其他权重。</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>∂w_%1/∂x_%2 = w_i(δ_ij − w_j) = %3</source>
+        <translation>∂w_%1/∂x_%2 = w_i(δ_ij − w_j) = %3</translation>
+    </message>
+    <message>
+        <location line="+14" />
+        <source>∂X = ∂Q W_qᵀ</source>
+        <translation>∂X = ∂Q W_qᵀ</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>∂X = ∂Q W_qᵀ + ∂K W_kᵀ + ∂V W_vᵀ</source>
+        <translation>∂X = ∂Q W_qᵀ + ∂K W_kᵀ + ∂V W_vᵀ</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>∂source = ∂K W_kᵀ + ∂V W_vᵀ</source>
+        <translation>∂源 = ∂K W_kᵀ + ∂V W_vᵀ</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>∂W_q = (X + P)ᵀ ∂Q</source>
+        <translation>∂W_q = (X + P)ᵀ ∂Q</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>∂W_k = (S + P)ᵀ ∂K</source>
+        <translation>∂W_k = (S + P)ᵀ ∂K</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>∂W_v = (S + P)ᵀ ∂V</source>
+        <translation>∂W_v = (S + P)ᵀ ∂V</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>The attend loss does not read W_O: 0.</source>
+        <translation>关注损失不读取 W_O：此处为 0。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>∂W_O = concatᵀ (Y − T)</source>
+        <translation>∂W_O = concatᵀ (Y − T)</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>∂L/∂%1[%2, %3] = %4</source>
+        <translation>∂L/∂%1[%2, %3] = %4</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>∂L/∂%1 of %2, d%3 = %4</source>
+        <translation>%2 的 ∂L/∂%1，d%3 = %4</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>Σ_i w_i,%1·∂out_i,d = %2</source>
+        <translation>Σ_i w_i,%1·∂out_i,d = %2</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Σ_j ∂s_j·k_j,d</source>
+        <translation>Σ_j ∂s_j·k_j,d</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Σ_i ∂s_i·q_i,d</source>
+        <translation>Σ_i ∂s_i·q_i,d</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>−2 Σ_j ∂s_j (q_d − k_j,d)</source>
+        <translation>−2 Σ_j ∂s_j (q_d − k_j,d)</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>2 Σ_i ∂s_i (q_i,d − k_d)</source>
+        <translation>2 Σ_i ∂s_i (q_i,d − k_d)</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>through the unit vectors: (∂û − (∂û·û) û) / ‖v‖</source>
+        <translation>经由单位向量：(∂û − (∂û·û) û) / ‖v‖</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>RoPE: the rotated vectors' gradient, turned back by R(θ)ᵀ</source>
+        <translation>RoPE：旋转后向量的梯度，再用 R(θ)ᵀ 转回</translation>
+    </message>
+    <message>
+        <location line="+57" />
+        <source>key %1</source>
+        <translation>键 %1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>query %1</source>
+        <translation>查询 %1</translation>
+    </message>
+    <message>
+        <location line="+28" />
+        <source>Gradient step on %1</source>
+        <translation>对%1走一步梯度下降</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>Step: L %1 → %2</source>
+        <translation>一步：L %1 → %2</translation>
+    </message>
+    <message>
+        <location line="+19" />
+        <location line="+30" />
+        <source>Descend on %1</source>
+        <translation>对%1做梯度下降</translation>
+    </message>
+    <message>
+        <location line="-29" />
+        <source>Descending…</source>
+        <translation>正在下降…</translation>
+    </message>
+    <message>
+        <location line="+14" />
+        <source>Stopped: no gradient here.</source>
+        <translation>已停止：此处没有梯度。</translation>
+    </message>
+    <message>
+        <location line="+16" />
+        <source>Stopped: the step was refused.</source>
+        <translation>已停止：这一步被拒绝。</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Step %1: L = %2</source>
+        <translation>第 %1 步：L = %2</translation>
+    </message>
+    <message>
+        <location line="-538" />
+        <source>The descent was undone.</source>
+        <translation>这次下降已撤销。</translation>
+    </message>
+    <message>
+        <location line="+525" />
+        <source>Stopped at step %1: a step of η = %2 no longer lowers L = %3 (try a smaller η).</source>
+        <translation>在第 %1 步停止：η = %2 的一步已不能降低 L = %3（试试更小的 η）。</translation>
+    </message>
+    <message>
+        <location line="+15" />
+        <source>Settled at step %1: L = %2 (it fell by less than %3 of itself).</source>
+        <translation>在第 %1 步稳定：L = %2（下降不到自身的 %3）。</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Stopped at the limit, step %1: L = %2.</source>
+        <translation>到达步数上限，第 %1 步：L = %2。</translation>
+    </message>
+    <message>
+        <location line="+21" />
+        <source>Stopped at step %1.</source>
+        <translation>在第 %1 步停止。</translation>
     </message>
 </context>
 <context>
@@ -972,7 +1532,7 @@
 <context>
     <name>attn::GuessBars</name>
     <message>
-        <location filename="../../app/views/guesspanel.cpp" line="+23" />
+        <location filename="../../app/views/guesspanel.cpp" line="+25" />
         <source>Drag each bar to the weight you expect</source>
         <translation>把每根柱子拖到你预计的权重</translation>
     </message>
@@ -980,7 +1540,7 @@
 <context>
     <name>attn::GuessPanel</name>
     <message>
-        <location line="+127" />
+        <location line="+202" />
         <source>&amp;Reveal</source>
         <translation>揭晓(&amp;R)</translation>
     </message>
@@ -990,7 +1550,7 @@
         <translation>下一行(&amp;X)</translation>
     </message>
     <message>
-        <location line="+48" />
+        <location line="+46" />
         <source>Winner:</source>
         <translation>胜者：</translation>
     </message>
@@ -1000,17 +1560,17 @@
         <translation>（%1 个键：太多，无法逐个点击；请拖动条形来猜）</translation>
     </message>
     <message>
-        <location line="+4" />
+        <location line="+6" />
         <source>Guess that %1 gets the most weight</source>
         <translation>猜 %1 得到最大权重</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+41" />
         <source>Query %1: which key wins? Click it, or drag the bars to guess the whole row, then Reveal.</source>
         <translation>查询 %1：哪把键胜出？点击它，或拖动柱子猜整行，然后揭晓。</translation>
     </message>
     <message>
-        <location line="+70" />
+        <location line="+111" />
         <source>Rounds: %1 · average difference %2</source>
         <translation>轮数：%1 · 平均差 %2</translation>
     </message>
@@ -1021,10 +1581,12 @@
         <translation>橙色：你的猜测（计分时缩放到和为 1）· 蓝色：真实权重。差 Σ|猜测 − w| = %1（0 为满分，2 最差）。</translation>
     </message>
     <message>
+        <location line="-122" />
         <source>Query %1: every key is blocked, so no key gets any weight. Try the next row.</source>
         <translation>查询 %1：所有键都被屏蔽，没有键能得到权重。请试下一行。</translation>
     </message>
     <message>
+        <location line="+3" />
         <source>Query %1: which key wins? Click it, or drag the bars to guess the whole row, then Reveal. (%2 blocked keys get no weight and are left out.)</source>
         <extracomment>%2 is the number of blocked keys, left out of the guess.</extracomment>
         <translation>查询 %1：哪个键胜出？点击它，或拖动柱条猜整行，然后点“揭晓”。（%2 个被屏蔽的键得不到权重，不参与猜测。）</translation>
@@ -1033,15 +1595,18 @@
 <context>
     <name>attn::HeatmapAccessible</name>
     <message>
+        <location filename="../../widgets/heatmapaccessible.cpp" line="+177" />
         <source>%1 rows by %2 columns; the arrow keys move from cell to cell</source>
         <translation>%1 行 × %2 列；用方向键在单元格之间移动</translation>
     </message>
     <message>
+        <location line="+151" />
         <source>hidden</source>
         <extracomment>What a screen reader says for a cell while the answers are hidden.</extracomment>
         <translation>已隐藏</translation>
     </message>
     <message>
+        <location line="+4" />
         <source>blocked</source>
         <extracomment>What a screen reader says for a blocked cell of a map.</extracomment>
         <translation>已屏蔽</translation>
@@ -1050,7 +1615,7 @@
 <context>
     <name>attn::LabMode</name>
     <message>
-        <location filename="../../app/modes/labmode.cpp" line="+92" />
+        <location filename="../../app/modes/labmode.cpp" line="+93" />
         <source>Vector &amp;plane</source>
         <translation>向量平面(&amp;P)</translation>
     </message>
@@ -1070,12 +1635,12 @@
         <translation>位置编码(&amp;E)</translation>
     </message>
     <message>
-        <location line="+13" />
+        <location line="+15" />
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="+19" />
+        <location line="+24" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -1086,28 +1651,20 @@
     </message>
 </context>
 <context>
-    <name>attn::MisprintNote</name>
-    <message>
-        <source>%1: the handout prints %2; the formula gives %3</source>
-        <extracomment>Under the maps, where a lesson&apos;s source document prints a wrong number: the stage&apos;s name, the printed numbers, the numbers the formula gives.</extracomment>
-        <translation>%1：讲义印的是 %2；按公式算得 %3</translation>
-    </message>
-</context>
-<context>
     <name>attn::MainWindow</name>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="+50" />
-        <location line="+317" />
+        <location filename="../../app/gui/mainwindow.cpp" line="+53" />
+        <location line="+374" />
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location filename="../../app/gui/menus.cpp" line="+156" />
+        <location filename="../../app/gui/menus.cpp" line="+165" />
         <source>&amp;Positional encoding</source>
         <translation>位置编码(&amp;P)</translation>
     </message>
     <message>
-        <location line="-90" />
+        <location line="-99" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -1177,6 +1734,7 @@
         <translation>单个 JSON 计算过程文件(&amp;J)…</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>&amp;Print quiz handout…</source>
         <translation>打印测验讲义(&amp;P)…</translation>
     </message>
@@ -1250,7 +1808,7 @@
         <translation>注意力(&amp;A)</translation>
     </message>
     <message>
-        <location line="+6" />
+        <location line="+14" />
         <source>&amp;Heads</source>
         <translation>多头(&amp;H)</translation>
     </message>
@@ -1410,7 +1968,7 @@
         <translation>&lt;h3&gt;Attention Lab %1&lt;/h3&gt;&lt;p&gt;缩放点积注意力的课堂实时演示：编辑 Q、K 和 V，切换掩码、头数和位置编码，观察每个计算环节如何变化。&lt;/p&gt;&lt;p&gt;鼠标悬停在单元格上可查看它的手算过程；单击单元格选中它的查询，按住 Ctrl 单击可屏蔽或取消屏蔽。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+5" />
+        <location line="+6" />
         <source>About &amp;Qt</source>
         <translation>关于 &amp;Qt</translation>
     </message>
@@ -1420,7 +1978,7 @@
         <translation>显示比例 %1%</translation>
     </message>
     <message>
-        <location filename="../../app/gui/projectorlayout.cpp" line="+179" />
+        <location filename="../../app/gui/projectorlayout.cpp" line="+217" />
         <source>Panels folded so that every map keeps its numbers; F9 brings them back</source>
         <translation>面板已收起，让每张图都显示数值；按 F9 恢复</translation>
     </message>
@@ -1470,7 +2028,7 @@
         <translation>未能打开 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../app/gui/main.cpp" line="+243" />
+        <location filename="../../app/gui/main.cpp" line="+245" />
         <location filename="../../app/gui/mainwindow.cpp" line="+3" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
@@ -1537,7 +2095,7 @@
         <translation>清空列表(&amp;C)</translation>
     </message>
     <message>
-        <location line="-152" />
+        <location line="-153" />
         <source>√d_k &amp;lab…</source>
         <translation>√d_k 实验室(&amp;L)…</translation>
     </message>
@@ -1552,7 +2110,7 @@
         <translation>√d_k 实验室 — Attention Lab</translation>
     </message>
     <message>
-        <location filename="../../app/modes/classroommode.cpp" line="-31" />
+        <location filename="../../app/modes/classroommode.cpp" line="-20" />
         <source>Quiz — Attention Lab</source>
         <translation>测验 — Attention Lab</translation>
     </message>
@@ -1562,19 +2120,23 @@
         <translation>A/B — 注意力实验室</translation>
     </message>
     <message>
+        <location filename="../../app/gui/projectorlayout.cpp" line="-120" />
         <source>The panels cost some maps their numbers</source>
         <translation>面板占去了地方，有的热图显示不了数值</translation>
     </message>
     <message>
+        <location line="+4" />
         <source>Fold them (F9)</source>
         <translation>收起面板 (F9)</translation>
     </message>
     <message>
+        <location filename="../../app/gui/mainwindow.cpp" line="-283" />
         <source>%1 decimals in every map: 4 do not fit at this size</source>
-        <extracomment>In the status bar at a projector&apos;s zoom: why every map writes fewer decimals. Short: the line holds little.</extracomment>
+        <extracomment>In the status bar at a projector's zoom: why every map writes fewer decimals. Short: the line holds little.</extracomment>
         <translation>各热图都显示 %1 位小数：此尺寸放不下 4 位</translation>
     </message>
     <message>
+        <location filename="../../app/gui/menus.cpp" line="-55" />
         <source>Sparse &amp;mask</source>
         <translation>稀疏掩码(&amp;M)</translation>
     </message>
@@ -1582,7 +2144,7 @@
 <context>
     <name>attn::MatrixModel</name>
     <message>
-        <location filename="../../app/document/matrixmodel.cpp" line="+203" />
+        <location filename="../../app/document/matrixmodel.cpp" line="+204" />
         <source>%1 = %2</source>
         <translation>%1 = %2</translation>
     </message>
@@ -1698,11 +2260,12 @@
         <translation>词元必须有名称；词元 %1 保留原名</translation>
     </message>
     <message>
-        <location line="+6" />
+        <location line="+14" />
         <source>Rename token %1 to %2</source>
         <translation>将词元 %1 重命名为 %2</translation>
     </message>
     <message>
+        <location line="-7" />
         <source>A token name can have at most %1 characters (this one has %2); token %3 keeps its name</source>
         <translation>词元名称最多 %1 个字符（这个有 %2 个）；词元 %3 保留原名</translation>
     </message>
@@ -1710,7 +2273,7 @@
 <context>
     <name>attn::MatrixPanel</name>
     <message>
-        <location filename="../../app/views/matrixpanel.cpp" line="+40" />
+        <location filename="../../app/views/matrixpanel.cpp" line="+84" />
         <source>S (source)</source>
         <translation>S（源序列）</translation>
     </message>
@@ -1880,7 +2443,7 @@
         <translation>用 W_O 投影拼接后的各头；d_out 是它的宽度</translation>
     </message>
     <message>
-        <location line="+39" />
+        <location line="+41" />
         <source>&amp;Copy</source>
         <translation>复制(&amp;C)</translation>
     </message>
@@ -1890,12 +2453,12 @@
         <translation>粘贴(&amp;P)</translation>
     </message>
     <message>
-        <location line="+57" />
+        <location line="+61" />
         <source>Self-attention needs as many keys as queries (now n_q = %1, n_k = %2); add or remove tokens first</source>
         <translation>自注意力要求键与查询一样多（现在 n_q = %1，n_k = %2）；请先添加或删除词元</translation>
     </message>
     <message>
-        <location line="-88" />
+        <location line="-94" />
         <source>Separate key sequence (cross-&amp;attention)</source>
         <translation>独立的键序列（交叉注意力）(&amp;A)</translation>
     </message>
@@ -1905,7 +2468,7 @@
         <translation>键和值来自自己的词元序列，而不是查询的词元</translation>
     </message>
     <message>
-        <location line="+58" />
+        <location line="+64" />
         <source>Set d_k to %1</source>
         <translation>将 d_k 设为 %1</translation>
     </message>
@@ -1945,7 +2508,7 @@
         <translation>自注意力</translation>
     </message>
     <message>
-        <location line="+87" />
+        <location line="+88" />
         <source>There is no table to import into</source>
         <translation>没有可导入的表格</translation>
     </message>
@@ -1995,7 +2558,7 @@
         <translation>选中 Q、K、V、X 或 S 页才能编辑词元</translation>
     </message>
     <message>
-        <location line="+63" />
+        <location line="+76" />
         <source>Switch to projected mode</source>
         <translation>切换到投影模式</translation>
     </message>
@@ -2056,23 +2619,33 @@
     </message>
 </context>
 <context>
+    <name>attn::MisprintNote</name>
+    <message>
+        <location filename="../../app/views/stageviews.cpp" line="-141" />
+        <source>%1: the handout prints %2; the formula gives %3</source>
+        <extracomment>Under the maps, where a lesson's source document prints a wrong number: the stage's name, the printed numbers, the numbers the formula gives.</extracomment>
+        <translation>%1：讲义印的是 %2；按公式算得 %3</translation>
+    </message>
+</context>
+<context>
     <name>attn::ModelMode</name>
     <message>
+        <location filename="../../app/modes/modelmode.cpp" line="+86" />
         <source>Generate</source>
         <translation>生成</translation>
     </message>
     <message>
+        <location line="+14" />
         <source>Generate &amp;token by token</source>
         <translation>逐词元生成(&amp;T)</translation>
     </message>
     <message>
-        <source>The model writes on, one token a step: the distribution of each next token, and the KV cache that spares it the whole triangle</source>
-        <translation>模型一步写一个词元往下写：每个下一个词元的分布，以及让它不必重算整个三角形的 KV 缓存</translation>
+        <location line="+147" />
         <source>The model %1 from the training lab</source>
         <translation>来自训练实验室的模型 %1</translation>
     </message>
     <message>
-        <location filename="../../app/modes/modelmode.cpp" line="+41" />
+        <location line="-186" />
         <source>&amp;Model mode</source>
         <translation>模型模式(&amp;M)</translation>
     </message>
@@ -2082,28 +2655,37 @@
         <translation>一个真正的 Transformer 读一个句子：每一层、每个头（除非另外打开了模型，否则用内置模型）</translation>
     </message>
     <message>
+        <location line="+107" />
         <source>a model is being opened; wait for it or cancel it</source>
         <translation>正在打开一个模型；请等待它完成或取消</translation>
     </message>
     <message>
+        <location line="+5" />
         <source>Opening the model %1…</source>
         <translation>正在打开模型 %1…</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
+        <location line="+49" />
         <source>built in</source>
         <translation>内置</translation>
     </message>
     <message>
-        <location line="+39" />
+        <location line="-19" />
         <source>The model %1 was not opened: %2</source>
         <translation>未能打开模型 %1：%2</translation>
     </message>
     <message>
-        <location line="+3" />
+        <location line="-104" />
+        <source>The model writes on, one token a step: the distribution of each next token, and the KV cache that spares it the whole triangle</source>
+        <translation>模型一步写一个词元往下写：每个下一个词元的分布，以及让它不必重算整个三角形的 KV 缓存</translation>
+    </message>
+    <message>
+        <location line="+107" />
         <source>Cannot open the model %1</source>
         <translation>无法打开模型 %1</translation>
     </message>
@@ -2118,7 +2700,7 @@
         <translation>未能打开内置模型：%1</translation>
     </message>
     <message>
-        <location line="+23" />
+        <location line="+32" />
         <source>%1 is now the lab's document; Edit ▸ Undo brings back what was open before</source>
         <translation>%1 现在是实验室的文档；编辑 ▸ 撤销可恢复之前打开的内容</translation>
     </message>
@@ -2146,7 +2728,7 @@
 <context>
     <name>attn::ModelView</name>
     <message>
-        <location filename="../../app/views/modelview.cpp" line="+333" />
+        <location filename="../../app/views/modelview.cpp" line="+368" />
         <source>Take layer %1, head %2 into the lab</source>
         <translation>把第 %1 层第 %2 个头带进实验室</translation>
     </message>
@@ -2156,60 +2738,64 @@
         <translation>导出图片…</translation>
     </message>
     <message>
-        <location line="+108" />
+        <location line="+122" />
         <source>Type a sentence for the model to read.</source>
         <translation>输入一个句子，让模型来读。</translation>
     </message>
     <message>
         <location line="+4" />
-        <location line="+305" />
+        <location line="+336" />
         <source>Tokens:</source>
         <translation>词元：</translation>
     </message>
     <message>
-        <location line="-254" />
-        <location line="+256" />
+        <location line="-285" />
+        <location line="+287" />
         <source>Tokens (%1):</source>
         <translation>词元（%1 个）：</translation>
     </message>
     <message>
-        <location line="-244" />
+        <location line="-278" />
         <source>L%1</source>
         <translation>第%1层</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+1" />
         <source>H%1</source>
         <translation>头%1</translation>
     </message>
     <message>
-        <location line="+8" />
+        <location line="+3" />
         <source>H̄ %1 nats</source>
         <translation>H̄ %1 奈特</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>Layer %1, head %2: %3</source>
         <translation>第 %1 层，头 %2：%3</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>Click to show this head</source>
         <translation>点击显示这个头</translation>
     </message>
     <message>
-        <location line="+11" />
+        <location line="+6" />
         <source>%1: every head's softmax weights for “%2”</source>
         <translation>%1：“%2”的每个头的 softmax 权重</translation>
     </message>
     <message>
+        <location line="+38" />
         <source> %1 (uniform %2)</source>
         <translation> %1（均匀 %2）</translation>
     </message>
     <message>
+        <location line="+1" />
         <source> · mean entropy %1 nats · previous token %2 · first token %3 · itself %4</source>
         <translation> · 平均熵 %1 奈特 · 前一个词元 %2 · 第一个词元 %3 · 自身 %4</translation>
     </message>
     <message>
-        <location line="+35" />
+        <location line="+42" />
         <source>tokens</source>
         <translation>词元</translation>
     </message>
@@ -2229,15 +2815,17 @@
         <translation>片段 %1，编号 %2</translation>
     </message>
     <message>
-        <location line="+63" />
+        <location line="+66" />
         <source>%1 · layer %2, head %3</source>
         <translation>%1 · 第 %2 层，头 %3</translation>
     </message>
     <message>
+        <location line="+21" />
         <source>previous token</source>
         <translation>前一个词元</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>first token (sink)</source>
         <translation>第一个词元（汇点）</translation>
     </message>
@@ -2247,45 +2835,53 @@
         <translation>自身</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+4" />
         <source>broad</source>
         <translation>分散</translation>
     </message>
     <message>
+        <location line="-2" />
         <source>induction</source>
         <translation>归纳</translation>
     </message>
     <message>
+        <location line="+5" />
         <source>focused</source>
         <extracomment>A head that reads few keys, none of them a fixed position (not the previous, first or same token).</extracomment>
         <translation>聚焦</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>too short to tell</source>
         <translation>太短，无法判断</translation>
     </message>
     <message>
+        <location line="+8" />
         <source>%1: %2 (uniform %3)</source>
         <translation>%1：%2（均匀 %3）</translation>
     </message>
     <message>
+        <location line="+8" />
         <source>induction: no token of this text repeats an earlier one</source>
         <translation>归纳：这段文字中没有重复前面出现过的词元</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>spread (entropy ÷ ln open keys): %1 (uniform 1.00) · largest weight %2</source>
         <translation>分散度（熵 ÷ ln 可见键数）：%1（均匀 1.00）· 最大权重 %2</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>mean entropy %1 nats</source>
         <translation>平均熵 %1 奈特</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>The label: the highest score that is at least %1 and %2 times its uniform; with none, broad (spread at least %3) or focused</source>
         <translation>标签：取至少为 %1 且至少是其均匀值 %2 倍的分数中最高的那一个；若没有，分散度至少 %3 时为“分散”，否则为“聚焦”</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+9" />
         <source>No model open: Lessons ▸ A real transformer, or File ▸ Open model…</source>
         <translation>没有打开模型：课程 ▸ 真正的 Transformer，或 文件 ▸ 打开模型…</translation>
     </message>
@@ -2378,7 +2974,7 @@
 <context>
     <name>attn::NotesPanel</name>
     <message>
-        <location filename="../../app/views/notespanel.cpp" line="+41" />
+        <location filename="../../app/views/notespanel.cpp" line="+39" />
         <source>The notes are hidden while the answers are hidden: they give the numbers away.</source>
         <translation>答案隐藏时笔记也隐藏：笔记里有答案的数字。</translation>
     </message>
@@ -2485,12 +3081,12 @@
         <translation>在独立窗口中打开向量平面，便于在投影上放大</translation>
     </message>
     <message>
-        <location line="+179" />
+        <location line="+190" />
         <source>Vector plane — Attention Lab</source>
         <translation>向量平面 — Attention Lab</translation>
     </message>
     <message>
-        <location line="+19" />
+        <location line="+20" />
         <location line="+1" />
         <source>d%1</source>
         <translation>d%1</translation>
@@ -2499,17 +3095,17 @@
 <context>
     <name>attn::PlanePlot</name>
     <message>
-        <location filename="../../widgets/planeplot.cpp" line="+0" />
+        <location filename="../../widgets/planeplot.cpp" line="+1288" />
         <source>−∇ %1</source>
         <translation>−∇ %1</translation>
     </message>
     <message>
-        <location line="+0" />
+        <location line="+1" />
         <source>−∇ %1 (drawn ×%2)</source>
         <translation>−∇ %1（画为 ×%2）</translation>
     </message>
     <message>
-        <location filename="../../widgets/planeplot.cpp" line="+377" />
+        <location line="-911" />
         <source>key (width: weight)</source>
         <translation>键（粗细：权重）</translation>
     </message>
@@ -2569,7 +3165,7 @@
         <translation>拖动查询（橙色），观察各个键的权重如何变化。方向键微调选中的向量；Page Up/Down 选择上一个或下一个查询；开启“可拖动键”后，Shift+Page Up/Down 选择键。右键拖动可平移，滚轮或 +/− 缩放视图，F 适配视图，Escape 取消拖动。</translation>
     </message>
     <message>
-        <location line="+537" />
+        <location line="+541" />
         <source>Drag a query; right-drag to pan, the wheel to zoom, F to fit.</source>
         <translation>拖动查询；右键拖动可平移，滚轮可缩放视图，按 F 适配视图。</translation>
     </message>
@@ -2613,7 +3209,7 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>拖动可移动它（与查询重叠时，按住 Shift 选中的是键）。</translation>
     </message>
     <message>
-        <location line="+369" />
+        <location line="+393" />
         <source>query %1</source>
         <translation>查询 %1</translation>
     </message>
@@ -2633,12 +3229,12 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>v %1</translation>
     </message>
     <message>
-        <location line="-481" />
+        <location line="-505" />
         <source>weight for query %1: hidden (predict it)</source>
         <translation>查询 %1 的权重：已隐藏（请预测）</translation>
     </message>
     <message>
-        <location line="-668" />
+        <location line="-672" />
         <source>circles: distance to q</source>
         <translation>圆：到 q 的距离</translation>
     </message>
@@ -2668,7 +3264,7 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>虚线：每个键在查询所在直线上的投影</translation>
     </message>
     <message>
-        <location line="+664" />
+        <location line="+668" />
         <source>distance to the query in the picture: %1</source>
         <translation>图中到查询的距离：%1</translation>
     </message>
@@ -2688,7 +3284,7 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>在此平面中：其 ‖k‖² 的 %1%</translation>
     </message>
     <message>
-        <location line="+442" />
+        <location line="+466" />
         <source>θ = %1°</source>
         <translation>θ = %1°</translation>
     </message>
@@ -2816,7 +3412,7 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>（无：只有一维）</translation>
     </message>
     <message>
-        <location line="+214" />
+        <location line="+251" />
         <location line="+1" />
         <source>embedding %1</source>
         <translation>嵌入 %1</translation>
@@ -2837,7 +3433,7 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>键 %1</translation>
     </message>
     <message>
-        <location line="-132" />
+        <location line="-169" />
         <source>In view: %1% of the spread (Σ‖v‖²) of keys and queries</source>
         <translation>视图中：键和查询的分布（Σ‖v‖²）的 %1%</translation>
     </message>
@@ -2865,7 +3461,7 @@ Drag it to move it; the arrow keys nudge it.</source>
 <context>
     <name>attn::PositionalView</name>
     <message>
-        <location filename="../../app/views/stageviews.cpp" line="-53" />
+        <location filename="../../app/views/stageviews.cpp" line="+88" />
         <source>The positional encoding is off.
 
 Without it, attention cannot see word order: reorder the tokens and the maps only reorder.
@@ -2879,26 +3475,34 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::QuizHandout</name>
     <message>
+        <location filename="../../widgets/quizhandout.cpp" line="+22" />
         <source>Attention Lab quiz</source>
         <translation>Attention Lab 测验</translation>
     </message>
     <message>
+        <location line="+5" />
         <source>All built-in lessons</source>
         <translation>全部内置课程</translation>
     </message>
     <message>
+        <location line="+19" />
         <source>1 question</source>
         <translation>共 1 题</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>%1 questions</source>
         <translation>共 %1 题</translation>
     </message>
     <message>
+        <location line="+11" />
+        <location line="+25" />
         <source>More than one choice is right: pick every right one.</source>
         <translation>不止一个选项正确：请选出所有正确选项。</translation>
     </message>
     <message>
+        <location line="-19" />
+        <location line="+26" />
         <source>Answer key</source>
         <translation>答案与解析</translation>
     </message>
@@ -2906,7 +3510,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::QuizPanel</name>
     <message>
-        <location filename="../../app/views/quizpanel.cpp" line="+35" />
+        <location filename="../../app/views/quizpanel.cpp" line="+67" />
         <source>&amp;Check the answer</source>
         <translation>核对答案(&amp;C)</translation>
     </message>
@@ -2931,7 +3535,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>下一题(&amp;N) ▶</translation>
     </message>
     <message>
-        <location line="+40" />
+        <location line="+38" />
         <source>No lesson has quiz questions.</source>
         <translation>没有课程带测验题。</translation>
     </message>
@@ -2946,7 +3550,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>不止一个选项正确：选出所有正确选项，再核对。</translation>
     </message>
     <message>
-        <location line="+41" />
+        <location line="+39" />
         <source>Right!</source>
         <translation>答对了！</translation>
     </message>
@@ -2965,12 +3569,12 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::Recovery</name>
     <message>
-        <location filename="../../app/document/recovery.cpp" line="+136" />
+        <location filename="../../app/document/recovery.cpp" line="+161" />
         <source>the document is too large for a recovery file (%1 MB, the limit is %2 MB); save it to keep it</source>
         <translation>文档太大，无法写入恢复文件（%1 MB，上限 %2 MB）；请保存以保留它</translation>
     </message>
     <message>
-        <location line="+23" />
+        <location line="+25" />
         <source>Autosave failed: %1</source>
         <translation>自动保存失败：%1</translation>
     </message>
@@ -2983,7 +3587,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::ScalingLabPanel</name>
     <message>
-        <location filename="../../app/views/scalinglabpanel.cpp" line="+127" />
+        <location filename="../../app/views/scalinglabpanel.cpp" line="+131" />
         <source>d_k</source>
         <translation>d_k</translation>
     </message>
@@ -3029,17 +3633,17 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+13" />
-        <location line="+32" />
+        <location line="+15" />
         <source>Not computed: %1.</source>
         <translation>未计算：%1。</translation>
     </message>
     <message>
-        <location line="-26" />
+        <location line="-9" />
         <source>Computing d_k = %1 (%L2 trials)…</source>
         <translation>正在计算 d_k = %1（%L2 次试验）…</translation>
     </message>
     <message>
-        <location line="+95" />
+        <location line="+124" />
         <source>d_k = %1: a first look at %L2 trials; computing all %L3…</source>
         <translation>d_k = %1：先看 %L2 次试验的结果；正在计算全部 %L3 次…</translation>
     </message>
@@ -3049,7 +3653,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>d_k = %1：q, k ~ N(0, I)，%L2 次试验，种子 %3，n = %4 个键（%5 秒）</translation>
     </message>
     <message>
-        <location line="-276" />
+        <location line="-305" />
         <source>Play: d_k walks from 1 to 1024 and back while the plots follow</source>
         <translation>播放：d_k 从 1 走到 1024 再回来，图表随之变化</translation>
     </message>
@@ -3077,13 +3681,13 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::ScalingLabView</name>
     <message>
-        <location filename="../../widgets/scalinglab.cpp" line="+128" />
-        <location line="+538" />
+        <location filename="../../widgets/scalinglab.cpp" line="+134" />
+        <location line="+608" />
         <source>raw q·k</source>
         <translation>原始 q·k</translation>
     </message>
     <message>
-        <location line="-537" />
+        <location line="-607" />
         <source>q·k / √d_k</source>
         <translation>q·k / √d_k</translation>
     </message>
@@ -3108,12 +3712,12 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>次数</translation>
     </message>
     <message>
-        <location line="+11" />
+        <location line="+16" />
         <source>&lt;b&gt;What the scaling does to the softmax&lt;/b&gt; (means over the trials)</source>
         <translation>&lt;b&gt;缩放对 softmax 的影响&lt;/b&gt;（各次试验的平均值）</translation>
     </message>
     <message>
-        <location line="+195" />
+        <location line="+198" />
         <location line="+155" />
         <source>d_k = %1</source>
         <translation>d_k = %1</translation>
@@ -3161,11 +3765,12 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
     <message>
         <location line="+14" />
+        <location line="+96" />
         <source>d_k (log scale)</source>
         <translation>d_k（对数刻度）</translation>
     </message>
     <message>
-        <location line="+6" />
+        <location line="-90" />
         <source>variance (log scale)</source>
         <translation>方差（对数刻度）</translation>
     </message>
@@ -3175,7 +3780,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>理论：d_k、1、1/d_k</translation>
     </message>
     <message>
-        <location line="+32" />
+        <location line="+33" />
         <source>Variance against d_k (measuring at d_k = 1, 2, 4, …, 1024…)</source>
         <translation>方差随 d_k 的变化（正在测量 d_k = 1, 2, 4, …, 1024…）</translation>
     </message>
@@ -3185,31 +3790,37 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>方差随 d_k 的变化（每个点 %L1 次试验）</translation>
     </message>
     <message>
+        <location line="+25" />
         <source>gradient norm (log scale)</source>
         <translation>梯度范数（对数刻度）</translation>
     </message>
     <message>
+        <location line="+23" />
         <source>‖∂w/∂x‖ (mean)</source>
         <translation>‖∂w/∂x‖（均值）</translation>
     </message>
     <message>
+        <location line="+3" />
         <source>‖∂w₁/∂q‖ (median)</source>
         <translation>‖∂w₁/∂q‖（中位数）</translation>
     </message>
     <message>
+        <location line="+6" />
         <source>Gradient against d_k (measuring…)</source>
         <translation>梯度随 d_k 的变化（正在测量…）</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>Gradient against d_k</source>
         <translation>梯度随 d_k 的变化</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>Gradient against d_k (%L1 trials, rows of %2 keys; below 10⁻⁴ drawn on the axis)</source>
         <translation>梯度随 d_k 的变化（%L1 次试验，每行 %2 把键；低于 10⁻⁴ 的画在坐标轴上）</translation>
     </message>
     <message>
-        <location line="+11" />
+        <location line="+13" />
         <source>softmax([s, 0, 0])</source>
         <translation>softmax([s, 0, 0])</translation>
     </message>
@@ -3383,15 +3994,18 @@ weight</source>
 <context>
     <name>attn::SettingEdits</name>
     <message>
+        <location filename="../../app/document/settingedits.cpp" line="+36" />
         <source>Softmax₁ (+1)</source>
+        <extracomment>An undo step: the row normaliser, softmax₁ = e^x / (1 + Σ e^x) or the ordinary softmax.</extracomment>
         <translation>Softmax₁（+1）</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>Ordinary softmax</source>
         <translation>普通 softmax</translation>
     </message>
     <message>
-        <location filename="../../app/document/settingedits.cpp" line="+11" />
+        <location line="-12" />
         <source>Causal mask on</source>
         <translation>开启因果掩码</translation>
     </message>
@@ -3401,7 +4015,7 @@ weight</source>
         <translation>关闭因果掩码</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+5" />
         <source>Mask before softmax</source>
         <translation>softmax 之前加掩码</translation>
     </message>
@@ -3411,7 +4025,7 @@ weight</source>
         <translation>softmax 之后加掩码</translation>
     </message>
     <message>
-        <location line="+5" />
+        <location line="+14" />
         <source>1 head</source>
         <translation>1 个头</translation>
     </message>
@@ -3421,17 +4035,17 @@ weight</source>
         <translation>%1 个头</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+5" />
         <source>Positional encoding: %1</source>
         <translation>位置编码：%1</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+6" />
         <source>Scaling: %1</source>
         <translation>缩放：%1</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+5" />
         <source>Similarity: %1</source>
         <translation>相似度：%1</translation>
     </message>
@@ -3441,7 +4055,7 @@ weight</source>
         <translation>温度 %1</translation>
     </message>
     <message>
-        <location line="+9" />
+        <location line="+8" />
         <source>none</source>
         <translation>无</translation>
     </message>
@@ -3494,15 +4108,17 @@ weight</source>
 <context>
     <name>attn::SettingsActions</name>
     <message>
+        <location filename="../../app/views/settingsactions.cpp" line="+84" />
         <source>Softmax&amp;₁: +1 in the denominator (attend to nothing)</source>
         <translation>Softmax&amp;₁：分母加 1（可以不关注任何键）</translation>
     </message>
     <message>
+        <location line="+3" />
         <source>w = e^x / (1 + Σ e^x): a sink of score 0 and value 0 beside the keys, so a row may sum below 1 and give the rest to nothing</source>
         <translation>w = e^x / (1 + Σ e^x)：在键旁边加一个得分为 0、值为 0 的汇点，所以一行之和可以小于 1，剩下的不给任何键</translation>
     </message>
     <message>
-        <location filename="../../app/views/settingsactions.cpp" line="+58" />
+        <location line="-26" />
         <source>&amp;Causal mask</source>
         <translation>因果掩码(&amp;C)</translation>
     </message>
@@ -3522,12 +4138,12 @@ weight</source>
         <translation>取消所有手动屏蔽的单元格</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+3" />
         <source>Clear the hand-made mask</source>
         <translation>清除手动掩码</translation>
     </message>
     <message>
-        <location line="+6" />
+        <location line="+38" />
         <source>&amp;1 head</source>
         <translation>1 个头(&amp;1)</translation>
     </message>
@@ -3612,7 +4228,7 @@ weight</source>
         <translation>重置为 τ = 1(&amp;R)</translation>
     </message>
     <message>
-        <location line="+20" />
+        <location line="+75" />
         <source>The temperature is at the end of its range (%1 to %2)</source>
         <translation>温度已到取值范围的边界（%1 到 %2）</translation>
     </message>
@@ -3627,7 +4243,7 @@ weight</source>
         <translation>因果掩码要求查询与键数量相同</translation>
     </message>
     <message>
-        <location line="+8" />
+        <location line="+35" />
         <source>%1 head(s): d_k = %2, d_v = %3</source>
         <translation>%1 个头：d_k = %2，d_v = %3</translation>
     </message>
@@ -3647,76 +4263,94 @@ weight</source>
         <translation>RoPE 成对旋转维度，需要 d_k 为偶数（当前为 %1）</translation>
     </message>
     <message>
+        <location line="-122" />
         <source>Full (every pair)</source>
         <translation>完整（所有配对）</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>Sliding window</source>
         <translation>滑动窗口</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>Dilated window (every 2nd)</source>
         <translation>空洞窗口（每隔一个）</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>Block-local</source>
         <translation>分块局部</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>Global first token + window</source>
         <translation>首词元全局 + 窗口</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>Custom (from the file)</source>
         <translation>自定义（来自文件）</translation>
     </message>
     <message>
+        <location line="+12" />
         <source>Mask: full</source>
         <extracomment>An undo step: the sparse mask's preset and its width w.</extracomment>
         <translation>掩码：完整</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>Mask: %1, w = %2</source>
         <translation>掩码：%1，w = %2</translation>
     </message>
     <message>
+        <location line="+64" />
         <source>A sparse mask counts positions in one sequence: it needs as many queries as keys</source>
         <translation>稀疏掩码按同一序列中的位置计算：查询数必须等于键数</translation>
     </message>
     <message>
+        <location line="-167" />
         <source>&amp;Wider window (w + 1)</source>
         <translation>加宽窗口 (w + 1)(&amp;W)</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>&amp;Narrower window (w − 1)</source>
         <translation>收窄窗口 (w − 1)(&amp;N)</translation>
     </message>
     <message>
+        <location line="+119" />
         <source>Mask width w = %1</source>
-        <extracomment>An undo step: the width of a file&apos;s own sparse mask.</extracomment>
+        <extracomment>An undo step: the width of a file's own sparse mask.</extracomment>
         <translation>掩码宽度 w = %1</translation>
     </message>
     <message>
-        <source>A file&apos;s own combination of window, dilation, blocks and global tokens</source>
+        <location line="+42" />
+        <source>A file's own combination of window, dilation, blocks and global tokens</source>
         <translation>文件自带的窗口、扩张、分块与全局词元组合</translation>
     </message>
     <message>
+        <location line="+10" />
         <source>Choose a sliding window or blocks first: a full mask has no width</source>
         <translation>请先选择滑动窗口或分块：完整掩码没有宽度</translation>
     </message>
     <message>
+        <location line="+4" />
         <source>w = %1 → %2 (Ctrl+Shift+Right)</source>
         <translation>w = %1 → %2（Ctrl+Shift+右方向键）</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>w = %1 already reaches every key the pattern can</source>
         <translation>w = %1 已覆盖该模式能到达的所有键</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>w = %1 → %2 (Ctrl+Shift+Left)</source>
         <translation>w = %1 → %2（Ctrl+Shift+左方向键）</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>w = 1 is the narrowest</source>
         <translation>w = 1 已是最窄</translation>
     </message>
@@ -3724,7 +4358,7 @@ weight</source>
 <context>
     <name>attn::SettingsBar</name>
     <message>
-        <location filename="../../app/views/settingsbar.cpp" line="+145" />
+        <location filename="../../app/views/settingsbar.cpp" line="+161" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -3734,7 +4368,7 @@ weight</source>
         <translation> &amp;τ </translation>
     </message>
     <message>
-        <location line="+1" />
+        <location line="+4" />
         <source>How many heads (h): the width splits into h parts of d_k</source>
         <translation>头数 h：宽度平分成 h 份，每份 d_k</translation>
     </message>
@@ -3759,7 +4393,7 @@ weight</source>
         <translation>温度 τ：打分除以 τ；τ 小则更尖锐，τ 大则更平缓</translation>
     </message>
     <message>
-        <location line="+14" />
+        <location line="+16" />
         <source>Heads: %1</source>
         <translation>头数：%1</translation>
     </message>
@@ -3789,7 +4423,7 @@ weight</source>
         <translation>softmax 之后 ✗</translation>
     </message>
     <message>
-        <location line="+1" />
+        <location line="+3" />
         <source>h = %1</source>
         <translation>h = %1</translation>
     </message>
@@ -3799,42 +4433,52 @@ weight</source>
         <translation>位置编码：%1</translation>
     </message>
     <message>
+        <location line="-37" />
         <source> &amp;w </source>
         <translation> &amp;w </translation>
     </message>
     <message>
+        <location line="+1" />
         <source>Sparse mask: which keys each query may see besides the causal mask and the padding</source>
         <translation>稀疏掩码：除因果掩码和填充外，每个查询还能看到哪些键</translation>
     </message>
     <message>
-        <source>Width w: the sliding window&apos;s W (key j open for query i when |i − j| &lt; W) or the block&apos;s size B</source>
+        <location line="+1" />
+        <source>Width w: the sliding window's W (key j open for query i when |i − j| &lt; W) or the block's size B</source>
         <translation>宽度 w：滑动窗口的 W（当 |i − j| &lt; W 时查询 i 能看到键 j），或分块的大小 B</translation>
     </message>
     <message>
+        <location line="+20" />
         <source>Mask: %1</source>
         <translation>掩码：%1</translation>
     </message>
     <message>
+        <location line="+12" />
         <source>Full</source>
         <translation>完整</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>Dilated</source>
         <translation>空洞</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>Block</source>
         <translation>分块</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>Global+window</source>
         <translation>全局+窗口</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>Custom</source>
         <translation>自定义</translation>
     </message>
     <message>
+        <location line="+0" />
         <source>Window</source>
         <translation>窗口</translation>
     </message>
@@ -3842,37 +4486,44 @@ weight</source>
 <context>
     <name>attn::StageText</name>
     <message>
+        <location filename="../../widgets/stagedata.cpp" line="+50" />
         <source> · Σ %1</source>
         <translation> · Σ %1</translation>
     </message>
     <message>
+        <location line="+14" />
         <source>max · H · Σ</source>
+        <extracomment>The header above the weights' row notes under softmax_1: largest weight, entropy H, the row's sum.</extracomment>
         <translation>最大 · H · Σ</translation>
     </message>
     <message>
+        <location line="+164" />
         <source>Softmax₁ weights  e^x / (1 + Σ e^x)</source>
         <translation>Softmax₁ 权重  e^x / (1 + Σ e^x)</translation>
     </message>
     <message>
+        <location line="+14" />
         <source>max = the largest weight · H = the entropy in nats · Σ = the row's sum, below 1 with softmax₁: the rest 1 − Σ attends to nothing</source>
+        <extracomment>Under the weights map with softmax_1: the rows sum below 1, the rest goes to no key.</extracomment>
         <translation>最大 = 该行最大的权重 · H = 熵（奈特） · Σ = 该行之和，softmax₁ 下小于 1：剩下的 1 − Σ 不关注任何键</translation>
     </message>
     <message>
+        <location line="+170" />
         <source>weight = e^(%1 − %2) / (e^(0 − %2) + Σ) = %3 / %4 = %5</source>
         <translation>权重 = e^(%1 − %2) / (e^(0 − %2) + Σ) = %3 / %4 = %5</translation>
     </message>
     <message>
-        <location filename="../../widgets/stagedata.cpp" line="+45" />
+        <location line="-365" />
         <source>all blocked</source>
         <translation>全部屏蔽</translation>
     </message>
     <message>
-        <location line="+3" />
+        <location line="+5" />
         <source> · Σ %1 ✗</source>
         <translation> · Σ %1 ✗</translation>
     </message>
     <message>
-        <location line="+23" />
+        <location line="+34" />
         <source>Scores</source>
         <translation>分数</translation>
     </message>
@@ -3888,12 +4539,12 @@ weight</source>
     </message>
     <message>
         <location line="+2" />
-        <location line="+126" />
+        <location line="+136" />
         <source>Softmax weights</source>
         <translation>softmax 权重</translation>
     </message>
     <message>
-        <location line="-124" />
+        <location line="-134" />
         <source>Output</source>
         <translation>输出</translation>
     </message>
@@ -3908,7 +4559,7 @@ weight</source>
         <translation>因果掩码</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+11" />
         <source>padding</source>
         <translation>填充掩码</translation>
     </message>
@@ -3954,13 +4605,13 @@ weight</source>
     </message>
     <message>
         <location line="+14" />
-        <location line="+244" />
+        <location line="+269" />
         <location line="+15" />
         <source>queries</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-258" />
+        <location line="-283" />
         <source>keys</source>
         <translation>键</translation>
     </message>
@@ -3986,12 +4637,13 @@ weight</source>
         <translation>缩放后分数</translation>
     </message>
     <message>
+        <location line="+52" />
         <source> · shared scale</source>
-        <extracomment>Appended to a score map&apos;s colour bar title when scores, scaled and masked share one colour range.</extracomment>
+        <extracomment>Appended to a score map's colour bar title when scores, scaled and masked share one colour range.</extracomment>
         <translation> · 共用色标</translation>
     </message>
     <message>
-        <location line="+18" />
+        <location line="-32" />
         <source>max · H</source>
         <extracomment>The header above the weights' row notes: the row's largest weight and its entropy H.</extracomment>
         <translation>max · H</translation>
@@ -4003,12 +4655,12 @@ weight</source>
         <translation>max = 该行最大的权重 · H = 该行的熵，单位奈特（nat，0 表示全部落在一个键上）</translation>
     </message>
     <message>
-        <location line="+131" />
+        <location line="+151" />
         <source>scaled = score / (c·τ) = %1 / %2 = %3 / %4 = %5</source>
         <translation>缩放后 = 分数 / (c·τ) = %1 / %2 = %3 / %4 = %5</translation>
     </message>
     <message>
-        <location line="+72" />
+        <location line="+75" />
         <source>Concatenated heads  [head₁ … headₕ]</source>
         <translation>拼接各头  [head₁ … headₕ]</translation>
     </message>
@@ -4020,7 +4672,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</source>
 P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
-        <location line="-269" />
+        <location line="-356" />
         <source>after softmax ✗</source>
         <translation>softmax 后掩码 ✗</translation>
     </message>
@@ -4035,12 +4687,12 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>softmax 之后才掩码 ✗</translation>
     </message>
     <message>
-        <location line="+14" />
+        <location line="+15" />
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location line="+18" />
+        <location line="+25" />
         <source>value dimensions</source>
         <translation>值的维度</translation>
     </message>
@@ -4051,13 +4703,13 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
         <location line="+1" />
-        <location line="+191" />
+        <location line="+208" />
         <location line="+16" />
         <source>output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location line="-133" />
+        <location line="-142" />
         <source>causal: key %1 comes after query %2</source>
         <translation>因果：键 %1 在查询 %2 之后</translation>
     </message>
@@ -4067,7 +4719,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>键 %1 是填充</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+8" />
         <source>blocked by a click</source>
         <translation>已单击屏蔽</translation>
     </message>
@@ -4102,7 +4754,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>已屏蔽（%1）：e^(−∞) = 0</translation>
     </message>
     <message>
-        <location line="+4" />
+        <location line="+8" />
         <source>weight = e^(%1 − %2) / Σ = %3 / %4 = %5</source>
         <translation>权重 = e^(%1 − %2) / Σ = %3 / %4 = %5</translation>
     </message>
@@ -4127,7 +4779,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>精确值：%1</translation>
     </message>
     <message>
-        <location line="+12" />
+        <location line="+11" />
         <source>head %1</source>
         <translation>头 %1</translation>
     </message>
@@ -4197,36 +4849,44 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>叠加值</translation>
     </message>
     <message>
+        <location line="-374" />
         <source>window %1, dilation %2</source>
         <translation>窗口 %1，空洞 %2</translation>
     </message>
     <message>
+        <location line="+1" />
         <source>window %1</source>
         <translation>窗口 %1</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>stride %1</source>
         <translation>步长 %1</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>blocks of %1</source>
         <translation>每块 %1</translation>
     </message>
     <message numerus="yes">
+        <location line="+2" />
         <source>%n global token(s)</source>
         <translation>
             <numerusform>%n 个全局词元</numerusform>
         </translation>
     </message>
     <message>
+        <location line="+203" />
         <source>outside the sliding window: %1 positions apart</source>
         <translation>在滑动窗口之外：相距 %1 个位置</translation>
     </message>
     <message>
-        <source>off the dilation&apos;s stride</source>
+        <location line="+2" />
+        <source>off the dilation's stride</source>
         <translation>不在空洞的步长上</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>another block</source>
         <translation>不在同一块</translation>
     </message>
@@ -4234,7 +4894,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::StageView</name>
     <message>
-        <location filename="../../app/views/stageviews.cpp" line="-82" />
+        <location filename="../../app/views/stageviews.cpp" line="-147" />
         <source>%1 is blocked by the causal mask; turn the causal mask off to open it</source>
         <translation>%1 被因果掩码屏蔽；关闭因果掩码才能打开它</translation>
     </message>
@@ -4244,7 +4904,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>%1 被屏蔽，因为这个键是填充；在“键填充掩码”中取消勾选才能打开它</translation>
     </message>
     <message>
-        <location line="+5" />
+        <location line="+7" />
         <source>Block %1</source>
         <translation>屏蔽 %1</translation>
     </message>
@@ -4255,7 +4915,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>取消屏蔽 %1</translation>
     </message>
     <message>
-        <location line="-95" />
+        <location line="-125" />
         <source>Click: select query %1</source>
         <extracomment>The last line of a map cell's tooltip: what a click and a Ctrl+click do.</extracomment>
         <translation>单击：选择查询 %1</translation>
@@ -4266,7 +4926,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>单击：选择查询 %1 · Ctrl+单击：屏蔽或打开此单元格</translation>
     </message>
     <message>
-        <location line="+104" />
+        <location line="+135" />
         <source>Query %1 selected</source>
         <translation>已选择查询 %1</translation>
     </message>
@@ -4276,9 +4936,9 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>已选择查询 %1（Ctrl+单击单元格可屏蔽或打开它）</translation>
     </message>
     <message>
-        <location filename="../../app/views/stageviews.cpp" line="28" />
+        <location line="-199" />
         <source>Exponentials  e^(s′ − max)</source>
-        <extracomment>The weights&apos; map at step 4 of step mode: each cell e to the power of (scaled score minus the row&apos;s maximum).</extracomment>
+        <extracomment>The weights' map at step 4 of step mode: each cell e to the power of (scaled score minus the row's maximum).</extracomment>
         <translation>指数  e^(s′ − max)</translation>
     </message>
     <message>
@@ -4289,15 +4949,16 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     <message>
         <location line="+6" />
         <source>Σ′</source>
-        <extracomment>The header above the row notes at the step of the exponentials: each row&apos;s sum.</extracomment>
+        <extracomment>The header above the row notes at the step of the exponentials: each row's sum.</extracomment>
         <translation>Σ′</translation>
     </message>
     <message>
         <location line="+1" />
-        <source>Σ′ = the row&apos;s sum of exponentials; the next step divides each by it</source>
+        <source>Σ′ = the row's sum of exponentials; the next step divides each by it</source>
         <translation>Σ′ = 该行指数之和；下一步用它去除每个指数</translation>
     </message>
     <message>
+        <location line="+172" />
         <source>%1 is outside the sparse mask; choose Mask: full in the settings bar to open it</source>
         <translation>%1 在稀疏掩码之外；在设置栏选择“掩码：完整”即可打开</translation>
     </message>
@@ -4305,11 +4966,12 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::StepPanel</name>
     <message>
+        <location filename="../../app/views/steppanel.cpp" line="+211" />
         <source>softmax₁: each exponential divided by 1 + their sum (the sink's e^0 = 1): the weights are positive and add up to less than 1; the rest attends to nothing.</source>
         <translation>softmax₁：每个指数除以 1 加它们的和（汇点的 e^0 = 1）：权重为正，和小于 1；剩下的部分不关注任何键。</translation>
     </message>
     <message>
-        <location filename="../../app/views/steppanel.cpp" line="+119" />
+        <location line="-64" />
         <source>First step (Home)</source>
         <translation>第一步（Home）</translation>
     </message>
@@ -4399,7 +5061,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>对每个分数取 e 的幂。先减去该行最大值，权重不变且不会溢出：两种算法都写出来了。</translation>
     </message>
     <message>
-        <location line="+3" />
+        <location line="+6" />
         <source>Each exponential divided by their sum: the weights are positive and add up to 1.</source>
         <translation>每个指数除以它们的和：权重都为正，且加起来等于 1。</translation>
     </message>
@@ -4522,7 +5184,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>速度</translation>
     </message>
     <message>
-        <location line="+139" />
+        <location line="+140" />
         <source>Temperature sweep</source>
         <extracomment>An undo step: the temperature kept from a sweep.</extracomment>
         <translation>温度扫描</translation>
@@ -4661,7 +5323,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::TemperatureBox</name>
     <message>
-        <location filename="../../app/views/togglepanel.cpp" line="+96" />
+        <location filename="../../app/views/togglepanel.cpp" line="+121" />
         <source>τ: %1 is outside %2 to %3; τ stays %4</source>
         <translation>τ：%1 超出 %2 到 %3 的范围；τ 仍为 %4</translation>
     </message>
@@ -4674,22 +5336,19 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::TogglePanel</name>
     <message>
-        <source>Softmax&amp;₁: e^x / (1 + Σ e^x), rows may attend to nothing</source>
-        <translation>Softmax&amp;₁：e^x / (1 + Σ e^x)，一行可以不关注任何键</translation>
-    </message>
-    <message>
+        <location line="+346" />
         <source>  softmax₁: below 1, the rest 1 − Σ attends to nothing</source>
         <translation>  softmax₁：小于 1，剩下的 1 − Σ 不关注任何键</translation>
     </message>
     <message>
-        <location line="+30" />
+        <location line="-316" />
         <source>Mask</source>
         <translation>掩码</translation>
     </message>
     <message>
         <location line="+2" />
-        <source>&amp;Causal (look only back)</source>
-        <translation>因果掩码（只看过去）(&amp;C)</translation>
+        <source>&amp;Causal mask</source>
+        <translation>因果掩码(&amp;C)</translation>
     </message>
     <message>
         <location line="+1" />
@@ -4709,11 +5368,11 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     <message>
         <location line="+3" />
         <source>Ctrl+click a cell of any map to block or open it (a plain click selects its query).</source>
-        <extracomment>How a map&apos;s cell is blocked by hand: Ctrl and a click; a plain click selects the cell&apos;s query row.</extracomment>
+        <extracomment>How a map's cell is blocked by hand: Ctrl and a click; a plain click selects the cell's query row.</extracomment>
         <translation>按住 Ctrl 单击任一热图的单元格可屏蔽或取消屏蔽（直接单击则选中该行的查询）。</translation>
     </message>
     <message>
-        <location line="+3" />
+        <location line="+4" />
         <source>C&amp;lear clicks</source>
         <translation>清除点选(&amp;L)</translation>
     </message>
@@ -4723,7 +5382,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>取消所有手动屏蔽的单元格</translation>
     </message>
     <message>
-        <location line="+5" />
+        <location line="+3" />
         <source>Apply:</source>
         <translation>加在：</translation>
     </message>
@@ -4748,12 +5407,22 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>常见误区：先做 softmax，再把被屏蔽的权重置零；各行之和不再为 1（Ctrl+Shift+A）</translation>
     </message>
     <message>
-        <location line="+15" />
+        <location line="+4" />
+        <source>Softmax&amp;₁</source>
+        <translation>Softmax&amp;₁</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>e^x / (1 + Σ e^x): rows may attend to nothing</source>
+        <translation>e^x / (1 + Σ e^x)：一行可以不关注任何键</translation>
+    </message>
+    <message>
+        <location line="+13" />
         <source>Heads</source>
         <translation>多头</translation>
     </message>
     <message>
-        <location line="+12" />
+        <location line="+14" />
         <source>&amp;Show:</source>
         <translation>显示(&amp;S)：</translation>
     </message>
@@ -4763,7 +5432,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>热图中显示的头（Ctrl+] 下一个，Ctrl+[ 上一个）</translation>
     </message>
     <message>
-        <location line="+11" />
+        <location line="+18" />
         <source>Positional encoding</source>
         <translation>位置编码</translation>
     </message>
@@ -4778,7 +5447,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>注意力本身看不见语序：打乱词元，结果只会跟着同样重排</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+1" />
         <source>S&amp;inusoidal</source>
         <translation>正弦(&amp;I)</translation>
     </message>
@@ -4788,7 +5457,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>加上随位置变化的 sin/cos 波（Attention Is All You Need）</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+1" />
         <source>&amp;Learned</source>
         <translation>可学习(&amp;L)</translation>
     </message>
@@ -4798,7 +5467,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>加上一张由种子生成的固定表，代替训练得到的表</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+1" />
         <source>&amp;RoPE</source>
         <translation>&amp;RoPE</translation>
     </message>
@@ -4833,7 +5502,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>无论 d_k 多大，分数的方差都保持为 1</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+1" />
         <source>÷ 1 (n&amp;one)</source>
         <translation>÷ 1 不缩放(&amp;O)</translation>
     </message>
@@ -4843,7 +5512,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>分数随 d_k 增大，softmax 饱和而趋近 one-hot</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+1" />
         <source>÷ d_k ✗</source>
         <translation>÷ d_k ✗</translation>
     </message>
@@ -4853,7 +5522,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>典型错误：方差变为 1/d_k，权重分布过平</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+1" />
         <source>&amp;Temperature τ</source>
         <translation>温度 τ(&amp;T)</translation>
     </message>
@@ -4863,17 +5532,17 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>τ 小：接近 argmax；τ 大：接近均匀分布（对数刻度，0.05 到 10）</translation>
     </message>
     <message>
-        <location line="+3" />
+        <location line="+4" />
         <source>Any τ from %1 to %2</source>
         <translation>τ 可取 %1 到 %2 之间的任意值</translation>
     </message>
     <message>
-        <location line="+6" />
+        <location line="+9" />
         <source>Similarity:</source>
         <translation>相似度：</translation>
     </message>
     <message>
-        <location line="+3" />
+        <location line="+1" />
         <source>&amp;dot q·k</source>
         <translation>点积 q·k(&amp;D)</translation>
     </message>
@@ -4913,12 +5582,12 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>取消 %1 的填充</translation>
     </message>
     <message>
-        <location line="+10" />
+        <location line="+11" />
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location line="+71" />
+        <location line="+72" />
         <source>Seed: “%1” is not a whole number from 0 to %2; the seed stays %3</source>
         <translation>种子：“%1”不是 0 到 %2 之间的整数；种子保持为 %3</translation>
     </message>
@@ -4928,17 +5597,17 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>种子 %1</translation>
     </message>
     <message>
-        <location line="+54" />
+        <location line="+57" />
         <source>Row sums of the weights: %1%2</source>
         <translation>权重每行之和：%1%2</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+3" />
         <source>  ✗ below 1: the mask was applied after the softmax</source>
         <translation>  ✗ 小于 1：掩码是在 softmax 之后加的</translation>
     </message>
     <message>
-        <location line="-30" />
+        <location line="-34" />
         <source>head %1 of %2</source>
         <translation>头 %1（共 %2 个）</translation>
     </message>
@@ -4946,7 +5615,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
 <context>
     <name>attn::TopKPanel</name>
     <message>
-        <location filename="../../app/views/topkpanel.cpp" line="+19" />
+        <location filename="../../app/views/topkpanel.cpp" line="+22" />
         <source>Keep the &amp;k largest weights of each row:</source>
         <translation>每行保留最大的 k 个权重(&amp;K)：</translation>
     </message>
@@ -4956,7 +5625,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>Top-k：每行只保留最大的 k 个权重，并重新归一化使其和为 1；硬 k-NN 对这 k 个值取等权平均</translation>
     </message>
     <message>
-        <location line="+62" />
+        <location line="+70" />
         <source>Top-%1 weights
 the rest dropped, renormalised</source>
         <translation>Top-%1 权重
@@ -4975,15 +5644,407 @@ the %1 nearest values averaged</source>
 最近的 %1 个值的平均</translation>
     </message>
     <message>
-        <location line="+6" />
+        <location line="+7" />
         <source>Softmax gives every key some weight (soft nearest neighbours); top-%1 keeps only the %1 heaviest of each row, and hard %1-NN averages their values equally. Compare with the Softmax weights and Output maps.</source>
         <translation>Softmax 给每个键都分一些权重（软近邻）；top-%1 每行只保留最重的 %1 个，硬 %1-NN 对它们的值取等权平均。请与 Softmax 权重和输出热图对比。</translation>
     </message>
 </context>
 <context>
+    <name>attn::TrainingLabView</name>
+    <message>
+        <location filename="../../app/views/traininglab.cpp" line="+251" />
+        <source>Dashed: the score of uniform weights, each row 1/(i+1) on its i+1 open keys (on the order of 1/T): a head above it prefers the pattern</source>
+        <translation>虚线：均匀权重的分数，每行在 i+1 个可见键上各 1/(i+1)（约为 1/T 量级）：高于它的头偏好这个模式</translation>
+    </message>
+    <message>
+        <location line="-65" />
+        <source>Batch</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <location line="-30" />
+        <source>Bilingual grammar</source>
+        <translation>双语语法</translation>
+    </message>
+    <message>
+        <location line="-34" />
+        <source>Both runs finished: the same weights, batches and seed, only the divisor differs</source>
+        <translation>两次训练都已完成：权重、批次和种子相同，只有除数不同</translation>
+    </message>
+    <message>
+        <location line="+153" />
+        <source>Cancel the race</source>
+        <translation>取消赛跑</translation>
+    </message>
+    <message>
+        <location line="-75" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+290" />
+        <source>Cancelled at step %1; the checkpoints so far are kept</source>
+        <translation>已在第 %1 步取消；已有的检查点都保留</translation>
+    </message>
+    <message>
+        <location line="+23" />
+        <source>Checkpoint %1 of %2: step %3, held-out loss %4</source>
+        <translation>检查点 %1 / %2：第 %3 步，留出集损失 %4</translation>
+    </message>
+    <message>
+        <location line="-297" />
+        <source>Checkpoints</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <location line="-62" />
+        <source>Copy a list</source>
+        <translation>复制列表</translation>
+    </message>
+    <message>
+        <location line="+338" />
+        <source>Finished: %1 steps</source>
+        <translation>完成：%1 步</translation>
+    </message>
+    <message>
+        <location line="+130" />
+        <source>H%1</source>
+        <translation>H%1</translation>
+    </message>
+    <message>
+        <location line="-442" />
+        <source>Heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <location line="+477" />
+        <source>Held-out loss</source>
+        <translation>留出集损失</translation>
+    </message>
+    <message>
+        <location line="-505" />
+        <source>Induction (repeat a span)</source>
+        <translation>归纳（重复一段）</translation>
+    </message>
+    <message>
+        <location line="+469" />
+        <source>L%1</source>
+        <translation>L%1</translation>
+    </message>
+    <message>
+        <location line="+65" />
+        <source>L%1H%2</source>
+        <translation>L%1H%2</translation>
+    </message>
+    <message>
+        <location line="-165" />
+        <source>L%1H%2: previous token %3, prefix matching %4</source>
+        <translation>L%1H%2：前一词元 %3，前缀匹配 %4</translation>
+    </message>
+    <message>
+        <location line="+108" />
+        <source>Layer %1, head %2: previous-token score %3, prefix-matching score %4 (held-out sequences)</source>
+        <translation>第 %1 层第 %2 个头：前一词元分数 %3，前缀匹配分数 %4（留出序列）</translation>
+    </message>
+    <message>
+        <location line="-450" />
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <location line="-12" />
+        <source>MLP after attention</source>
+        <translation>注意力之后接 MLP</translation>
+    </message>
+    <message>
+        <location line="-19" />
+        <source>Model and task</source>
+        <translation>模型与任务</translation>
+    </message>
+    <message>
+        <location line="+74" />
+        <source>No checkpoint yet</source>
+        <translation>还没有检查点</translation>
+    </message>
+    <message>
+        <location line="+149" />
+        <source>Not started: %1</source>
+        <translation>未开始：%1</translation>
+    </message>
+    <message>
+        <location line="-143" />
+        <source>Open in model mode</source>
+        <translation>在模型模式中打开</translation>
+    </message>
+    <message>
+        <location line="-31" />
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <location line="-91" />
+        <source>Paused at step %1</source>
+        <translation>已暂停在第 %1 步</translation>
+    </message>
+    <message>
+        <location line="+568" />
+        <source>Prefix-matching score</source>
+        <translation>前缀匹配分数</translation>
+    </message>
+    <message>
+        <location line="-521" />
+        <source>Previous token</source>
+        <translation>前一词元</translation>
+    </message>
+    <message>
+        <location line="+520" />
+        <source>Previous-token score</source>
+        <translation>前一词元分数</translation>
+    </message>
+    <message>
+        <location line="-273" />
+        <source>Racing: %1 against %2, %3 steps each</source>
+        <translation>赛跑中：%1 对 %2，各 %3 步</translation>
+    </message>
+    <message>
+        <location line="-202" />
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <location line="-43" />
+        <source>Reverse a list</source>
+        <translation>反转列表</translation>
+    </message>
+    <message>
+        <location line="+74" />
+        <source>Save model…</source>
+        <translation>保存模型…</translation>
+    </message>
+    <message>
+        <location line="-46" />
+        <source>Scaling</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <location line="+15" />
+        <source>Single step</source>
+        <translation>单步</translation>
+    </message>
+    <message>
+        <location line="+75" />
+        <source>Start the race</source>
+        <translation>开始赛跑</translation>
+    </message>
+    <message>
+        <location line="-78" />
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <location line="+446" />
+        <source>Step %1: every head's weights on a held-out probe of %2 tokens (tokens %3–%4 said again from %5)</source>
+        <translation>第 %1 步：每个头在一个 %2 个词元的留出探针上的权重（第 %3–%4 个词元从第 %5 个起再说一遍）</translation>
+    </message>
+    <message>
+        <location line="-457" />
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <location line="+123" />
+        <source>Take layer %1, head %2 of the trained model (step %3) into the lab</source>
+        <translation>把训练好的模型（第 %3 步）的第 %1 层第 %2 个头带进实验室</translation>
+    </message>
+    <message>
+        <location line="-81" />
+        <source>Take this checkpoint's head into the lab</source>
+        <translation>把这个检查点的头带进实验室</translation>
+    </message>
+    <message>
+        <location line="-49" />
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <location line="+127" />
+        <source>The head was not taken: %1</source>
+        <translation>未能带入这个头：%1</translation>
+    </message>
+    <message>
+        <location line="+11" />
+        <source>The model was not opened: %1</source>
+        <translation>模型未打开：%1</translation>
+    </message>
+    <message>
+        <location line="-35" />
+        <source>The model, data and seed of the settings on the left, trained twice: only the scores' divisor differs.</source>
+        <translation>用左侧设置的模型、数据和种子训练两次：只有分数的除数不同。</translation>
+    </message>
+    <message>
+        <location line="+333" />
+        <source>The probe's maps cannot be drawn: %1</source>
+        <translation>无法画出探针的注意力图：%1</translation>
+    </message>
+    <message>
+        <location line="-496" />
+        <source>The race stopped: %1</source>
+        <translation>赛跑停止了：%1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>The race was cancelled</source>
+        <translation>赛跑已取消</translation>
+    </message>
+    <message>
+        <location line="+204" />
+        <source>The race was not started: %1</source>
+        <translation>赛跑未开始：%1</translation>
+    </message>
+    <message>
+        <location line="-36" />
+        <source>The race</source>
+        <translation>赛跑</translation>
+    </message>
+    <message>
+        <location line="+422" />
+        <source>The race: held-out loss, the same model, data and seed</source>
+        <translation>赛跑：留出集损失，同一个模型、数据和种子</translation>
+    </message>
+    <message>
+        <location line="-523" />
+        <source>Tokens T</source>
+        <translation>词元数 T</translation>
+    </message>
+    <message>
+        <location line="+301" />
+        <source>Training stopped: %1</source>
+        <translation>训练停止了：%1</translation>
+    </message>
+    <message>
+        <location line="-223" />
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <location line="-155" />
+        <location line="+270" />
+        <source>Training…</source>
+        <translation>训练中…</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>a race is running; cancel it first</source>
+        <translation>正在赛跑；请先取消</translation>
+    </message>
+    <message>
+        <location line="-21" />
+        <source>a training is running; cancel it first</source>
+        <translation>正在训练；请先取消</translation>
+    </message>
+    <message>
+        <location line="+291" />
+        <location line="+53" />
+        <source>cross-entropy (nats)</source>
+        <translation>交叉熵（奈特）</translation>
+    </message>
+    <message>
+        <location line="-531" />
+        <source>d_model</source>
+        <translation>d_model</translation>
+    </message>
+    <message>
+        <location line="+482" />
+        <source>loss (%1)</source>
+        <translation>损失（%1）</translation>
+    </message>
+    <message>
+        <location line="+14" />
+        <source>mean weight</source>
+        <translation>平均权重</translation>
+    </message>
+    <message>
+        <location line="-49" />
+        <source>prefix %1</source>
+        <translation>前缀 %1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>prev %1</source>
+        <translation>前一 %1</translation>
+    </message>
+    <message>
+        <location line="-527" />
+        <source>step %1 of %2</source>
+        <translation>第 %1 / %2 步</translation>
+    </message>
+    <message>
+        <location line="+557" />
+        <location line="+18" />
+        <location line="+35" />
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location line="-159" />
+        <location line="+38" />
+        <source>there is no checkpoint yet: start a training</source>
+        <translation>还没有检查点：请先开始训练</translation>
+    </message>
+    <message>
+        <location line="+110" />
+        <location line="+1" />
+        <source>uniform %1</source>
+        <translation>均匀 %1</translation>
+    </message>
+    <message>
+        <location line="-429" />
+        <source>÷√d_k against ÷1</source>
+        <translation>÷√d_k 对 ÷1</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>÷√d_k against ÷d_k</source>
+        <translation>÷√d_k 对 ÷d_k</translation>
+    </message>
+</context>
+<context>
+    <name>attn::TrainingMode</name>
+    <message>
+        <location filename="../../app/modes/trainingmode.cpp" line="+30" />
+        <source>&amp;Training lab</source>
+        <translation>训练实验室(&amp;T)</translation>
+    </message>
+    <message>
+        <location line="+108" />
+        <source>Save the trained model as a folder</source>
+        <translation>把训练好的模型保存为文件夹</translation>
+    </message>
+    <message>
+        <location line="-10" />
+        <source>Saved the trained model to %1</source>
+        <translation>训练好的模型已保存到 %1</translation>
+    </message>
+    <message>
+        <location line="-3" />
+        <source>The model was not saved: %1</source>
+        <translation>模型未保存：%1</translation>
+    </message>
+    <message>
+        <location line="-91" />
+        <source>Train a small transformer from random weights and watch its heads form</source>
+        <translation>从随机权重训练一个小 Transformer，看它的注意力头如何形成</translation>
+    </message>
+</context>
+<context>
     <name>attn::WindowExport</name>
     <message>
-        <location filename="../../app/gui/windowexport.cpp" line="+69" />
+        <location filename="../../app/gui/windowexport.cpp" line="+73" />
         <source>no file name was given</source>
         <translation>未指定文件名</translation>
     </message>
@@ -5021,11 +6082,12 @@ the %1 nearest values averaged</source>
     <message>
         <location line="+19" />
         <location line="+38" />
+        <location line="+23" />
         <source>%1 was not written: %2</source>
         <translation>未能写入 %1：%2</translation>
     </message>
     <message>
-        <location line="-28" />
+        <location line="-51" />
         <source>figure</source>
         <extracomment>The start of an exported file's name; use letters a file name may hold.</extracomment>
         <translation>图片</translation>
@@ -5058,835 +6120,19 @@ the %1 nearest values averaged</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
+        <location line="+24" />
         <source>Print the quiz handout</source>
         <translation>打印测验讲义</translation>
     </message>
     <message>
+        <location line="+2" />
         <source>PDF files (*.pdf)</source>
         <translation>PDF 文件 (*.pdf)</translation>
     </message>
     <message>
+        <location line="+8" />
         <source>Wrote the quiz handout to %1</source>
         <translation>测验讲义已写入 %1</translation>
-    </message>
-</context>
-<context>
-    <name>attn::GradientPanel</name>
-    <message>
-        <location filename="../../app/views/gradientpanel.cpp" line="+0" />
-        <source>Loss:</source>
-        <translation>损失：</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Make every query attend to</source>
-        <translation>让每个查询都关注</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Move the query's output towards the value of</source>
-        <translation>把该查询的输出移向这个词的值</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Move the query's output towards the vector</source>
-        <translation>把该查询的输出移向向量</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>The loss L whose gradients are shown; gradient descent lowers it</source>
-        <translation>所显示梯度对应的损失 L；梯度下降使它变小</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>e.g. 1, 0</source>
-        <translation>例如 1, 0</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>The output the selected query should have: d_out numbers, separated by commas</source>
-        <translation>所选查询应有的输出：d_out 个数，用逗号分隔</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>η:</source>
-        <translation>η：</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>The learning rate: a step moves the vector by −η·∂L/∂v</source>
-        <translation>学习率：每一步把向量移动 −η·∂L/∂v</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Steps ≤</source>
-        <translation>步数 ≤</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Descend stops after this many steps at most</source>
-        <translation>下降最多走这么多步就停</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Step</source>
-        <translation>走一步</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Move the selected vector of the plane by −η·∂L/∂v (one undo step)</source>
-        <translation>把平面上所选的向量移动 −η·∂L/∂v（一步撤销）</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Arrows on the plane</source>
-        <translation>平面上的箭头</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Draw −∂L/∂v on the vector plane at the selected query (and at each key with Drag keys)</source>
-        <translation>在向量平面上所选查询处画出 −∂L/∂v（开启“拖动键”时每把键处也画）</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>step</source>
-        <translation>步</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>loss</source>
-        <translation>损失</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>■ Stop</source>
-        <translation>■ 停止</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>▶ Descend</source>
-        <translation>▶ 下降</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Stop the descent here (what it did so far stays, one undo step)</source>
-        <translation>在此停止下降（已走的步保留，为一步撤销）</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Take steps until the loss stops falling (all of them one undo step)</source>
-        <translation>一步步走，直到损失不再下降（全部为一步撤销）</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>L = −(1/(h·n_q)) Σ_i log w(i, %1), over the rows where %1 is open = %2</source>
-        <translation>L = −(1/(h·n_q)) Σ_i log w(i, %1)，对 %1 未被屏蔽的各行求和 = %2</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>L = ½‖y_%1 − t‖² = %2, t = the value of %3 (the output of %1 if it attended to %3 alone)</source>
-        <translation>L = ½‖y_%1 − t‖² = %2，t = %3 的值（%1 只关注 %3 时的输出）</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>L = ½‖y_%1 − t‖² = %2, t the typed vector</source>
-        <translation>L = ½‖y_%1 − t‖² = %2，t 为输入的向量</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>No gradient here: %1</source>
-        <translation>此处没有梯度：%1</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>, head %1</source>
-        <translation>，第 %1 头</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂L/∂weights%1</source>
-        <translation>∂L/∂权重%1</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂L/∂scores%1</source>
-        <translation>∂L/∂打分%1</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Jacobian of %1</source>
-        <translation>%1 的雅可比矩阵</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂L/∂%1%2</source>
-        <translation>∂L/∂%1%2</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂L/∂%1</source>
-        <translation>∂L/∂%1</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂L/∂w(%1 → %2) = %3</source>
-        <translation>∂L/∂w(%1 → %2) = %3</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>The loss reads only the weights on %1: 0.</source>
-        <translation>损失只读取 %1 上的权重：此处为 0。</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>−1/(h·n_q·w) = %1</source>
-        <translation>−1/(h·n_q·w) = %1</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Σ_d ∂out_d·v_%1,d = %2</source>
-        <translation>Σ_d ∂out_d·v_%1,d = %2</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂L/∂score(%1 → %2) = %3</source>
-        <translation>∂L/∂打分(%1 → %2) = %3</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Blocked before the softmax: the cell passes no gradient.</source>
-        <translation>在 softmax 之前屏蔽：这一格不传递任何梯度。</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>w_j (g_j − Σ_k g_k w_k) ÷ (c·τ), g = ∂L/∂w</source>
-        <translation>w_j (g_j − Σ_k g_k w_k) ÷ (c·τ)，g = ∂L/∂w</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Σ_k g_k w_k = %1</source>
-        <translation>Σ_k g_k w_k = %1</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>= %1</source>
-        <translation>= %1</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Blocked after the softmax: g_j counts as 0, yet the score still moves the row's other weights through the denominator.</source>
-        <translation>在 softmax 之后屏蔽：g_j 按 0 计，但这个打分仍通过分母影响本行其他权重。</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂w_%1/∂x_%2 = w_i(δ_ij − w_j) = %3</source>
-        <translation>∂w_%1/∂x_%2 = w_i(δ_ij − w_j) = %3</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂X = ∂Q W_qᵀ</source>
-        <translation>∂X = ∂Q W_qᵀ</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂X = ∂Q W_qᵀ + ∂K W_kᵀ + ∂V W_vᵀ</source>
-        <translation>∂X = ∂Q W_qᵀ + ∂K W_kᵀ + ∂V W_vᵀ</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂source = ∂K W_kᵀ + ∂V W_vᵀ</source>
-        <translation>∂源 = ∂K W_kᵀ + ∂V W_vᵀ</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂W_q = (X + P)ᵀ ∂Q</source>
-        <translation>∂W_q = (X + P)ᵀ ∂Q</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂W_k = (S + P)ᵀ ∂K</source>
-        <translation>∂W_k = (S + P)ᵀ ∂K</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂W_v = (S + P)ᵀ ∂V</source>
-        <translation>∂W_v = (S + P)ᵀ ∂V</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>The attend loss does not read W_O: 0.</source>
-        <translation>关注损失不读取 W_O：此处为 0。</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂W_O = concatᵀ (Y − T)</source>
-        <translation>∂W_O = concatᵀ (Y − T)</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂L/∂%1[%2, %3] = %4</source>
-        <translation>∂L/∂%1[%2, %3] = %4</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>∂L/∂%1 of %2, d%3 = %4</source>
-        <translation>%2 的 ∂L/∂%1，d%3 = %4</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Σ_i w_i,%1·∂out_i,d = %2</source>
-        <translation>Σ_i w_i,%1·∂out_i,d = %2</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Σ_j ∂s_j·k_j,d</source>
-        <translation>Σ_j ∂s_j·k_j,d</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Σ_i ∂s_i·q_i,d</source>
-        <translation>Σ_i ∂s_i·q_i,d</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>−2 Σ_j ∂s_j (q_d − k_j,d)</source>
-        <translation>−2 Σ_j ∂s_j (q_d − k_j,d)</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>2 Σ_i ∂s_i (q_i,d − k_d)</source>
-        <translation>2 Σ_i ∂s_i (q_i,d − k_d)</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>through the unit vectors: (∂û − (∂û·û) û) / ‖v‖</source>
-        <translation>经由单位向量：(∂û − (∂û·û) û) / ‖v‖</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>RoPE: the rotated vectors' gradient, turned back by R(θ)ᵀ</source>
-        <translation>RoPE：旋转后向量的梯度，再用 R(θ)ᵀ 转回</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>key %1</source>
-        <translation>键 %1</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>query %1</source>
-        <translation>查询 %1</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Gradient step on %1</source>
-        <translation>对%1走一步梯度下降</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Step: L %1 → %2</source>
-        <translation>一步：L %1 → %2</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Descend on %1</source>
-        <translation>对%1做梯度下降</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Descending…</source>
-        <translation>正在下降…</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Stopped: no gradient here.</source>
-        <translation>已停止：此处没有梯度。</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Stopped: the step was refused.</source>
-        <translation>已停止：这一步被拒绝。</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Step %1: L = %2</source>
-        <translation>第 %1 步：L = %2</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>The descent was undone.</source>
-        <translation>这次下降已撤销。</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Stopped at step %1: a step of η = %2 no longer lowers L = %3 (try a smaller η).</source>
-        <translation>在第 %1 步停止：η = %2 的一步已不能降低 L = %3（试试更小的 η）。</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Settled at step %1: L = %2 (it fell by less than %3 of itself).</source>
-        <translation>在第 %1 步稳定：L = %2（下降不到自身的 %3）。</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Stopped at the limit, step %1: L = %2.</source>
-        <translation>到达步数上限，第 %1 步：L = %2。</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>Stopped at step %1.</source>
-        <translation>在第 %1 步停止。</translation>
-    </message>
-</context>
-<context>
-    <name>attn::GradientMode</name>
-    <message>
-        <location filename="../../app/modes/gradientmode.cpp" line="+0" />
-        <source>Gradient lens</source>
-        <translation>梯度透镜</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>&amp;Gradient lens</source>
-        <translation>梯度透镜(&amp;G)</translation>
-    </message>
-    <message>
-        <location line="+0" />
-        <source>The gradients of a loss you choose beside the maps, and gradient descent on the plane</source>
-        <translation>在热图旁显示所选损失的梯度，并在向量平面上做梯度下降</translation>
-    </message>
-</context>
-<context>
-    <name>attn::GenerationPanel</name>
-    <message>
-        <source>Open a model first.</source>
-        <translation>请先打开一个模型。</translation>
-    </message>
-    <message>
-        <source>The model has no sentence to continue: type one.</source>
-        <translation>模型没有可续写的句子：请输入一个。</translation>
-    </message>
-    <message>
-        <source>All %1 steps are done: Reset to start again, or raise Steps.</source>
-        <translation>%1 步已全部完成：按“重置”重新开始，或增大“步数”。</translation>
-    </message>
-    <message>
-        <source>The context is full: %1 reads at most %2 tokens.</source>
-        <translation>上下文已满：%1 最多读 %2 个词元。</translation>
-    </message>
-    <message>
-        <source>The model gave no token a probability.</source>
-        <translation>模型没有给任何词元概率。</translation>
-    </message>
-    <message>
-        <source>Each step computes only the new query row against the cached keys and values; without the cache the whole triangle is computed again.</source>
-        <translation>每一步只计算新的查询行与缓存的键和值；没有缓存时要把整个三角形重新算一遍。</translation>
-    </message>
-    <message>
-        <source>Step %1: the forward read %2 tokens, %3 from the cache, and computed %4 score entries a head; without the cache, %5 (the whole triangle). So far: %6 against %7.</source>
-        <translation>第 %1 步：前向读了 %2 个词元，其中 %3 个来自缓存，每个头计算了 %4 个分数；没有缓存则要 %5 个（整个三角形）。累计：%6 对 %7。</translation>
-    </message>
-    <message>
-        <source>Step %1's distribution: softmax → after temperature, top-k, top-p; u = %2 chose %3</source>
-        <translation>第 %1 步的分布：softmax → 经温度、top-k、top-p 之后；u = %2 选中了 %3</translation>
-    </message>
-    <message>
-        <source>Step %1's distribution: softmax → greedy (the most likely, %2)</source>
-        <translation>第 %1 步的分布：softmax → 贪心（取最可能的 %2）</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Generate, token by token.&lt;/b&gt; Each step the model reads the text so far, and the next token is drawn from its last position's distribution.</source>
-        <translation>&lt;b&gt;逐词元生成。&lt;/b&gt;每一步模型读入目前为止的文本，下一个词元从最后一个位置的分布中抽取。</translation>
-    </message>
-    <message>
-        <source>Steps:</source>
-        <translation>步数：</translation>
-    </message>
-    <message>
-        <source>Temperature:</source>
-        <translation>温度：</translation>
-    </message>
-    <message>
-        <source>0: greedy, always the most likely token; below 1 sharper, above 1 flatter</source>
-        <translation>0：贪心，总取最可能的词元；小于 1 更尖锐，大于 1 更平坦</translation>
-    </message>
-    <message>
-        <source>Top-k:</source>
-        <translation>Top-k：</translation>
-    </message>
-    <message>
-        <source>Keep only the k most likely tokens (0: all)</source>
-        <translation>只保留最可能的 k 个词元（0：全部）</translation>
-    </message>
-    <message>
-        <source>all</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <source>Top-p:</source>
-        <translation>Top-p：</translation>
-    </message>
-    <message>
-        <source>Keep the fewest most likely tokens whose probabilities reach p (1: all)</source>
-        <translation>保留概率之和达到 p 的最少的最可能词元（1：全部）</translation>
-    </message>
-    <message>
-        <source>Seed:</source>
-        <translation>种子：</translation>
-    </message>
-    <message>
-        <source>The same seed draws the same tokens again</source>
-        <translation>相同的种子会再次抽出相同的词元</translation>
-    </message>
-    <message>
-        <source>Speed:</source>
-        <translation>速度：</translation>
-    </message>
-    <message>
-        <source>Time between tokens while playing</source>
-        <translation>播放时两个词元之间的时间</translation>
-    </message>
-    <message>
-        <source>Step</source>
-        <translation>单步</translation>
-    </message>
-    <message>
-        <source>Draw one token and append it</source>
-        <translation>抽取一个词元并接在后面</translation>
-    </message>
-    <message>
-        <source>Play</source>
-        <translation>播放</translation>
-    </message>
-    <message>
-        <source>Step on a timer until the steps are done</source>
-        <translation>按定时器逐步生成，直到步数用完</translation>
-    </message>
-    <message>
-        <source>Reset</source>
-        <translation>重置</translation>
-    </message>
-    <message>
-        <source>Back to the prompt; the seed starts again</source>
-        <translation>回到提示词；种子从头开始</translation>
-    </message>
-    <message>
-        <source>Press Step: the next token's distribution appears here.</source>
-        <translation>按“单步”：下一个词元的分布会显示在这里。</translation>
-    </message>
-    <message>
-        <source>The next token's distribution</source>
-        <translation>下一个词元的分布</translation>
-    </message>
-</context>
-<context>
-    <name>attn::TrainingMode</name>
-    <message>
-        <source>&amp;Training lab</source>
-        <translation>训练实验室(&amp;T)</translation>
-    </message>
-    <message>
-        <source>Save the trained model as a folder</source>
-        <translation>把训练好的模型保存为文件夹</translation>
-    </message>
-    <message>
-        <source>Saved the trained model to %1</source>
-        <translation>训练好的模型已保存到 %1</translation>
-    </message>
-    <message>
-        <source>The model was not saved: %1</source>
-        <translation>模型未保存：%1</translation>
-    </message>
-    <message>
-        <source>Train a small transformer from random weights and watch its heads form</source>
-        <translation>从随机权重训练一个小 Transformer，看它的注意力头如何形成</translation>
-    </message>
-</context>
-<context>
-    <name>attn::TrainingLabView</name>
-    <message>
-        <source>Dashed: the score of uniform weights, each row 1/(i+1) on its i+1 open keys (on the order of 1/T): a head above it prefers the pattern</source>
-        <translation>虚线：均匀权重的分数，每行在 i+1 个可见键上各 1/(i+1)（约为 1/T 量级）：高于它的头偏好这个模式</translation>
-    </message>
-    <message>
-        <source>Batch</source>
-        <translation>批大小</translation>
-    </message>
-    <message>
-        <source>Bilingual grammar</source>
-        <translation>双语语法</translation>
-    </message>
-    <message>
-        <source>Both runs finished: the same weights, batches and seed, only the divisor differs</source>
-        <translation>两次训练都已完成：权重、批次和种子相同，只有除数不同</translation>
-    </message>
-    <message>
-        <source>Cancel the race</source>
-        <translation>取消赛跑</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <source>Cancelled at step %1; the checkpoints so far are kept</source>
-        <translation>已在第 %1 步取消；已有的检查点都保留</translation>
-    </message>
-    <message>
-        <source>Checkpoint %1 of %2: step %3, held-out loss %4</source>
-        <translation>检查点 %1 / %2：第 %3 步，留出集损失 %4</translation>
-    </message>
-    <message>
-        <source>Checkpoints</source>
-        <translation>检查点</translation>
-    </message>
-    <message>
-        <source>Copy a list</source>
-        <translation>复制列表</translation>
-    </message>
-    <message>
-        <source>Finished: %1 steps</source>
-        <translation>完成：%1 步</translation>
-    </message>
-    <message>
-        <source>H%1</source>
-        <translation>H%1</translation>
-    </message>
-    <message>
-        <source>Heads</source>
-        <translation>头数</translation>
-    </message>
-    <message>
-        <source>Held-out loss</source>
-        <translation>留出集损失</translation>
-    </message>
-    <message>
-        <source>Induction (repeat a span)</source>
-        <translation>归纳（重复一段）</translation>
-    </message>
-    <message>
-        <source>L%1</source>
-        <translation>L%1</translation>
-    </message>
-    <message>
-        <source>L%1H%2</source>
-        <translation>L%1H%2</translation>
-    </message>
-    <message>
-        <source>L%1H%2: previous token %3, prefix matching %4</source>
-        <translation>L%1H%2：前一词元 %3，前缀匹配 %4</translation>
-    </message>
-    <message>
-        <source>Layer %1, head %2: previous-token score %3, prefix-matching score %4 (held-out sequences)</source>
-        <translation>第 %1 层第 %2 个头：前一词元分数 %3，前缀匹配分数 %4（留出序列）</translation>
-    </message>
-    <message>
-        <source>Layers</source>
-        <translation>层数</translation>
-    </message>
-    <message>
-        <source>MLP after attention</source>
-        <translation>注意力之后接 MLP</translation>
-    </message>
-    <message>
-        <source>Model and task</source>
-        <translation>模型与任务</translation>
-    </message>
-    <message>
-        <source>No checkpoint yet</source>
-        <translation>还没有检查点</translation>
-    </message>
-    <message>
-        <source>Not started: %1</source>
-        <translation>未开始：%1</translation>
-    </message>
-    <message>
-        <source>Open in model mode</source>
-        <translation>在模型模式中打开</translation>
-    </message>
-    <message>
-        <source>Pause</source>
-        <translation>暂停</translation>
-    </message>
-    <message>
-        <source>Paused at step %1</source>
-        <translation>已暂停在第 %1 步</translation>
-    </message>
-    <message>
-        <source>Prefix-matching score</source>
-        <translation>前缀匹配分数</translation>
-    </message>
-    <message>
-        <source>Previous token</source>
-        <translation>前一词元</translation>
-    </message>
-    <message>
-        <source>Previous-token score</source>
-        <translation>前一词元分数</translation>
-    </message>
-    <message>
-        <source>Racing: %1 against %2, %3 steps each</source>
-        <translation>赛跑中：%1 对 %2，各 %3 步</translation>
-    </message>
-    <message>
-        <source>Resume</source>
-        <translation>继续</translation>
-    </message>
-    <message>
-        <source>Reverse a list</source>
-        <translation>反转列表</translation>
-    </message>
-    <message>
-        <source>Save model…</source>
-        <translation>保存模型…</translation>
-    </message>
-    <message>
-        <source>Scaling</source>
-        <translation>缩放</translation>
-    </message>
-    <message>
-        <source>Seed</source>
-        <translation>种子</translation>
-    </message>
-    <message>
-        <source>Single step</source>
-        <translation>单步</translation>
-    </message>
-    <message>
-        <source>Start the race</source>
-        <translation>开始赛跑</translation>
-    </message>
-    <message>
-        <source>Start</source>
-        <translation>开始</translation>
-    </message>
-    <message>
-        <source>Step %1: every head's weights on a held-out probe of %2 tokens (tokens %3–%4 said again from %5)</source>
-        <translation>第 %1 步：每个头在一个 %2 个词元的留出探针上的权重（第 %3–%4 个词元从第 %5 个起再说一遍）</translation>
-    </message>
-    <message>
-        <source>Steps</source>
-        <translation>步数</translation>
-    </message>
-    <message>
-        <source>Take layer %1, head %2 of the trained model (step %3) into the lab</source>
-        <translation>把训练好的模型（第 %3 步）的第 %1 层第 %2 个头带进实验室</translation>
-    </message>
-    <message>
-        <source>Take this checkpoint's head into the lab</source>
-        <translation>把这个检查点的头带进实验室</translation>
-    </message>
-    <message>
-        <source>Task</source>
-        <translation>任务</translation>
-    </message>
-    <message>
-        <source>The head was not taken: %1</source>
-        <translation>未能带入这个头：%1</translation>
-    </message>
-    <message>
-        <source>The model was not opened: %1</source>
-        <translation>模型未打开：%1</translation>
-    </message>
-    <message>
-        <source>The model, data and seed of the settings on the left, trained twice: only the scores' divisor differs.</source>
-        <translation>用左侧设置的模型、数据和种子训练两次：只有分数的除数不同。</translation>
-    </message>
-    <message>
-        <source>The probe's maps cannot be drawn: %1</source>
-        <translation>无法画出探针的注意力图：%1</translation>
-    </message>
-    <message>
-        <source>The race stopped: %1</source>
-        <translation>赛跑停止了：%1</translation>
-    </message>
-    <message>
-        <source>The race was cancelled</source>
-        <translation>赛跑已取消</translation>
-    </message>
-    <message>
-        <source>The race was not started: %1</source>
-        <translation>赛跑未开始：%1</translation>
-    </message>
-    <message>
-        <source>The race</source>
-        <translation>赛跑</translation>
-    </message>
-    <message>
-        <source>The race: held-out loss, the same model, data and seed</source>
-        <translation>赛跑：留出集损失，同一个模型、数据和种子</translation>
-    </message>
-    <message>
-        <source>Tokens T</source>
-        <translation>词元数 T</translation>
-    </message>
-    <message>
-        <source>Training stopped: %1</source>
-        <translation>训练停止了：%1</translation>
-    </message>
-    <message>
-        <source>Training</source>
-        <translation>训练</translation>
-    </message>
-    <message>
-        <source>Training…</source>
-        <translation>训练中…</translation>
-    </message>
-    <message>
-        <source>a race is running; cancel it first</source>
-        <translation>正在赛跑；请先取消</translation>
-    </message>
-    <message>
-        <source>a training is running; cancel it first</source>
-        <translation>正在训练；请先取消</translation>
-    </message>
-    <message>
-        <source>cross-entropy (nats)</source>
-        <translation>交叉熵（奈特）</translation>
-    </message>
-    <message>
-        <source>d_model</source>
-        <translation>d_model</translation>
-    </message>
-    <message>
-        <source>loss (%1)</source>
-        <translation>损失（%1）</translation>
-    </message>
-    <message>
-        <source>mean weight</source>
-        <translation>平均权重</translation>
-    </message>
-    <message>
-        <source>prefix %1</source>
-        <translation>前缀 %1</translation>
-    </message>
-    <message>
-        <source>prev %1</source>
-        <translation>前一 %1</translation>
-    </message>
-    <message>
-        <source>step %1 of %2</source>
-        <translation>第 %1 / %2 步</translation>
-    </message>
-    <message>
-        <source>step</source>
-        <translation>步</translation>
-    </message>
-    <message>
-        <source>there is no checkpoint yet: start a training</source>
-        <translation>还没有检查点：请先开始训练</translation>
-    </message>
-    <message>
-        <source>uniform %1</source>
-        <translation>均匀 %1</translation>
-    </message>
-    <message>
-        <source>÷√d_k against ÷1</source>
-        <translation>÷√d_k 对 ÷1</translation>
-    </message>
-    <message>
-        <source>÷√d_k against ÷d_k</source>
-        <translation>÷√d_k 对 ÷d_k</translation>
     </message>
 </context>
 </TS>
