@@ -68,6 +68,7 @@ void ProjectorLayout::schedule(Refit how)
 
 void ProjectorLayout::shown()
 {
+    createNotice();
     QTimer::singleShot(0, this, &ProjectorLayout::fitToolBarTexts);
     schedule(Refit::Tabs);
 }
@@ -100,24 +101,38 @@ void ProjectorLayout::panelsChosen(bool shown)
 {
     m_panelsFoldedByZoom = false;
     m_panelsChosen = shown;
-    if (shown && !m_notice) {
-        // One short line: at a projector's zoom the status bar holds little.
-        m_notice = new QWidget(&m_window);
-        m_notice->setObjectName(QStringLiteral("panelsNotice"));
-        auto *row = new QHBoxLayout(m_notice);
-        row->setContentsMargins(0, 0, 0, 0);
-        auto *text = new QLabel(MainWindow::tr("The panels cost some maps their numbers"), m_notice);
-        text->setStyleSheet(QStringLiteral("color: #8a4b00;"));
-        auto *fold = new QToolButton(m_notice);
-        fold->setObjectName(QStringLiteral("foldPanels"));
-        fold->setText(MainWindow::tr("Fold them (F9)"));
-        connect(fold, &QToolButton::clicked, this, [this] { m_window.setPanelsShownByUser(false); });
-        row->addWidget(text);
-        row->addWidget(fold);
-        m_window.statusBar()->addPermanentWidget(m_notice);
-        m_notice->hide();
-    }
+    if (shown)
+        createNotice();
     schedule(Refit::Tabs);
+}
+
+void ProjectorLayout::createNotice()
+{
+    if (m_notice)
+        return;
+    // One short line: at a projector's zoom the status bar holds little.
+    m_notice = new QWidget(&m_window);
+    m_notice->setObjectName(QStringLiteral("panelsNotice"));
+    auto *row = new QHBoxLayout(m_notice);
+    row->setContentsMargins(0, 0, 0, 0);
+    auto *text = new QLabel(MainWindow::tr("The panels cost some maps their numbers"), m_notice);
+    text->setStyleSheet(QStringLiteral("color: #8a4b00;"));
+    auto *fold = new QToolButton(m_notice);
+    fold->setObjectName(QStringLiteral("foldPanels"));
+    fold->setText(MainWindow::tr("Fold them (F9)"));
+    connect(fold, &QToolButton::clicked, this, [this] { m_window.setPanelsShownByUser(false); });
+    row->addWidget(text);
+    row->addWidget(fold);
+    m_window.statusBar()->addPermanentWidget(m_notice);
+    m_notice->hide();
+    // At any zoom a panel opened beside the maps (the gradient lens) may
+    // cost one its numbers: said once the docks have moved.
+    auto *later = new QTimer(this);
+    later->setSingleShot(true);
+    later->setInterval(0);
+    connect(later, &QTimer::timeout, this, &ProjectorLayout::updateNotice);
+    for (QDockWidget *d : m_window.findChildren<QDockWidget *>())
+        connect(d, &QDockWidget::visibilityChanged, later, qOverload<>(&QTimer::start));
 }
 
 void ProjectorLayout::updateNotice()
@@ -127,7 +142,7 @@ void ProjectorLayout::updateNotice()
     bool panels = false;
     for (QDockWidget *d : m_window.findChildren<QDockWidget *>())
         panels = panels || (d->isVisible() && !d->isFloating());
-    m_notice->setVisible(panels && m_window.zoom() >= MainWindow::kProjectorZoom && m_window.currentMode() == m_window.lab()
+    m_notice->setVisible(panels && m_window.isVisible() && m_window.currentMode() == m_window.lab()
                          && !m_window.mapsReadable());
 }
 

@@ -63,6 +63,7 @@ private:
     bool foldPanels();
     bool tabMaps();
     void chooseArrangement();
+    void createNotice();
     void updateNotice();
 
     MainWindow &m_window;

@@ -110,7 +110,7 @@ private slots:
                                                         << "0 1 3 [2,4]" << 0 << 1 << 3 << QList<int>{2, 4};
         QTest::newRow("single patterns") << "causal" << QStringList{"--window", "2", "--dilation", "2", "--block", "4"}
                                          << "2 2 4 []" << 2 << 2 << 4 << QList<int>{};
-        // The sliding-window lesson's own W = 3 (6 tokens, not causal): kept, widened, or cleared.
+        // The sliding-window lesson's own W = 3 (5 tokens, not causal): kept, widened, or cleared.
         QTest::newRow("the lesson's own") << "sliding-window" << QStringList{} << "3 1 0 []" << 3 << 1 << 0 << QList<int>{};
         QTest::newRow("its width kept") << "sliding-window" << QStringList{"--mask", "dilated"} << "3 2 0 []" << 3 << 2 << 0
                                         << QList<int>{};
