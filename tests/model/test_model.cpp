@@ -622,6 +622,16 @@ private slots:
         // U+FEFF inside a text is a character (ef bb bf), not a byte-order mark to drop.
         QCOMPARE(pieces(QString::fromUtf8("x\xef\xbb\xbfy")), (QStringList{"x", "ï", "»", "¿", "y"}));
         QCOMPARE(pieces(QString(QChar(0xfeff)) + QStringLiteral(" x")), (QStringList{"ï", "»", "¿", "Ġ", "x"})); // leading, too
+        // Every code point is its UTF-8 bytes, as GPT-2's byte-level rules
+        // have it: U+0000 (byte 00, shown as Ā), the noncharacter U+FFFE
+        // (ef bf be); a lone surrogate, which no UTF-8 text can hold, is
+        // U+FFFD (ef bf bd), as Python's errors="replace" writes it.
+        QCOMPARE(pieces(QStringLiteral("a") + QChar(0) + QStringLiteral("b")), (QStringList{"a", "Ā", "b"}));
+        QCOMPARE(pieces(QStringLiteral("x") + QChar(0xfffe) + QStringLiteral("y")), (QStringList{"x", "ï", "¿", "¾", "y"}));
+        QCOMPARE(pieces(QStringLiteral("x") + QChar(0xd800) + QStringLiteral("y")), (QStringList{"x", "ï", "¿", "½", "y"}));
+        QCOMPARE(pieces(QStringLiteral("x") + QChar(0xdc00) + QStringLiteral("y")), (QStringList{"x", "ï", "¿", "½", "y"}));
+        // Invalid UTF-8 read from a file: each bad byte is U+FFFD, never dropped.
+        QCOMPARE(pieces(QString::fromUtf8("x\xffy")), (QStringList{"x", "ï", "¿", "½", "y"}));
         QCOMPARE(tok.decode(tok.encode(QStringLiteral("Hello world"))), std::string("Hello world"));
 
         // Broken tokenizer files say which file and line.
