@@ -141,6 +141,23 @@ bool writeModelTraceJson(const ModelTrace &t, const QList<int> &layers, const QL
             const HeadActivations &a = t.layers[std::size_t(l)].heads[std::size_t(h)];
             o.openObject(4);
             o.members(5, {{"head", h + 1}}, false);
+            // The head's scores (headlabel.h), each beside its uniform
+            // baseline; a score with no rows to count (no repeat) is null.
+            const HeadScores hs = scoreHead(a.weights, t.ids);
+            o.openObject(5, "head_scores");
+            auto score = [&o](const char *name, const HeadScore &s, bool last) {
+                if (s.defined())
+                    o.object(6, name, {{"rows", s.rows}, {"score", s.score}, {"uniform", s.uniform}}, last);
+                else
+                    o.object(6, name, {{"rows", 0}, {"score", nullptr}, {"uniform", nullptr}}, last);
+            };
+            score("first_token", hs.firstToken, false);
+            score("induction", hs.induction, false);
+            o.members(6, {{"kind", headKindName(hs.kind)}, {"mean_entropy", hs.meanEntropy}}, false);
+            score("previous_token", hs.previousToken, false);
+            score("self", hs.self, false);
+            o.members(6, {{"spread", hs.spread}}, true);
+            o.closeObject(5, false);
             const std::pair<const char *, const Matrix *> stages[] = {
                 {"k", &a.k}, {"output", &a.output}, {"q", &a.q}, {"scaled", &a.scaled},
                 {"scores", &a.scores}, {"v", &a.v}, {"weights", &a.weights}};

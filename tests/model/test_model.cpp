@@ -248,7 +248,22 @@ QByteArray treeTraceJson(const ModelTrace &t, const QList<int> &layers, const QL
         QJsonArray headList;
         for (int h : heads) {
             const HeadActivations &a = t.layers[std::size_t(l)].heads[std::size_t(h)];
+            const HeadScores hs = scoreHead(a.weights, t.ids);
+            auto score = [](const HeadScore &s) {
+                return s.defined() ? QJsonObject{{QStringLiteral("rows"), s.rows}, {QStringLiteral("score"), s.score},
+                                                 {QStringLiteral("uniform"), s.uniform}}
+                                   : QJsonObject{{QStringLiteral("rows"), 0}, {QStringLiteral("score"), QJsonValue::Null},
+                                                 {QStringLiteral("uniform"), QJsonValue::Null}};
+            };
+            const QJsonObject scores{{QStringLiteral("kind"), QString::fromStdString(headKindName(hs.kind))},
+                                     {QStringLiteral("spread"), hs.spread},
+                                     {QStringLiteral("mean_entropy"), hs.meanEntropy},
+                                     {QStringLiteral("previous_token"), score(hs.previousToken)},
+                                     {QStringLiteral("first_token"), score(hs.firstToken)},
+                                     {QStringLiteral("self"), score(hs.self)},
+                                     {QStringLiteral("induction"), score(hs.induction)}};
             headList.append(QJsonObject{{QStringLiteral("head"), h + 1},
+                                        {QStringLiteral("head_scores"), scores},
                                         {QStringLiteral("q"), matrixJson(a.q)},
                                         {QStringLiteral("k"), matrixJson(a.k)},
                                         {QStringLiteral("v"), matrixJson(a.v)},
@@ -1206,6 +1221,67 @@ private slots:
         QCOMPARE(l1.size(), 1);
         QCOMPARE(l1[0].toObject().value(QLatin1String("layer")).toInt(), 2);
         QCOMPARE(l1[0].toObject().value(QLatin1String("heads")).toArray()[0].toObject().value(QLatin1String("head")).toInt(), 3);
+    }
+
+    // Each head's scores in the JSON, counted again from the JSON's own
+    // weights and token ids by plain loops: previous token, first token and
+    // self over rows 1..n-1 against the mean of 1/(i+1); induction over the
+    // rows whose token came before at p <= i-2, the weight on p+1.
+    void cliTraceJsonHeadScores()
+    {
+        const CliRun r = cli({"model", "trace", "--text", "say cat red box . say cat red", "--format", "json"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        std::vector<int> ids;
+        for (const QJsonValue &t : j.value(QLatin1String("tokens")).toArray())
+            ids.push_back(t.toObject().value(QLatin1String("id")).toInt());
+        const int n = int(ids.size());
+        QCOMPARE(n, 8);
+        int inductionHeads = 0;
+        for (const QJsonValue &layer : j.value(QLatin1String("layers")).toArray())
+            for (const QJsonValue &head : layer.toObject().value(QLatin1String("heads")).toArray()) {
+                const QJsonArray w = head.toObject().value(QLatin1String("weights")).toArray();
+                const QJsonObject hs = head.toObject().value(QLatin1String("head_scores")).toObject();
+                auto at = [&w](int i, int k) { return w[i].toArray()[k].toDouble(); };
+                auto check = [&hs](const char *name, double score, double uniform, int rows) {
+                    const QJsonObject o = hs.value(QLatin1String(name)).toObject();
+                    QCOMPARE(o.value(QLatin1String("rows")).toInt(), rows);
+                    ATTN_COMPARE_NEAR(o.value(QLatin1String("score")).toDouble(), score, 1e-12);
+                    ATTN_COMPARE_NEAR(o.value(QLatin1String("uniform")).toDouble(), uniform, 1e-12);
+                };
+                double prev = 0, first = 0, self = 0, uniform = 0;
+                for (int i = 1; i < n; ++i) {
+                    prev += at(i, i - 1) / (n - 1);
+                    first += at(i, 0) / (n - 1);
+                    self += at(i, i) / (n - 1);
+                    uniform += 1.0 / (i + 1) / (n - 1);
+                }
+                check("previous_token", prev, uniform, n - 1);
+                check("first_token", first, uniform, n - 1);
+                check("self", self, uniform, n - 1);
+                double induction = 0, inductionUniform = 0;
+                int rows = 0;
+                for (int i = 0; i < n; ++i) {
+                    double sum = 0;
+                    int count = 0;
+                    for (int p = 0; p + 2 <= i; ++p)
+                        if (ids[std::size_t(p)] == ids[std::size_t(i)]) {
+                            sum += at(i, p + 1);
+                            ++count;
+                        }
+                    if (count) {
+                        induction += sum;
+                        inductionUniform += double(count) / (i + 1);
+                        ++rows;
+                    }
+                }
+                QCOMPARE(rows, 2); // " cat" and " red" come again
+                check("induction", induction / rows, inductionUniform / rows, rows);
+                const QString kind = hs.value(QLatin1String("kind")).toString();
+                QVERIFY(!kind.isEmpty());
+                inductionHeads += kind == QLatin1String("induction");
+            }
+        QVERIFY(inductionHeads >= 1);
     }
 
     void cliTextInfoAndErrors()
