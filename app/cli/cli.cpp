@@ -113,6 +113,10 @@ const char *const kUsage = R"(Usage:
       NAME_compare_STAGE.png) and the difference map (NAME_diff_STAGE.png).
   attention-lab-cli model info|trace|export [--model DIR|builtin] [--text "..."] [--layer L --head H]
       A GPT-2 model's every layer and head (docs/model.md); export: --out DIR or --scenario FILE.
+  attention-lab-cli model scores [--model DIR|builtin] [--seed S] [--format text|json]
+      Every head's previous-token, first-token, self and induction (prefix
+      matching) scores, each beside its uniform baseline, over 8 random token
+      sequences of 16 said twice (Olsson et al. 2022's probe), and its label.
   attention-lab-cli quiz [--lesson NAME] [--format text|json|pdf] [--language en|zh_CN] [--out FILE]
       The questions the quiz window asks (every built-in lesson's, each once,
       or one lesson's), in --language (default en). JSON: {"questions": [{"id",

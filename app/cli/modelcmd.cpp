@@ -7,6 +7,7 @@
 #include "filenames.h"
 #include "generate.h"
 #include "numbers.h"
+#include "random.h"
 #include "gpt2.h"
 #include "gradients.h"
 #include "headgrid.h"
@@ -622,6 +623,88 @@ int generateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     return 0;
 }
 
+// `model scores`: every head's scores over the standard probe of Olsson et
+// al. 2022 (random token sequences said twice): the position scores over
+// all rows, induction (prefix matching) over the second copy; each beside
+// its uniform baseline, and the label the rule gives the means.
+constexpr int kProbeSequences = 8;
+constexpr int kProbeLength = 16;
+
+int scoresCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    Options o = parseModelOptions(args, {QStringLiteral("--model"), QStringLiteral("--seed"), QStringLiteral("--format")});
+    const QString format = formatOption(o);
+    std::uint64_t seed = 1;
+    if (const auto v = o.take(QStringLiteral("--seed"))) {
+        bool ok = false;
+        seed = v->toULongLong(&ok);
+        if (!ok)
+            throw UsageError{QStringLiteral("--seed: \"%1\" is not a whole number of 0 or more").arg(*v)};
+    }
+    bool failed = false;
+    const auto m = takeModel(o, err, &failed);
+    if (failed)
+        return kBadInput;
+    const int layers = m->config.nLayer, heads = m->config.nHead, vocab = m->config.vocabSize;
+    std::vector<std::vector<HeadScores>> each(std::size_t(layers * heads));
+    Rng rng(seed);
+    for (int k = 0; k < kProbeSequences; ++k) {
+        std::vector<int> ids(kProbeLength);
+        for (int &id : ids)
+            id = std::min(vocab - 1, int(rng.uniform() * vocab));
+        ids.insert(ids.end(), ids.begin(), ids.end()); // said twice
+        const auto r = runModelOnIds(*m, ids, 1);
+        if (const auto *p = std::get_if<Problem>(&r)) {
+            err << "attention-lab-cli: " << problemText(*p) << "\n";
+            return kBadInput;
+        }
+        const ModelTrace &t = std::get<ModelTrace>(r);
+        for (int l = 0; l < layers; ++l)
+            for (int h = 0; h < heads; ++h)
+                each[std::size_t(l * heads + h)].push_back(scoreHead(t.layers[std::size_t(l)].heads[std::size_t(h)].weights, t.ids));
+    }
+    const QString probe = QStringLiteral("%1 random token sequences of %2, each said twice (seed %3)")
+                              .arg(kProbeSequences)
+                              .arg(kProbeLength)
+                              .arg(seed);
+    if (format == QLatin1String("json")) {
+        auto score = [](const HeadScore &s) {
+            return QJsonObject{{QStringLiteral("rows"), s.rows}, {QStringLiteral("score"), s.score}, {QStringLiteral("uniform"), s.uniform}};
+        };
+        QJsonArray list;
+        for (int l = 0; l < layers; ++l)
+            for (int h = 0; h < heads; ++h) {
+                const HeadScores s = meanScores(each[std::size_t(l * heads + h)]);
+                list.append(QJsonObject{{QStringLiteral("layer"), l + 1},
+                                        {QStringLiteral("head"), h + 1},
+                                        {QStringLiteral("kind"), QString::fromStdString(headKindName(s.kind))},
+                                        {QStringLiteral("spread"), s.spread},
+                                        {QStringLiteral("previous_token"), score(s.previousToken)},
+                                        {QStringLiteral("first_token"), score(s.firstToken)},
+                                        {QStringLiteral("self"), score(s.self)},
+                                        {QStringLiteral("induction"), score(s.induction)}});
+            }
+        out << terminalJson(QJsonObject{{QStringLiteral("model"), m->name},
+                                        {QStringLiteral("probe"),
+                                         QJsonObject{{QStringLiteral("sequences"), kProbeSequences},
+                                                     {QStringLiteral("length"), kProbeLength},
+                                                     {QStringLiteral("seed"), QString::number(seed)}}},
+                                        {QStringLiteral("heads"), list}});
+        return 0;
+    }
+    out << "model: " << safe(m->name) << "; probe: " << probe << "\n"
+        << "each score is a mean weight, with the uniform baseline in brackets\n"
+        << "layer  head  previous token   first token      self             induction        label\n";
+    auto cell = [](const HeadScore &s) { return QStringLiteral("%1 (%2)").arg(fixed(s.score, 2), fixed(s.uniform, 2)).leftJustified(17); };
+    for (int l = 0; l < layers; ++l)
+        for (int h = 0; h < heads; ++h) {
+            const HeadScores s = meanScores(each[std::size_t(l * heads + h)]);
+            out << QString::number(l + 1).leftJustified(7) << QString::number(h + 1).leftJustified(6) << cell(s.previousToken)
+                << cell(s.firstToken) << cell(s.self) << cell(s.induction) << QString::fromStdString(headKindName(s.kind)) << "\n";
+        }
+    return 0;
+}
+
 } // namespace
 
 int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err)
@@ -636,8 +719,10 @@ int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return exportModel(args.mid(1), out, err);
         if (sub == QLatin1String("generate"))
             return generateCommand(args.mid(1), out, err);
-        throw UsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace, export or generate")
-                                            : QStringLiteral("unknown model command \"%1\"; expected info, trace, export or generate").arg(sub)};
+        if (sub == QLatin1String("scores"))
+            return scoresCommand(args.mid(1), out, err);
+        throw UsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace, export, generate or scores")
+                                            : QStringLiteral("unknown model command \"%1\"; expected info, trace, export, generate or scores").arg(sub)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: model" << (sub.isEmpty() ? QString() : QLatin1Char(' ') + safe(sub)) << ": " << safe(e.message)
             << "\n";

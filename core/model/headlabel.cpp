@@ -96,6 +96,12 @@ HeadScores scoreHead(const Matrix &w, const std::vector<int> &ids)
         return s; // TooShort
     s.spread = spread / double(n - 1);
     s.maxWeight = maxWeight / double(n - 1);
+    labelHead(s);
+    return s;
+}
+
+void labelHead(HeadScores &s)
+{
     // The clearest pattern wins; in this order on a tie.
     const std::pair<HeadKind, const HeadScore *> candidates[] = {{HeadKind::PreviousToken, &s.previousToken},
                                                                   {HeadKind::FirstToken, &s.firstToken},
@@ -108,7 +114,43 @@ HeadScores scoreHead(const Matrix &w, const std::vector<int> &ids)
             best = score;
             s.kind = kind;
         }
-    return s;
+}
+
+HeadScores meanScores(const std::vector<HeadScores> &each)
+{
+    HeadScores m;
+    if (each.empty())
+        return m;
+    // Each score: the mean over the probes where it is defined (rows added).
+    auto mean = [&each](HeadScore HeadScores::*which) {
+        HeadScore out;
+        int probes = 0;
+        for (const HeadScores &s : each)
+            if ((s.*which).defined()) {
+                out.score += (s.*which).score;
+                out.uniform += (s.*which).uniform;
+                out.rows += (s.*which).rows;
+                ++probes;
+            }
+        if (probes) {
+            out.score /= probes;
+            out.uniform /= probes;
+        }
+        return out;
+    };
+    m.previousToken = mean(&HeadScores::previousToken);
+    m.firstToken = mean(&HeadScores::firstToken);
+    m.self = mean(&HeadScores::self);
+    m.induction = mean(&HeadScores::induction);
+    for (const HeadScores &s : each) {
+        m.spread += s.spread / double(each.size());
+        m.maxWeight += s.maxWeight / double(each.size());
+        m.meanEntropy += s.meanEntropy / double(each.size());
+    }
+    if (std::any_of(each.begin(), each.end(), [](const HeadScores &s) { return s.kind == HeadKind::TooShort; }))
+        return m; // TooShort
+    labelHead(m);
+    return m;
 }
 
 std::string headKindName(HeadKind kind)

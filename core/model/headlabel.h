@@ -62,6 +62,12 @@ struct HeadScores {
 };
 
 HeadScores scoreHead(const Matrix &weights, const std::vector<int> &ids);
+// The label rule (above) on scores already counted: sets `kind`.
+void labelHead(HeadScores &s);
+// Each score's mean over several texts (the probes of `model scores`):
+// over the texts where it is defined, rows added; spread, largest weight
+// and entropy averaged; then labelled by the same rule.
+HeadScores meanScores(const std::vector<HeadScores> &each);
 
 // "previous token", "first token (sink)", ...: English, for the CLI and files.
 std::string headKindName(HeadKind kind);

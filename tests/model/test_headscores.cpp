@@ -252,6 +252,30 @@ private slots:
         QCOMPARE(scoreHead(Matrix(), {}).kind, HeadKind::TooShort);
     }
 
+    // Means over texts: each score over the texts where it is defined,
+    // rows added, then the same label rule.
+    void meansOverTexts()
+    {
+        const int n = 6;
+        const Matrix previous = oneKey(n, [](int i) { return i - 1; });
+        const Matrix uniform = uniformCausal(n);
+        const std::vector<int> noRepeat{1, 2, 3, 4, 5, 6}, repeat{1, 2, 3, 1, 2, 3};
+        const HeadScores a = scoreHead(previous, noRepeat), b = scoreHead(uniform, repeat);
+        QVERIFY(!a.induction.defined() && b.induction.defined());
+        const HeadScores m = meanScores({a, b});
+        ATTN_COMPARE_NEAR(m.previousToken.score, (1.0 + uniformMean(n)) / 2, 1e-15);
+        ATTN_COMPARE_NEAR(m.previousToken.uniform, uniformMean(n), 1e-15);
+        QCOMPARE(m.previousToken.rows, 2 * (n - 1));
+        // Induction: only b counts.
+        ATTN_COMPARE_NEAR(m.induction.score, b.induction.score, 1e-15);
+        QCOMPARE(m.induction.rows, b.induction.rows);
+        ATTN_COMPARE_NEAR(m.spread, (a.spread + b.spread) / 2, 1e-15);
+        // (1 + 0.29) / 2 = 0.65 >= 0.3 and >= 2 x 0.29: previous token.
+        QCOMPARE(m.kind, HeadKind::PreviousToken);
+        QCOMPARE(meanScores({b, b}).kind, b.kind);
+        QCOMPARE(meanScores({}).kind, HeadKind::TooShort);
+    }
+
     // The built-in model on a repeated span: layer 3, head 1 is the
     // induction head (docs/model.md), its score the mean weight from each
     // repeated token to the one after its first occurrence, found here

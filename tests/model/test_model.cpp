@@ -1284,6 +1284,50 @@ private slots:
         QVERIFY(inductionHeads >= 1);
     }
 
+    // `model scores`: every head over the random-sequence probe, each score
+    // beside its baseline, labelled by the rule from the means it prints.
+    void cliModelScores()
+    {
+        const CliRun r = cli({"model", "scores", "--format", "json", "--seed", "5"});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(j.value(QLatin1String("probe")).toObject().value(QLatin1String("seed")).toString(), QStringLiteral("5"));
+        const QJsonArray heads = j.value(QLatin1String("heads")).toArray();
+        QCOMPARE(heads.size(), builtin()->config.nLayer * builtin()->config.nHead);
+        for (const QJsonValue &v : heads) {
+            const QJsonObject h = v.toObject();
+            // Every token of the second copies has its earlier occurrence.
+            QVERIFY(h.value(QLatin1String("induction")).toObject().value(QLatin1String("rows")).toInt() >= 8 * 16);
+            HeadScores s;
+            auto read = [&h](const char *name) {
+                const QJsonObject o = h.value(QLatin1String(name)).toObject();
+                HeadScore out;
+                out.rows = o.value(QLatin1String("rows")).toInt();
+                out.score = o.value(QLatin1String("score")).toDouble();
+                out.uniform = o.value(QLatin1String("uniform")).toDouble();
+                return out;
+            };
+            s.previousToken = read("previous_token");
+            s.firstToken = read("first_token");
+            s.self = read("self");
+            s.induction = read("induction");
+            s.spread = h.value(QLatin1String("spread")).toDouble();
+            for (const HeadScore *one : {&s.previousToken, &s.firstToken, &s.self, &s.induction})
+                QVERIFY(one->score >= 0 && one->score <= 1 && one->uniform > 0 && one->uniform < 1);
+            labelHead(s);
+            QCOMPARE(h.value(QLatin1String("kind")).toString(), QString::fromStdString(headKindName(s.kind)));
+        }
+        // The same seed, the same table; text names the probe.
+        QCOMPARE(cli({"model", "scores", "--format", "json", "--seed", "5"}).out, r.out);
+        const CliRun text = cli({"model", "scores"});
+        QCOMPARE(text.status, 0);
+        QVERIFY(text.out.contains(QLatin1String("8 random token sequences of 16, each said twice (seed 1)")));
+        QCOMPARE(text.out.count(QLatin1Char('\n')), 3 + builtin()->config.nLayer * builtin()->config.nHead);
+        const CliRun bad = cli({"model", "scores", "--seed", "-1"});
+        QCOMPARE(bad.status, 2);
+        QCOMPARE(bad.err.count(QLatin1Char('\n')), 1);
+    }
+
     void cliTextInfoAndErrors()
     {
         const CliRun info = cli({"model", "info"});
