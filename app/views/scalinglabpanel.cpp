@@ -50,10 +50,13 @@ public:
     void submit(Job job)
     {
         {
+            // Raised under the lock: were it raised after, a worker that had
+            // just taken this very job would see it and abandon the job nobody
+            // replaced, leaving the panel busy for ever.
             std::lock_guard lock(m_mutex);
+            m_interrupt = true;
             m_pending = std::move(job);
         }
-        m_interrupt = true;
         m_wake.notify_all();
     }
 
