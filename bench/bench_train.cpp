@@ -5,7 +5,7 @@
 //       prints JSON: the median wall and CPU milliseconds a step over K steps.
 //   bench_train induction [--seed S] [--threads N] [--lr X] [--batch B] [--length T]
 //       [--vocab V] [--d-model D] [--heads H] [--layers L] [--warmup W] [--mlp|--no-mlp]
-//       [--scale sqrt|none|dk] [--embedding-std S] [--max-steps N] [--every K] [--all-steps]
+//       [--scale sqrt|none|dk] [--embedding-std S] [--positions random|sinusoidal] [--max-steps N] [--every K] [--all-steps]
 //       the induction preset until a head of layer >= 2 reaches a prefix-matching
 //       score of 0.4 on the held-out repeated sequences (or all steps with
 //       --all-steps); prints JSON: the step, CPU and wall seconds to it, the
@@ -129,6 +129,7 @@ int induction(const QStringList &a)
     s.warmup = option(a, "--warmup", QString::number(s.warmup)).toInt();
     s.embeddingStd = option(a, "--embedding-std", QString::number(s.embeddingStd)).toDouble();
     s.seed = option(a, "--seed", "0").toULongLong();
+    s.sinusoidalPositions = option(a, "--positions", s.sinusoidalPositions ? "sinusoidal" : "random") == "sinusoidal";
     s.mlp = a.contains("--mlp") || (s.mlp && !a.contains("--no-mlp"));
     const QString scale = option(a, "--scale", "sqrt");
     s.scale = scale == "none" ? Scale::None : scale == "dk" ? Scale::Dk : Scale::SqrtDk;

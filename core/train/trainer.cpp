@@ -4,6 +4,7 @@
 #include "blas.h"
 #include "grammar.h"
 #include "modelfile.h"
+#include "positional.h"
 
 #include <algorithm>
 #include <cmath>
@@ -107,7 +108,7 @@ std::optional<Problem> checkTrainingBudget(const TrainSettings &s)
                                + " bytes (1 GiB)"};
 }
 
-Gpt2Model initialWeights(const Gpt2Config &c, bool mlp, std::uint64_t seed, double embeddingStd)
+Gpt2Model initialWeights(const Gpt2Config &c, bool mlp, std::uint64_t seed, double embeddingStd, bool sinusoidalPositions)
 {
     Gpt2Model m = zeroWeights(c);
     Rng rng(seed);
@@ -119,6 +120,8 @@ Gpt2Model initialWeights(const Gpt2Config &c, bool mlp, std::uint64_t seed, doub
     const double d = c.nEmbd, depth = std::sqrt(2.0 * c.nLayer);
     fill(m.wte, embeddingStd);
     fill(m.wpe, embeddingStd);
+    if (sinusoidalPositions)
+        m.wpe = sinusoidalTable(int(m.wpe.rows()), int(m.wpe.cols())) * (embeddingStd * std::sqrt(2.0));
     for (Gpt2Layer &L : m.layers) {
         L.ln1Weight.setOnes();
         L.ln2Weight.setOnes();
@@ -146,7 +149,7 @@ Result<TrainState> startTraining(const TrainSettings &settings)
     TrainState s;
     s.settings = settings;
     const Gpt2Config c = trainConfig(settings);
-    s.model = initialWeights(c, settings.mlp, settings.seed, settings.embeddingStd);
+    s.model = initialWeights(c, settings.mlp, settings.seed, settings.embeddingStd, settings.sinusoidalPositions);
     s.data = Rng(splitmix64(settings.seed ^ kDataStream));
     Rng held(splitmix64(settings.seed ^ kHeldOutStream));
     s.evaluation = taskBatch(settings, std::max(settings.batch, 32), held);

@@ -43,7 +43,11 @@ struct TrainSettings {
     int checkpointEvery = 0;     // a checkpoint every K steps; 0: at every log entry
     int threads = 1;
     int heldOut = 16;            // held-out repeated sequences scoring the heads
-    double embeddingStd = 0.3;   // wte and wpe drawn N(0, embeddingStd²)
+    double embeddingStd = 0.3;   // wte (and wpe when drawn) N(0, embeddingStd²)
+    // wpe's start: random like wte, or the sinusoidal table (scaled to the
+    // same RMS), where "one position back" is one linear map for every
+    // position, so a previous-token head need not learn it position by position.
+    bool sinusoidalPositions = false;
 };
 
 // The limits of the settings; the first one broken as a Problem placed at
@@ -66,7 +70,10 @@ TrainForwardOptions trainOptions(const TrainSettings &settings);
 // and k have components of about unit variance (LN's output has), the
 // residual writers N(0, 1/width) / sqrt(2 layers), embeddings N(0, s²).
 // Without the MLP its weights are zero, as the saved file keeps them.
-Gpt2Model initialWeights(const Gpt2Config &config, bool mlp, std::uint64_t seed, double embeddingStd = 1.0);
+// With sinusoidalPositions, wpe is the sinusoidal table times embeddingStd·√2
+// (the table's RMS is 1/√2); the random draws are the same either way.
+Gpt2Model initialWeights(const Gpt2Config &config, bool mlp, std::uint64_t seed, double embeddingStd = 1.0,
+                         bool sinusoidalPositions = false);
 
 struct TrainLogEntry {
     int step = 0;

@@ -150,6 +150,39 @@ private slots:
         checkCellTexts(w.stageView(Stage(stage)));
     }
 
+    // In the lab the three score maps may share one range (a View choice, so
+    // that scaling visibly shrinks them): then each colour bar says so. Without
+    // it the scaled map's range is its own, ÷√d_k of the scores', not ±scores'.
+    void takenHeadScaledRangeIsItsOwnOrSaid()
+    {
+        MainWindow &w = *m_window;
+        QTest::mouseClick(w.modelView()->takeButton(), Qt::LeftButton);
+        QCoreApplication::processEvents();
+        const Scenario &taken = w.document()->scenario();
+        QCOMPARE(int(taken.mode), int(InputMode::Direct));
+        const int dk = int(taken.Q.cols()) / taken.heads;
+        QVERIFY(dk > 1);
+        for (bool shared : {true, false}) {
+            for (Stage s : {Stage::Scores, Stage::Scaled, Stage::Masked})
+                w.stageView(s)->setSharedScoreRange(shared);
+            QCoreApplication::processEvents();
+            for (Stage s : {Stage::Scores, Stage::Scaled, Stage::Masked}) {
+                w.showStage(s);
+                QCoreApplication::processEvents();
+                const HeatmapPlot *plot = w.stageView(s);
+                QCOMPARE(plot->data().colorBarLabel.contains(QStringLiteral("shared scale")), shared);
+                const auto [lo, hi] = openRange(plot->data());
+                const QCPRange r = plot->dataRange();
+                QVERIFY2(r.lower <= lo && hi <= r.upper, qPrintable(plot->objectName()));
+                if (!shared) // its own: the range meets its own largest |value|
+                    ATTN_COMPARE_NEAR(r.upper, std::max(std::abs(lo), std::abs(hi)), 1e-12);
+            }
+            if (!shared)
+                ATTN_COMPARE_NEAR(w.stageView(Stage::Scaled)->dataRange().upper,
+                                  w.stageView(Stage::Scores)->dataRange().upper / std::sqrt(double(dk)), 1e-9);
+        }
+    }
+
 private:
     static void stageRows()
     {
