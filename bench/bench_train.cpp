@@ -5,7 +5,7 @@
 //       prints JSON: the median wall and CPU milliseconds a step over K steps.
 //   bench_train induction [--seed S] [--threads N] [--lr X] [--batch B] [--length T]
 //       [--vocab V] [--d-model D] [--heads H] [--layers L] [--warmup W] [--mlp|--no-mlp]
-//       [--scale sqrt|none|dk] [--embedding-std S] [--positions random|sinusoidal] [--max-steps N] [--every K] [--all-steps]
+//       [--scale sqrt|none|dk] [--embedding-std S] [--max-steps N] [--every K] [--all-steps]
 //       the induction preset until a head of layer >= 2 reaches a prefix-matching
 //       score of 0.4 on the held-out repeated sequences (or all steps with
 //       --all-steps); prints JSON: the step, CPU and wall seconds to it, the
@@ -129,7 +129,6 @@ int induction(const QStringList &a)
     s.warmup = option(a, "--warmup", QString::number(s.warmup)).toInt();
     s.embeddingStd = option(a, "--embedding-std", QString::number(s.embeddingStd)).toDouble();
     s.seed = option(a, "--seed", "0").toULongLong();
-    s.sinusoidalPositions = option(a, "--positions", s.sinusoidalPositions ? "sinusoidal" : "random") == "sinusoidal";
     s.mlp = a.contains("--mlp") || (s.mlp && !a.contains("--no-mlp"));
     const QString scale = option(a, "--scale", "sqrt");
     s.scale = scale == "none" ? Scale::None : scale == "dk" ? Scale::Dk : Scale::SqrtDk;
@@ -162,13 +161,15 @@ int induction(const QStringList &a)
         if (!e.ok())
             return 2;
         const TrainHeadScore *h = bestInductionHead(e.value().heads);
-        double layer1 = 0;
+        double layer1 = 0, previous1 = 0;
         for (const TrainHeadScore &x : e.value().heads)
-            if (x.layer < kFirstInductionLayer)
+            if (x.layer < kFirstInductionLayer) {
                 layer1 = std::max(layer1, x.prefixMatching);
-        std::fprintf(stderr, "step %d loss %.4f layer>=2 prefix %.3f (L%dH%d; gap %.3f, no repeat %.3f) layer-1 max %.3f\n",
+                previous1 = std::max(previous1, x.previousToken);
+            }
+        std::fprintf(stderr, "step %d loss %.4f layer>=2 prefix %.3f (L%dH%d; gap %.3f, no repeat %.3f) layer-1 max %.3f, previous token %.3f\n",
                      st.step, e.value().loss, h ? h->prefixMatching : 0.0, h ? h->layer + 1 : 0, h ? h->head + 1 : 0,
-                     h ? h->prefixDistant : 0.0, h ? h->prefixNoRepeat : 0.0, layer1);
+                     h ? h->prefixDistant : 0.0, h ? h->prefixNoRepeat : 0.0, layer1, previous1);
         at = e.value();
         if (formed < 0 && inductionScore(e.value().heads) >= kInductionThreshold) {
             formed = st.step;
