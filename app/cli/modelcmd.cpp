@@ -7,6 +7,7 @@
 #include "filenames.h"
 #include "generate.h"
 #include "numbers.h"
+#include "probe.h"
 #include "random.h"
 #include "gpt2.h"
 #include "gradients.h"
@@ -122,7 +123,7 @@ QString utf8(const std::string &bytes)
 } // namespace
 
 bool writeModelTraceJson(const ModelTrace &t, const QList<int> &layers, const QList<int> &heads,
-                         const std::function<bool(const QByteArray &)> &sink)
+                         const std::function<bool(const QByteArray &)> &sink, const QByteArray &ablation)
 {
     JsonStream o(sink);
     // `"name": [rows of numbers]`: a -0 stays "-0", as QJsonDocument wrote it.
@@ -132,6 +133,11 @@ bool writeModelTraceJson(const ModelTrace &t, const QList<int> &layers, const QL
         o.next(last);
     };
     o.raw("{\n");
+    if (!ablation.isEmpty()) { // one level in: QJsonDocument's 4 spaces before each inner line
+        QByteArray inner = ablation.trimmed();
+        inner.replace("\n", "\n    ");
+        o.raw((QByteArray("    \"ablation\": ") + inner + ",\n").constData());
+    }
     o.openArray(1, "layers");
     for (qsizetype li = 0; li < layers.size() && o.ok(); ++li) {
         const int l = layers[li];
@@ -152,6 +158,7 @@ bool writeModelTraceJson(const ModelTrace &t, const QList<int> &layers, const QL
                 else
                     o.object(6, name, {{"rows", 0}, {"score", nullptr}, {"uniform", nullptr}}, last);
             };
+            score("duplicate", hs.duplicate, false);
             score("first_token", hs.firstToken, false);
             score("induction", hs.induction, false);
             o.members(6, {{"kind", headKindName(hs.kind)}, {"mean_entropy", hs.meanEntropy}}, false);
@@ -222,10 +229,85 @@ int info(const QStringList &args, QTextStream &out, QTextStream &err)
     return 0;
 }
 
+// --ablate L.H[,L.H…] (1-based) and --ablate-with zero|mean; --seed the probe's.
+struct AblateRequest {
+    std::vector<HeadAblation> heads;
+    bool mean = false;
+    std::uint64_t seed = 1;
+};
+
+std::optional<AblateRequest> ablateOption(Options &o, const Gpt2Config &c)
+{
+    const auto list = o.take(QStringLiteral("--ablate"));
+    const auto with = o.take(QStringLiteral("--ablate-with"));
+    const auto seedText = o.take(QStringLiteral("--seed"));
+    if (!list) {
+        if (with || seedText)
+            throw UsageError{QStringLiteral("%1 needs --ablate L.H").arg(with ? QStringLiteral("--ablate-with") : QStringLiteral("--seed"))};
+        return std::nullopt;
+    }
+    AblateRequest r;
+    if (with && *with != QLatin1String("zero") && *with != QLatin1String("mean"))
+        throw UsageError{QStringLiteral("--ablate-with: \"%1\" is neither zero nor mean").arg(*with)};
+    r.mean = with && *with == QLatin1String("mean");
+    if (seedText) {
+        bool ok = false;
+        r.seed = seedText->toULongLong(&ok);
+        if (!ok)
+            throw UsageError{QStringLiteral("--seed: \"%1\" is not a whole number of 0 or more").arg(*seedText)};
+    }
+    for (const QString &item : list->split(QLatin1Char(','))) {
+        const QStringList lh = item.trimmed().split(QLatin1Char('.'));
+        bool okL = false, okH = false;
+        const int l = lh.value(0).toInt(&okL), h = lh.value(1).toInt(&okH);
+        if (lh.size() != 2 || !okL || !okH)
+            throw UsageError{QStringLiteral("--ablate: \"%1\" is not LAYER.HEAD, such as 3.1").arg(item)};
+        if (l < 1 || l > c.nLayer || h < 1 || h > c.nHead)
+            throw UsageError{QStringLiteral("--ablate: %1 is not a head of the model (layers 1 to %2, heads 1 to %3)")
+                                 .arg(item)
+                                 .arg(c.nLayer)
+                                 .arg(c.nHead)};
+        if (std::none_of(r.heads.begin(), r.heads.end(), [&](const HeadAblation &a) { return a.layer == l - 1 && a.head == h - 1; }))
+            r.heads.push_back({l - 1, h - 1, {}});
+    }
+    return r;
+}
+
+QString headName(int l, int h)
+{
+    return QStringLiteral("layer %1, head %2").arg(l + 1).arg(h + 1);
+}
+
+QString ablatedNames(const std::vector<HeadAblation> &heads)
+{
+    QStringList names;
+    for (const HeadAblation &a : heads)
+        names << headName(a.layer, a.head);
+    return names.join(QStringLiteral("; "));
+}
+
+QJsonObject scoreJson(const HeadScore &s)
+{
+    return s.defined() ? QJsonObject{{QStringLiteral("rows"), s.rows}, {QStringLiteral("score"), s.score}, {QStringLiteral("uniform"), s.uniform}}
+                       : QJsonObject{{QStringLiteral("rows"), 0}, {QStringLiteral("score"), QJsonValue()}, {QStringLiteral("uniform"), QJsonValue()}};
+}
+
+QJsonObject scoresJson(const HeadScores &s)
+{
+    return QJsonObject{{QStringLiteral("kind"), QString::fromStdString(headKindName(s.kind))},
+                       {QStringLiteral("spread"), s.spread},
+                       {QStringLiteral("previous_token"), scoreJson(s.previousToken)},
+                       {QStringLiteral("first_token"), scoreJson(s.firstToken)},
+                       {QStringLiteral("self"), scoreJson(s.self)},
+                       {QStringLiteral("induction"), scoreJson(s.induction)},
+                       {QStringLiteral("duplicate"), scoreJson(s.duplicate)}};
+}
+
 int trace(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     Options o = parseModelOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--layer"),
-                                    QStringLiteral("--head"), QStringLiteral("--format")});
+                                    QStringLiteral("--head"), QStringLiteral("--format"), QStringLiteral("--ablate"),
+                                    QStringLiteral("--ablate-with"), QStringLiteral("--seed")});
     const QString format = formatOption(o);
     const QString text = modelText(o);
     bool failed = false;
@@ -234,22 +316,86 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
         return kBadInput;
     const QList<int> layers = pick(o, QStringLiteral("--layer"), m->config.nLayer);
     const QList<int> heads = pick(o, QStringLiteral("--head"), m->config.nHead);
-    const auto run = runModel(*m, text);
+    std::optional<AblateRequest> ablate = ablateOption(o, m->config);
+    const std::vector<std::vector<int>> probe = ablate ? repeatedProbe(m->config.vocabSize, ablate->seed) : std::vector<std::vector<int>>();
+    if (ablate && ablate->mean) {
+        const auto means = meanHeadOutputs(*m, probe);
+        if (const Problem *p = means.problem()) {
+            err << "attention-lab-cli: " << safe(problemText(*p)) << "\n";
+            return kBadInput;
+        }
+        for (HeadAblation &a : ablate->heads)
+            a.mean = means.value()[std::size_t(a.layer)][std::size_t(a.head)];
+    }
+    std::vector<int> ids;
+    {
+        const auto run = runModel(*m, text, 0);
+        if (const auto *p = std::get_if<Problem>(&run)) {
+            err << "attention-lab-cli: --text: " << safe(QString::fromStdString(p->message)) << "\n";
+            return kBadInput;
+        }
+        ids = std::get<ModelTrace>(run).ids;
+    }
+    // With --ablate, the maps are those of the model with the heads knocked out.
+    const auto run = ablate ? runModelOnIdsAblated(*m, ids, 5, ablate->heads) : runModelOnIds(*m, ids, 5);
     if (const auto *p = std::get_if<Problem>(&run)) {
         err << "attention-lab-cli: --text: " << safe(QString::fromStdString(p->message)) << "\n";
         return kBadInput;
     }
     const ModelTrace &t = std::get<ModelTrace>(run);
+    std::optional<AblationReport> report;
+    if (ablate) {
+        auto r = ablationReport(*m, ids, probe, ablate->heads);
+        if (const Problem *p = r.problem()) {
+            err << "attention-lab-cli: " << safe(problemText(*p)) << "\n";
+            return kBadInput;
+        }
+        report = std::move(r.value());
+    }
 
     if (format == QLatin1String("json")) {
+        QByteArray ablation;
+        if (report) {
+            auto next = [](const std::vector<Prediction> &list) {
+                QJsonArray a;
+                for (const Prediction &p : list)
+                    a.append(QJsonObject{{QStringLiteral("id"), p.id}, {QStringLiteral("p"), p.p}, {QStringLiteral("text"), utf8(p.text)}});
+                return a;
+            };
+            QJsonArray knocked, scores;
+            for (const HeadAblation &a : ablate->heads)
+                knocked.append(QJsonObject{{QStringLiteral("layer"), a.layer + 1}, {QStringLiteral("head"), a.head + 1}});
+            for (int l = 0; l < m->config.nLayer; ++l)
+                for (int h = 0; h < m->config.nHead; ++h) {
+                    const std::size_t i = std::size_t(l * m->config.nHead + h);
+                    scores.append(QJsonObject{{QStringLiteral("layer"), l + 1},
+                                              {QStringLiteral("head"), h + 1},
+                                              {QStringLiteral("before"), scoresJson(report->scoresBefore[i])},
+                                              {QStringLiteral("after"), scoresJson(report->scoresAfter[i])}});
+                }
+            const QJsonObject j{{QStringLiteral("heads"), knocked},
+                                {QStringLiteral("with"), ablate->mean ? QStringLiteral("mean") : QStringLiteral("zero")},
+                                {QStringLiteral("probe"), QJsonObject{{QStringLiteral("sequences"), kProbeSequences},
+                                                                      {QStringLiteral("length"), kProbeLength},
+                                                                      {QStringLiteral("seed"), QString::number(ablate->seed)}}},
+                                {QStringLiteral("repeat_loss"), QJsonObject{{QStringLiteral("before"), report->lossBefore},
+                                                                            {QStringLiteral("after"), report->lossAfter}}},
+                                {QStringLiteral("next"), QJsonObject{{QStringLiteral("before"), next(report->nextBefore)},
+                                                                     {QStringLiteral("after"), next(report->nextAfter)}}},
+                                {QStringLiteral("head_scores"), scores}};
+            ablation = escapeTerminalControls(QJsonDocument(j).toJson(QJsonDocument::Indented));
+        }
         // Streamed: every layer and head of a long sentence is written as it
         // is formatted, and formatting stops once stdout has failed (runCli
         // says why, once).
-        writeModelTraceJson(t, layers, heads, [&out](const QByteArray &chunk) { return writeChunk(out, chunk); });
+        writeModelTraceJson(t, layers, heads, [&out](const QByteArray &chunk) { return writeChunk(out, chunk); }, ablation);
         return 0;
     }
 
     out << "model " << safe(m->name) << ": " << t.ids.size() << " tokens (at most " << m->config.nPositions << ")\n";
+    if (ablate)
+        out << "knocked out (" << (ablate->mean ? "output replaced by its mean over the probe" : "output replaced by zeros")
+            << "): " << ablatedNames(ablate->heads) << "; the maps below are the model's without them\n";
     for (std::size_t i = 0; i < t.ids.size(); ++i)
         out << QStringLiteral("  %1  id %2  %3\n")
                    .arg(i + 1, 3)
@@ -284,6 +430,38 @@ int trace(const QStringList &args, QTextStream &out, QTextStream &err)
                    .arg(QLatin1Char('"') + shownToken(p.text) + QLatin1Char('"'), -12)
                    .arg(fixed(p.p))
                    .arg(p.id);
+    if (!report)
+        return 0;
+    out << "\n== knocking out " << ablatedNames(ablate->heads) << " ("
+        << (ablate->mean ? "its output replaced by its mean over the probe" : "its output replaced by zeros") << ") ==\n"
+        << "probe: " << kProbeSequences << " random token sequences of " << kProbeLength << ", each said twice (seed "
+        << ablate->seed << ")\n"
+        << "loss on the second copies (what the first copy gives away): " << fixed(report->lossBefore) << " nats with the head"
+        << (ablate->heads.size() > 1 ? "s" : "") << ", " << fixed(report->lossAfter) << " without\n"
+        << "next token after the last position, with → without:\n";
+    for (std::size_t i = 0; i < std::max(report->nextBefore.size(), report->nextAfter.size()); ++i) {
+        auto cell = [&](const std::vector<Prediction> &list) {
+            return i < list.size() ? QStringLiteral("%1 %2").arg(QLatin1Char('"') + shownToken(list[i].text) + QLatin1Char('"'), -12).arg(fixed(list[i].p))
+                                   : QString();
+        };
+        out << "  " << i + 1 << ". " << cell(report->nextBefore).leftJustified(22) << " → " << cell(report->nextAfter) << "\n";
+    }
+    out << "every head's scores over the probe, with → without (uniform in brackets):\n";
+    for (int l = 0; l < m->config.nLayer; ++l)
+        for (int h = 0; h < m->config.nHead; ++h) {
+            const std::size_t i = std::size_t(l * m->config.nHead + h);
+            const HeadScores &b = report->scoresBefore[i], &a = report->scoresAfter[i];
+            const bool knocked = std::any_of(ablate->heads.begin(), ablate->heads.end(),
+                                             [&](const HeadAblation &x) { return x.layer == l && x.head == h; });
+            auto pair = [](const char *name, const HeadScore &x, const HeadScore &y) {
+                return QStringLiteral("%1 %2 → %3 (%4)").arg(QLatin1String(name), fixed(x.score, 2), fixed(y.score, 2), fixed(x.uniform, 2));
+            };
+            out << "  " << headName(l, h) << (knocked ? " (knocked out)" : "") << ": "
+                << QString::fromStdString(headKindName(b.kind)) << " → " << QString::fromStdString(headKindName(a.kind)) << "; "
+                << pair("previous token", b.previousToken, a.previousToken) << ", " << pair("first token", b.firstToken, a.firstToken)
+                << ", " << pair("self", b.self, a.self) << ", " << pair("induction", b.induction, a.induction) << ", "
+                << pair("duplicate", b.duplicate, a.duplicate) << "\n";
+        }
     return 0;
 }
 
@@ -645,24 +823,13 @@ int scoresCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const auto m = takeModel(o, err, &failed);
     if (failed)
         return kBadInput;
-    const int layers = m->config.nLayer, heads = m->config.nHead, vocab = m->config.vocabSize;
-    std::vector<std::vector<HeadScores>> each(std::size_t(layers * heads));
-    Rng rng(seed);
-    for (int k = 0; k < kProbeSequences; ++k) {
-        std::vector<int> ids(kProbeLength);
-        for (int &id : ids)
-            id = std::min(vocab - 1, int(rng.uniform() * vocab));
-        ids.insert(ids.end(), ids.begin(), ids.end()); // said twice
-        const auto r = runModelOnIds(*m, ids, 1);
-        if (const auto *p = std::get_if<Problem>(&r)) {
-            err << "attention-lab-cli: " << problemText(*p) << "\n";
-            return kBadInput;
-        }
-        const ModelTrace &t = std::get<ModelTrace>(r);
-        for (int l = 0; l < layers; ++l)
-            for (int h = 0; h < heads; ++h)
-                each[std::size_t(l * heads + h)].push_back(scoreHead(t.layers[std::size_t(l)].heads[std::size_t(h)].weights, t.ids));
+    const int layers = m->config.nLayer, heads = m->config.nHead;
+    const auto scored = probeScores(*m, repeatedProbe(m->config.vocabSize, seed));
+    if (const Problem *p = scored.problem()) {
+        err << "attention-lab-cli: " << problemText(*p) << "\n";
+        return kBadInput;
     }
+    const std::vector<HeadScores> &all = scored.value();
     const QString probe = QStringLiteral("%1 random token sequences of %2, each said twice (seed %3)")
                               .arg(kProbeSequences)
                               .arg(kProbeLength)
@@ -674,7 +841,7 @@ int scoresCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         QJsonArray list;
         for (int l = 0; l < layers; ++l)
             for (int h = 0; h < heads; ++h) {
-                const HeadScores s = meanScores(each[std::size_t(l * heads + h)]);
+                const HeadScores &s = all[std::size_t(l * heads + h)];
                 list.append(QJsonObject{{QStringLiteral("layer"), l + 1},
                                         {QStringLiteral("head"), h + 1},
                                         {QStringLiteral("kind"), QString::fromStdString(headKindName(s.kind))},
@@ -682,7 +849,8 @@ int scoresCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                                         {QStringLiteral("previous_token"), score(s.previousToken)},
                                         {QStringLiteral("first_token"), score(s.firstToken)},
                                         {QStringLiteral("self"), score(s.self)},
-                                        {QStringLiteral("induction"), score(s.induction)}});
+                                        {QStringLiteral("induction"), score(s.induction)},
+                                        {QStringLiteral("duplicate"), score(s.duplicate)}});
             }
         out << terminalJson(QJsonObject{{QStringLiteral("model"), m->name},
                                         {QStringLiteral("probe"),
@@ -694,13 +862,14 @@ int scoresCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     out << "model: " << safe(m->name) << "; probe: " << probe << "\n"
         << "each score is a mean weight, with the uniform baseline in brackets\n"
-        << "layer  head  previous token   first token      self             induction        label\n";
+        << "layer  head  previous token   first token      self             induction        duplicate        label\n";
     auto cell = [](const HeadScore &s) { return QStringLiteral("%1 (%2)").arg(fixed(s.score, 2), fixed(s.uniform, 2)).leftJustified(17); };
     for (int l = 0; l < layers; ++l)
         for (int h = 0; h < heads; ++h) {
-            const HeadScores s = meanScores(each[std::size_t(l * heads + h)]);
+            const HeadScores &s = all[std::size_t(l * heads + h)];
             out << QString::number(l + 1).leftJustified(7) << QString::number(h + 1).leftJustified(6) << cell(s.previousToken)
-                << cell(s.firstToken) << cell(s.self) << cell(s.induction) << QString::fromStdString(headKindName(s.kind)) << "\n";
+                << cell(s.firstToken) << cell(s.self) << cell(s.induction) << cell(s.duplicate)
+                << QString::fromStdString(headKindName(s.kind)) << "\n";
         }
     return 0;
 }

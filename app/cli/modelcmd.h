@@ -28,7 +28,9 @@ int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // of the QJsonDocument it used to build (indented, keys sorted), with the
 // characters escapeTerminalControls escapes escaped, but never the whole
 // tree or text in memory. Stops at the first chunk `sink` refuses (false).
+// `ablation`, when not empty, is an object's indented text (QJsonDocument's)
+// written first, as "ablation" (keys sorted).
 bool writeModelTraceJson(const ModelTrace &t, const QList<int> &layers, const QList<int> &heads,
-                         const std::function<bool(const QByteArray &)> &sink);
+                         const std::function<bool(const QByteArray &)> &sink, const QByteArray &ablation = {});
 
 } // namespace attn

@@ -377,8 +377,8 @@ Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> 
 
 int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const ModelTrace *previous)
 {
-    if (!previous || previous->masked)
-        return 0; // a trace under another mask has other rows
+    if (!previous || previous->masked || previous->ablated)
+        return 0; // a trace under another mask or with heads knocked out has other rows
     // A trace of this model's shapes, whole (a moved-from or foreign one is not reused).
     const Gpt2Config &c = model.config;
     const Eigen::Index m = Eigen::Index(previous->ids.size());
@@ -401,7 +401,7 @@ int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const
 
 namespace {
 Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, int topK, const ModelTrace *previous,
-                           const BoolMatrix *extraMask);
+                           const BoolMatrix *extraMask, const std::vector<HeadAblation> *ablations = nullptr);
 }
 
 Result<ModelTrace> runModelOnIds(const Gpt2Model &model, const std::vector<int> &ids, int topK,
@@ -427,10 +427,29 @@ Result<ModelTrace> runModelOnIdsMasked(const Gpt2Model &model, const std::vector
     return forward(model, ids, topK, nullptr, &blocked);
 }
 
+Result<ModelTrace> runModelOnIdsAblated(const Gpt2Model &model, const std::vector<int> &ids, int topK,
+                                        const std::vector<HeadAblation> &ablations)
+{
+    const Gpt2Config &c = model.config;
+    for (const HeadAblation &a : ablations) {
+        if (a.layer < 0 || a.layer >= c.nLayer || a.head < 0 || a.head >= c.nHead)
+            return Problem{"ablation", "layer " + std::to_string(a.layer + 1) + ", head " + std::to_string(a.head + 1)
+                                           + " is not in the model (" + std::to_string(c.nLayer) + " layers × "
+                                           + std::to_string(c.nHead) + " heads)"};
+        if (a.mean.size() && a.mean.size() != c.headDim())
+            return Problem{"ablation", "the mean output of layer " + std::to_string(a.layer + 1) + ", head "
+                                           + std::to_string(a.head + 1) + " has " + std::to_string(a.mean.size())
+                                           + " numbers; the head has d_h = " + std::to_string(c.headDim())};
+    }
+    if (ablations.empty())
+        return forward(model, ids, topK, nullptr, nullptr);
+    return forward(model, ids, topK, nullptr, nullptr, &ablations);
+}
+
 namespace {
 
 Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, int topK, const ModelTrace *previous,
-                           const BoolMatrix *extraMask)
+                           const BoolMatrix *extraMask, const std::vector<HeadAblation> *ablations)
 {
     const Gpt2Config &c = model.config;
     const int n = int(ids.size());
@@ -460,6 +479,7 @@ Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, 
     t.ids = ids;
     t.reused = p;
     t.masked = extraMask != nullptr;
+    t.ablated = ablations != nullptr;
     for (int id : ids)
         t.texts.push_back(model.tokenizer.bytes(id));
 
@@ -556,7 +576,15 @@ Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, 
             // Finite scores give finite weights and outputs; checked all the same.
             if (!ha.scaled.allFinite() || !ha.weights.allFinite() || !ha.output.allFinite())
                 return Problem{modelName, layerHead(l, h) + ": the weights or the output are not finite numbers"};
-            concat.middleCols(h * dh, dh) = outputFresh;
+            if (ablations)
+                for (const HeadAblation &a : *ablations)
+                    if (a.layer == int(l) && a.head == h) {
+                        if (a.mean.size())
+                            ha.output = a.mean.replicate(n, 1);
+                        else
+                            ha.output.setZero();
+                    }
+            concat.middleCols(h * dh, dh) = ha.output.bottomRows(fresh);
             la.heads.push_back(std::move(ha));
         }
         Matrix attn = product(concat, L.projWeight);                                // fresh by d

@@ -170,6 +170,7 @@ struct ModelTrace {
     std::vector<int> ids;                      // n token ids
     int reused = 0;                            // leading positions taken unchanged from a previous trace
     bool masked = false;                       // under a mask of its own besides the causal one (runModelOnIdsMasked)
+    bool ablated = false;                      // with heads knocked out (runModelOnIdsAblated)
     std::vector<std::string> texts;            // n: each token's bytes
     std::vector<LayerActivations> layers;      // n_layer
     Matrix final;                              // n by d: LN_f of the last residual stream
@@ -214,6 +215,19 @@ Result<ModelTrace> runModel(const Gpt2Model &model, const QString &text, int top
 // of another size, and one that blocks every key of a row.
 Result<ModelTrace> runModelOnIdsMasked(const Gpt2Model &model, const std::vector<int> &ids, int topK,
                                        const BoolMatrix &blocked);
+// A head knocked out: what it writes into the residual stream (its output,
+// n by d_h, the rows c_proj reads) replaced by zeros, or by one row at every
+// position (its mean output over a probe set: meanHeadOutputs in probe.h).
+// Its scores and weights are still computed and kept, so its maps show what
+// it would have read; its `output` holds what it wrote instead.
+struct HeadAblation {
+    int layer = 0, head = 0;  // 0-based
+    Eigen::RowVectorXd mean;  // d_h; empty: zero ablation
+};
+// The forward with `ablations` applied (none: as runModelOnIds). Refuses a
+// layer or head outside the model and a mean of another width.
+Result<ModelTrace> runModelOnIdsAblated(const Gpt2Model &model, const std::vector<int> &ids, int topK,
+                                        const std::vector<HeadAblation> &ablations);
 // How many leading positions of `previous` a forward of `ids` can keep.
 int reusablePositions(const Gpt2Model &model, const std::vector<int> &ids, const ModelTrace *previous);
 

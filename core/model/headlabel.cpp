@@ -55,6 +55,8 @@ const HeadScore *HeadScores::labelScore() const
         return &self;
     case HeadKind::Induction:
         return &induction;
+    case HeadKind::DuplicateToken:
+        return &duplicate;
     default:
         return nullptr;
     }
@@ -65,7 +67,7 @@ HeadScores scoreHead(const Matrix &w, const std::vector<int> &ids)
     HeadScores s;
     const Eigen::Index n = std::min(w.rows(), w.cols());
     const bool withIds = Eigen::Index(ids.size()) >= n;
-    Mean previous, first, self, induction;
+    Mean previous, first, self, induction, duplicate;
     double spread = 0, maxWeight = 0;
     for (Eigen::Index i = 0; i < n; ++i) {
         const double h = rowEntropy(w, i);
@@ -86,12 +88,22 @@ HeadScores scoreHead(const Matrix &w, const std::vector<int> &ids)
                     on += w(i, t);
                 induction.add(on, double(targets.size()) * u);
             }
+            double on = 0;
+            int copies = 0;
+            for (Eigen::Index p = 0; p < i; ++p)
+                if (ids[std::size_t(p)] == ids[std::size_t(i)]) {
+                    on += w(i, p);
+                    ++copies;
+                }
+            if (copies)
+                duplicate.add(on, copies * u);
         }
     }
     s.previousToken = previous.score();
     s.firstToken = first.score();
     s.self = self.score();
     s.induction = induction.score();
+    s.duplicate = duplicate.score();
     if (n < 2)
         return s; // TooShort
     s.spread = spread / double(n - 1);
@@ -106,7 +118,8 @@ void labelHead(HeadScores &s)
     const std::pair<HeadKind, const HeadScore *> candidates[] = {{HeadKind::PreviousToken, &s.previousToken},
                                                                   {HeadKind::FirstToken, &s.firstToken},
                                                                   {HeadKind::Self, &s.self},
-                                                                  {HeadKind::Induction, &s.induction}};
+                                                                  {HeadKind::Induction, &s.induction},
+                                                                  {HeadKind::DuplicateToken, &s.duplicate}};
     const HeadScore *best = nullptr;
     s.kind = s.spread >= kBroadSpread ? HeadKind::Broad : HeadKind::Focused;
     for (const auto &[kind, score] : candidates)
@@ -142,6 +155,7 @@ HeadScores meanScores(const std::vector<HeadScores> &each)
     m.firstToken = mean(&HeadScores::firstToken);
     m.self = mean(&HeadScores::self);
     m.induction = mean(&HeadScores::induction);
+    m.duplicate = mean(&HeadScores::duplicate);
     for (const HeadScores &s : each) {
         m.spread += s.spread / double(each.size());
         m.maxWeight += s.maxWeight / double(each.size());
@@ -164,6 +178,8 @@ std::string headKindName(HeadKind kind)
         return "self";
     case HeadKind::Induction:
         return "induction";
+    case HeadKind::DuplicateToken:
+        return "duplicate token";
     case HeadKind::Broad:
         return "broad";
     case HeadKind::Focused:
@@ -183,6 +199,8 @@ std::string headScoresText(const HeadScores &s)
     std::string out = score(HeadKind::PreviousToken, s.previousToken) + ", " + score(HeadKind::FirstToken, s.firstToken)
         + ", " + score(HeadKind::Self, s.self) + ", ";
     out += s.induction.defined() ? score(HeadKind::Induction, s.induction) : "induction: no token repeats an earlier one";
+    out += ", ";
+    out += s.duplicate.defined() ? score(HeadKind::DuplicateToken, s.duplicate) : "duplicate token: no token repeats";
     return out + "; spread " + two(s.spread) + " (uniform 1.00), largest weight " + two(s.maxWeight) + ", mean entropy "
         + two(s.meanEntropy) + " nats";
 }

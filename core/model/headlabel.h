@@ -19,10 +19,15 @@
 //                   matching), summed over them, then averaged over those
 //                   rows; uniform: mean of |{p+1}|/(i+1). Defined only
 //                   when the text repeats a token that way.
+//   duplicate       over the rows i whose token occurred before at some
+//                   p < i: the weight on those earlier copies p, summed,
+//                   then averaged over those rows; uniform: mean of
+//                   |{p}|/(i+1). Defined only when a token repeats.
 //   spread          mean of H(row i) / ln(i+1): 1 for uniform rows, 0 for
 //                   a row on one key; beside it the mean largest weight.
 //
-// The label: among previous token, first token, self and induction, the
+// The label: among previous token, first token, self, induction and
+// duplicate token, the
 // kinds that are clearly above their baseline, score ≥ kMinScore and
 // score ≥ kMinRatio × uniform; of those, the one with the highest score
 // (ties: in that order). None: "broad" when the spread is at least
@@ -37,7 +42,7 @@
 
 namespace attn {
 
-enum class HeadKind { PreviousToken, FirstToken, Self, Induction, Broad, Focused, TooShort };
+enum class HeadKind { PreviousToken, FirstToken, Self, Induction, DuplicateToken, Broad, Focused, TooShort };
 
 inline constexpr double kMinScore = 0.3;
 inline constexpr double kMinRatio = 2.0;
@@ -52,7 +57,7 @@ struct HeadScore {
 };
 
 struct HeadScores {
-    HeadScore previousToken, firstToken, self, induction;
+    HeadScore previousToken, firstToken, self, induction, duplicate;
     double spread = 0;      // mean normalised row entropy, 0..1
     double maxWeight = 0;   // mean of each row's largest weight
     double meanEntropy = 0; // nats, over every row
