@@ -33,6 +33,19 @@ namespace attn {
 
 namespace {
 
+// A table cell that sorts by its number (UserRole), not its text: "0.93 (0.41)".
+class ScoreItem : public QTableWidgetItem {
+public:
+    using QTableWidgetItem::QTableWidgetItem;
+    bool operator<(const QTableWidgetItem &other) const override
+    {
+        const QVariant a = data(Qt::UserRole), b = other.data(Qt::UserRole);
+        if (a.isValid() && b.isValid())
+            return a.toDouble() < b.toDouble();
+        return QTableWidgetItem::operator<(other);
+    }
+};
+
 constexpr Stage kStages[] = {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights, Stage::Output};
 
 QString utf8(const std::string &s)
@@ -251,8 +264,15 @@ QWidget *ModelView::buildOverview(QWidget *parent)
     m_predictions->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     leftLayout->addWidget(m_overviewTitle);
     leftLayout->addWidget(m_grid, 1);
+    m_ablationNote = new QLabel(left);
+    m_ablationNote->setObjectName(QStringLiteral("modelAblationNote"));
+    m_ablationNote->setWordWrap(true);
+    m_ablationNote->setTextFormat(Qt::RichText);
+    m_ablationNote->setStyleSheet(QStringLiteral("background:#fdecea; color:#5c1a14; border:1px solid #e0a49c; padding:4px;"));
+    m_ablationNote->hide();
     leftLayout->addWidget(m_nextTitle);
     leftLayout->addWidget(m_predictions);
+    leftLayout->addWidget(m_ablationNote);
     return left;
 }
 
@@ -333,6 +353,23 @@ QTabWidget *ModelView::buildHeadTabs(QWidget *parent)
         qkvLayout->addWidget(plot, 1);
     }
     m_tabs->addTab(qkv, QString());
+    auto *scores = new QWidget(m_tabs);
+    auto *scoresLayout = new QVBoxLayout(scores);
+    scoresLayout->setContentsMargins(2, 2, 2, 2);
+    m_scoresTitle = new QLabel(scores);
+    m_scoresTitle->setWordWrap(true);
+    m_scoresTable = new QTableWidget(0, 8, scores);
+    m_scoresTable->setObjectName(QStringLiteral("modelScoresTable"));
+    m_scoresTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_scoresTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_scoresTable->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_scoresTable->verticalHeader()->hide();
+    m_scoresTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_scoresTable->horizontalHeader()->setStretchLastSection(true);
+    m_scoresTable->setSortingEnabled(true);
+    scoresLayout->addWidget(m_scoresTitle);
+    scoresLayout->addWidget(m_scoresTable, 1);
+    m_tabs->addTab(scores, QString());
     return m_tabs;
 }
 
@@ -365,7 +402,16 @@ void ModelView::connectParts()
             return;
         emit takeHeadRequested(*m_headScenario, tr("Take layer %1, head %2 into the lab").arg(m_layer + 1).arg(m_head + 1));
     });
+    connect(m_scoresTable, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        const QTableWidgetItem *l = m_scoresTable->item(row, 0), *h = m_scoresTable->item(row, 1);
+        if (l && h)
+            setHead(l->data(Qt::UserRole).toInt() - 1, h->data(Qt::UserRole).toInt() - 1);
+    });
+    m_grid->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_grid, &QWidget::customContextMenuRequested, this, &ModelView::showGridMenu);
     for (QWidget *w : figureWidgets()) {
+        if (w == m_grid)
+            continue;
         w->setContextMenuPolicy(Qt::CustomContextMenu);
         connect(w, &QWidget::customContextMenuRequested, this, [this, w](const QPoint &pos) {
             const auto what = figureOf(w);
@@ -395,6 +441,10 @@ void ModelView::setModel(std::shared_ptr<const Gpt2Model> model)
     m_model = std::move(model);
     m_trace.reset(); // never reused by another model's forward
     m_ids.reset();  // another model's ids
+    m_ablations.clear(); // another model's heads
+    m_probeLoss.reset();
+    m_probeScores.clear();
+    m_scoresDirty = true;
     m_headScenario.reset();
     m_pause->stop();
     m_coalesce->stop();
@@ -504,9 +554,23 @@ void ModelView::recompute()
         emit recomputed();
         return;
     }
+    m_intactNext.clear();
+    if (!m_ablations.empty()) {
+        // The knocked-out model's forward (never incremental: probe.h), the whole model's top 5 kept beside it.
+        m_intactNext = std::get<ModelTrace>(run).next;
+        auto knocked = runModelOnIdsAblated(*m_model, std::get<ModelTrace>(run).ids, 5, m_ablations);
+        if (const Problem *p = knocked.problem()) { // the heads are the model's: only a bad model gets here
+            m_ablations.clear();
+            m_problem->setText(problemText(*p));
+            m_problem->show();
+        } else {
+            run = std::move(knocked.value());
+        }
+    }
     // The same tokens (a space typed that the tokenizer joins later, a key
     // undone): every view already shows them.
-    const bool same = m_trace && m_headScenario && m_problem->isHidden() && std::get<ModelTrace>(run).ids == m_trace->ids;
+    const bool same = m_trace && m_headScenario && m_problem->isHidden() && m_ablations.empty()
+        && std::get<ModelTrace>(run).ids == m_trace->ids && !m_trace->ablated;
     m_trace = std::move(std::get<ModelTrace>(run));
     if (same) {
         emit recomputed();
@@ -518,6 +582,7 @@ void ModelView::recompute()
     updateOverview();
     updateHead();
     updatePredictions();
+    updateAblationNote();
     setStale(false);
     m_take->setEnabled(m_headScenario.has_value());
     emit recomputed();
@@ -560,11 +625,15 @@ HeadGridData ModelView::overviewData(bool withTitle) const
     HeadGridWords words;
     words.rowLabel = tr("L%1");
     words.colLabel = tr("H%1");
-    words.describe = [&t](int l, int h, const Matrix &w, HeadGridCell &cell) {
+    words.describe = [this, &t](int l, int h, const Matrix &w, HeadGridCell &cell) {
         const HeadScores s = scoreHead(w, t.ids);
-        cell.caption << kindName(s.kind) << tr("H̄ %1 nats").arg(fixed2(s.meanEntropy));
+        const bool out = isKnockedOut(l, h);
+        //: Under a head's map in the grid when the head is knocked out (its output replaced).
+        cell.caption << (out ? tr("✕ knocked out") : kindName(s.kind)) << tr("H̄ %1 nats").arg(fixed2(s.meanEntropy));
         cell.toolTip = tr("Layer %1, head %2: %3").arg(l + 1).arg(h + 1).arg(kindName(s.kind)) + QLatin1Char('\n')
-            + scoresText(s) + QLatin1Char('\n') + tr("Click to show this head");
+            + scoresText(s) + QLatin1Char('\n')
+            + (out ? tr("Knocked out: it reads as before, but what it writes is replaced") + QLatin1Char('\n') : QString())
+            + tr("Click to show this head; right-click to knock it out");
     };
     if (withTitle) {
         std::string text;
@@ -621,6 +690,11 @@ void ModelView::updateHeadMaps()
 {
     // Only the tab in front: the other follows when it is shown.
     const int tab = m_tabs->currentIndex();
+    if (tab == 2) {
+        if (m_scoresDirty)
+            updateScoresTable();
+        return;
+    }
     if (!m_headScenario || tab < 0 || tab > 1 || !m_tabDirty[tab])
         return;
     m_tabDirty[tab] = false;
@@ -780,6 +854,9 @@ QString ModelView::kindName(HeadKind kind)
         return tr("self");
     case HeadKind::Induction:
         return tr("induction");
+    case HeadKind::DuplicateToken:
+        //: A head whose rows look at earlier copies of their own token.
+        return tr("duplicate token");
     case HeadKind::Broad:
         return tr("broad");
     case HeadKind::Focused:
@@ -803,6 +880,10 @@ QString ModelView::scoresText(const HeadScores &s)
         lines << line(kindName(HeadKind::Induction), s.induction);
     else
         lines << tr("induction: no token of this text repeats an earlier one");
+    if (s.duplicate.defined())
+        lines << line(kindName(HeadKind::DuplicateToken), s.duplicate);
+    else
+        lines << tr("duplicate token: no token of this text repeats");
     lines << tr("spread (entropy ÷ ln open keys): %1 (uniform 1.00) · largest weight %2").arg(fixed2(s.spread), fixed2(s.maxWeight));
     lines << tr("mean entropy %1 nats").arg(fixed2(s.meanEntropy));
     lines << tr("The label: the highest score that is at least %1 and %2 times its uniform; "
@@ -826,6 +907,179 @@ QString ModelView::modelSummary() const
         .arg(utf8(m_model->dtype));
 }
 
+bool ModelView::isKnockedOut(int layer, int head) const
+{
+    return std::any_of(m_ablations.begin(), m_ablations.end(),
+                       [&](const HeadAblation &a) { return a.layer == layer && a.head == head; });
+}
+
+void ModelView::setAblations(std::vector<HeadAblation> ablations)
+{
+    m_ablations = std::move(ablations);
+    m_probeLoss.reset();
+    m_probeProblem.clear();
+    if (m_model && !m_ablations.empty()) {
+        // The loss on the probe's second copies (what the first copy gives away), with every head and without these.
+        const auto probe = repeatedProbe(m_model->config.vocabSize, kProbeSeed);
+        const auto with = repeatLoss(*m_model, probe), without = repeatLoss(*m_model, probe, m_ablations);
+        if (const Problem *p = with.ok() ? without.problem() : with.problem())
+            m_probeProblem = problemText(*p);
+        else
+            m_probeLoss = std::pair{with.value(), without.value()};
+    }
+    m_scoresDirty = true;
+    m_trace.reset(); // every position again, with or without the heads
+    recompute();
+    if (m_tabs->currentIndex() == 2)
+        updateScoresTable();
+}
+
+void ModelView::knockOut(int layer, int head, bool mean)
+{
+    if (!m_model || layer < 0 || layer >= m_model->config.nLayer || head < 0 || head >= m_model->config.nHead)
+        return;
+    std::vector<HeadAblation> next;
+    for (const HeadAblation &a : m_ablations)
+        if (a.layer != layer || a.head != head)
+            next.push_back(a);
+    HeadAblation a{layer, head, {}};
+    if (mean) {
+        const auto means = meanHeadOutputs(*m_model, repeatedProbe(m_model->config.vocabSize, kProbeSeed));
+        if (const Problem *p = means.problem()) {
+            m_problem->setText(problemText(*p));
+            m_problem->show();
+            return;
+        }
+        a.mean = means.value()[std::size_t(layer)][std::size_t(head)];
+    }
+    next.push_back(std::move(a));
+    setAblations(std::move(next));
+}
+
+void ModelView::bringBack(int layer, int head)
+{
+    std::vector<HeadAblation> next;
+    for (const HeadAblation &a : m_ablations)
+        if (a.layer != layer || a.head != head)
+            next.push_back(a);
+    setAblations(std::move(next));
+}
+
+void ModelView::showGridMenu(const QPoint &pos)
+{
+    const auto [layer, head] = m_grid->cellAt(pos);
+    QMenu menu;
+    QAction *zero = nullptr, *mean = nullptr, *back = nullptr, *all = nullptr;
+    if (layer >= 0 && head >= 0 && m_trace) {
+        if (isKnockedOut(layer, head)) {
+            back = menu.addAction(tr("Bring layer %1, head %2 back").arg(layer + 1).arg(head + 1));
+        } else {
+            zero = menu.addAction(tr("Knock out layer %1, head %2: its output set to zero").arg(layer + 1).arg(head + 1));
+            mean = menu.addAction(tr("Knock out layer %1, head %2: its output replaced by its mean over the probe")
+                                      .arg(layer + 1)
+                                      .arg(head + 1));
+        }
+    }
+    if (!m_ablations.empty())
+        all = menu.addAction(tr("Bring every head back"));
+    menu.addSeparator();
+    QAction *exportFigure = menu.addAction(tr("Export figure…"));
+    exportFigure->setEnabled(m_headScenario.has_value());
+    QAction *chosen = menu.exec(m_grid->mapToGlobal(pos));
+    if (!chosen)
+        return;
+    if (chosen == zero || chosen == mean)
+        knockOut(layer, head, chosen == mean);
+    else if (chosen == back)
+        bringBack(layer, head);
+    else if (chosen == all)
+        setAblations({});
+    else if (chosen == exportFigure)
+        emit exportRequested(ModelFigure::Overview);
+}
+
+void ModelView::updateAblationNote()
+{
+    if (m_ablations.empty() || !m_model) {
+        m_ablationNote->hide();
+        m_ablationNote->clear();
+        m_nextTitle->setText(tr("<b>Next token</b> after the last position (top 5)"));
+        return;
+    }
+    QStringList names;
+    for (const HeadAblation &a : m_ablations)
+        names << (a.mean.size() ? tr("layer %1, head %2 (its mean)") : tr("layer %1, head %2 (zero)")).arg(a.layer + 1).arg(a.head + 1);
+    m_nextTitle->setText(tr("<b>Next token</b> after the last position (top 5), <b>without</b> %1").arg(names.join(tr("; "))));
+    QStringList whole;
+    for (const Prediction &p : m_intactNext)
+        whole << QStringLiteral("%1 %2").arg(tokenPlain(p.text).toHtmlEscaped(), QLocale::c().toString(p.p, 'f', 4));
+    QString text = tr("With every head: %1").arg(whole.join(QStringLiteral(" · ")));
+    if (m_probeLoss)
+        text += QStringLiteral("<br>")
+            + tr("Loss on the probe's second copies (random tokens said twice: what the first copy gives away): "
+                 "%1 nats with every head, %2 without")
+                  .arg(QLocale::c().toString(m_probeLoss->first, 'f', 3), QLocale::c().toString(m_probeLoss->second, 'f', 3));
+    else if (!m_probeProblem.isEmpty())
+        text += QStringLiteral("<br>") + m_probeProblem.toHtmlEscaped();
+    text += QStringLiteral("<br>") + tr("Right-click a head in the grid to bring it back.");
+    m_ablationNote->setText(text);
+    m_ablationNote->show();
+}
+
+void ModelView::updateScoresTable()
+{
+    if (!m_model)
+        return;
+    m_scoresDirty = false;
+    const auto scored = probeScores(*m_model, repeatedProbe(m_model->config.vocabSize, kProbeSeed), m_ablations);
+    QString title = tr("Every head's scores over the standard probe: %1 random token sequences of %2, each said twice "
+                       "(seed %3). Each is a mean weight, beside its uniform baseline in brackets. Click a column to "
+                       "sort; double-click a row to show that head.")
+                        .arg(kProbeSequences)
+                        .arg(kProbeLength)
+                        .arg(kProbeSeed);
+    if (!m_ablations.empty())
+        title += QLatin1Char(' ') + tr("These are the scores with the knocked-out heads removed.");
+    m_scoresTitle->setText(title);
+    const bool sorting = m_scoresTable->isSortingEnabled();
+    m_scoresTable->setSortingEnabled(false);
+    if (const Problem *p = scored.problem()) {
+        m_scoresTable->setRowCount(0);
+        m_scoresTitle->setText(problemText(*p));
+        m_probeScores.clear();
+        m_scoresTable->setSortingEnabled(sorting);
+        return;
+    }
+    m_probeScores = scored.value();
+    const int heads = m_model->config.nHead;
+    m_scoresTable->setRowCount(int(m_probeScores.size()));
+    for (int i = 0; i < int(m_probeScores.size()); ++i) {
+        const HeadScores &s = m_probeScores[std::size_t(i)];
+        auto number = [&](int col, int v) {
+            auto *item = new ScoreItem(QString::number(v));
+            item->setData(Qt::UserRole, v);
+            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_scoresTable->setItem(i, col, item);
+        };
+        number(0, i / heads + 1);
+        number(1, i % heads + 1);
+        auto *label = new QTableWidgetItem(isKnockedOut(i / heads, i % heads) ? tr("✕ knocked out") : kindName(s.kind));
+        label->setToolTip(scoresText(s));
+        m_scoresTable->setItem(i, 2, label);
+        const HeadScore *cols[] = {&s.previousToken, &s.firstToken, &s.self, &s.induction, &s.duplicate};
+        for (int c = 0; c < 5; ++c) {
+            const HeadScore &h = *cols[c];
+            auto *item = new ScoreItem(h.defined() ? tr("%1 (%2)").arg(fixed2(h.score), fixed2(h.uniform)) : tr("—"));
+            item->setData(Qt::UserRole, h.defined() ? h.score : -1.0);
+            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (h.clear())
+                item->setFont([f = m_scoresTable->font()]() mutable { f.setBold(true); return f; }());
+            m_scoresTable->setItem(i, 3 + c, item);
+        }
+    }
+    m_scoresTable->setSortingEnabled(sorting);
+}
+
 void ModelView::retranslate()
 {
     m_modelLine->setText(modelSummary());
@@ -847,6 +1101,12 @@ void ModelView::retranslate()
                           "one step you can undo"));
     m_tabs->setTabText(0, tr("Scores → weights → output"));
     m_tabs->setTabText(1, tr("Q, K, V"));
+    m_tabs->setTabText(2, tr("Head scores"));
+    m_scoresTable->setHorizontalHeaderLabels({tr("layer"), tr("head"), tr("label"), kindName(HeadKind::PreviousToken),
+                                              kindName(HeadKind::FirstToken), kindName(HeadKind::Self),
+                                              kindName(HeadKind::Induction), kindName(HeadKind::DuplicateToken)});
+    m_scoresDirty = true;
+    updateAblationNote();
     if (m_model && !m_live) {
         const double macs = forwardMultiplyAdds(m_model->config, 32);
         const double builtin = 19.7e6;
@@ -861,6 +1121,8 @@ void ModelView::retranslate()
         updateHead();
         updateOverview();
     }
+    if (m_tabs->currentIndex() == 2)
+        updateScoresTable();
 }
 
 void ModelView::changeEvent(QEvent *event)

@@ -15,6 +15,7 @@
 #include "gpt2.h"
 #include "headlabel.h"
 #include "headgrid.h"
+#include "probe.h"
 #include "heatmapplot.h"
 #include "takehead.h"
 
@@ -126,6 +127,24 @@ public:
     // The chosen head's scores (for the sentence now shown).
     const HeadScores &headScores() const { return m_scores; }
 
+    // Heads knocked out (right-click a head in the grid): the forward runs
+    // without them (probe.h); the next-token table is the knocked-out
+    // model's, and the note under it gives the whole model's top 5 and the
+    // loss on the probe's second copies, with and without. Empty: none.
+    void setAblations(std::vector<HeadAblation> ablations);
+    const std::vector<HeadAblation> &ablations() const { return m_ablations; }
+    // Knock out (mean: replace its output by its mean over the probe) or bring back one head.
+    void knockOut(int layer, int head, bool mean);
+    void bringBack(int layer, int head);
+    bool isKnockedOut(int layer, int head) const;
+    QLabel *ablationNote() const { return m_ablationNote; }
+    // Every head's scores over the standard probe (probe.h), one row a head,
+    // sortable by any column; with heads knocked out, the scores without them.
+    QTableWidget *scoresTable() const { return m_scoresTable; }
+    const std::vector<HeadScores> &probeScoresShown() const { return m_probeScores; }
+    // The probe's seed (model scores --seed's default).
+    static constexpr std::uint64_t kProbeSeed = 1;
+
 signals:
     // The head for the sentence as an ordinary scenario, and the undo text.
     void takeHeadRequested(const attn::Scenario &scenario, const QString &description);
@@ -154,6 +173,9 @@ private:
     void updatePredictions();
     void setStale(bool stale);
     HeatmapData qkvData(int which) const;
+    void updateAblationNote();
+    void updateScoresTable();
+    void showGridMenu(const QPoint &pos);
 
     std::shared_ptr<const Gpt2Model> m_model;
     std::optional<ModelTrace> m_trace;
@@ -162,6 +184,12 @@ private:
     std::optional<Scenario> m_headScenario;
     Trace m_headTrace;
     HeadScores m_scores;
+    std::vector<HeadAblation> m_ablations;
+    std::vector<Prediction> m_intactNext;          // the whole model's top 5, while heads are knocked out
+    std::optional<std::pair<double, double>> m_probeLoss; // with every head, without the knocked-out ones
+    std::vector<HeadScores> m_probeScores;         // the table's
+    bool m_scoresDirty = true;
+    QString m_probeProblem;
     int m_layer = 0;
     int m_head = 0;
     bool m_live = true;
@@ -178,6 +206,9 @@ private:
     HeadGrid *m_grid = nullptr;
     QLabel *m_nextTitle = nullptr;
     QTableWidget *m_predictions = nullptr;
+    QLabel *m_ablationNote = nullptr;
+    QLabel *m_scoresTitle = nullptr;
+    QTableWidget *m_scoresTable = nullptr;
     QLabel *m_layerLabel = nullptr;
     QLabel *m_headLabel = nullptr;
     QSpinBox *m_layerBox = nullptr;

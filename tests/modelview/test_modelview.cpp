@@ -9,6 +9,7 @@
 #include "headgrid.h"
 #include "mainwindow.h"
 #include "modelview.h"
+#include "probe.h"
 #include "safetensors.h"
 #include "stagedata.h"
 #include "stageviews.h"
@@ -581,6 +582,89 @@ private slots:
     }
 
     // `attention-lab --show model --screenshot`: the model mode, drawn.
+    // Knocking a head out: the view's forward is the core's ablated one, the
+    // grid says which head, the note gives the whole model's top 5 and the
+    // probe's loss with and without; bringing it back restores everything.
+    void knockOutAHead()
+    {
+        MainWindow &w = *m_window;
+        QVERIFY(!w.openBuiltinModel());
+        w.setModelMode(true);
+        ModelView *mv = w.modelView();
+        const QString text = QStringLiteral("the girl sees the king . she is happy .");
+        mv->setText(text);
+        const ModelTrace intact = reference(text);
+        QVERIFY(mv->ablationNote()->isHidden());
+        mv->knockOut(2, 0, false);
+        QVERIFY(mv->isKnockedOut(2, 0));
+        const ModelTrace knocked = std::get<ModelTrace>(runModelOnIdsAblated(*builtin(), intact.ids, 5, {{2, 0, {}}}));
+        QVERIFY(maxDiff(mv->trace()->final, knocked.final) <= 1e-12);
+        QCOMPARE(mv->predictionTable()->item(0, 0)->text().isEmpty(), false);
+        QCOMPARE(mv->predictionTable()->item(0, 1)->data(Qt::UserRole).toDouble(), knocked.next[0].p);
+        QVERIFY(!mv->ablationNote()->isHidden());
+        const auto probe = repeatedProbe(builtin()->config.vocabSize, ModelView::kProbeSeed);
+        const double with = std::get<double>(repeatLoss(*builtin(), probe));
+        const double without = std::get<double>(repeatLoss(*builtin(), probe, {{2, 0, {}}}));
+        const QString note = mv->ablationNote()->text();
+        QVERIFY2(note.contains(QLocale::c().toString(with, 'f', 3)) && note.contains(QLocale::c().toString(without, 'f', 3)),
+                 qPrintable(note));
+        QVERIFY2(note.contains(QLocale::c().toString(intact.next[0].p, 'f', 4)), qPrintable(note));
+        const HeadGridData grid = mv->overview()->data();
+        QVERIFY(grid.cells[std::size_t(2 * 4 + 0)].caption.value(0).contains(QStringLiteral("knocked out")));
+        QVERIFY(!grid.cells[std::size_t(2 * 4 + 1)].caption.value(0).contains(QStringLiteral("knocked out")));
+        // Typing keeps the head out.
+        mv->setText(text + QStringLiteral(" the"));
+        QVERIFY(mv->trace()->ablated);
+        // The mean: the core's mean over the probe.
+        mv->knockOut(1, 2, true);
+        QCOMPARE(int(mv->ablations().size()), 2);
+        const auto means = meanHeadOutputs(*builtin(), probe);
+        QVERIFY(maxDiff(mv->ablations()[1].mean, means.value()[1][2]) == 0);
+        mv->bringBack(2, 0);
+        mv->bringBack(1, 2);
+        QVERIFY(mv->ablations().empty());
+        QVERIFY(mv->ablationNote()->isHidden());
+        mv->setText(text);
+        QVERIFY(maxDiff(mv->trace()->final, intact.final) <= 1e-12);
+    }
+
+    // The scores tab: one row a head, the core's probe scores, sorted by a column.
+    void scoresTableSorts()
+    {
+        MainWindow &w = *m_window;
+        QVERIFY(!w.openBuiltinModel());
+        w.setModelMode(true);
+        ModelView *mv = w.modelView();
+        mv->headTabs()->setCurrentIndex(2);
+        QTableWidget *t = mv->scoresTable();
+        QCOMPARE(t->rowCount(), 12);
+        const auto ref = probeScores(*builtin(), repeatedProbe(builtin()->config.vocabSize, ModelView::kProbeSeed));
+        QVERIFY(ref.ok());
+        t->sortByColumn(4, Qt::DescendingOrder); // first token
+        double last = 2;
+        for (int r = 0; r < t->rowCount(); ++r) {
+            const int l = t->item(r, 0)->data(Qt::UserRole).toInt() - 1, h = t->item(r, 1)->data(Qt::UserRole).toInt() - 1;
+            const HeadScores &s = ref.value()[std::size_t(l * 4 + h)];
+            const double v = t->item(r, 4)->data(Qt::UserRole).toDouble();
+            QCOMPARE(v, s.firstToken.score);
+            QVERIFY(v <= last);
+            last = v;
+            QCOMPARE(t->item(r, 4)->text(), QStringLiteral("%1 (%2)").arg(fixed2(s.firstToken.score), fixed2(s.firstToken.uniform)));
+            QCOMPARE(t->item(r, 2)->text(), ModelView::kindName(s.kind));
+        }
+        // Double-click shows that head.
+        QSignalSpy changed(mv, &ModelView::headChanged);
+        emit t->cellDoubleClicked(0, 0);
+        QCOMPARE(mv->layer(), t->item(0, 0)->data(Qt::UserRole).toInt() - 1);
+        QCOMPARE(mv->head(), t->item(0, 1)->data(Qt::UserRole).toInt() - 1);
+        // Knocked out: the table is the scores without the head.
+        mv->knockOut(0, 2, false);
+        const auto after = probeScores(*builtin(), repeatedProbe(builtin()->config.vocabSize, ModelView::kProbeSeed), {{0, 2, {}}});
+        QCOMPARE(mv->probeScoresShown().size(), std::size_t(12));
+        QCOMPARE(mv->probeScoresShown()[5].previousToken.score, after.value()[5].previousToken.score);
+        QVERIFY(mv->probeScoresShown()[5].previousToken.score != ref.value()[5].previousToken.score);
+    }
+
     void screenshotOfTheModelMode()
     {
         // Where the maps are: the same window here, at the same size.
