@@ -367,6 +367,7 @@ QTabWidget *ModelView::buildHeadTabs(QWidget *parent)
     m_scoresTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_scoresTable->horizontalHeader()->setStretchLastSection(true);
     m_scoresTable->setSortingEnabled(true);
+    m_scoresTable->sortByColumn(0, Qt::AscendingOrder);
     scoresLayout->addWidget(m_scoresTitle);
     scoresLayout->addWidget(m_scoresTable, 1);
     m_tabs->addTab(scores, QString());
@@ -405,7 +406,7 @@ void ModelView::connectParts()
     connect(m_scoresTable, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         const QTableWidgetItem *l = m_scoresTable->item(row, 0), *h = m_scoresTable->item(row, 1);
         if (l && h)
-            setHead(l->data(Qt::UserRole).toInt() - 1, h->data(Qt::UserRole).toInt() - 1);
+            setHead(l->text().toInt() - 1, h->text().toInt() - 1);
     });
     m_grid->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_grid, &QWidget::customContextMenuRequested, this, &ModelView::showGridMenu);
@@ -1055,14 +1056,15 @@ void ModelView::updateScoresTable()
     m_scoresTable->setRowCount(int(m_probeScores.size()));
     for (int i = 0; i < int(m_probeScores.size()); ++i) {
         const HeadScores &s = m_probeScores[std::size_t(i)];
-        auto number = [&](int col, int v) {
+        // The layer column sorts by layer, then head: the table's first order.
+        auto number = [&](int col, int v, double key) {
             auto *item = new ScoreItem(QString::number(v));
-            item->setData(Qt::UserRole, v);
+            item->setData(Qt::UserRole, key);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             m_scoresTable->setItem(i, col, item);
         };
-        number(0, i / heads + 1);
-        number(1, i % heads + 1);
+        number(0, i / heads + 1, i);
+        number(1, i % heads + 1, i % heads);
         auto *label = new QTableWidgetItem(isKnockedOut(i / heads, i % heads) ? tr("✕ knocked out") : kindName(s.kind));
         label->setToolTip(scoresText(s));
         m_scoresTable->setItem(i, 2, label);

@@ -1978,7 +1978,7 @@
         <translation>显示比例 %1%</translation>
     </message>
     <message>
-        <location filename="../../app/gui/projectorlayout.cpp" line="+217" />
+        <location filename="../../app/gui/projectorlayout.cpp" line="+244" />
         <source>Panels folded so that every map keeps its numbers; F9 brings them back</source>
         <translation>面板已收起，让每张图都显示数值；按 F9 恢复</translation>
     </message>
@@ -2120,7 +2120,7 @@
         <translation>A/B — 注意力实验室</translation>
     </message>
     <message>
-        <location filename="../../app/gui/projectorlayout.cpp" line="-120" />
+        <location filename="../../app/gui/projectorlayout.cpp" line="-126" />
         <source>The panels cost some maps their numbers</source>
         <translation>面板占去了地方，有的热图显示不了数值</translation>
     </message>
@@ -2728,34 +2728,35 @@
 <context>
     <name>attn::ModelView</name>
     <message>
-        <location filename="../../app/views/modelview.cpp" line="+368" />
+        <location filename="../../app/views/modelview.cpp" line="+403" />
         <source>Take layer %1, head %2 into the lab</source>
         <translation>把第 %1 层第 %2 个头带进实验室</translation>
     </message>
     <message>
-        <location line="+9" />
+        <location line="+18" />
+        <location line="+565" />
         <source>Export figure…</source>
         <translation>导出图片…</translation>
     </message>
     <message>
-        <location line="+122" />
+        <location line="-439" />
         <source>Type a sentence for the model to read.</source>
         <translation>输入一个句子，让模型来读。</translation>
     </message>
     <message>
         <location line="+4" />
-        <location line="+336" />
+        <location line="+540" />
         <source>Tokens:</source>
         <translation>词元：</translation>
     </message>
     <message>
-        <location line="-285" />
-        <location line="+287" />
+        <location line="-474" />
+        <location line="+476" />
         <source>Tokens (%1):</source>
         <translation>词元（%1 个）：</translation>
     </message>
     <message>
-        <location line="-278" />
+        <location line="-467" />
         <source>L%1</source>
         <translation>第%1层</translation>
     </message>
@@ -2765,7 +2766,7 @@
         <translation>头%1</translation>
     </message>
     <message>
-        <location line="+3" />
+        <location line="+5" />
         <source>H̄ %1 nats</source>
         <translation>H̄ %1 奈特</translation>
     </message>
@@ -2775,12 +2776,7 @@
         <translation>第 %1 层，头 %2：%3</translation>
     </message>
     <message>
-        <location line="+1" />
-        <source>Click to show this head</source>
-        <translation>点击显示这个头</translation>
-    </message>
-    <message>
-        <location line="+6" />
+        <location line="+9" />
         <source>%1: every head's softmax weights for “%2”</source>
         <translation>%1：“%2”的每个头的 softmax 权重</translation>
     </message>
@@ -2795,7 +2791,7 @@
         <translation> · 平均熵 %1 奈特 · 前一个词元 %2 · 第一个词元 %3 · 自身 %4</translation>
     </message>
     <message>
-        <location line="+42" />
+        <location line="+47" />
         <source>tokens</source>
         <translation>词元</translation>
     </message>
@@ -2835,14 +2831,37 @@
         <translation>自身</translation>
     </message>
     <message>
-        <location line="+4" />
+        <location line="+7" />
         <source>broad</source>
         <translation>分散</translation>
     </message>
     <message>
-        <location line="-2" />
+        <location line="-5" />
         <source>induction</source>
         <translation>归纳</translation>
+    </message>
+    <message>
+        <location line="-224" />
+        <location line="+434" />
+        <source>✕ knocked out</source>
+        <extracomment>Under a head's map in the grid when the head is knocked out (its output replaced).</extracomment>
+        <translation>✕ 已敲除</translation>
+    </message>
+    <message>
+        <location line="-431" />
+        <source>Knocked out: it reads as before, but what it writes is replaced</source>
+        <translation>已敲除：它照常读取，但写入的内容被替换</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Click to show this head; right-click to knock it out</source>
+        <translation>单击显示这个头；右击可敲除它</translation>
+    </message>
+    <message>
+        <location line="+223" />
+        <source>duplicate token</source>
+        <extracomment>A head whose rows look at earlier copies of their own token.</extracomment>
+        <translation>重复词元</translation>
     </message>
     <message>
         <location line="+5" />
@@ -2864,6 +2883,11 @@
         <location line="+8" />
         <source>induction: no token of this text repeats an earlier one</source>
         <translation>归纳：这段文字中没有重复前面出现过的词元</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>duplicate token: no token of this text repeats</source>
+        <translation>重复词元：这段文本没有重复的词元</translation>
     </message>
     <message>
         <location line="+1" />
@@ -2896,7 +2920,82 @@
         <translation>%1（%2）· %3 层 × %4 个头 · n_embd %5 · %6 个参数 · %7</translation>
     </message>
     <message>
-        <location line="+12" />
+        <location line="+74" />
+        <source>Bring layer %1, head %2 back</source>
+        <translation>恢复第 %1 层第 %2 个头</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Knock out layer %1, head %2: its output set to zero</source>
+        <translation>敲除第 %1 层第 %2 个头：输出置零</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Knock out layer %1, head %2: its output replaced by its mean over the probe</source>
+        <translation>敲除第 %1 层第 %2 个头：输出换成它在探针集上的均值</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Bring every head back</source>
+        <translation>恢复所有的头</translation>
+    </message>
+    <message>
+        <location line="+27" />
+        <source>layer %1, head %2 (its mean)</source>
+        <translation>第 %1 层第 %2 个头（均值）</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>layer %1, head %2 (zero)</source>
+        <translation>第 %1 层第 %2 个头（置零）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&lt;b&gt;Next token&lt;/b&gt; after the last position (top 5), &lt;b&gt;without&lt;/b&gt; %1</source>
+        <translation>最后位置之后的&lt;b&gt;下一个词元&lt;/b&gt;（前 5），&lt;b&gt;去掉&lt;/b&gt; %1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>With every head: %1</source>
+        <translation>所有头都在时：%1</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Loss on the probe's second copies (random tokens said twice: what the first copy gives away): %1 nats with every head, %2 without</source>
+        <translation>探针第二遍上的损失（随机词元说两遍：第一遍已泄露答案）：所有头都在时 %1 nats，去掉后 %2</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>Right-click a head in the grid to bring it back.</source>
+        <translation>在网格里右击一个头即可恢复它。</translation>
+    </message>
+    <message>
+        <location line="+11" />
+        <source>Every head's scores over the standard probe: %1 random token sequences of %2, each said twice (seed %3). Each is a mean weight, beside its uniform baseline in brackets. Click a column to sort; double-click a row to show that head.</source>
+        <translation>每个头在标准探针上的得分：%1 条长 %2 的随机词元序列，各说两遍（种子 %3）。每个得分是平均权重，括号里是均匀基线。单击列标题排序；双击一行显示那个头。</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>These are the scores with the knocked-out heads removed.</source>
+        <translation>这些是去掉被敲除的头之后的得分。</translation>
+    </message>
+    <message>
+        <location line="+30" />
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>—</source>
+        <translation>—</translation>
+    </message>
+    <message>
+        <location line="+14" />
         <source>Back to the lab</source>
         <translation>回到实验室</translation>
     </message>
@@ -2921,7 +3020,8 @@
         <translation>&lt;b&gt;每一层 × 每个头&lt;/b&gt;：softmax 权重（点击一个查看）</translation>
     </message>
     <message>
-        <location line="+1" />
+        <location line="-88" />
+        <location line="+89" />
         <source>&lt;b&gt;Next token&lt;/b&gt; after the last position (top 5)</source>
         <translation>最后一个位置之后的&lt;b&gt;下一个词元&lt;/b&gt;（前 5 名）</translation>
     </message>
@@ -2966,7 +3066,27 @@
         <translation>Q、K、V</translation>
     </message>
     <message>
-        <location line="+4" />
+        <location line="+1" />
+        <source>Head scores</source>
+        <translation>头的得分</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>label</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <location line="+8" />
         <source>This model is big: a 32-token sentence takes about %1 million multiply-adds, %2 times the built-in model (about 10 ms). Typing would lag, so the views are recomputed when you press Enter or pause typing.</source>
         <translation>这个模型很大：一个 32 词元的句子大约需要 %1 百万次乘加，是内置模型（约 10 毫秒）的 %2 倍。边打字边计算会卡顿，所以在按回车或停止输入片刻后才重新计算。</translation>
     </message>
@@ -2974,7 +3094,7 @@
 <context>
     <name>attn::NotesPanel</name>
     <message>
-        <location filename="../../app/views/notespanel.cpp" line="+39" />
+        <location filename="../../app/views/notespanel.cpp" line="+41" />
         <source>The notes are hidden while the answers are hidden: they give the numbers away.</source>
         <translation>答案隐藏时笔记也隐藏：笔记里有答案的数字。</translation>
     </message>
@@ -3587,7 +3707,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::ScalingLabPanel</name>
     <message>
-        <location filename="../../app/views/scalinglabpanel.cpp" line="+131" />
+        <location filename="../../app/views/scalinglabpanel.cpp" line="+134" />
         <source>d_k</source>
         <translation>d_k</translation>
     </message>

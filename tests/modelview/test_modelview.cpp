@@ -638,12 +638,17 @@ private slots:
         mv->headTabs()->setCurrentIndex(2);
         QTableWidget *t = mv->scoresTable();
         QCOMPARE(t->rowCount(), 12);
+        // First in the model's order: layer by layer, head by head.
+        for (int r = 0; r < 12; ++r) {
+            QCOMPARE(t->item(r, 0)->text().toInt(), r / 4 + 1);
+            QCOMPARE(t->item(r, 1)->text().toInt(), r % 4 + 1);
+        }
         const auto ref = probeScores(*builtin(), repeatedProbe(builtin()->config.vocabSize, ModelView::kProbeSeed));
         QVERIFY(ref.ok());
         t->sortByColumn(4, Qt::DescendingOrder); // first token
         double last = 2;
         for (int r = 0; r < t->rowCount(); ++r) {
-            const int l = t->item(r, 0)->data(Qt::UserRole).toInt() - 1, h = t->item(r, 1)->data(Qt::UserRole).toInt() - 1;
+            const int l = t->item(r, 0)->text().toInt() - 1, h = t->item(r, 1)->text().toInt() - 1;
             const HeadScores &s = ref.value()[std::size_t(l * 4 + h)];
             const double v = t->item(r, 4)->data(Qt::UserRole).toDouble();
             QCOMPARE(v, s.firstToken.score);
@@ -655,8 +660,8 @@ private slots:
         // Double-click shows that head.
         QSignalSpy changed(mv, &ModelView::headChanged);
         emit t->cellDoubleClicked(0, 0);
-        QCOMPARE(mv->layer(), t->item(0, 0)->data(Qt::UserRole).toInt() - 1);
-        QCOMPARE(mv->head(), t->item(0, 1)->data(Qt::UserRole).toInt() - 1);
+        QCOMPARE(mv->layer(), t->item(0, 0)->text().toInt() - 1);
+        QCOMPARE(mv->head(), t->item(0, 1)->text().toInt() - 1);
         // Knocked out: the table is the scores without the head.
         mv->knockOut(0, 2, false);
         const auto after = probeScores(*builtin(), repeatedProbe(builtin()->config.vocabSize, ModelView::kProbeSeed), {{0, 2, {}}});
