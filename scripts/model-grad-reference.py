@@ -50,13 +50,14 @@ def forward(p, cfg, ids, targets, divisor, mlp):
             h = layer_norm(x, q("ln_2.weight"), q("ln_2.bias"), cfg["eps"]) @ q("mlp.c_fc.weight") + q("mlp.c_fc.bias")
             x = x + gelu_tanh(h) @ q("mlp.c_proj.weight") + q("mlp.c_proj.bias")
     f = layer_norm(x, p["ln_f.weight"], p["ln_f.bias"], cfg["eps"])
-    logits = f @ p["wte.weight"].T
+    logits = f @ p.get("lm_head.weight", p["wte.weight"]).T  # untied: the logits' own matrix
     return torch.nn.functional.cross_entropy(logits.reshape(B * T, -1), targets.reshape(-1), ignore_index=-1)
 
 
-def case(seed, mlp, divisor_of):
+def case(seed, mlp, divisor_of, tied=True):
     g = torch.Generator().manual_seed(seed)
-    cfg = dict(n_layer=2, n_head=2, n_embd=8, n_positions=6, vocab_size=7, n_inner=12, eps=1e-5)
+    cfg = dict(n_layer=2, n_head=2, n_embd=8, n_positions=6, vocab_size=7, n_inner=12, eps=1e-5,
+               tie_word_embeddings=tied)
     d, I, V, P = cfg["n_embd"], cfg["n_inner"], cfg["vocab_size"], cfg["n_positions"]
     shapes = {"wte.weight": (V, d), "wpe.weight": (P, d)}
     for l in range(cfg["n_layer"]):
@@ -66,6 +67,8 @@ def case(seed, mlp, divisor_of):
                        f"h.{l}.mlp.c_fc.weight": (d, I), f"h.{l}.mlp.c_fc.bias": (I,),
                        f"h.{l}.mlp.c_proj.weight": (I, d), f"h.{l}.mlp.c_proj.bias": (d,)})
     shapes.update({"ln_f.weight": (d,), "ln_f.bias": (d,)})
+    if not tied:
+        shapes["lm_head.weight"] = (V, d)
     p = {}
     for n, s in shapes.items():
         t = torch.randn(*s, generator=g, dtype=torch.float64) * (0.5 if len(s) == 2 else 0.2)
@@ -89,7 +92,7 @@ def case(seed, mlp, divisor_of):
 
 
 def main():
-    cases = [case(1, True, math.sqrt), case(2, False, lambda dh: 1.0)]
+    cases = [case(1, True, math.sqrt), case(2, False, lambda dh: 1.0), case(3, False, math.sqrt, tied=False)]
     with open(OUT, "w") as f:
         json.dump({"generator": "scripts/model-grad-reference.py (PyTorch %s, float64)" % torch.__version__,
                    "cases": cases}, f, separators=(",", ":"))

@@ -230,6 +230,12 @@ Result<Gpt2Config> gpt2ConfigFromJson(const QByteArray &json, const QString &fil
             return Problem{file, "activation_function " + quoted(a.toStdString())
                                      + " is not one this reader knows; expected gelu_new (GPT-2's) or gelu"};
     }
+    const QJsonValue tie = o.value(QLatin1String("tie_word_embeddings"));
+    if (!tie.isUndefined()) {
+        if (!tie.isBool())
+            return Problem{file, "tie_word_embeddings must be true or false"};
+        c.tiedEmbedding = tie.toBool();
+    }
     if (c.nEmbd % c.nHead != 0)
         return Problem{file, "n_embd " + std::to_string(c.nEmbd) + " is not a multiple of n_head " + std::to_string(c.nHead)};
     return c;
@@ -239,7 +245,8 @@ double modelParameters(const Gpt2Config &c)
 {
     const double d = c.nEmbd, I = c.nInner;
     const double layer = 2 * d + 3 * d * d + 3 * d + d * d + d + 2 * d + d * I + I + I * d + d;
-    return double(c.vocabSize) * d + double(c.nPositions) * d + double(c.nLayer) * layer + 2 * d;
+    const double head = c.tiedEmbedding ? 0 : double(c.vocabSize) * d; // an untied lm_head
+    return double(c.vocabSize) * d + head + double(c.nPositions) * d + double(c.nLayer) * layer + 2 * d;
 }
 
 std::optional<Problem> checkModelBudget(const Gpt2Config &c, const std::string &place)
@@ -288,6 +295,13 @@ Result<Gpt2Model> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2
         return *r.problem;
     m.wte = std::move(*wte);
     m.wpe = std::move(*wpe);
+    if (!c.tiedEmbedding) { // Hugging Face's GPT2LMHeadModel names it without "transformer."
+        auto head = r.get("lm_head.weight", {V, d}, "config.json's tie_word_embeddings false, vocab_size "
+                                                       + std::to_string(V) + " and n_embd " + std::to_string(d));
+        if (r.problem)
+            return *r.problem;
+        m.lmHead = std::move(*head);
+    }
     for (int l = 0; l < c.nLayer; ++l) {
         const std::string p = "h." + std::to_string(l) + ".";
         Gpt2Layer L;
@@ -608,9 +622,10 @@ Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, 
     if (!final.allFinite())
         return overflow("ln_f", "LN_f overflows", "ln_f's weights reach",
                         std::max(largestFinite(model.lnfWeight), largestFinite(model.lnfBias)));
-    t.logits = model.wte.lazyProduct(t.final.row(n - 1).transpose());                  // vocab
+    t.logits = model.unembedding().lazyProduct(t.final.row(n - 1).transpose());        // vocab
     if (!t.logits.allFinite())
-        return overflow("the last position", "the logits overflow", "wte reaches", largestFinite(model.wte));
+        return overflow("the last position", "the logits overflow", c.tiedEmbedding ? "wte reaches" : "lm_head reaches",
+                        largestFinite(model.unembedding()));
 
     const double top = t.logits.maxCoeff();
     const Eigen::VectorXd e = (t.logits.array() - top).exp();

@@ -18,7 +18,8 @@
 //                           out_h = weights v_h              n by d_h
 //                 x' = x_l + [out_1 .. out_h] c_proj.W + b   n by d
 //                 x_{l+1} = x' + GELU_tanh(LN_2(x') c_fc.W + b) mlp.c_proj.W + b
-//   logits = LN_f(x_L) wte^T                                 n by vocab (tied embedding)
+//   logits = LN_f(x_L) wte^T                                 n by vocab (tied embedding;
+//                                                            lm_head^T when tie_word_embeddings is false)
 //
 // Every failure is a Problem naming the file (its place) and the tensor or
 // key (its message). Nothing here throws.
@@ -59,6 +60,7 @@ struct Gpt2Config {
     int nInner = 0;          // the MLP's width; 4 n_embd unless the config says
     double epsilon = 1e-5;   // layer_norm_epsilon
     bool geluTanh = true;    // activation_function gelu_new (GPT-2's) rather than the exact gelu
+    bool tiedEmbedding = true; // tie_word_embeddings: the logits read wte; false: lm_head.weight of their own
 
     int headDim() const { return nHead ? nEmbd / nHead : 0; }
 };
@@ -120,10 +122,14 @@ struct Gpt2Model {
     std::string dtype;       // of the weights in the file: "F32", "F16", "BF16", "F64" (or "mixed")
     std::int64_t parameters = 0;
     Matrix wte;              // vocab by d
+    Matrix lmHead;           // vocab by d: the logits' own matrix when the config unties it; else empty
     Matrix wpe;              // n_positions by d
     std::vector<Gpt2Layer> layers;
     Eigen::RowVectorXd lnfWeight, lnfBias;   // d
     BpeTokenizer tokenizer;
+
+    // What the logits are read against: wte (tied, GPT-2's) or lm_head.   vocab by d
+    const Matrix &unembedding() const { return config.tiedEmbedding ? wte : lmHead; }
 };
 
 using ModelOrProblem = Result<std::shared_ptr<const Gpt2Model>>;

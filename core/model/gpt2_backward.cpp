@@ -157,7 +157,7 @@ Result<Gpt2Tape> forwardForTraining(const Gpt2Model &m, const TrainBatch &batch,
     tape.final = layerNorm(x, m.lnfWeight, m.lnfBias, c.epsilon, &tape.hatF, &tape.rstdF);
     // The logits transposed, V by N: each row's logits one contiguous column
     // for the softmax (a row of an N by V column-major matrix is strided).
-    const Matrix logitsT = blas::multiply(m.wte, false, tape.final, true);
+    const Matrix logitsT = blas::multiply(m.unembedding(), false, tape.final, true);
     if (!logitsT.allFinite())
         return Problem{"training", "the forward left the finite numbers (the logits overflow)"};
     // Softmax and the mean cross-entropy of the counted rows.
@@ -196,8 +196,9 @@ Gpt2Model backwardFromTape(const Gpt2Model &m, const TrainBatch &batch, const Tr
             dlogits.row(r).setZero();
     }
     dlogits /= double(tape.counted);
-    g.wte = blas::multiply(dlogits, true, tape.final, false);                     // V by d
-    Matrix dx = blas::multiply(dlogits, false, m.wte, false);                                             // N by d
+    // The unembedding's gradient: wte's own part when tied, lm_head's when not.   V by d
+    (c.tiedEmbedding ? g.wte : g.lmHead) = blas::multiply(dlogits, true, tape.final, false);
+    Matrix dx = blas::multiply(dlogits, false, m.unembedding(), false);                                   // N by d
     dx = layerNormBackward(dx, tape.hatF, tape.rstdF, m.lnfWeight, g.lnfWeight, g.lnfBias);
     for (int l = c.nLayer - 1; l >= 0; --l) {
         const Gpt2Layer &L = m.layers[std::size_t(l)];
@@ -246,6 +247,8 @@ Gpt2Model zeroWeights(const Gpt2Config &c)
     Gpt2Model m;
     m.config = c;
     m.wte = Matrix::Zero(c.vocabSize, d);
+    if (!c.tiedEmbedding)
+        m.lmHead = Matrix::Zero(c.vocabSize, d);
     m.wpe = Matrix::Zero(c.nPositions, d);
     auto row = [](int n) { return Eigen::RowVectorXd::Zero(n); };
     for (int l = 0; l < c.nLayer; ++l) {
@@ -282,6 +285,8 @@ std::vector<ParameterRef> parameterRefs(Gpt2Model &m)
     };
     mat("wte.weight", m.wte, false);
     mat("wpe.weight", m.wpe, false);
+    if (!m.config.tiedEmbedding)
+        mat("lm_head.weight", m.lmHead, false);
     for (std::size_t l = 0; l < m.layers.size(); ++l) {
         Gpt2Layer &L = m.layers[l];
         const std::string p = "h." + std::to_string(l) + ".";

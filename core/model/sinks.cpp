@@ -23,7 +23,7 @@ Result<double> nextTokenLoss(const Gpt2Model &model, const std::vector<int> &ids
     const ModelTrace &t = std::get<ModelTrace>(r);
     const Eigen::Index n = Eigen::Index(ids.size());
     // Every position's logits: LN_f's rows against the tied embedding.   (n − 1) by vocab
-    const Matrix logits = t.final.topRows(n - 1) * model.wte.transpose();
+    const Matrix logits = t.final.topRows(n - 1) * model.unembedding().transpose();
     double sum = 0;
     for (Eigen::Index i = 0; i + 1 < n; ++i) {
         const double top = logits.row(i).maxCoeff();

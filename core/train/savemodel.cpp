@@ -80,7 +80,7 @@ QByteArray gpt2ConfigJson(const Gpt2Config &c)
     o.insert(QStringLiteral("vocab_size"), c.vocabSize);
     o.insert(QStringLiteral("layer_norm_epsilon"), c.epsilon);
     o.insert(QStringLiteral("activation_function"), c.geluTanh ? QStringLiteral("gelu_new") : QStringLiteral("gelu"));
-    o.insert(QStringLiteral("tie_word_embeddings"), true);
+    o.insert(QStringLiteral("tie_word_embeddings"), c.tiedEmbedding);
     return QJsonDocument(o).toJson();
 }
 

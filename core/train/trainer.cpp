@@ -4,7 +4,6 @@
 #include "blas.h"
 #include "grammar.h"
 #include "modelfile.h"
-#include "positional.h"
 
 #include <algorithm>
 #include <cmath>
@@ -77,6 +76,7 @@ Gpt2Config trainConfig(const TrainSettings &s)
     c.nInner = 4 * s.dModel;
     c.epsilon = 1e-5;
     c.geluTanh = true;
+    c.tiedEmbedding = s.tiedEmbedding;
     return c;
 }
 
@@ -108,7 +108,7 @@ std::optional<Problem> checkTrainingBudget(const TrainSettings &s)
                                + " bytes (1 GiB)"};
 }
 
-Gpt2Model initialWeights(const Gpt2Config &c, bool mlp, std::uint64_t seed, double embeddingStd, bool sinusoidalPositions)
+Gpt2Model initialWeights(const Gpt2Config &c, bool mlp, std::uint64_t seed, double embeddingStd)
 {
     Gpt2Model m = zeroWeights(c);
     Rng rng(seed);
@@ -120,8 +120,6 @@ Gpt2Model initialWeights(const Gpt2Config &c, bool mlp, std::uint64_t seed, doub
     const double d = c.nEmbd, depth = std::sqrt(2.0 * c.nLayer);
     fill(m.wte, embeddingStd);
     fill(m.wpe, embeddingStd);
-    if (sinusoidalPositions)
-        m.wpe = sinusoidalTable(int(m.wpe.rows()), int(m.wpe.cols())) * (embeddingStd * std::sqrt(2.0));
     for (Gpt2Layer &L : m.layers) {
         L.ln1Weight.setOnes();
         L.ln2Weight.setOnes();
@@ -137,6 +135,8 @@ Gpt2Model initialWeights(const Gpt2Config &c, bool mlp, std::uint64_t seed, doub
         }
     }
     m.lnfWeight.setOnes();
+    if (!c.tiedEmbedding)
+        fill(m.lmHead, 1.0 / std::sqrt(d));
     return m;
 }
 
@@ -149,7 +149,7 @@ Result<TrainState> startTraining(const TrainSettings &settings)
     TrainState s;
     s.settings = settings;
     const Gpt2Config c = trainConfig(settings);
-    s.model = initialWeights(c, settings.mlp, settings.seed, settings.embeddingStd, settings.sinusoidalPositions);
+    s.model = initialWeights(c, settings.mlp, settings.seed, settings.embeddingStd);
     s.data = Rng(splitmix64(settings.seed ^ kDataStream));
     Rng held(splitmix64(settings.seed ^ kHeldOutStream));
     s.evaluation = taskBatch(settings, std::max(settings.batch, 32), held);

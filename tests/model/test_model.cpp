@@ -261,7 +261,8 @@ QByteArray treeTraceJson(const ModelTrace &t, const QList<int> &layers, const QL
                                      {QStringLiteral("previous_token"), score(hs.previousToken)},
                                      {QStringLiteral("first_token"), score(hs.firstToken)},
                                      {QStringLiteral("self"), score(hs.self)},
-                                     {QStringLiteral("induction"), score(hs.induction)}};
+                                     {QStringLiteral("induction"), score(hs.induction)},
+                                     {QStringLiteral("duplicate"), score(hs.duplicate)}};
             headList.append(QJsonObject{{QStringLiteral("head"), h + 1},
                                         {QStringLiteral("head_scores"), scores},
                                         {QStringLiteral("q"), matrixJson(a.q)},

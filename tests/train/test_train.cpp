@@ -9,6 +9,7 @@
 #include "gpt2_backward.h"
 #include "headscores.h"
 #include "modelfile.h"
+#include "safetensors.h"
 #include "savemodel.h"
 #include "tasks.h"
 #include "trainer.h"
@@ -109,16 +110,25 @@ private slots:
     {
         QTest::addColumn<bool>("mlp");
         QTest::addColumn<double>("divisor");
-        QTest::newRow("with the MLP, sqrt(d_h)") << true << 0.0;
-        QTest::newRow("attention only, divisor 1") << false << 1.0;
-        QTest::newRow("with the MLP, d_h") << true << 4.0;
+        QTest::addColumn<bool>("tied");
+        QTest::newRow("with the MLP, sqrt(d_h)") << true << 0.0 << true;
+        QTest::newRow("attention only, divisor 1") << false << 1.0 << true;
+        QTest::newRow("with the MLP, d_h") << true << 4.0 << true;
+        QTest::newRow("attention only, untied lm_head") << false << 0.0 << false;
+        QTest::newRow("with the MLP, untied lm_head") << true << 1.0 << false;
     }
     void gradientMatchesFiniteDifferences()
     {
         QFETCH(bool, mlp);
         QFETCH(double, divisor);
-        const Gpt2Config c = tinyConfig();
+        QFETCH(bool, tied);
+        Gpt2Config c = tinyConfig();
+        c.tiedEmbedding = tied;
         Gpt2Model m = randomModel(c, 7);
+        QCOMPARE(m.lmHead.rows(), tied ? Eigen::Index(0) : Eigen::Index(c.vocabSize));
+        const std::vector<ParameterRef> refs = parameterRefs(m);
+        QCOMPARE(int(std::count_if(refs.begin(), refs.end(), [](const ParameterRef &p) { return p.name == "lm_head.weight"; })),
+                 tied ? 0 : 1);
         const TrainBatch b = tinyBatch(c, 8);
         TrainForwardOptions o;
         o.mlp = mlp;
@@ -160,7 +170,7 @@ private slots:
         QFile f(test::sourceDir() + "/tests/train/grad_reference.json");
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonArray cases = QJsonDocument::fromJson(f.readAll()).object().value("cases").toArray();
-        QCOMPARE(cases.size(), 2);
+        QCOMPARE(cases.size(), 3); // the third with an untied lm_head
         for (const QJsonValue &cv : cases) {
             const QJsonObject c = cv.toObject(), cfg = c.value("config").toObject();
             Gpt2Config config;
@@ -171,6 +181,7 @@ private slots:
             config.vocabSize = cfg.value("vocab_size").toInt();
             config.nInner = cfg.value("n_inner").toInt();
             config.epsilon = cfg.value("eps").toDouble();
+            config.tiedEmbedding = cfg.value("tie_word_embeddings").toBool(true);
             Gpt2Model m = modelFromJson(c, config);
             TrainBatch b;
             b.batch = c.value("batch").toInt();
@@ -542,6 +553,51 @@ private slots:
         QVERIFY(m.value().layers[0].attnWeight.middleCols(16, 16) == r.value().model.layers[0].attnWeight.middleCols(16, 16));
     }
 
+    // The induction preset as it stands (2 layers × 2 heads, d_model 32,
+    // attention only, an untied lm_head): a head of layer 2 passes the
+    // prefix-matching threshold on held-out repeats within the default
+    // steps, where the untrained model is near uniform; it also matches a
+    // repeat that comes after a gap (not a fixed distance), and does not
+    // light up on text without a repeat. Seed 1 (docs/learning.md: step
+    // 1,100; seeds 0 and 2 at 1,400).
+    void inductionHeadForms()
+    {
+        TrainSettings s;
+        s.seed = 1;
+        QVERIFY(!s.tiedEmbedding);
+        auto started = startTraining(s);
+        QVERIFY(started.ok());
+        TrainState &st = started.value();
+        auto first = evaluate(st);
+        QVERIFY(first.ok());
+        const double uniform = uniformPrefixScore(st.repeated), uniformGap = uniformPrefixScore(st.distant);
+        QVERIFY2(largestPrefixScore(first.value().heads) < 0.15, "untrained heads score near uniform");
+        int formed = -1;
+        TrainLogEntry at;
+        while (st.step < s.steps && formed < 0) {
+            QVERIFY(!trainStep(st));
+            if (st.step % 100)
+                continue;
+            auto e = evaluate(st);
+            QVERIFY(e.ok());
+            at = e.value();
+            if (inductionScore(at.heads) >= kInductionThreshold)
+                formed = st.step;
+        }
+        QVERIFY2(formed > 0, "no induction head within the default steps");
+        const TrainHeadScore *best = nullptr;
+        for (const TrainHeadScore &h : at.heads)
+            if (h.layer >= kFirstInductionLayer && (!best || h.prefixMatching > best->prefixMatching))
+                best = &h;
+        QVERIFY(best);
+        qInfo("formed at step %d: L%dH%d prefix %.3f (uniform %.3f), after a gap %.3f (uniform %.3f), no repeat %.3f",
+              formed, best->layer + 1, best->head + 1, best->prefixMatching, uniform, best->prefixDistant, uniformGap,
+              best->prefixNoRepeat);
+        QVERIFY(best->prefixMatching >= kInductionThreshold && best->prefixMatching >= 4 * uniform);
+        QVERIFY(best->prefixDistant >= 3 * uniformGap);
+        QVERIFY(best->prefixNoRepeat < 0.2);
+    }
+
     // A cancel flag already set: the training stops before its first step.
     void cancelStops()
     {
@@ -586,6 +642,26 @@ private slots:
             for (int h = 0; h < 2; ++h)
                 QVERIFY((trace.value().layers[l].heads[h].weights - tape.value().layers[l].weights[h]).cwiseAbs().maxCoeff() < 1e-12);
         QVERIFY(std::fabs(trace.value().next[0].p - tape.value().probs.row(7).maxCoeff()) < 1e-12);
+        // Untied (the default): config.json says so and lm_head.weight is the trained one.
+        QVERIFY(!s.tiedEmbedding && !m.config.tiedEmbedding);
+        QCOMPARE(m.lmHead, r.value().model.lmHead);
+        QFile config(dir.filePath("model/config.json"));
+        QVERIFY(config.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(config.readAll()).object().value("tie_word_embeddings").toBool(true), false);
+        // The logits are LN_f's last row against lm_head, not wte.
+        const Eigen::VectorXd logits = m.lmHead * trace.value().final.row(7).transpose();
+        QVERIFY((logits - trace.value().logits).cwiseAbs().maxCoeff() < 1e-12);
+        // Without lm_head.weight an untied folder is refused in one line naming it.
+        std::vector<TensorToWrite> tensors = gpt2Tensors(r.value().model, 1.0);
+        tensors.erase(std::remove_if(tensors.begin(), tensors.end(), [](const TensorToWrite &t) { return t.name == "lm_head.weight"; }),
+                      tensors.end());
+        QFile weights(dir.filePath("model/model.safetensors"));
+        QVERIFY(weights.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        QVERIFY(weights.write(safetensorsBytes(tensors, {})) > 0);
+        weights.close();
+        auto refused = loadModel(folder);
+        QVERIFY(refused.problem());
+        QVERIFY2(refused.problem()->message.find("lm_head.weight") != std::string::npos, refused.problem()->toString().c_str());
     }
 
     // The command line: a short run prints a log line a log step and saves a
