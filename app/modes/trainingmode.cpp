@@ -40,6 +40,7 @@ TrainingMode::TrainingMode(ModeHost &host, ModelMode &model) : Mode(host, host.m
     // `--show training`: the lab, untrained. `--show training-early` and
     // `--show training-late`: a previous-token run of 300 steps, at its
     // second checkpoint and at its last. `--show race`: ÷√d_k against ÷1.
+    // `--show induction`: below.
     m_host.registerView(QStringLiteral("training"), [this]() -> QWidget * {
         m_host.switchMode(this);
         return m_host.mainWindow();
@@ -56,6 +57,19 @@ TrainingMode::TrainingMode(ModeHost &host, ModelMode &model) : Mode(host, host.m
         return m_host.mainWindow();
     };
     m_host.registerView(QStringLiteral("training-early"), [picture] { return picture(false); });
+    // `--show induction`: the induction preset (seed 1) to step 1,600, past
+    // the jump at about 1,100, at its last checkpoint.
+    m_host.registerView(QStringLiteral("induction"), [this]() -> QWidget * {
+        m_host.switchMode(this);
+        TrainSettings s;
+        s.seed = 1;
+        s.steps = 1600;
+        m_view->setSettings(s);
+        if (trainToEnd())
+            return nullptr;
+        m_view->showCheckpoint(m_view->scrubber()->maximum());
+        return m_host.mainWindow();
+    });
     m_host.registerView(QStringLiteral("training-late"), [picture] { return picture(true); });
     m_host.registerView(QStringLiteral("race"), [this]() -> QWidget * {
         m_host.switchMode(this);
