@@ -15,6 +15,8 @@
 #include <QSlider>
 #include <QTabWidget>
 
+#include <cmath>
+
 namespace attn {
 
 TrainingMode::TrainingMode(ModeHost &host, ModelMode &model) : Mode(host, host.mainWindow()), m_model(model)
@@ -58,8 +60,10 @@ TrainingMode::TrainingMode(ModeHost &host, ModelMode &model) : Mode(host, host.m
     };
     m_host.registerView(QStringLiteral("training-early"), [picture] { return picture(false); });
     // `--show induction`: the induction preset (seed 1) to step 1,600, past
-    // the jump at about 1,100, at its last checkpoint.
-    m_host.registerView(QStringLiteral("induction"), [this]() -> QWidget * {
+    // the jump at about 1,100, at its last checkpoint; `--show
+    // induction-early`: the same run at the checkpoint nearest step 900,
+    // on the plateau before the jump.
+    auto induction = [this](bool early) -> QWidget * {
         m_host.switchMode(this);
         TrainSettings s;
         s.seed = 1;
@@ -67,9 +71,12 @@ TrainingMode::TrainingMode(ModeHost &host, ModelMode &model) : Mode(host, host.m
         m_view->setSettings(s);
         if (trainToEnd())
             return nullptr;
-        m_view->showCheckpoint(m_view->scrubber()->maximum());
+        const int last = m_view->scrubber()->maximum();
+        m_view->showCheckpoint(early ? int(std::lround(last * 900.0 / s.steps)) : last);
         return m_host.mainWindow();
-    });
+    };
+    m_host.registerView(QStringLiteral("induction"), [induction] { return induction(false); });
+    m_host.registerView(QStringLiteral("induction-early"), [induction] { return induction(true); });
     m_host.registerView(QStringLiteral("training-late"), [picture] { return picture(true); });
     m_host.registerView(QStringLiteral("race"), [this]() -> QWidget * {
         m_host.switchMode(this);
