@@ -5,7 +5,7 @@
 // CLI's `model trace --ablate` and `model scores`.
 
 #include "attn_test.h"
-#include "cli.h"
+#include "cli_run.h"
 #include "gpt2.h"
 #include "headlabel.h"
 #include "probe.h"
@@ -52,22 +52,9 @@ Gpt2Model withoutHead(const Gpt2Model &m, int layer, int head, const Eigen::RowV
     return out;
 }
 
-struct CliRun {
-    int status = -1;
-    QString out, err;
-};
-
-CliRun cli(const QStringList &args)
+test::CliRun cli(const QStringList &args)
 {
-    QString o, e;
-    QTextStream out(&o), err(&e);
-    CliRun r;
-    r.status = runCli(args, out, err);
-    out.flush();
-    err.flush();
-    r.out = o;
-    r.err = e;
-    return r;
+    return test::runCliInProcess(args);
 }
 
 } // namespace
@@ -226,15 +213,15 @@ private slots:
 
     void cliTraceAblate()
     {
-        const CliRun r = cli({"model", "trace", "--model", "builtin", "--text", "the girl sees the king .", "--layer", "1",
+        const test::CliRun r = cli({"model", "trace", "--model", "builtin", "--text", "the girl sees the king .", "--layer", "1",
                               "--head", "1", "--ablate", "3.1,2.2", "--ablate-with", "mean"});
-        QVERIFY2(r.status == 0, qPrintable(r.err));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(r.out.contains(QStringLiteral("== knocking out layer 3, head 1; layer 2, head 2 (its output replaced by its mean over the probe) ==")));
         QVERIFY(r.out.contains(QStringLiteral("layer 3, head 1 (knocked out): ")));
         QVERIFY(r.out.contains(QStringLiteral("loss on the second copies")));
-        const CliRun j = cli({"model", "trace", "--model", "builtin", "--text", "the girl sees the king .", "--layer", "1",
+        const test::CliRun j = cli({"model", "trace", "--model", "builtin", "--text", "the girl sees the king .", "--layer", "1",
                               "--head", "1", "--ablate", "3.1", "--format", "json"});
-        QVERIFY2(j.status == 0, qPrintable(j.err));
+        QVERIFY2(j.code == 0, qPrintable(j.err));
         QJsonParseError e;
         const QJsonObject o = QJsonDocument::fromJson(j.out.toUtf8(), &e).object();
         QVERIFY2(e.error == QJsonParseError::NoError, qPrintable(e.errorString()));
@@ -267,8 +254,8 @@ private slots:
     {
         QFETCH(QStringList, extra);
         QFETCH(QString, message);
-        const CliRun r = cli(QStringList{"model", "trace", "--model", "builtin", "--text", "a b"} + extra);
-        QCOMPARE(r.status, 2);
+        const test::CliRun r = cli(QStringList{"model", "trace", "--model", "builtin", "--text", "a b"} + extra);
+        QCOMPARE(r.code, 2);
         QCOMPARE(r.out, QString());
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
@@ -277,8 +264,8 @@ private slots:
     // `model scores` prints the duplicate column from the same probe.
     void cliScoresHaveDuplicate()
     {
-        const CliRun r = cli({"model", "scores", "--model", "builtin", "--format", "json"});
-        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const test::CliRun r = cli({"model", "scores", "--model", "builtin", "--format", "json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
         const QJsonArray heads = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QLatin1String("heads")).toArray();
         QCOMPARE(heads.size(), 12);
         const auto scores = probeScores(*builtin(), repeatedProbe(builtin()->config.vocabSize, 1));
