@@ -1239,12 +1239,16 @@ HeatmapPlot::Plan HeatmapPlot::plan() const
     // A map of few columns (an output of d_v = 2) may have wide cells: its
     // numbers need the width, and squarer cells would leave the room empty.
     double wideAspect = cols <= 3 ? kMaxWideAspectFewColumns : kMaxAspect;
-    // Wider cells, up to kMaxTextAspect, where big values need them (a
-    // model's "−120" in a map of eight rows), rather than no numbers.
+    // Wider cells, up to kMaxTextAspect, where the numbers need them rather
+    // than no numbers: a model's "−120" in a map of eight rows, or the
+    // weights' "0.00" in a map whose height is short (a Chinese window's
+    // taller lines leave the maps less height).
     if (!m_compact && m_cellText != CellTextMode::Never && cw > wideAspect * ch) {
         ensureTextWidths();
-        if (bigEnoughFor(m_maxAbs, 0)) {
-            const double needed = m_valueWidth[1][4] + std::max(4.0, m_textHeight[1] * 0.3) + 1;
+        const bool big = bigEnoughFor(m_maxAbs, 0);
+        if (big || m_data.scale == HeatmapScale::Probability) {
+            const double text = big ? m_valueWidth[1][4] : m_valueWidth[1][2];
+            const double needed = text + std::max(4.0, m_textHeight[1] * 0.3) + 1;
             wideAspect = std::clamp(needed / ch, wideAspect, std::max(wideAspect, kMaxTextAspect));
         }
     }

@@ -130,6 +130,7 @@ private slots:
     void shapeChangeResizesMap();
     void autoCellTextDependsOnSize();
     void longTitleKeepsTheColourBar();
+    void shortRoomWidensWeightCells();
     void everyTokenLabelIsWritten();
     void keptLabelLayoutStillFits();
     void fontChangeGrowsFonts();
@@ -539,6 +540,40 @@ void TestHeatmap::shapeChangeResizesMap()
     plot.setData(one);
     const QImage single = render(plot);
     COMPARE_COLOR(pixelAt(single, offCentre(plot, 0, 0)), QColor(g.color(0.5, QCPRange(0, 1))));
+}
+
+// Weights in a room short for eight rows but wide, with their labels, row
+// notes and legend (a Chinese window's taller lines leave the model mode's
+// weights map such a room): the cells widen, up to 2.2 times their height,
+// until "0.00" fits, rather than stay near square and drop every number.
+void TestHeatmap::shortRoomWidensWeightCells()
+{
+    HeatmapPlot plot;
+    HeatmapData d;
+    Matrix w = Matrix::Zero(8, 8);
+    for (int i = 0; i < 8; ++i)
+        w.row(i).head(i + 1).setConstant(1.0 / (i + 1));
+    d.values = w;
+    d.scale = HeatmapScale::Probability;
+    d.title = QStringLiteral("Softmax weights\ncausal");
+    d.rowLabels = d.colLabels = QStringList{"say", "cat", "red", "box", ".", "say", "cat", "red"};
+    d.colAxisLabel = QStringLiteral("keys");
+    d.rowAxisLabel = QStringLiteral("queries");
+    d.colorBarLabel = QStringLiteral("weight");
+    d.rowNotesLabel = QStringLiteral("max · H");
+    d.rowNotesLegend = QStringLiteral("max = the largest weight in the row · H = the row's entropy in nats (0: all on one key)");
+    for (int i = 0; i < 8; ++i)
+        d.rowNotes << QStringLiteral("%1 · %2").arg(1.0 / (i + 1), 0, 'f', 2).arg(std::log(i + 1.0), 0, 'f', 2);
+    plot.setData(d);
+    showPlot(plot, 480, 240); // 8 rows of about 16 px: 1.5 x 16 = 24 px is too narrow for "0.00" with its pad
+    render(plot);
+    const QRectF cell = plot.cellRect(0, 0);
+    QVERIFY2(cell.width() > 1.5 * cell.height() + 0.5,
+             qPrintable(QStringLiteral("%1 x %2").arg(cell.width()).arg(cell.height())));
+    QVERIFY2(cell.width() <= 2.2 * cell.height() + 1, qPrintable(QStringLiteral("%1 x %2").arg(cell.width()).arg(cell.height())));
+    QVERIFY2(plot.drawnDecimals() >= 2, qPrintable(QString::number(plot.drawnDecimals())));
+    QCOMPARE(plot.cellLabel(2, 0), HeatmapPlot::formatValue(1.0 / 3, plot.drawnDecimals()));
+    QVERIFY(plot.cellLabel(2, 0).startsWith(QStringLiteral("0.33")));
 }
 
 // A title wider than the map does not squeeze the colour bar: the bar keeps
