@@ -14,6 +14,7 @@
 #include "headgrid.h"
 #include "headlabel.h"
 #include "scenario_json.h"
+#include "sinks.h"
 #include "stagedata.h"
 #include "takehead.h"
 #include "trace_json.h"
@@ -874,6 +875,142 @@ int scoresCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     return 0;
 }
 
+// `model sinks`: StreamingLLM's comparison on the model (core/model/sinks.h):
+// the loss with full attention, a window of w keys, and s sinks + the
+// window, on a text the model writes itself (or --text); beside it the
+// paper's figure, and each head's weight on the first token.
+int sinksCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    Options o = parseModelOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--generate"),
+                                         QStringLiteral("--seed"), QStringLiteral("--window"), QStringLiteral("--sinks"),
+                                         QStringLiteral("--format")});
+    const QString format = formatOption(o);
+    const auto textOption = o.take(QStringLiteral("--text"));
+    const auto generateOption = o.take(QStringLiteral("--generate"));
+    const auto seedText = o.take(QStringLiteral("--seed"));
+    if (textOption && generateOption)
+        throw UsageError{QStringLiteral("give --text or --generate, not both")};
+    if (textOption && seedText)
+        throw UsageError{QStringLiteral("--seed: only for the model's own text (--generate), not with --text")};
+    std::uint64_t seed = kSinkTextSeed;
+    if (seedText) {
+        bool ok = false;
+        seed = seedText->toULongLong(&ok);
+        if (!ok)
+            throw UsageError{QStringLiteral("--seed: \"%1\" is not a whole number of 0 or more").arg(*seedText)};
+    }
+    // Any whole number here; sinkExperiment says what the text allows.
+    auto whole = [&o](const QString &option, int fallback) {
+        const auto v = o.take(option);
+        if (!v)
+            return fallback;
+        bool ok = false;
+        const int n = v->trimmed().toInt(&ok);
+        if (!ok)
+            throw UsageError{QStringLiteral("%1: \"%2\" is not a whole number").arg(option, *v)};
+        return n;
+    };
+    const int window = whole(QStringLiteral("--window"), 8);
+    const int sinks = whole(QStringLiteral("--sinks"), 4);
+    bool failed = false;
+    const auto m = takeModel(o, err, &failed);
+    if (failed)
+        return kBadInput;
+    const int longest = std::min(m->config.nPositions, maxTracedTokens(m->config));
+    std::vector<int> ids;
+    QString source;
+    if (textOption) {
+        const qsizetype chars = textOption->toUcs4().size();
+        if (chars > kMaxModelTextCharacters)
+            throw UsageError{QStringLiteral("--text: %1 characters is more than the limit of %2").arg(chars).arg(kMaxModelTextCharacters)};
+        ids = m->tokenizer.encode(*textOption);
+        if (int(ids.size()) > longest)
+            throw UsageError{QStringLiteral("--text: %1 tokens is more than the %2 the model reads").arg(ids.size()).arg(longest)};
+        source = QStringLiteral("the text given");
+    } else {
+        const int tokens = generateOption ? wholeNumberOption(QStringLiteral("--generate"), *generateOption, longest) : longest;
+        auto written = sinkText(*m, tokens, seed);
+        if (const Problem *p = written.problem()) {
+            err << "attention-lab-cli: " << problemText(*p) << "\n";
+            return kBadInput;
+        }
+        ids = std::move(written.value());
+        source = QStringLiteral("the model's own, from \"the cat\" at temperature 1, seed %1").arg(seed);
+    }
+    const QString textName = textOption ? QStringLiteral("--text") : QStringLiteral("--generate");
+    if (ids.size() < 3)
+        throw UsageError{QStringLiteral("%1: the text has %2; the experiment needs at least 3")
+                             .arg(textName, ids.size() == 1 ? QStringLiteral("1 token") : QStringLiteral("%1 tokens").arg(ids.size()))};
+    const auto r = sinkExperiment(*m, ids, window, sinks);
+    if (const Problem *p = r.problem()) {
+        if (p->place == "window" || p->place == "sinks")
+            throw UsageError{QStringLiteral("--%1: %2").arg(QString::fromStdString(p->place), QString::fromStdString(p->message))};
+        if (p->place == "text")
+            throw UsageError{QStringLiteral("%1: %2").arg(textName, QString::fromStdString(p->message))};
+        err << "attention-lab-cli: " << problemText(*p) << "\n";
+        return kBadInput;
+    }
+    const SinkReport &rep = r.value();
+    const int n = int(ids.size());
+    const int heads = m->config.nHead;
+    const double uniform = uniformFirstTokenWeight(n);
+    if (format == QLatin1String("json")) {
+        QJsonArray rows, list;
+        for (const SinkRow &row : rep.rows)
+            rows.append(QJsonObject{{QStringLiteral("name"), QString::fromStdString(row.name)},
+                                    {QStringLiteral("window"), row.window},
+                                    {QStringLiteral("sinks"), row.sinks},
+                                    {QStringLiteral("loss"), row.loss},
+                                    {QStringLiteral("perplexity"), row.perplexity}});
+        for (int l = 0; l < m->config.nLayer; ++l)
+            for (int h = 0; h < heads; ++h) {
+                QJsonArray by;
+                for (Eigen::Index i = 0; i < rep.byPosition.cols(); ++i)
+                    by.append(rep.byPosition(l * heads + h, i));
+                list.append(QJsonObject{{QStringLiteral("layer"), l + 1},
+                                        {QStringLiteral("head"), h + 1},
+                                        {QStringLiteral("first_token_weight"), rep.firstTokenWeight[std::size_t(l)][std::size_t(h)]},
+                                        {QStringLiteral("by_position"), by}});
+            }
+        out << terminalJson(QJsonObject{{QStringLiteral("tokens"), n},
+                                        {QStringLiteral("window"), window},
+                                        {QStringLiteral("sinks"), sinks},
+                                        {QStringLiteral("rows"), rows},
+                                        {QStringLiteral("heads"), list},
+                                        {QStringLiteral("uniform"), uniform}});
+        return 0;
+    }
+    out << "model: " << safe(m->name) << "; text: " << n << " tokens, " << source << "\n"
+        << "text: " << safe(utf8(m->tokenizer.decode(ids))) << "\n\n";
+    int width = 10;
+    for (const SinkRow &row : rep.rows)
+        width = std::max(width, int(row.name.size()) + 2);
+    out << QStringLiteral("attention").leftJustified(width) << "loss (nats/token)  perplexity\n";
+    for (const SinkRow &row : rep.rows)
+        out << QString::fromStdString(row.name).leftJustified(width) << fixed(row.loss).leftJustified(19) << fixed(row.perplexity, 3)
+            << "\n";
+    const double cost = rep.windowCostPercent();
+    out << "\nthe paper (Xiao et al. 2023, StreamingLLM; Llama-2-13B on 65K tokens): window attention perplexity "
+        << fixed(kPaperWindowPerplexity, 0) << ", 4 sinks + window " << fixed(kPaperSinksPerplexity, 2) << "\n"
+        << "this model: the window alone changes the loss by " << (cost >= 0 ? "+" : "") << fixed(cost, 2) << " %";
+    if (const auto back = rep.sinksRecoverPercent())
+        out << "; the " << sinks << " sinks bring back " << fixed(*back, 1) << " % of that\n";
+    else
+        out << " (it costs nothing here); with " << sinks << " sinks: "
+            << (rep.rows[2].loss >= rep.rows[0].loss ? "+" : "")
+            << fixed((rep.rows[2].loss - rep.rows[0].loss) / rep.rows[0].loss * 100, 2) << " %\n";
+    out << "\nmean weight on the first token over positions 2 to " << n << " (full attention); uniform causal rows: "
+        << fixed(uniform, 3) << "\n"
+        << "layer  head  weight  against uniform\n";
+    for (int l = 0; l < m->config.nLayer; ++l)
+        for (int h = 0; h < heads; ++h) {
+            const double w = rep.firstTokenWeight[std::size_t(l)][std::size_t(h)];
+            out << QString::number(l + 1).leftJustified(7) << QString::number(h + 1).leftJustified(6)
+                << fixed(w, 3).leftJustified(8) << QStringLiteral("%1x").arg(fixed(uniform > 0 ? w / uniform : 0, 2)) << "\n";
+        }
+    return 0;
+}
+
 } // namespace
 
 int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err)
@@ -890,8 +1027,10 @@ int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return generateCommand(args.mid(1), out, err);
         if (sub == QLatin1String("scores"))
             return scoresCommand(args.mid(1), out, err);
-        throw UsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace, export, generate or scores")
-                                            : QStringLiteral("unknown model command \"%1\"; expected info, trace, export, generate or scores").arg(sub)};
+        if (sub == QLatin1String("sinks"))
+            return sinksCommand(args.mid(1), out, err);
+        throw UsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace, export, generate, scores or sinks")
+                                            : QStringLiteral("unknown model command \"%1\"; expected info, trace, export, generate, scores or sinks").arg(sub)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: model" << (sub.isEmpty() ? QString() : QLatin1Char(' ') + safe(sub)) << ": " << safe(e.message)
             << "\n";

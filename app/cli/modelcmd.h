@@ -7,6 +7,9 @@
 //                [--size WxH] [--scenario FILE] [--input direct|projected]
 //   model generate [--model DIR|builtin] --text "..." [--steps N] [--temperature T]
 //                [--top-k K] [--top-p P] [--seed S] [--format text|json]
+//   model scores [--model DIR|builtin] [--seed S] [--format text|json]
+//   model sinks  [--model DIR|builtin] [--text "..." | --generate N] [--seed S]
+//                [--window W] [--sinks S] [--format text|json]
 // Layers and heads count from 1. Exit status as runCli's: 0 done, 2 bad
 // input or output that could not be written, with one line on err.
 
