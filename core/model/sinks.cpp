@@ -51,8 +51,9 @@ Result<SinkReport> sinkExperiment(const Gpt2Model &model, const std::vector<int>
     const int n = int(ids.size());
     if (n < 3)
         return Problem{"text", "the experiment needs at least 3 tokens (the text has " + std::to_string(n) + ")"};
-    if (window < 1 || window >= n)
-        return Problem{"window", std::to_string(window) + " is outside 1 to " + std::to_string(n - 1)
+    // A window of 1 would leave no room for a sink beside it (s < w).
+    if (window < 2 || window >= n)
+        return Problem{"window", std::to_string(window) + " is outside 2 to " + std::to_string(n - 1)
                                      + " (the text has " + std::to_string(n) + " tokens)"};
     if (sinks < 1 || sinks >= window)
         return Problem{"sinks", std::to_string(sinks) + " is outside 1 to " + std::to_string(window - 1)};

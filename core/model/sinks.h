@@ -47,7 +47,7 @@ struct SinkReport {
 };
 
 // Full, a window of w, and s sinks + the window, on `ids`. Needs
-// 1 ≤ w ≤ n − 1 and 1 ≤ s ≤ w − 1 (so at least 3 tokens); a Problem placed
+// 2 ≤ w ≤ n − 1 and 1 ≤ s ≤ w − 1 (so at least 3 tokens); a Problem placed
 // at "window" or "sinks" otherwise.
 Result<SinkReport> sinkExperiment(const Gpt2Model &model, const std::vector<int> &ids, int window, int sinks);
 

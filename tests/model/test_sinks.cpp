@@ -163,7 +163,7 @@ void TestSinks::experiment()
 void TestSinks::refusals()
 {
     const std::vector<int> ids = generatedText(10, 1);
-    QCOMPARE(std::get<Problem>(sinkExperiment(*builtin(), ids, 10, 2)).message, std::string("10 is outside 1 to 9 (the text has 10 tokens)"));
+    QCOMPARE(std::get<Problem>(sinkExperiment(*builtin(), ids, 10, 2)).message, std::string("10 is outside 2 to 9 (the text has 10 tokens)"));
     QCOMPARE(std::get<Problem>(sinkExperiment(*builtin(), ids, 4, 4)).message, std::string("4 is outside 1 to 3"));
     QCOMPARE(std::get<Problem>(nextTokenLoss(*builtin(), {ids[0]})).message, std::string("the loss needs at least 2 tokens"));
     BoolMatrix all = BoolMatrix::Constant(10, 10, true);
@@ -334,13 +334,14 @@ void TestSinks::cliRefusals_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
-    QTest::newRow("window 0") << QStringList{"--window", "0"} << QStringLiteral("--window: 0 is outside 1 to 63 (the text has 64 tokens)");
-    QTest::newRow("window past the text") << QStringList{"--window", "64"} << QStringLiteral("--window: 64 is outside 1 to 63");
+    QTest::newRow("window 1: no room for a sink") << QStringList{"--window", "1"} << QStringLiteral("--window: 1 is outside 2 to 63");
+    QTest::newRow("window 0") << QStringList{"--window", "0"} << QStringLiteral("--window: 0 is outside 2 to 63 (the text has 64 tokens)");
+    QTest::newRow("window past the text") << QStringList{"--window", "64"} << QStringLiteral("--window: 64 is outside 2 to 63");
     QTest::newRow("window not a number") << QStringList{"--window", "eight"} << QStringLiteral("--window: \"eight\" is not a whole number");
     QTest::newRow("sinks negative") << QStringList{"--sinks", "-1"} << QStringLiteral("--sinks: -1 is outside 1 to 7");
     QTest::newRow("sinks fill the window") << QStringList{"--window", "4", "--sinks", "4"} << QStringLiteral("--sinks: 4 is outside 1 to 3");
     QTest::newRow("window past a short text") << QStringList{"--generate", "10", "--window", "10", "--sinks", "2"}
-                                              << QStringLiteral("--window: 10 is outside 1 to 9 (the text has 10 tokens)");
+                                              << QStringLiteral("--window: 10 is outside 2 to 9 (the text has 10 tokens)");
     QTest::newRow("too few tokens") << QStringList{"--generate", "2"} << QStringLiteral("--generate: the text has 2 tokens; the experiment needs at least 3");
     QTest::newRow("too few tokens given") << QStringList{"--text", "cat"} << QStringLiteral("--text: the text has 2 tokens; the experiment needs at least 3");
     QTest::newRow("generate past the context") << QStringList{"--generate", "65"} << QStringLiteral("--generate: must be a whole number from 1 to 64");
