@@ -7,6 +7,7 @@
 #include "generationpanel.h"
 #include "modelloader.h"
 #include "modelview.h"
+#include "sinkview.h"
 
 #include <QAction>
 #include <QDir>
@@ -52,6 +53,16 @@ ModelMode::ModelMode(ModeHost &host) : Mode(host, host.mainWindow())
         m_view->setText(QStringLiteral("say cat red box . say cat red"));
         m_view->setHead(2, 0);
         m_view->takeButton()->click();
+        return m_host.mainWindow();
+    });
+    // `--show sinks`: the "Sinks" tab on the built-in model's own text
+    // (seed 2026, window 8, 4 sinks: docs/model.md's table).
+    m_host.registerView(QStringLiteral("sinks"), [this]() -> QWidget * {
+        if (!m_view->model() && openBuiltinModel())
+            return nullptr;
+        m_host.switchMode(this);
+        m_view->headTabs()->setCurrentWidget(m_view->sinkTab());
+        m_view->sinkView()->waitForResult();
         return m_host.mainWindow();
     });
 }

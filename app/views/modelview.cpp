@@ -3,6 +3,7 @@
 #include "attention.h"
 #include "document.h" // problemText
 #include "gradients.h"
+#include "sinkview.h"
 #include "stagedata.h"
 
 #include <QElapsedTimer>
@@ -19,6 +20,7 @@
 #include <QPainter>
 #include <QStyledItemDelegate>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
@@ -371,6 +373,16 @@ QTabWidget *ModelView::buildHeadTabs(QWidget *parent)
     scoresLayout->addWidget(m_scoresTitle);
     scoresLayout->addWidget(m_scoresTable, 1);
     m_tabs->addTab(scores, QString());
+    // Scrolled, so that a projector's zoom does not make the window taller.
+    auto *sinkScroll = new QScrollArea(m_tabs);
+    sinkScroll->setObjectName(QStringLiteral("modelSinksTab"));
+    m_sinkView = new SinkView(sinkScroll);
+    sinkScroll->setWidget(m_sinkView);
+    sinkScroll->setWidgetResizable(true);
+    sinkScroll->setFrameShape(QFrame::NoFrame);
+    sinkScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_sinkTab = sinkScroll;
+    m_tabs->addTab(sinkScroll, QString());
     return m_tabs;
 }
 
@@ -449,6 +461,7 @@ void ModelView::setModel(std::shared_ptr<const Gpt2Model> model)
     m_headScenario.reset();
     m_pause->stop();
     m_coalesce->stop();
+    m_sinkView->setModel(m_model);
     if (!m_model) {
         retranslate();
         return;
@@ -573,6 +586,7 @@ void ModelView::recompute()
     const bool same = m_trace && m_headScenario && m_problem->isHidden() && m_ablations.empty()
         && std::get<ModelTrace>(run).ids == m_trace->ids && !m_trace->ablated;
     m_trace = std::move(std::get<ModelTrace>(run));
+    m_sinkView->setSentence(m_trace->ids);
     if (same) {
         emit recomputed();
         return;
@@ -1104,6 +1118,9 @@ void ModelView::retranslate()
     m_tabs->setTabText(0, tr("Scores → weights → output"));
     m_tabs->setTabText(1, tr("Q, K, V"));
     m_tabs->setTabText(2, tr("Head scores"));
+    m_tabs->setTabText(3, tr("Sinks"));
+    m_tabs->setTabToolTip(3, tr("Attention sinks: each head's weight on the first token, and a sliding window with and without "
+                                "the first tokens kept (StreamingLLM)"));
     m_scoresTable->setHorizontalHeaderLabels({tr("layer"), tr("head"), tr("label"), kindName(HeadKind::PreviousToken),
                                               kindName(HeadKind::FirstToken), kindName(HeadKind::Self),
                                               kindName(HeadKind::Induction), kindName(HeadKind::DuplicateToken)});

@@ -36,6 +36,8 @@ class QVBoxLayout;
 
 namespace attn {
 
+class SinkView;
+
 // What can be exported from the model view.
 enum class ModelFigure { Scores, Scaled, Masked, Weights, Output, Q, K, V, Overview };
 
@@ -89,6 +91,11 @@ public:
     HeatmapPlot *stagePlot(Stage stage) const { return m_stagePlots[int(stage)]; }
     HeatmapPlot *qkvPlot(int which) const { return m_qkvPlots[which]; } // 0 q, 1 k, 2 v
     QTabWidget *headTabs() const { return m_tabs; }
+    // The "Sinks" tab (sinkview.h): the model's weight on the first token
+    // and StreamingLLM's window against sinks + a window; it follows the
+    // model and the sentence.
+    SinkView *sinkView() const { return m_sinkView; }
+    QWidget *sinkTab() const { return m_sinkTab; } // the tab's page (the view, scrolled)
     QTableWidget *predictionTable() const { return m_predictions; }
     QPushButton *takeButton() const { return m_take; }
     QPushButton *backButton() const { return m_back; }
@@ -219,6 +226,8 @@ private:
     QTabWidget *m_tabs = nullptr;
     HeatmapPlot *m_stagePlots[5] = {};
     HeatmapPlot *m_qkvPlots[3] = {};
+    SinkView *m_sinkView = nullptr;
+    QWidget *m_sinkTab = nullptr;
     QTimer *m_pause = nullptr;
     QTimer *m_coalesce = nullptr;
     double m_lastForwardMs = 0;
