@@ -12,12 +12,12 @@ namespace {
 
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 
-// One query row of one head: the tiles, then the weights from the final m and l.
-// `weights` is n_q by n_k; its row i is written.
+// One query row of one head: the tiles, then the weights from the final m
+// and l into `weights` (1 by n_k).
 // With softmax_1 the row starts with the sink read: a key of score 0 and
 // value 0, so m = 0, l = e^0 = 1 and o = 0 before the first tile.
 OnlineRow onlineRow(const HeadTrace &head, const BoolMatrix &blocked, bool maskAfter, bool plusOne, Eigen::Index i,
-                    int tile, Matrix &weights)
+                    int tile, Eigen::RowVectorXd &weights)
 {
     const Eigen::Index nk = head.scores.cols();
     const Eigen::Index dv = head.V.cols();
@@ -73,8 +73,9 @@ OnlineRow onlineRow(const HeadTrace &head, const BoolMatrix &blocked, bool maskA
         row.tiles.push_back(std::move(t));
     }
     row.fullyMasked = !anyOpen;
+    weights.resize(nk);
     for (Eigen::Index j = 0; j < nk; ++j)
-        weights(i, j) = (blocked(i, j) || l == 0) ? 0.0 : std::exp(head.scaledAt(i, j) - m) / l;
+        weights(j) = (blocked(i, j) || l == 0) ? 0.0 : std::exp(head.scaledAt(i, j) - m) / l;
     return row;
 }
 
@@ -95,8 +96,10 @@ Result<std::vector<OnlineHead>> onlineSoftmax(const Scenario &s, const Trace &t,
         out.weights = Matrix::Zero(nq, nk);
         out.output = Matrix::Zero(nq, head.V.cols());
         out.rows.reserve(std::size_t(nq));
+        Eigen::RowVectorXd w;
         for (Eigen::Index i = 0; i < nq; ++i) {
-            out.rows.push_back(onlineRow(head, t.blocked, maskAfter, plusOne, i, b, out.weights));
+            out.rows.push_back(onlineRow(head, t.blocked, maskAfter, plusOne, i, b, w));
+            out.weights.row(i) = w;
             if (!out.rows.back().tiles.empty())
                 out.output.row(i) = out.rows.back().tiles.back().o;
         }
@@ -107,6 +110,28 @@ Result<std::vector<OnlineHead>> onlineSoftmax(const Scenario &s, const Trace &t,
         heads.push_back(std::move(out));
     }
     return heads;
+}
+
+Result<OnlineRowResult> onlineSoftmaxRow(const Scenario &s, const Trace &t, int head, int query, int tile)
+{
+    if (tile < 1)
+        return Problem{"tile", "a tile holds at least 1 key (got " + std::to_string(tile) + ")"};
+    if (head < 0 || head >= int(t.heads.size()))
+        return Problem{"head", "no head " + std::to_string(head + 1) + " (the trace has " + std::to_string(t.heads.size()) + ")"};
+    const HeadTrace &h = t.heads[std::size_t(head)];
+    const Eigen::Index nq = h.scores.rows(), nk = h.scores.cols();
+    if (query < 0 || query >= nq)
+        return Problem{"query", "no query " + std::to_string(query + 1) + " (the trace has " + std::to_string(nq) + ")"};
+    const int b = int(std::min<Eigen::Index>(std::max<Eigen::Index>(nk, 1), tile));
+    OnlineRowResult r;
+    r.row = onlineRow(h, t.blocked, s.maskStage == MaskStage::AfterSoftmax, s.softmax == SoftmaxKind::PlusOne, query, b,
+                      r.weights);
+    r.output = r.row.tiles.empty() ? Eigen::RowVectorXd::Zero(h.V.cols()) : r.row.tiles.back().o;
+    if (nk) {
+        r.largestWeightDifference = (r.weights - h.weights.row(query)).cwiseAbs().maxCoeff();
+        r.largestOutputDifference = (r.output - h.output.row(query)).cwiseAbs().maxCoeff();
+    }
+    return r;
 }
 
 std::optional<Problem> onlineTooLarge(const Trace &t, int tile)
@@ -189,6 +214,53 @@ std::string onlineText(const Scenario &s, const std::vector<OnlineHead> &heads, 
                " scores are never stored\n";
     }
     return out;
+}
+
+std::vector<std::string> onlineTileLines(const Scenario &s, const Trace &t, int head, int query,
+                                         const OnlineRowResult &r, int index, int maxKeys)
+{
+    std::vector<std::string> lines;
+    if (index < 0 || index >= int(r.row.tiles.size()) || head < 0 || head >= int(t.heads.size()))
+        return lines;
+    const HeadTrace &h = t.heads[std::size_t(head)];
+    const OnlineTile &tile = r.row.tiles[std::size_t(index)];
+    const bool plusOne = s.softmax == SoftmaxKind::PlusOne;
+    const bool maskAfter = s.maskStage == MaskStage::AfterSoftmax;
+    const OnlineTile *before = index > 0 ? &r.row.tiles[std::size_t(index - 1)] : nullptr;
+    const double lOld = before ? before->l : (plusOne ? 1.0 : 0.0);
+    const std::vector<std::string> keys = keyLabels(s);
+
+    // The tile's scores: a key blocked before the softmax reads as -inf.
+    std::string scores = "s_{" + std::to_string(tile.first + 1) +
+                         (tile.last > tile.first ? "…" + std::to_string(tile.last + 1) : std::string()) + "} = [";
+    const int shown = std::min(tile.last - tile.first + 1, std::max(1, maxKeys));
+    double tileMax = kMinusInfinity;
+    for (int j = tile.first; j <= tile.last; ++j) {
+        const bool counts = !t.blocked(query, j) || maskAfter;
+        if (counts)
+            tileMax = std::max(tileMax, h.scaledAt(query, j));
+        if (j - tile.first < shown)
+            scores += std::string(j > tile.first ? ", " : "") + (counts ? fixed4(h.scaledAt(query, j), Minus::Typographic) : "−∞");
+    }
+    scores += shown < tile.last - tile.first + 1 ? ", …]" : "]";
+    lines.push_back(scores);
+    // Nothing counted yet, or a tile of blocked keys: m, l and o stay (the
+    // caller says so in words).
+    if (tile.m == kMinusInfinity || (!tile.open && tile.m == tile.mOld && tile.l == lOld && !maskAfter))
+        return lines;
+    const auto num = [](double v) { return v == kMinusInfinity ? std::string("−∞") : fixed4(v, Minus::Typographic); };
+    lines.push_back("m = max(m_{old}, max_{j} s_{j}) = max(" + num(tile.mOld) + ", " + num(tileMax) + ") = " + num(tile.m));
+    const double tileSum = tile.l - lOld * tile.rescale;
+    if (tile.mOld == kMinusInfinity) {
+        lines.push_back("ℓ = Σ_{j} e^{s_{j} − m} = " + num(tile.l));
+        lines.push_back("o = Σ_{j} e^{s_{j} − m} v_{j} / ℓ = " + vectorText(tile.o));
+    } else {
+        lines.push_back("e^{m_{old} − m} = e^{" + num(tile.mOld) + " − " + num(tile.m) + "} = " + num(tile.rescale));
+        lines.push_back("ℓ = ℓ_{old} · e^{m_{old} − m} + Σ_{j} e^{s_{j} − m} = " + num(lOld) + " · " + num(tile.rescale) +
+                        " + " + num(tileSum) + " = " + num(tile.l));
+        lines.push_back("o = (o_{old} · ℓ_{old} · e^{m_{old} − m} + Σ_{j} e^{s_{j} − m} v_{j}) / ℓ = " + vectorText(tile.o));
+    }
+    return lines;
 }
 
 SoftmaxTraffic softmaxTraffic(int queries, int keys)

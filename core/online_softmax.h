@@ -52,6 +52,29 @@ struct OnlineHead {
 // "tile" for a size below 1.
 Result<std::vector<OnlineHead>> onlineSoftmax(const Scenario &s, const Trace &t, int tile);
 
+// One query row of one head, as onlineSoftmax computes it, for a view that
+// steps through a single row (n_k / B tiles of d_v + 4 numbers, whatever
+// n_q): its tiles, its weights (1 by n_k) and output (1 by d_v), and their
+// largest differences to the trace's row. A Problem at "tile", "head" or
+// "query" when one is out of range.
+struct OnlineRowResult {
+    OnlineRow row;
+    Eigen::RowVectorXd weights; // 1 by n_k
+    Eigen::RowVectorXd output;  // 1 by d_v
+    double largestWeightDifference = 0;
+    double largestOutputDifference = 0;
+};
+Result<OnlineRowResult> onlineSoftmaxRow(const Scenario &s, const Trace &t, int head, int query, int tile);
+
+// Tile `index` of `r` (row `query` of head `head`) written out as a student
+// writes it, in the step panel's notation (e^{x}, m_{old}): the tile's
+// scores, the new maximum, the rescaling e^(m_old - m), the new sum l and
+// the new output o. At most `maxKeys` of the tile's scores are listed. A
+// tile that changes nothing (no key counted yet, or every key of it
+// blocked) gives the scores line alone.
+std::vector<std::string> onlineTileLines(const Scenario &s, const Trace &t, int head, int query,
+                                         const OnlineRowResult &r, int index, int maxKeys = 8);
+
 // The numbers the tiles of `t` at `tile` keys would hold (n_q rows, each
 // ceil(n_k / tile) tiles of d_v + 4), checked before they are made: a
 // Problem naming both when they pass kMaxOnlineNumbers.

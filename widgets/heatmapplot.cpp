@@ -587,13 +587,35 @@ void HeatmapHighlightLayer::draw(QCPPainter *painter)
     const int c = hp.m_highlightCol < cols ? hp.m_highlightCol : -1;
     const bool current = hp.hasFocus() && hp.m_currentRow >= 0 && hp.m_currentRow < rows && hp.m_currentCol >= 0
         && hp.m_currentCol < cols;
-    if (r < 0 && c < 0 && !current)
+    const HeatmapPlot::Tile &tile = hp.m_tile;
+    const bool tiled = tile.row >= 0 && tile.row < rows && tile.firstCol >= 0 && tile.firstCol <= tile.lastCol
+        && tile.lastCol < cols;
+    if (r < 0 && c < 0 && !current && !tiled)
         return;
     const CellGrid g = cellGrid(m_plot, rows, cols);
     if (!g.valid())
         return;
     // Line widths follow the font, so they grow with the projector zoom.
     const double unit = std::max(1.5, QFontMetricsF(hp.font()).height() / 9.0);
+    if (tiled) {
+        const double y0 = g.ys[tile.row], y1 = g.ys[tile.row + 1];
+        if (tile.firstCol > 0) { // read already: a thin dashed frame
+            QPen read(hp.m_theme.ink, std::max(1.0, unit * 0.75), Qt::DashLine);
+            painter->setPen(read);
+            painter->setBrush(Qt::NoBrush);
+            painter->drawRect(QRectF(QPointF(g.xs.first(), y0), QPointF(g.xs[tile.firstCol], y1)));
+        }
+        const QRectF box(QPointF(g.xs[tile.firstCol], y0), QPointF(g.xs[tile.lastCol + 1], y1));
+        QPen dark(QColor(0, 0, 0), unit * 3.0);
+        dark.setJoinStyle(Qt::MiterJoin);
+        painter->setPen(dark);
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRect(box);
+        QPen orange(QColor(255, 140, 0), unit * 1.8);
+        orange.setJoinStyle(Qt::MiterJoin);
+        painter->setPen(orange);
+        painter->drawRect(box);
+    }
     // The keyboard's cell: a dotted frame inside it, apart from the hover's halo.
     if (current)
         haloRect(painter, g.cell(hp.m_currentRow, hp.m_currentCol).adjusted(unit, unit, -unit, -unit), unit, Qt::DotLine);
@@ -996,6 +1018,17 @@ void HeatmapPlot::setHighlight(int row, int col)
     m_highlightRow = row;
     m_highlightCol = col;
     // Only the highlight layer is redrawn; the cells stay in their buffer.
+    if (!size().isEmpty())
+        m_highlightLayer->replot();
+}
+
+void HeatmapPlot::setTile(Tile tile)
+{
+    if (tile.row < 0)
+        tile = Tile{};
+    if (tile == m_tile)
+        return;
+    m_tile = tile;
     if (!size().isEmpty())
         m_highlightLayer->replot();
 }

@@ -141,6 +141,16 @@ public:
     int highlightRow() const { return m_highlightRow; }
     int highlightColumn() const { return m_highlightCol; }
 
+    // A tile being read: cells firstCol..lastCol (inclusive) of row `row`
+    // framed in a bold orange, and the row's cells before it (read already)
+    // in a thin dashed frame. row < 0: none.
+    struct Tile {
+        int row = -1, firstCol = -1, lastCol = -1;
+        bool operator==(const Tile &) const = default;
+    };
+    void setTile(Tile tile);
+    Tile tile() const { return m_tile; }
+
     // The keyboard's cell (arrow keys, Home, End), framed while the map has
     // the focus; (-1, -1) before the first key. A screen reader reads it
     // (heatmapaccessible.h).
@@ -275,6 +285,7 @@ private:
     int m_reportedFit = -2; // decimalsThatFit() when last signalled
     PlotTheme m_theme;
     int m_highlightRow = -1;
+    Tile m_tile;
     int m_highlightCol = -1;
     int m_currentRow = -1;
     int m_currentCol = -1;

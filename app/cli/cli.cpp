@@ -19,6 +19,7 @@
 #include "scenario_json.h"
 #include "trace_json.h"
 #include "trace_text.h"
+#include "online_softmax.h"
 
 #include <QApplication>
 #include <QDir>
@@ -26,6 +27,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QJsonValue>
 
 #include <algorithm>
 #include <cmath>
@@ -66,6 +68,13 @@ const char *const kUsage = R"(Usage:
       cell worked by hand. The positional tables are fixed: no gradient.
   attention-lab-cli presets
       The built-in lessons, one line each.
+  attention-lab-cli softmax --scores S1,S2,... [--format text|json]
+      Why the softmax subtracts the maximum: one row of scores through
+      e^s / sum e^s as written and with each score shifted by the row's
+      maximum first. A score past 709.78 overflows e^s in double: inf, and
+      inf / inf is NaN; shifted, the weights are finite. JSON: {"scores",
+      "max", "exponentials", "naive", "shifted", "weights", "naive_finite"},
+      where a number that is not finite is the string "inf", "-inf" or "NaN".
   attention-lab-cli experiment scaling [--dk N[,N...]] [--seed S] [--trials T] [--keys N]
                     [--format text|json] [--python-draw] [--gradients]
       Why divide by sqrt(d_k): raw against scaled scores of random q, k.
@@ -113,6 +122,12 @@ const char *const kUsage = R"(Usage:
       NAME_compare_STAGE.png) and the difference map (NAME_diff_STAGE.png).
   attention-lab-cli model info|trace|export [--model DIR|builtin] [--text "..."] [--layer L --head H]
       A GPT-2 model's every layer and head (docs/model.md); export: --out DIR or --scenario FILE.
+  attention-lab-cli model sinks [--model DIR|builtin] [--text "..."|--generate N] [--seed S] [--window W]
+                    [--sinks S] [--format text|json]
+      StreamingLLM's comparison: the loss with full attention, a window of W
+      keys, and S sinks + the window, on the model's own text (seed 2026) or
+      --text; the paper's figure beside it; each head's weight on the first
+      token against uniform causal rows.
   attention-lab-cli model scores [--model DIR|builtin] [--seed S] [--format text|json]
       Every head's previous-token, first-token, self and induction (prefix
       matching) scores, each beside its uniform baseline, over 8 random token
@@ -217,6 +232,95 @@ int presets(const QStringList &args, QTextStream &out)
     return 0;
 }
 
+
+// Text for a number that may be inf or NaN; JSON has no such numbers, so
+// they are strings there.
+QJsonValue maybeFinite(double v)
+{
+    if (std::isnan(v))
+        return QStringLiteral("NaN");
+    if (std::isinf(v))
+        return v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
+    return v;
+}
+
+QString overflowNumber(double v)
+{
+    if (std::isnan(v))
+        return QStringLiteral("NaN");
+    if (std::isinf(v))
+        return v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
+    if (v != 0 && (std::abs(v) >= 1e5 || std::abs(v) < 1e-4))
+        return QString::number(v, 'e', 4);
+    return fixed(v);
+}
+
+int softmaxCommand(const QStringList &args, QTextStream &out)
+{
+    constexpr int kMaxScores = 4096;
+    Options o = parseOptions(args, {QStringLiteral("--scores"), QStringLiteral("--format")});
+    const QString format = formatOption(o);
+    if (!o.positional.isEmpty())
+        throw UsageError{QStringLiteral("unexpected argument \"%1\"; give the row as --scores S1,S2,...").arg(o.positional.first())};
+    const auto list = o.take(QStringLiteral("--scores"));
+    if (!list)
+        throw UsageError{QStringLiteral("--scores: give the row, e.g. --scores 800,799,795")};
+    const QStringList parts = splitList(*list);
+    if (parts.isEmpty())
+        throw UsageError{QStringLiteral("--scores: no score given")};
+    if (parts.size() > kMaxScores)
+        throw UsageError{QStringLiteral("--scores: %1 scores, more than the limit of %2").arg(parts.size()).arg(kMaxScores)};
+    Eigen::RowVectorXd scores(parts.size());
+    for (int j = 0; j < parts.size(); ++j) {
+        bool ok = false;
+        const double v = parts[j].toDouble(&ok);
+        if (!ok || !std::isfinite(v))
+            throw UsageError{QStringLiteral("--scores: score %1 (\"%2\") is not a finite number").arg(j + 1).arg(parts[j])};
+        scores(j) = v;
+    }
+    const OverflowRow r = overflowRow(scores);
+    if (format == QLatin1String("json")) {
+        const auto array = [](const Eigen::RowVectorXd &v) {
+            QJsonArray a;
+            for (Eigen::Index j = 0; j < v.size(); ++j)
+                a.append(maybeFinite(v(j)));
+            return a;
+        };
+        out << terminalJson(QJsonObject{{QStringLiteral("scores"), array(scores)},
+                                        {QStringLiteral("max"), r.maximum},
+                                        {QStringLiteral("exponentials"), array(r.exponentials)},
+                                        {QStringLiteral("naive"), array(r.naive)},
+                                        {QStringLiteral("shifted"), array(r.shifted)},
+                                        {QStringLiteral("weights"), array(r.safe)},
+                                        {QStringLiteral("naive_finite"), r.naive.allFinite()}});
+        return 0;
+    }
+    out << "One row through the softmax, as written and shifted by its maximum " << fixed(r.maximum)
+        << "\n(e^x overflows a double past x = 709.78)\n\n";
+    const QStringList head = {QStringLiteral("key"), QStringLiteral("s"), QStringLiteral("e^s"),
+                              QStringLiteral("e^s / sum"), QStringLiteral("s - max"), QStringLiteral("e^(s - max)"),
+                              QStringLiteral("weight")};
+    const auto row = [&out](const QStringList &cells) {
+        out << "  " << cells[0].leftJustified(5);
+        for (int c = 1; c < cells.size(); ++c)
+            out << cells[c].rightJustified(c == 3 || c == 5 ? 13 : 11);
+        out << "\n";
+    };
+    row(head);
+    for (Eigen::Index j = 0; j < scores.size(); ++j)
+        row({QString::number(j + 1), overflowNumber(scores(j)), overflowNumber(r.exponentials(j)),
+             overflowNumber(r.naive(j)), overflowNumber(scores(j) - r.maximum), overflowNumber(r.shifted(j)),
+             overflowNumber(r.safe(j))});
+    row({QStringLiteral("sum"), QString(), overflowNumber(r.exponentials.sum()), overflowNumber(r.naive.sum()), QString(),
+         overflowNumber(r.shifted.sum()), overflowNumber(r.safe.sum())});
+    out << "\n"
+        << (r.naive.allFinite()
+                ? "Nothing overflows here: both ways give the same weights. A score past 709.78 would overflow e^s.\n"
+                : "As written the row is lost: e^s overflows to inf, and inf / inf is NaN. Shifted by the maximum, "
+                  "the largest exponential is e^0 = 1, nothing overflows, and the weights are the same as the "
+                  "unshifted formula's wherever it is finite.\n");
+    return 0;
+}
 
 QJsonObject softmaxJson(const SoftmaxSummary &s)
 {
@@ -912,6 +1016,8 @@ int runCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return trace(rest, out, err);
         if (command == QLatin1String("presets"))
             return presets(rest, out);
+        if (command == QLatin1String("softmax"))
+            return softmaxCommand(rest, out);
         if (command == QLatin1String("experiment"))
             return experiment(rest, out);
         if (command == QLatin1String("export"))
@@ -926,7 +1032,7 @@ int runCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return gradCommand(rest, out, err);
         if (command == QLatin1String("train"))
             return trainCommand(rest, out, err);
-        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, grad, presets, experiment, export, compare, model, quiz, train (see --help)")
+        throw UsageError{QStringLiteral("unknown command \"%1\"; the commands are trace, grad, softmax, presets, experiment, export, compare, model, quiz, train (see --help)")
                              .arg(command)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: " << safe(command) << ": " << safe(e.message) << "\n";

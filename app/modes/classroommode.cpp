@@ -9,6 +9,7 @@
 #include "planeplot.h"
 #include "quizpanel.h"
 #include "stageviews.h"
+#include "onlinepanel.h"
 #include "steppanel.h"
 
 #include <QAction>
@@ -33,8 +34,16 @@ ClassroomMode::ClassroomMode(ModeHost &host) : Mode(host, host.mainWindow())
     m_classroom = new Classroom(doc, window);
     m_stepPanel = new StepPanel(doc, m_classroom, tabs);
     m_guessPanel = new GuessPanel(doc, m_classroom, tabs);
+    m_onlinePanel = new OnlineSoftmaxPanel(doc, tabs);
     // Before the positional tab, which stays last (turning an encoding on shows it).
     tabs->insertTab(tabs->count() - 1, m_stepPanel, tr("&Steps"));
+    tabs->insertTab(tabs->count() - 1, m_onlinePanel, tr("&Online softmax"));
+    // The tile being read, framed on the score and weight maps while the tab is shown.
+    connect(m_onlinePanel, &OnlineSoftmaxPanel::tileChanged, this, [this](int, int query, int first, int last) {
+        for (Stage stage : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights})
+            if (StageView *v = m_host.lab()->stageView(stage))
+                v->setTile(HeatmapPlot::Tile{query, first, last});
+    });
     tabs->insertTab(tabs->count() - 1, m_guessPanel, tr("&Guess"));
 
     m_notesPanel = new NotesPanel(doc, m_classroom, window);
@@ -128,6 +137,9 @@ void ClassroomMode::createActions()
     QAction *guess = menu->addAction(tr("&Guess the row"), this, [this] { m_host.showSideTab(m_guessPanel); });
     bar->addAction(guess);
     guess->setProperty("shortText", tr("Guess"));
+    QAction *online = menu->addAction(tr("&Online softmax, tile by tile"), this,
+                                      [this] { m_host.showSideTab(m_onlinePanel); });
+    online->setToolTip(tr("The weights as FlashAttention computes them: keys in tiles, a running maximum, sum and output"));
     menu->addSeparator();
     QAction *notes = m_notesDock->toggleViewAction();
     notes->setText(tr("Lesson &notes"));
@@ -143,6 +155,15 @@ void ClassroomMode::createActions()
 
 void ClassroomMode::registerViews()
 {
+    // The online softmax of the causal lesson's last query, at its second tile.
+    m_host.registerView(QStringLiteral("online"), [this]() -> QWidget * {
+        m_host.showSideTab(m_onlinePanel);
+        m_host.document()->setCurrentQuery(m_host.document()->trace().heads.empty()
+                                               ? 0
+                                               : int(m_host.document()->trace().heads[0].scores.rows()) - 1);
+        m_onlinePanel->setTileIndex(1);
+        return m_host.mainWindow();
+    });
     m_host.registerView(QStringLiteral("steps"), [this]() -> QWidget * {
         setStepMode(true);
         m_host.showSideTab(m_stepPanel);

@@ -1,7 +1,7 @@
 #pragma once
 // Teaching in front of the class, added to the lab: step mode, hide mode
-// (a view state: never saved, off at every start), the Steps and Guess
-// side tabs, the lesson's notes (a dock) and the seeds' quiz (a window of
+// (a view state: never saved, off at every start), the Steps, Online
+// softmax and Guess side tabs, the lesson's notes (a dock) and the seeds' quiz (a window of
 // its own); the Classroom menu and toolbar.
 
 #include "mode.h"
@@ -17,6 +17,7 @@ namespace attn {
 
 class Classroom;
 class GuessPanel;
+class OnlineSoftmaxPanel;
 class NotesPanel;
 class QuizPanel;
 class StepPanel;
@@ -35,6 +36,7 @@ public:
     Classroom *classroom() const { return m_classroom; }
     StepPanel *stepPanel() const { return m_stepPanel; }
     GuessPanel *guessPanel() const { return m_guessPanel; }
+    OnlineSoftmaxPanel *onlinePanel() const { return m_onlinePanel; }
     NotesPanel *notesPanel() const { return m_notesPanel; }
     QDockWidget *notesDock() const { return m_notesDock; }
     QuizPanel *showQuiz(); // its own window, made on first use
@@ -51,6 +53,7 @@ private:
     Classroom *m_classroom = nullptr;
     StepPanel *m_stepPanel = nullptr;
     GuessPanel *m_guessPanel = nullptr;
+    OnlineSoftmaxPanel *m_onlinePanel = nullptr;
     NotesPanel *m_notesPanel = nullptr;
     QDockWidget *m_notesDock = nullptr;
     QuizPanel *m_quiz = nullptr;

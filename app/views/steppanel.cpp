@@ -232,7 +232,7 @@ QString StepPanel::typeset(const std::string &line)
                 else if (in[j] == QLatin1Char('}') && --depth == 0)
                     break;
             }
-            const QString inner = in.mid(i + 2, j - i - 2).toHtmlEscaped();
+            const QString inner = typeset(in.mid(i + 2, j - i - 2).toStdString()); // e^{m_{old} − m}
             const bool sup = in[i] == QLatin1Char('^');
             out += sup ? QStringLiteral("<sup>%1</sup>").arg(inner) : QStringLiteral("<sub>%1</sub>").arg(inner);
             i = j;

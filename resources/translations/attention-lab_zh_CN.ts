@@ -149,12 +149,17 @@
 <context>
     <name>attn::ClassroomMode</name>
     <message>
-        <location filename="../../app/modes/classroommode.cpp" line="+37" />
+        <location filename="../../app/modes/classroommode.cpp" line="+39" />
         <source>&amp;Steps</source>
         <translation>逐步(&amp;S)</translation>
     </message>
     <message>
         <location line="+1" />
+        <source>&amp;Online softmax</source>
+        <translation>在线 softmax(&amp;O)</translation>
+    </message>
+    <message>
+        <location line="+7" />
         <source>&amp;Guess</source>
         <translation>猜测(&amp;G)</translation>
     </message>
@@ -239,6 +244,16 @@
         <translation>猜测</translation>
     </message>
     <message>
+        <location line="+1" />
+        <source>&amp;Online softmax, tile by tile</source>
+        <translation>在线 softmax，逐块计算(&amp;O)</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>The weights as FlashAttention computes them: keys in tiles, a running maximum, sum and output</source>
+        <translation>像 FlashAttention 那样计算权重：键分块读取，保留运行中的最大值、和与输出</translation>
+    </message>
+    <message>
         <location line="+3" />
         <source>Lesson &amp;notes</source>
         <translation>课程笔记(&amp;N)</translation>
@@ -259,7 +274,7 @@
         <translation>测验</translation>
     </message>
     <message>
-        <location line="+125" />
+        <location line="+134" />
         <source>Quiz setting</source>
         <translation>测验设置</translation>
     </message>
@@ -2630,7 +2645,7 @@
 <context>
     <name>attn::ModelMode</name>
     <message>
-        <location filename="../../app/modes/modelmode.cpp" line="+86" />
+        <location filename="../../app/modes/modelmode.cpp" line="+97" />
         <source>Generate</source>
         <translation>生成</translation>
     </message>
@@ -2728,35 +2743,35 @@
 <context>
     <name>attn::ModelView</name>
     <message>
-        <location filename="../../app/views/modelview.cpp" line="+403" />
+        <location filename="../../app/views/modelview.cpp" line="+416" />
         <source>Take layer %1, head %2 into the lab</source>
         <translation>把第 %1 层第 %2 个头带进实验室</translation>
     </message>
     <message>
         <location line="+18" />
-        <location line="+565" />
+        <location line="+567" />
         <source>Export figure…</source>
         <translation>导出图片…</translation>
     </message>
     <message>
-        <location line="-439" />
+        <location line="-440" />
         <source>Type a sentence for the model to read.</source>
         <translation>输入一个句子，让模型来读。</translation>
     </message>
     <message>
         <location line="+4" />
-        <location line="+540" />
+        <location line="+542" />
         <source>Tokens:</source>
         <translation>词元：</translation>
     </message>
     <message>
-        <location line="-474" />
-        <location line="+476" />
+        <location line="-475" />
+        <location line="+477" />
         <source>Tokens (%1):</source>
         <translation>词元（%1 个）：</translation>
     </message>
     <message>
-        <location line="-467" />
+        <location line="-468" />
         <source>L%1</source>
         <translation>第%1层</translation>
     </message>
@@ -2842,13 +2857,13 @@
     </message>
     <message>
         <location line="-224" />
-        <location line="+434" />
+        <location line="+435" />
         <source>✕ knocked out</source>
         <extracomment>Under a head's map in the grid when the head is knocked out (its output replaced).</extracomment>
         <translation>✕ 已敲除</translation>
     </message>
     <message>
-        <location line="-431" />
+        <location line="-432" />
         <source>Knocked out: it reads as before, but what it writes is replaced</source>
         <translation>已敲除：它照常读取，但写入的内容被替换</translation>
     </message>
@@ -2985,7 +3000,7 @@
         <translation>这些是去掉被敲除的头之后的得分。</translation>
     </message>
     <message>
-        <location line="+30" />
+        <location line="+31" />
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
     </message>
@@ -3020,8 +3035,8 @@
         <translation>&lt;b&gt;每一层 × 每个头&lt;/b&gt;：softmax 权重（点击一个查看）</translation>
     </message>
     <message>
-        <location line="-88" />
-        <location line="+89" />
+        <location line="-89" />
+        <location line="+90" />
         <source>&lt;b&gt;Next token&lt;/b&gt; after the last position (top 5)</source>
         <translation>最后一个位置之后的&lt;b&gt;下一个词元&lt;/b&gt;（前 5 名）</translation>
     </message>
@@ -3072,6 +3087,16 @@
     </message>
     <message>
         <location line="+1" />
+        <source>Sinks</source>
+        <translation>注意力汇聚</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Attention sinks: each head's weight on the first token, and a sliding window with and without the first tokens kept (StreamingLLM)</source>
+        <translation>注意力汇聚（attention sink）：每个头放在第一个词元上的权重，以及保留与不保留开头词元的滑动窗口（StreamingLLM）</translation>
+    </message>
+    <message>
+        <location line="+2" />
         <source>layer</source>
         <translation>层</translation>
     </message>
@@ -3102,6 +3127,158 @@
         <location line="+3" />
         <source>This lesson has no notes. A lesson file can carry them under the key "notes".</source>
         <translation>本课没有笔记。课程文件可以在 "notes" 键下写笔记。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::OnlineSoftmaxPanel</name>
+    <message>
+        <location filename="../../app/views/onlinepanel.cpp" line="+66" />
+        <source>Keys a tile (B):</source>
+        <translation>每块的键数 (B)：</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>B: how many keys are read at a time (FlashAttention's block of K and V)</source>
+        <translation>B：一次读取多少个键（FlashAttention 中 K 和 V 的分块）</translation>
+    </message>
+    <message>
+        <location line="+17" />
+        <source>First tile</source>
+        <translation>第一块</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Previous tile</source>
+        <translation>上一块</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>Next tile</source>
+        <translation>下一块</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Last tile</source>
+        <translation>最后一块</translation>
+    </message>
+    <message>
+        <location line="+21" />
+        <source>Why the softmax subtracts the maximum</source>
+        <translation>softmax 为什么要减去最大值</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Shift the row until its largest score is</source>
+        <translation>平移这一行，使其最大分数为</translation>
+    </message>
+    <message>
+        <location line="+113" />
+        <source>No keys to read.</source>
+        <translation>没有可读取的键。</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>&lt;b&gt;Tile %1 of %2:&lt;/b&gt; keys %3–%4 &amp;nbsp; &lt;span style='color:#666'&gt;(query %5, head %6)&lt;/span&gt;</source>
+        <extracomment>%1 and %2 count the tiles, %3 and %4 are the first and last key read, %5 the query, %6 the head.</extracomment>
+        <translation>&lt;b&gt;第 %1 块，共 %2 块：&lt;/b&gt;键 %3–%4 &amp;nbsp; &lt;span style='color:#666'&gt;（查询 %5，头 %6）&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>softmax₁: the row starts as if a key of score 0 and value 0 had been read (m = 0, ℓ = 1, o = 0). Each tile raises the running maximum m if it must, rescales what was summed so far by e^(m_old − m), and adds its own keys.</source>
+        <translation>softmax₁：这一行开始时，就像已经读过一个分数为 0、值为 0 的键（m = 0，ℓ = 1，o = 0）。每一块在需要时抬高运行最大值 m，把此前累加的结果乘以 e^(m_old − m) 重新缩放，再加上本块的键。</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>The n × n weights are never stored: each tile raises the running maximum m if it must, rescales what was summed so far by e^(m_old − m), and adds its own keys. o is kept divided by ℓ, so after the last tile it is the output row.</source>
+        <translation>n × n 的权重从不存储：每一块在需要时抬高运行最大值 m，把此前累加的结果乘以 e^(m_old − m) 重新缩放，再加上本块的键。o 始终保存为除以 ℓ 之后的值，所以读完最后一块，它就是输出行。</translation>
+    </message>
+    <message>
+        <location line="+16" />
+        <source>Every key read so far is blocked: m = −∞, ℓ = 0, o = 0.</source>
+        <translation>目前读到的键都被屏蔽：m = −∞，ℓ = 0，o = 0。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Every key of this tile is blocked: m, ℓ and o stay as they were.</source>
+        <translation>这一块的键全部被屏蔽：m、ℓ 和 o 保持不变。</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <source>Read: keys 1–%1 of %2. The keys after them are not read yet; only m, ℓ and o are kept for this row.</source>
+        <translation>已读：第 1–%1 个键（共 %2 个）。后面的键还没读；这一行只保留 m、ℓ 和 o。</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>Every key is blocked: the row has no weights and its output is 0.</source>
+        <translation>所有键都被屏蔽：这一行没有权重，输出为 0。</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>All keys read: o is the output row, and e^(s_j − m) / ℓ the weights. Largest difference to the ordinary softmax: weights %1, output %2 (rounding).</source>
+        <extracomment>%1 and %2 are the largest differences, e.g. 2.2e-16.</extracomment>
+        <translation>所有键已读完：o 就是输出行，e^(s_j − m) / ℓ 就是权重。与普通 softmax 的最大差异：权重 %1，输出 %2（舍入误差）。</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <source>Memory traffic of this head's %1 scores: the safe softmax reads and writes %2 (4 a score: the maximum, the sum, then read and write to divide), the online softmax %3 (3 a score). Fused with the weighted sum, as here, the scores live in one tile at a time: the n_q × n_k matrix is never stored.</source>
+        <extracomment>%1 = n_q × n_k scores, %2 the safe softmax's reads and writes, %3 the online one's.</extracomment>
+        <translation>这个头 %1 个分数的访存量：安全 softmax 读写 %2 次（每个分数 4 次：求最大值、求和、再读一次并写回做除法），在线 softmax %3 次（每个分数 3 次）。像这里这样与加权求和融合时，分数每次只存在于一个块中：n_q × n_k 矩阵从不存储。</translation>
+    </message>
+    <message>
+        <location line="+35" />
+        <source>Every key of this row is blocked: nothing to exponentiate.</source>
+        <translation>这一行的键全部被屏蔽：没有需要取指数的分数。</translation>
+    </message>
+    <message>
+        <location line="+10" />
+        <source>The scaled scores of query %2, each plus %1: adding one number to a whole row changes none of its weights. In double precision e^x overflows past x ≈ 709.78.</source>
+        <extracomment>%1 the shift added, %2 the query.</extracomment>
+        <translation>查询 %2 的缩放分数，每个都加上 %1：给整行加同一个数，不改变任何权重。在双精度下，x 超过约 709.78 时 e^x 就会溢出。</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>s</source>
+        <translation>s</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>e^s</source>
+        <translation>e^s</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>e^s / Σ e^s (as written)</source>
+        <translation>e^s / Σ e^s（照公式直接算）</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>s − max</source>
+        <translation>s − max</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>e^(s − max)</source>
+        <translation>e^(s − max)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>weights (shifted)</source>
+        <translation>权重（平移后）</translation>
+    </message>
+    <message>
+        <location line="+24" />
+        <source>As written, e^s overflows to inf and inf / inf is NaN: the row is lost. Shifted by its maximum, the largest exponential is e^0 = 1 and nothing overflows; the weights are the lesson's own.</source>
+        <translation>直接计算时 e^s 溢出为 inf，inf / inf 得到 NaN：这一行就丢了。减去最大值之后，最大的指数是 e^0 = 1，不会溢出；权重与本课的权重完全相同。</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Nothing overflows at this shift: both ways give the same weights. Raise the largest score past 709.78 to see e^s overflow.</source>
+        <translation>在这个平移量下没有溢出：两种算法得到相同的权重。把最大分数调到 709.78 以上，就能看到 e^s 溢出。</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>The first %1 of %2 keys are shown.</source>
+        <translation>显示前 %1 个键（共 %2 个）。</translation>
     </message>
 </context>
 <context>
@@ -4601,6 +4778,194 @@ weight</source>
         <location line="+0" />
         <source>Window</source>
         <translation>窗口</translation>
+    </message>
+</context>
+<context>
+    <name>attn::SinkView</name>
+    <message>
+        <location filename="../../app/views/sinkview.cpp" line="+148" />
+        <source>Layer %1, head %2, position %3 (“%4”)</source>
+        <translation>第 %1 层，头 %2，位置 %3（“%4”）</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>weight on the first token: %1; evenly spread over the %2 tokens it reads: %3</source>
+        <translation>放在第一个词元上的权重：%1；若均匀分给它读取的 %2 个词元：%3</translation>
+    </message>
+    <message>
+        <location line="+194" />
+        <source>Computing…</source>
+        <translation>计算中…</translation>
+    </message>
+    <message>
+        <location line="+25" />
+        <source>The experiment needs a text of at least 3 tokens (this one has %1).</source>
+        <translation>这个实验需要至少 3 个词元的文本（当前只有 %1 个）。</translation>
+    </message>
+    <message>
+        <location line="+65" />
+        <source>%1 tokens · %2 ms</source>
+        <translation>%1 个词元 · %2 毫秒</translation>
+    </message>
+    <message>
+        <location line="+17" />
+        <source>Text:</source>
+        <translation>文本：</translation>
+    </message>
+    <message>
+        <location line="+14" />
+        <source>The model's text (%1 tokens, seed %2):</source>
+        <translation>模型自己写的文本（%1 个词元，种子 %2）：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The sentence (%1 tokens):</source>
+        <translation>句子（%1 个词元）：</translation>
+    </message>
+    <message>
+        <location line="+17" />
+        <source>L%1H%2</source>
+        <translation>L%1H%2</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>position i (the query), 1 to %1</source>
+        <translation>位置 i（查询），1 到 %1</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Weight on the first token</source>
+        <translation>第一个词元上的权重</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>every head at every position of the text (full causal attention)</source>
+        <translation>每个头在文本每个位置上的值（完整因果注意力）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>mean</source>
+        <translation>平均</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>mean = over positions 2 to %1; evenly spread causal rows would give %2</source>
+        <translation>平均 = 对位置 2 到 %1 取平均；均匀分布的因果行会给出 %2</translation>
+    </message>
+    <message>
+        <location line="+20" />
+        <source>full</source>
+        <translation>完整</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>window %1</source>
+        <translation>窗口 %1</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>%1 sinks + window %2</source>
+        <translation>%1 个汇聚词元 + 窗口 %2</translation>
+    </message>
+    <message>
+        <location line="+17" />
+        <source>&lt;b&gt;Our model:&lt;/b&gt; the window alone costs %1 % more loss; the %2 sinks bring back %3 % of it.</source>
+        <translation>&lt;b&gt;我们的模型：&lt;/b&gt;只用窗口时损失增加 %1 %；%2 个汇聚词元挽回其中的 %3 %。</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>&lt;b&gt;Our model:&lt;/b&gt; the window alone changes the loss by %1 %: it costs nothing here; with %2 sinks: %3 %.</source>
+        <translation>&lt;b&gt;我们的模型：&lt;/b&gt;只用窗口时损失变化 %1 %：在这里没有代价；加上 %2 个汇聚词元：%3 %。</translation>
+    </message>
+    <message>
+        <location line="+16" />
+        <source>The head that leans most on the first token, L%1H%2, puts %3 there on average, %4 times what evenly spread rows would (%5).</source>
+        <translation>最依赖第一个词元的头 L%1H%2 平均在那里放了 %3，是均匀分布时（%5）的 %4 倍。</translation>
+    </message>
+    <message>
+        <location line="+11" />
+        <source>&amp;Text:</source>
+        <translation>文本(&amp;T)：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>the model's own</source>
+        <translation>模型自己写的</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>the sentence above</source>
+        <translation>上面的句子</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The model's own text: it writes from “the cat” at temperature 1, as long as its context. The sentence above: what the model mode reads.</source>
+        <translation>模型自己写的文本：从 “the cat” 开始，温度 1，写满它的上下文长度。上面的句子：模型模式正在读的句子。</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&amp;New text</source>
+        <translation>换一段文本(&amp;N)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The model writes another text (the next seed)</source>
+        <translation>模型再写一段文本（下一个种子）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Window</source>
+        <translation>窗口(&amp;W)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Each query reads only its last w tokens (itself included)</source>
+        <translation>每个查询只读取最近的 w 个词元（包括自己）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>S&amp;inks</source>
+        <translation>汇聚词元(&amp;I)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The first s tokens stay readable beside the window</source>
+        <translation>开头的 s 个词元在窗口之外仍可读取</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&lt;b&gt;StreamingLLM's experiment&lt;/b&gt; on this text</source>
+        <translation>在这段文本上做 &lt;b&gt;StreamingLLM 的实验&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>loss (nats/token)</source>
+        <translation>损失（奈特/词元）</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>perplexity</source>
+        <translation>困惑度</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The paper (Xiao et al. 2023, StreamingLLM): Llama-2-13B on 65K tokens has perplexity %1 with window attention alone, and %2 with 4 sinks + the window.</source>
+        <translation>论文（Xiao et al. 2023，StreamingLLM）：Llama-2-13B 在 65K 词元上，只用窗口注意力时困惑度为 %1，4 个汇聚词元 + 窗口时为 %2。</translation>
     </message>
 </context>
 <context>
@@ -6136,12 +6501,12 @@ the %1 nearest values averaged</source>
 <context>
     <name>attn::TrainingMode</name>
     <message>
-        <location filename="../../app/modes/trainingmode.cpp" line="+30" />
+        <location filename="../../app/modes/trainingmode.cpp" line="+32" />
         <source>&amp;Training lab</source>
         <translation>训练实验室(&amp;T)</translation>
     </message>
     <message>
-        <location line="+108" />
+        <location line="+127" />
         <source>Save the trained model as a folder</source>
         <translation>把训练好的模型保存为文件夹</translation>
     </message>
@@ -6156,7 +6521,7 @@ the %1 nearest values averaged</source>
         <translation>模型未保存：%1</translation>
     </message>
     <message>
-        <location line="-91" />
+        <location line="-110" />
         <source>Train a small transformer from random weights and watch its heads form</source>
         <translation>从随机权重训练一个小 Transformer，看它的注意力头如何形成</translation>
     </message>

@@ -10,6 +10,8 @@
 #include "mainwindow.h"
 #include "matrixpanel.h"
 #include "notespanel.h"
+#include "numbers.h"
+#include "onlinepanel.h"
 #include "planeplot.h"
 #include "quizpanel.h"
 #include "scenario_json.h"
@@ -41,6 +43,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QDoubleSpinBox>
+#include <QTableWidget>
 #include <QFileInfo>
 #include <QFontMetricsF>
 #include <QLocale>
@@ -91,6 +94,8 @@ private slots:
     void stepArithmeticFollowsEveryStep();
     void stepModeRevealsInOrder();
     void stepPanelFollowsEdits();
+    void onlineSoftmaxStepsTheTiles();
+    void softmaxOneFromTheMenu();
     void hideModeHidesEveryChannel();
     void hideModeSurvivesLessonsAndIsOffAtStart();
     void guessIsScored();
@@ -241,6 +246,112 @@ void TestClassroom::stepModeRevealsInOrder()
     QVERIFY(w.showView(QStringLiteral("steps")) == &w);
     w.setStepMode(false);
     QVERIFY(!w.stageView(Stage::Scores)->isDimmed() && !w.stageView(Stage::Output)->isDimmed());
+}
+
+// The causal lesson's last query (机制), whose scaled row is
+// (−0.7071, 0, 0.7071, −0.3536, −0.4950), in tiles of 2:
+//   tile 1: m = 0, ℓ = e^−0.7071 + e^0 = 1.4931
+//   tile 2: m = 0.7071, e^(0 − 0.7071) = 0.4931, ℓ = 1.4931 · 0.4931 + (1 + e^−1.0607) = 2.0824
+// The tile being read is framed on the score and weight maps while the tab
+// is shown; after the last tile the row equals the softmax to rounding.
+void TestClassroom::onlineSoftmaxStepsTheTiles()
+{
+    QCOMPARE(StepPanel::typeset("e^{m_{old} − m}"), QStringLiteral("e<sup>m<sub>old</sub> − m</sup>"));
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(!w.openLesson(QStringLiteral("causal")));
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto *panel = w.findChild<OnlineSoftmaxPanel *>();
+    QVERIFY(panel);
+    QVERIFY(w.showView(QStringLiteral("online")) == &w);
+    QCOMPARE(w.sideTabs()->currentWidget(), static_cast<QWidget *>(panel));
+    QCOMPARE(w.document()->currentQuery(), 4);
+    QCOMPARE(panel->tileSize(), 2);
+    QCOMPARE(panel->tileCount(), 3);
+    QCOMPARE(panel->tileIndex(), 1);
+    QVERIFY2(panel->arithmeticText().contains(QStringLiteral("= 1.4931 · 0.4931 + 1.3462 = 2.0824")),
+             qPrintable(panel->arithmeticText()));
+    QVERIFY(panel->arithmeticText().contains(QStringLiteral("max(0.0000, 0.7071) = 0.7071")));
+    for (Stage st : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights})
+        QCOMPARE(w.stageView(st)->tile(), (HeatmapPlot::Tile{4, 2, 3}));
+    QCOMPARE(w.stageView(Stage::Output)->tile(), HeatmapPlot::Tile{});
+    QVERIFY(panel->resultText().contains(QStringLiteral("keys 1–4 of 5")));
+
+    panel->last();
+    QCOMPARE(panel->tileIndex(), 2);
+    QCOMPARE(w.stageView(Stage::Weights)->tile(), (HeatmapPlot::Tile{4, 4, 4}));
+    QVERIFY2(panel->resultText().contains(QStringLiteral("Largest difference")), qPrintable(panel->resultText()));
+    QVERIFY(panel->rowResult().largestWeightDifference < 1e-12);
+    QVERIFY(panel->trafficText().contains(QStringLiteral("25 scores")) && panel->trafficText().contains(QStringLiteral("100"))
+            && panel->trafficText().contains(QStringLiteral("75")));
+
+    // One tile of every key: the whole row at once, then the first query (one open key).
+    panel->setTileSize(5);
+    QCOMPARE(panel->tileCount(), 1);
+    QVERIFY(panel->arithmeticText().startsWith(QStringLiteral("s1…5 = [")));
+    w.document()->setCurrentQuery(0);
+    QCOMPARE(w.stageView(Stage::Scaled)->tile(), (HeatmapPlot::Tile{0, 0, 4}));
+    QVERIFY(panel->arithmeticText().contains(QStringLiteral("[0.3536, −∞, −∞, −∞, −∞]")));
+
+    // The overflow table: the row shifted to a top of 800 overflows as written, not shifted;
+    // its weights are the lesson's.
+    w.document()->setCurrentQuery(4);
+    QTableWidget *table = panel->overflowTable();
+    QCOMPARE(table->rowCount(), 6);
+    QCOMPARE(table->columnCount(), 5);
+    QCOMPARE(table->item(0, 2)->text(), QStringLiteral("800.0000"));
+    for (int j = 0; j < 5; ++j) {
+        QCOMPARE(table->item(1, j)->text(), QStringLiteral("inf"));
+        QCOMPARE(table->item(2, j)->text(), QStringLiteral("NaN"));
+        QCOMPARE(table->item(5, j)->text(),
+                 QString::fromStdString(fixed4(w.document()->trace().heads[0].weights(4, j), Minus::Typographic)));
+    }
+    panel->setOverflowTop(5);
+    QCOMPARE(table->item(2, 2)->text(), table->item(5, 2)->text());
+
+    // Another tab: the maps lose the frame. An edit: the panel follows.
+    w.sideTabs()->setCurrentIndex(0);
+    QCOMPARE(w.stageView(Stage::Weights)->tile(), HeatmapPlot::Tile{});
+    w.showSideTab(panel);
+    QCOMPARE(w.stageView(Stage::Weights)->tile().row, 4);
+    w.document()->setRow(MatrixId::Q, 4, Eigen::RowVectorXd(Eigen::RowVector2d(0, 0)), QStringLiteral("Edit q"));
+    panel->first();
+    QVERIFY2(panel->arithmeticText().startsWith(QStringLiteral("s1…5 = [0.0000, 0.0000, 0.0000, 0.0000, 0.0000]")),
+             qPrintable(panel->arithmeticText()));
+}
+
+// Attention ▸ softmax₁ on seed 000: e^(2√2), e^0, e^(√2) = 16.9188, 1, 4.1133
+// over 1 + 22.0321 = 23.0321: weights 0.7346, 0.0434, 0.1786, sum 0.9566.
+// One undo step; the weights map says what it is and writes each row's sum.
+void TestClassroom::softmaxOneFromTheMenu()
+{
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(!w.openLesson(QStringLiteral("seed000-basic")));
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto *action = w.findChild<QAction *>(QStringLiteral("plusOneAction"));
+    QVERIFY(action && action->isCheckable() && !action->isChecked());
+    const int steps = w.document()->undoStack()->count();
+    action->trigger();
+    QCOMPARE(w.document()->scenario().softmax, SoftmaxKind::PlusOne);
+    QCOMPARE(w.document()->undoStack()->count(), steps + 1);
+    const double e1 = std::exp(2 * std::sqrt(2.0)), e3 = std::exp(std::sqrt(2.0)), z = 1 + e1 + 1 + e3;
+    const HeadTrace &h = w.document()->trace().heads[0];
+    QVERIFY(std::abs(h.weights(0, 0) - e1 / z) < 1e-12 && std::abs(h.weights(0, 1) - 1 / z) < 1e-12);
+    const HeatmapData &d = w.stageView(Stage::Weights)->data();
+    QVERIFY2(d.title.contains(QStringLiteral("Softmax₁")), qPrintable(d.title));
+    QCOMPARE(d.rowNotes.size(), 1);
+    QVERIFY2(d.rowNotes[0].endsWith(QStringLiteral("Σ 0.9566")), qPrintable(d.rowNotes[0])); // (z − 1) / z
+    QVERIFY(d.rowNotesLegend.contains(QStringLiteral("attends to nothing")));
+    QVERIFY(!d.rowFlagged.value(0)); // below 1 by design, not the after-softmax mistake
+    w.document()->undo();
+    QCOMPARE(w.document()->scenario().softmax, SoftmaxKind::Standard);
+    QVERIFY(!action->isChecked());
+    QVERIFY(!w.stageView(Stage::Weights)->data().title.contains(QStringLiteral("Softmax₁")));
 }
 
 void TestClassroom::stepPanelFollowsEdits()

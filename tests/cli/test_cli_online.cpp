@@ -2,7 +2,8 @@
 // head and query row, the tiles of the core's online softmax (1-based keys,
 // m, l and o), its last tile's o is the output row, and the rest of the
 // trace is unchanged; the text works the tiles out; a bad B or tiles too
-// many for the limit end with status 2 and one line.
+// many for the limit end with status 2 and one line. `softmax --scores`:
+// the row as written (inf, NaN) against the shifted one.
 
 #include "attention.h"
 #include "cli_run.h"
@@ -16,6 +17,7 @@
 #include <QObject>
 #include <QTest>
 
+#include <array>
 #include <cmath>
 
 using namespace attn;
@@ -102,6 +104,57 @@ private slots:
             QVERIFY(r.out.isEmpty());
             QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0);
             QVERIFY2(r.err.contains(QStringLiteral("--online-softmax: must be a whole number from 1 to")), qPrintable(r.err));
+        }
+    }
+
+    // s = (800, 799, 795): every e^s is inf in double, so the row as written
+    // is NaN; shifted, e^0, e^−1, e^−5 over 1.374617: 0.727475, 0.267623, 0.004902.
+    void softmaxOverflowRow()
+    {
+        const test::CliRun r = test::runCliInProcess({"softmax", "--scores", "800,799,795"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("  1       800.0000        inf          NaN     0.0000       1.0000     0.7275")),
+                 qPrintable(r.out));
+        QVERIFY(r.out.contains(QStringLiteral("  3       795.0000        inf          NaN    -5.0000       0.0067     0.0049")));
+        QVERIFY(r.out.contains(QStringLiteral("the row is lost")));
+
+        const test::CliRun j = test::runCliInProcess({"softmax", "--scores", "800,799,795", "--format", "json"});
+        QCOMPARE(j.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(j.out.toUtf8()).object();
+        QCOMPARE(o.value("max").toDouble(), 800.0);
+        QCOMPARE(o.value("naive_finite").toBool(true), false);
+        QCOMPARE(o.value("exponentials").toArray().at(0).toString(), QStringLiteral("inf"));
+        QCOMPARE(o.value("naive").toArray().at(2).toString(), QStringLiteral("NaN"));
+        const QJsonArray w = o.value("weights").toArray();
+        const double z = 1 + std::exp(-1.0) + std::exp(-5.0);
+        QCOMPARE(w.size(), 3);
+        for (int k = 0; k < 3; ++k)
+            QVERIFY(std::abs(w.at(k).toDouble() - std::exp(-std::array{0.0, 1.0, 5.0}[std::size_t(k)]) / z) < 1e-15);
+
+        // Seed 000's scaled row: nothing overflows, both ways agree.
+        const test::CliRun ok = test::runCliInProcess({"softmax", "--scores", "2.8284271247461903,0,1.4142135623730951",
+                                                       "--format", "json"});
+        const QJsonObject a = QJsonDocument::fromJson(ok.out.toUtf8()).object();
+        QVERIFY(a.value("naive_finite").toBool());
+        const double e1 = std::exp(2 * std::sqrt(2.0)), e3 = std::exp(std::sqrt(2.0));
+        QVERIFY(std::abs(a.value("naive").toArray().at(0).toDouble() - e1 / (e1 + 1 + e3)) < 1e-15); // 0.7679179
+        QVERIFY(std::abs(a.value("weights").toArray().at(0).toDouble() - a.value("naive").toArray().at(0).toDouble()) < 1e-15);
+    }
+
+    void softmaxRefusesInOneLine()
+    {
+        const QList<QStringList> bad = {{"softmax"},
+                                        {"softmax", "--scores", "1,x"},
+                                        {"softmax", "--scores", "1,inf"},
+                                        {"softmax", "--scores", ","},
+                                        {"softmax", "3", "--scores", "1"},
+                                        {"softmax", "--scores", "1", "--format", "xml"}};
+        for (const QStringList &args : bad) {
+            const test::CliRun r = test::runCliInProcess(args);
+            QCOMPARE(r.code, 2);
+            QVERIFY(r.out.isEmpty());
+            QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0);
+            QVERIFY2(r.err.startsWith(QStringLiteral("attention-lab-cli: softmax: ")), qPrintable(r.err));
         }
     }
 };

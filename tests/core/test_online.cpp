@@ -131,6 +131,84 @@ private slots:
         QVERIFY2(worst < 1e-12, qPrintable(QString::number(worst)));
     }
 
+    // The one-row form a view steps through is the same row, bit for bit,
+    // as the whole-trace form, with its own differences to the trace.
+    void oneRowEqualsTheWholeTrace()
+    {
+        int checked = 0;
+        for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+            Scenario s = test::randomScenario(seed);
+            if (validate(s))
+                continue;
+            const Trace t = compute(s);
+            const int nk = int(t.blocked.cols());
+            for (int b : {1, 2, nk}) {
+                const std::vector<OnlineHead> heads = online(s, t, b);
+                for (int h = 0; h < int(heads.size()); ++h) {
+                    for (int i = 0; i < int(heads[std::size_t(h)].rows.size()); ++i) {
+                        Result<OnlineRowResult> r = onlineSoftmaxRow(s, t, h, i, b);
+                        QVERIFY(r.ok());
+                        const OnlineRowResult &one = r.value();
+                        const OnlineRow &whole = heads[std::size_t(h)].rows[std::size_t(i)];
+                        QCOMPARE(one.row.tiles.size(), whole.tiles.size());
+                        for (std::size_t k = 0; k < whole.tiles.size(); ++k) {
+                            QCOMPARE(one.row.tiles[k].m, whole.tiles[k].m);
+                            QCOMPARE(one.row.tiles[k].l, whole.tiles[k].l);
+                            QCOMPARE(one.row.tiles[k].o, whole.tiles[k].o);
+                        }
+                        QCOMPARE(one.weights, Eigen::RowVectorXd(heads[std::size_t(h)].weights.row(i)));
+                        QCOMPARE(one.output, Eigen::RowVectorXd(heads[std::size_t(h)].output.row(i)));
+                        const double dw = (one.weights - t.heads[std::size_t(h)].weights.row(i)).cwiseAbs().maxCoeff();
+                        QCOMPARE(one.largestWeightDifference, dw);
+                        QVERIFY(one.largestWeightDifference < 1e-12 && one.largestOutputDifference < 1e-12);
+                        ++checked;
+                    }
+                }
+            }
+        }
+        QVERIFY(checked > 100);
+        const Scenario s = lesson(QStringLiteral("seed000-basic"));
+        const Trace t = compute(s);
+        QCOMPARE(onlineSoftmaxRow(s, t, 1, 0, 2).problem()->place, std::string("head"));
+        QCOMPARE(onlineSoftmaxRow(s, t, 0, 1, 2).problem()->place, std::string("query"));
+        QCOMPARE(onlineSoftmaxRow(s, t, 0, 0, 0).problem()->place, std::string("tile"));
+    }
+
+    // The lines a student writes for seed 000 in tiles of 2 (the numbers of
+    // seed000ByHand): tile 1 starts from nothing, tile 2 rescales by
+    // e^(2.8284 − 2.8284) = 1 and adds e^(1.4142 − 2.8284) = 0.2431.
+    void tileLinesByHand()
+    {
+        const Scenario s = lesson(QStringLiteral("seed000-basic"));
+        const Trace t = compute(s);
+        const OnlineRowResult r = onlineSoftmaxRow(s, t, 0, 0, 2).value();
+        const std::vector<std::string> first = onlineTileLines(s, t, 0, 0, r, 0);
+        const std::vector<std::string> expectFirst = {
+            "s_{1…2} = [2.8284, 0.0000]",
+            "m = max(m_{old}, max_{j} s_{j}) = max(−∞, 2.8284) = 2.8284",
+            "ℓ = Σ_{j} e^{s_{j} − m} = 1.0591",
+            "o = Σ_{j} e^{s_{j} − m} v_{j} / ℓ = [0.9442, 0.0558, 0.0000]"};
+        QCOMPARE(first, expectFirst);
+        const std::vector<std::string> second = onlineTileLines(s, t, 0, 0, r, 1);
+        const std::vector<std::string> expectSecond = {
+            "s_{3} = [1.4142]",
+            "m = max(m_{old}, max_{j} s_{j}) = max(2.8284, 1.4142) = 2.8284",
+            "e^{m_{old} − m} = e^{2.8284 − 2.8284} = 1.0000",
+            "ℓ = ℓ_{old} · e^{m_{old} − m} + Σ_{j} e^{s_{j} − m} = 1.0591 · 1.0000 + 0.2431 = 1.3022",
+            "o = (o_{old} · ℓ_{old} · e^{m_{old} − m} + Σ_{j} e^{s_{j} − m} v_{j}) / ℓ = [0.7679, 0.0454, 0.1867]"};
+        QCOMPARE(second, expectSecond);
+        QVERIFY(onlineTileLines(s, t, 0, 0, r, 2).empty());
+
+        // A tile of blocked keys gives its scores alone (−∞ for each).
+        Scenario blocked = s;
+        blocked.mask.blocked = BoolMatrix::Zero(1, 3);
+        blocked.mask.blocked(0, 2) = true;
+        const Trace tb = compute(blocked);
+        const OnlineRowResult rb = onlineSoftmaxRow(blocked, tb, 0, 0, 2).value();
+        const std::vector<std::string> still = onlineTileLines(blocked, tb, 0, 0, rb, 1);
+        QCOMPARE(still, std::vector<std::string>{"s_{3} = [−∞]"});
+    }
+
     // A tile whose keys are all blocked (mask before the softmax) changes
     // nothing: m, l and o stay, and it says it held no open key.
     void aBlockedTileChangesNothing()

@@ -901,7 +901,7 @@ void TestMainWindow::appRefusesBadOptions_data()
     QTest::newRow("size") << QStringList{"--size", "abc"} << "--size";
     QTest::newRow("tiny size") << QStringList{"--size", "10x10"} << "the window needs at least";
     QTest::newRow("size too small for the zoom") << QStringList{"--zoom", "1.5", "--size", "1030x600"} << "--size";
-    QTest::newRow("tab") << QStringList{"--tab", "9"} << "--tab";
+    QTest::newRow("tab") << QStringList{"--tab", "19"} << "--tab";
     QTest::newRow("language") << QStringList{"--language", "fr"} << "--language";
     QTest::newRow("zoom") << QStringList{"--zoom", "abc"} << "--zoom";
     QTest::newRow("lesson") << QStringList{"--lesson", "nosuch"} << "no built-in lesson";
