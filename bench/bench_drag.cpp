@@ -29,6 +29,9 @@
 //   edit      one typed cell (Document::setRow outside a gesture, as the
 //             matrix table does) until settled; median and max of 10 edits
 //             of different rows
+//   causal    the causal mask flipped (Document::setSettings, its own undo
+//             step, as the settings panel does): every stage of every head
+//             recomputed and redrawn, until settled; median and max of 10
 //   RSS       the process's resident memory after the case (VmRSS), and its
 //             peak so far (VmHWM), in MB
 //
@@ -152,6 +155,18 @@ void traceLine(const attn::Trace &t)
           + double(t.blocked.size()) / 1048576.0;
     std::printf("    trace: scores %.0f MB, scaled %.0f MB, weights %.0f MB, the rest %.1f MB; total %.0f MB\n", scores,
                 scaled, weights, rest, scores + scaled + weights + rest);
+}
+
+double percentile(std::vector<double> v, double p);
+
+// "12.3", or "-" for a figure that was not measured.
+std::string ms(const std::vector<double> &v, double p)
+{
+    if (v.empty())
+        return "-";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", percentile(v, p));
+    return text;
 }
 
 double percentile(std::vector<double> v, double p)
@@ -280,7 +295,7 @@ struct Result {
     int moves = 0;
     std::map<std::string, Watcher::PerPlot> perPlot; // summed over the timed events
     long events = 0;
-    std::vector<double> open, edit;
+    std::vector<double> open, edit, flip;
     double rss = 0, peak = 0;
 };
 
@@ -383,6 +398,18 @@ Result run(attn::MainWindow &window, const std::string &name, const attn::Scenar
     }
     if (memory)
         memoryLine("10 typed cells");
+    for (int i = 0; i < 10; ++i) {
+        attn::Settings st = attn::settingsOf(doc->scenario());
+        st.mask.causal = !st.mask.causal;
+        clock.start();
+        if (const auto refused = doc->setSettings(st, QStringLiteral("bench causal"), attn::Document::Step::Own)) {
+            // A lesson of one query and three keys has no causal mask to flip.
+            drain(watcher);
+            break;
+        }
+        drain(watcher);
+        r.flip.push_back(double(clock.nsecsElapsed()) / 1e6);
+    }
     if (memory) {
         // A settings change: the whole forward, into the trace's memory.
         attn::Settings st = attn::settingsOf(doc->scenario());
@@ -475,9 +502,9 @@ int main(int argc, char **argv)
     std::printf("bench_drag: %d moves per drag, %d drags per case, window %dx%d, plane %dx%d, platform %s\n", moves, repeat,
                 window.width(), window.height(), window.vectorPlane()->width(), window.vectorPlane()->height(),
                 qPrintable(QGuiApplication::platformName()));
-    std::printf("%-18s %4s %4s %2s | %7s %7s %7s | %8s %7s %8s %11s | %7s %7s %7s | %6s %6s\n", "case", "n", "d", "h",
-                "median", "p95", "max", "handler", "replot", "forward", "plots/event", "open", "edit", "editmax", "RSS",
-                "peak");
+    std::printf("%-18s %4s %4s %2s | %7s %7s %7s | %8s %7s %8s %11s | %7s %7s %7s %7s %7s | %6s %6s\n", "case", "n", "d",
+                "h", "median", "p95", "max", "handler", "replot", "forward", "plots/event", "open", "edit", "editmax",
+                "causal", "caumax", "RSS", "peak");
     int failures = 0;
     for (const std::string &name : cases) {
         attn::Scenario s;
@@ -497,11 +524,12 @@ int main(int argc, char **argv)
         const int stepsBefore = runner ? runner->step() : 0;
         const Result r = run(window, name, s, moves, repeat, memory);
         const double p95 = percentile(r.total, 0.95);
-        std::printf("%-18s %4d %4d %2d | %7.2f %7.2f %7.2f | %8.2f %7.2f %8.3f %11.1f | %7.1f %7.1f %7.1f | %6.0f %6.0f   %s "
-                    "(budget %.1f ms)\n",
+        std::printf("%-18s %4d %4d %2d | %7.2f %7.2f %7.2f | %8.2f %7.2f %8.3f %11.1f | %7.1f %7.1f %7.1f %7s %7s | "
+                    "%6.0f %6.0f   %s (budget %.1f ms)\n",
                     r.name.c_str(), r.n, r.dModel, r.heads, percentile(r.total, 0.5), p95, percentile(r.total, 1.0),
                     percentile(r.handler, 0.5), percentile(r.replot, 0.5), r.forward, r.plotsPerEvent,
-                    percentile(r.open, 0.5), percentile(r.edit, 0.5), percentile(r.edit, 1.0), r.rss, r.peak,
+                    percentile(r.open, 0.5), percentile(r.edit, 0.5), percentile(r.edit, 1.0), ms(r.flip, 0.5).c_str(),
+                    ms(r.flip, 1.0).c_str(), r.rss, r.peak,
                     p95 <= budget ? "ok" : "OVER", budget);
         if (runner)
             std::printf("    the training made %d steps during this case (running: %s)\n", runner->step() - stepsBefore,
