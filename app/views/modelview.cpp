@@ -275,7 +275,15 @@ QWidget *ModelView::buildOverview(QWidget *parent)
     leftLayout->addWidget(m_nextTitle);
     leftLayout->addWidget(m_predictions);
     leftLayout->addWidget(m_ablationNote);
-    return left;
+    // Scrolled: at a projector's zoom the grid and the table are taller than
+    // a 1000 px screen, and the window must not grow past it.
+    auto *scroll = new QScrollArea(parent);
+    scroll->setObjectName(QStringLiteral("modelOverviewScroll"));
+    scroll->setWidget(left);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    return scroll;
 }
 
 // The chosen head: which one and what kind, then its maps.

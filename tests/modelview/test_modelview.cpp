@@ -27,6 +27,8 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -158,6 +160,25 @@ private slots:
     }
 
     void cleanup() { m_window.reset(); }
+
+    // At a projector's zoom the model mode still fits a 1600 x 1000 screen:
+    // the grid's column scrolls instead of making the window taller.
+    void projectorZoomFitsTheScreen()
+    {
+        MainWindow &w = *m_window;
+        w.setZoom(2.0, false); // as --zoom 2 --show model does
+        QVERIFY(!w.openBuiltinModel());
+        w.setModelMode(true);
+        QApplication::processEvents();
+        QVERIFY2(w.minimumSizeHint().height() <= 1000,
+                 qPrintable(QString::number(w.minimumSizeHint().height())));
+        w.resize(1600, 1000);
+        QApplication::processEvents();
+        QCOMPARE(w.height(), 1000);
+        auto *scroll = w.findChild<QScrollArea *>(QStringLiteral("modelOverviewScroll"));
+        QVERIFY(scroll);
+        QVERIFY(scroll->verticalScrollBar()->maximum() > 0); // the grid is taller than its room, and scrolls
+    }
 
     // The head's five maps and its q, k, v are the model's numbers; the
     // scaled scores are scores / √d_head and the weights are causal rows of 1.
