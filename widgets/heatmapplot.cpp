@@ -175,6 +175,7 @@ struct ColorMapDataPeek : QCPColorMapData {
     static const double *values(const QCPColorMapData *d) { return d->*(&ColorMapDataPeek::mData); }
     static const unsigned char *alpha(const QCPColorMapData *d) { return d->*(&ColorMapDataPeek::mAlpha); }
     static double *mutableValues(QCPColorMapData *d) { return d->*(&ColorMapDataPeek::mData); }
+    static unsigned char *mutableAlpha(QCPColorMapData *d) { return d->*(&ColorMapDataPeek::mAlpha); }
     static void setUnmodified(QCPColorMapData *d) { d->*(&ColorMapDataPeek::mDataModified) = false; }
 };
 
@@ -852,11 +853,13 @@ void HeatmapPlot::rebuildMap()
 {
     const int rows = rowCount(), cols = columnCount();
 
+    // Column by column, as Eigen stores the values: a 1024 x 1024 map read
+    // row by row misses the cache at every cell.
     m_hidden = BoolMatrix::Constant(rows, cols, false);
-    for (int i = 0; i < rows; ++i)
-        for (int j = 0; j < cols; ++j)
-            m_hidden(i, j) = !std::isfinite(m_data.values(i, j))
-                             || (m_data.blocked.size() > 0 && m_data.blocked(i, j));
+    const bool anyBlocked = m_data.blocked.size() > 0;
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i)
+            m_hidden(i, j) = !std::isfinite(m_data.values(i, j)) || (anyBlocked && m_data.blocked(i, j));
 
     // Partial updates never change these (updateCells rebuilds when a cell turns hidden or shown).
     m_anyHidden = m_hidden.any();
@@ -865,8 +868,8 @@ void HeatmapPlot::rebuildMap()
     // The scale.
     double lo = 0, hi = 0, maxAbs = 0;
     bool any = false;
-    for (int i = 0; i < rows; ++i)
-        for (int j = 0; j < cols; ++j) {
+    for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i) {
             if (m_hidden(i, j))
                 continue;
             const double v = m_data.values(i, j);
@@ -909,15 +912,40 @@ void HeatmapPlot::rebuildMap()
             d->fillAlpha(255);
         else
             d->clearAlpha();
-        for (int k = 0; k < keySize; ++k) {
-            const int j = cols == 1 ? 0 : k;
-            for (int v = 0; v < valueSize; ++v) {
-                const int i = rows == 1 ? 0 : v;
-                if (m_hidden(i, j)) {
-                    d->setCell(k, v, m_range.lower); // never NaN
-                    d->setAlpha(k, v, 0);
-                } else {
-                    d->setCell(k, v, m_data.values(i, j));
+        if (rows >= 2 && cols >= 2) {
+            // Straight into QCPColorMapData's row-major cells, in tiles of
+            // 32 x 32 so that neither the column-major values nor the cells
+            // are walked across; hidden cells get the lowest value (never
+            // NaN) and no alpha.
+            double *cells = ColorMapDataPeek::mutableValues(d);
+            unsigned char *alpha = m_anyHidden ? ColorMapDataPeek::mutableAlpha(d) : nullptr;
+            constexpr int kTile = 32;
+            for (int j0 = 0; j0 < cols; j0 += kTile) {
+                const int j1 = std::min(cols, j0 + kTile);
+                for (int i0 = 0; i0 < rows; i0 += kTile) {
+                    const int i1 = std::min(rows, i0 + kTile);
+                    for (int i = i0; i < i1; ++i) {
+                        const std::size_t row = std::size_t(i) * std::size_t(keySize);
+                        for (int j = j0; j < j1; ++j) {
+                            const bool hidden = m_hidden(i, j);
+                            cells[row + std::size_t(j)] = hidden ? m_range.lower : m_data.values(i, j);
+                            if (hidden && alpha)
+                                alpha[row + std::size_t(j)] = 0;
+                        }
+                    }
+                }
+            }
+        } else {
+            for (int k = 0; k < keySize; ++k) {
+                const int j = cols == 1 ? 0 : k;
+                for (int v = 0; v < valueSize; ++v) {
+                    const int i = rows == 1 ? 0 : v;
+                    if (m_hidden(i, j)) {
+                        d->setCell(k, v, m_range.lower); // never NaN
+                        d->setAlpha(k, v, 0);
+                    } else {
+                        d->setCell(k, v, m_data.values(i, j));
+                    }
                 }
             }
         }
