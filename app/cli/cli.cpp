@@ -244,17 +244,6 @@ QJsonValue maybeFinite(double v)
     return v;
 }
 
-QString overflowNumber(double v)
-{
-    if (std::isnan(v))
-        return QStringLiteral("NaN");
-    if (std::isinf(v))
-        return v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
-    if (v != 0 && (std::abs(v) >= 1e5 || std::abs(v) < 1e-4))
-        return QString::number(v, 'e', 4);
-    return fixed(v);
-}
-
 int softmaxCommand(const QStringList &args, QTextStream &out)
 {
     constexpr int kMaxScores = 4096;
@@ -303,16 +292,16 @@ int softmaxCommand(const QStringList &args, QTextStream &out)
     const auto row = [&out](const QStringList &cells) {
         out << "  " << cells[0].leftJustified(5);
         for (int c = 1; c < cells.size(); ++c)
-            out << cells[c].rightJustified(c == 3 || c == 5 ? 13 : 11);
+            out << ' ' << cells[c].rightJustified(c == 3 || c == 5 ? 12 : 10); // a space even past the width
         out << "\n";
     };
     row(head);
     for (Eigen::Index j = 0; j < scores.size(); ++j)
-        row({QString::number(j + 1), overflowNumber(scores(j)), overflowNumber(r.exponentials(j)),
-             overflowNumber(r.naive(j)), overflowNumber(scores(j) - r.maximum), overflowNumber(r.shifted(j)),
-             overflowNumber(r.safe(j))});
-    row({QStringLiteral("sum"), QString(), overflowNumber(r.exponentials.sum()), overflowNumber(r.naive.sum()), QString(),
-         overflowNumber(r.shifted.sum()), overflowNumber(r.safe.sum())});
+        row({QString::number(j + 1), fixed(scores(j)), fixed(r.exponentials(j)),
+             fixed(r.naive(j)), fixed(scores(j) - r.maximum), fixed(r.shifted(j)),
+             fixed(r.safe(j))});
+    row({QStringLiteral("sum"), QString(), fixed(r.exponentials.sum()), fixed(r.naive.sum()), QString(),
+         fixed(r.shifted.sum()), fixed(r.safe.sum())});
     out << "\n"
         << (r.naive.allFinite()
                 ? "Nothing overflows here: both ways give the same weights. A score past 709.78 would overflow e^s.\n"

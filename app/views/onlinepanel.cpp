@@ -30,20 +30,6 @@ QString text(const std::string &s)
     return QString::fromStdString(s);
 }
 
-// A number of the overflow table: inf and NaN as such (the point of the table).
-QString overflowCell(double v, bool exponential)
-{
-    if (std::isnan(v))
-        return QStringLiteral("NaN");
-    if (std::isinf(v))
-        return v > 0 ? QStringLiteral("inf") : QStringLiteral("−inf");
-    if (exponential && v != 0 && (std::abs(v) >= 1e5 || std::abs(v) < 1e-4)) {
-        // e^700 has 305 digits: the exponent is what matters.
-        return QString::number(v, 'e', 3).replace(QLatin1Char('-'), QChar(0x2212));
-    }
-    return text(fixed4(v, Minus::Typographic));
-}
-
 constexpr double kDefaultTop = 800; // e^800 overflows a double (past about 709.78)
 
 } // namespace
@@ -354,7 +340,7 @@ void OnlineSoftmaxPanel::refreshOverflow()
     for (int i = 0; i < rowNames.size(); ++i) {
         for (int j = 0; j < shown; ++j) {
             const double v = rows[i] ? (*rows[i])(j) : scores(j) - r.maximum;
-            auto *item = new QTableWidgetItem(overflowCell(v, i == 1 || i == 4));
+            auto *item = new QTableWidgetItem(text(formatFixed(v, 4, Minus::Typographic)));
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (!std::isfinite(v) && !(std::isinf(v) && v < 0)) // −∞ is a blocked key, not a failure
                 item->setForeground(QColor(200, 0, 0));

@@ -303,7 +303,7 @@ void TestClassroom::onlineSoftmaxStepsTheTiles()
     QCOMPARE(table->columnCount(), 5);
     QCOMPARE(table->item(0, 2)->text(), QStringLiteral("800.0000"));
     for (int j = 0; j < 5; ++j) {
-        QCOMPARE(table->item(1, j)->text(), QStringLiteral("inf"));
+        QCOMPARE(table->item(1, j)->text(), QStringLiteral("∞"));
         QCOMPARE(table->item(2, j)->text(), QStringLiteral("NaN"));
         QCOMPARE(table->item(5, j)->text(),
                  QString::fromStdString(fixed4(w.document()->trace().heads[0].weights(4, j), Minus::Typographic)));

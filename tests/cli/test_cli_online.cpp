@@ -113,9 +113,9 @@ private slots:
     {
         const test::CliRun r = test::runCliInProcess({"softmax", "--scores", "800,799,795"});
         QCOMPARE(r.code, 0);
-        QVERIFY2(r.out.contains(QStringLiteral("  1       800.0000        inf          NaN     0.0000       1.0000     0.7275")),
+        QVERIFY2(r.out.contains(QStringLiteral("  1       800.0000          ∞          NaN     0.0000       1.0000     0.7275")),
                  qPrintable(r.out));
-        QVERIFY(r.out.contains(QStringLiteral("  3       795.0000        inf          NaN    -5.0000       0.0067     0.0049")));
+        QVERIFY(r.out.contains(QStringLiteral("  3       795.0000          ∞          NaN    -5.0000       0.0067     0.0049")));
         QVERIFY(r.out.contains(QStringLiteral("the row is lost")));
 
         const test::CliRun j = test::runCliInProcess({"softmax", "--scores", "800,799,795", "--format", "json"});
