@@ -351,9 +351,17 @@ QTabWidget *ModelView::buildHeadTabs(QWidget *parent)
         mapGrid->setRowStretch(r, 1);
     m_tabs->addTab(maps, QString());
     auto *qkv = new QWidget(m_tabs);
-    auto *qkvLayout = new QHBoxLayout(qkv);
-    qkvLayout->setContentsMargins(2, 2, 2, 2);
+    auto *qkvPage = new QVBoxLayout(qkv);
+    qkvPage->setContentsMargins(2, 2, 2, 2);
+    qkvPage->setSpacing(4);
+    // Where Q, K and V come from (quiz 2: self- against cross-attention).
+    m_qkvSource = new QLabel(qkv);
+    m_qkvSource->setObjectName(QStringLiteral("modelQkvSource"));
+    m_qkvSource->setWordWrap(true);
+    qkvPage->addWidget(m_qkvSource);
+    auto *qkvLayout = new QHBoxLayout;
     qkvLayout->setSpacing(4);
+    qkvPage->addLayout(qkvLayout, 1);
     const char *names[] = {"model_q", "model_k", "model_v"};
     for (int i = 0; i < 3; ++i) {
         auto *plot = new HeatmapPlot(qkv);
@@ -736,7 +744,25 @@ void ModelView::updateHeadMaps()
     } else {
         for (int i = 0; i < 3; ++i)
             m_qkvPlots[i]->setData(qkvData(i));
+        m_qkvSource->setText(qkvSourceText());
     }
+}
+
+QString ModelView::qkvSourceText() const
+{
+    if (!m_model || !m_trace)
+        return QString();
+    const Gpt2Config &c = m_model->config;
+    const int n = int(m_trace->ids.size()), head = c.headDim();
+    //: %1 tokens, %2 the layer, %3 the model's width, %4 a head's width.
+    return tr("Self-attention: Q, K and V come from the same sequence, the %1 tokens' states after layer %2's "
+              "first LayerNorm (%1 × %3), times this head's W_Q, W_K and W_V (%3 × %4 each): q, k and v are "
+              "each %1 × %4. (In cross-attention Q would come from the decoder's tokens and K, V from the "
+              "encoder's.)")
+        .arg(n)
+        .arg(m_layer + 1)
+        .arg(c.nEmbd)
+        .arg(head);
 }
 
 HeatmapData ModelView::qkvData(int which) const

@@ -62,6 +62,8 @@ public:
     // 0-based layer and head; out-of-range values are clamped.
     void setHead(int layer, int head);
     int layer() const { return m_layer; }
+    // What feeds the head, with the shapes: "Q, K and V come from the same sequence …" (the Q, K, V tab).
+    QString qkvSourceText() const;
     int head() const { return m_head; }
 
     // The last successful forward, for the text now in the field (null
@@ -226,6 +228,7 @@ private:
     QTabWidget *m_tabs = nullptr;
     HeatmapPlot *m_stagePlots[5] = {};
     HeatmapPlot *m_qkvPlots[3] = {};
+    QLabel *m_qkvSource = nullptr;
     SinkView *m_sinkView = nullptr;
     QWidget *m_sinkTab = nullptr;
     QTimer *m_pause = nullptr;

@@ -2743,35 +2743,35 @@
 <context>
     <name>attn::ModelView</name>
     <message>
-        <location filename="../../app/views/modelview.cpp" line="+416" />
+        <location filename="../../app/views/modelview.cpp" line="+432" />
         <source>Take layer %1, head %2 into the lab</source>
         <translation>把第 %1 层第 %2 个头带进实验室</translation>
     </message>
     <message>
         <location line="+18" />
-        <location line="+567" />
+        <location line="+585" />
         <source>Export figure…</source>
         <translation>导出图片…</translation>
     </message>
     <message>
-        <location line="-440" />
+        <location line="-458" />
         <source>Type a sentence for the model to read.</source>
         <translation>输入一个句子，让模型来读。</translation>
     </message>
     <message>
         <location line="+4" />
-        <location line="+542" />
+        <location line="+560" />
         <source>Tokens:</source>
         <translation>词元：</translation>
     </message>
     <message>
-        <location line="-475" />
-        <location line="+477" />
+        <location line="-493" />
+        <location line="+495" />
         <source>Tokens (%1):</source>
         <translation>词元（%1 个）：</translation>
     </message>
     <message>
-        <location line="-468" />
+        <location line="-486" />
         <source>L%1</source>
         <translation>第%1层</translation>
     </message>
@@ -2806,7 +2806,7 @@
         <translation> · 平均熵 %1 奈特 · 前一个词元 %2 · 第一个词元 %3 · 自身 %4</translation>
     </message>
     <message>
-        <location line="+47" />
+        <location line="+65" />
         <source>tokens</source>
         <translation>词元</translation>
     </message>
@@ -2856,14 +2856,14 @@
         <translation>归纳</translation>
     </message>
     <message>
-        <location line="-224" />
-        <location line="+435" />
+        <location line="-242" />
+        <location line="+453" />
         <source>✕ knocked out</source>
         <extracomment>Under a head's map in the grid when the head is knocked out (its output replaced).</extracomment>
         <translation>✕ 已敲除</translation>
     </message>
     <message>
-        <location line="-432" />
+        <location line="-450" />
         <source>Knocked out: it reads as before, but what it writes is replaced</source>
         <translation>已敲除：它照常读取，但写入的内容被替换</translation>
     </message>
@@ -2873,7 +2873,13 @@
         <translation>单击显示这个头；右击可敲除它</translation>
     </message>
     <message>
-        <location line="+223" />
+        <location line="+91" />
+        <source>Self-attention: Q, K and V come from the same sequence, the %1 tokens' states after layer %2's first LayerNorm (%1 × %3), times this head's W_Q, W_K and W_V (%3 × %4 each): q, k and v are each %1 × %4. (In cross-attention Q would come from the decoder's tokens and K, V from the encoder's.)</source>
+        <extracomment>%1 tokens, %2 the layer, %3 the model's width, %4 a head's width.</extracomment>
+        <translation>自注意力：Q、K、V 来自同一个序列，即这 %1 个词元经过第 %2 层第一个 LayerNorm 之后的状态（%1 × %3），分别乘以这个头的 W_Q、W_K、W_V（各为 %3 × %4）：q、k、v 各为 %1 × %4。（在交叉注意力中，Q 来自解码器的词元，K 和 V 来自编码器的。）</translation>
+    </message>
+    <message>
+        <location line="+150" />
         <source>duplicate token</source>
         <extracomment>A head whose rows look at earlier copies of their own token.</extracomment>
         <translation>重复词元</translation>
@@ -3132,7 +3138,7 @@
 <context>
     <name>attn::OnlineSoftmaxPanel</name>
     <message>
-        <location filename="../../app/views/onlinepanel.cpp" line="+66" />
+        <location filename="../../app/views/onlinepanel.cpp" line="+52" />
         <source>Keys a tile (B):</source>
         <translation>每块的键数 (B)：</translation>
     </message>

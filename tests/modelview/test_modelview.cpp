@@ -217,6 +217,14 @@ private slots:
         QCOMPARE(mv->stagePlot(Stage::Weights)->data().rowLabels.value(1), QStringLiteral("girl"));
 
         mv->headTabs()->setCurrentIndex(1);
+        // Quiz 2: where Q, K and V come from, with the shapes of this sentence and layer 2.
+        QVERIFY2(mv->qkvSourceText().contains(QStringLiteral("same sequence")) &&
+                     mv->qkvSourceText().contains(QStringLiteral("layer 2's")) &&
+                     mv->qkvSourceText().contains(QStringLiteral("(%1 × 128)").arg(n)) &&
+                     mv->qkvSourceText().contains(QStringLiteral("(128 × 32 each)")) &&
+                     mv->qkvSourceText().contains(QStringLiteral("each %1 × 32").arg(n)),
+                 qPrintable(mv->qkvSourceText()));
+        QCOMPARE(mv->findChild<QLabel *>(QStringLiteral("modelQkvSource"))->text(), mv->qkvSourceText());
         QVERIFY(maxDiff(mv->qkvPlot(0)->data().values, h.q) <= 1e-12);
         QVERIFY(maxDiff(mv->qkvPlot(1)->data().values, h.k) <= 1e-12);
         QVERIFY(maxDiff(mv->qkvPlot(2)->data().values, h.v) <= 1e-12);
