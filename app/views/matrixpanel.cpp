@@ -201,6 +201,10 @@ MatrixPanel::MatrixPanel(Document *doc, QWidget *parent) : QWidget(parent), m_do
     m_separate = new QCheckBox(tr("Separate key sequence (cross-&attention)"), this);
     m_separate->setToolTip(tr("Keys and values come from their own tokens instead of the queries' tokens"));
     layout->addWidget(m_separate);
+    m_source = new QLabel(this);
+    m_source->setObjectName(QStringLiteral("qkvSource"));
+    m_source->setWordWrap(true);
+    layout->addWidget(m_source);
 
     m_message = new QLabel(this);
     m_message->setWordWrap(true);
@@ -500,6 +504,31 @@ bool MatrixPanel::apply(const Scenario &next, const QString &description)
     return true;
 }
 
+QString MatrixPanel::sourceText(const Scenario &s)
+{
+    const int nq = queryCount(s), nk = keyCount(s), dk = keyWidth(s), dv = valueWidth(s), d = modelWidth(s);
+    if (s.mode == InputMode::Projected)
+        return sharesTokens(s)
+                   //: %1 tokens, %2 d_model, %3 the width of Q and K, %4 of V.
+                   ? tr("Self-attention: Q = X·W_Q, K = X·W_K and V = X·W_V all come from the same X (%1 × %2): Q and K "
+                        "are %1 × %3, V is %1 × %4.")
+                         .arg(nq).arg(d).arg(dk).arg(dv)
+                   //: %1 query tokens, %2 key tokens, %3 d_model, %4 the width of Q and K, %5 of V.
+                   : tr("Cross-attention: Q = X·W_Q comes from the queries' sequence X (%1 × %3), K = S·W_K and V = "
+                        "S·W_V from the source S (%2 × %3): Q is %1 × %4, K %2 × %4, V %2 × %5.")
+                         .arg(nq).arg(nk).arg(d).arg(dk).arg(dv);
+    if (sharesTokens(s))
+        //: %1 tokens, %2 the width of Q and K, %3 of V.
+        return tr("Self-attention: Q, K and V belong to the same tokens: Q and K are %1 × %2, V is %1 × %3.")
+            .arg(nq).arg(dk).arg(dv);
+    // Keys with tokens of their own, written directly: seed 000's one word
+    // against its sentence is one of these, so it is not called cross-attention.
+    //: %1 queries, %2 keys, %3 the width of Q and K, %4 of V.
+    return tr("Q holds the queries (%1 × %3); K and V hold the keys and their values (%2 × %3 and %2 × %4), each "
+              "with tokens of its own.")
+        .arg(nq).arg(nk).arg(dk).arg(dv);
+}
+
 void MatrixPanel::syncControls()
 {
     const Scenario &s = m_doc->scenario();
@@ -517,6 +546,7 @@ void MatrixPanel::syncControls()
     m_dOut->setEnabled(s.Wo.has_value());
     m_dOut->setValue(s.Wo ? int(s.Wo->cols()) : valueWidth(s));
     m_separate->setChecked(!sharesTokens(s));
+    m_source->setText(sourceText(s));
 
     const Page *p = currentPage();
     const bool tokens = p && rowsAreTokens(p->id);

@@ -30,6 +30,11 @@ class MatrixPanel : public QWidget {
 public:
     explicit MatrixPanel(Document *doc, QWidget *parent = nullptr);
 
+    // Where Q, K and V come from, with the shapes: self-attention (one
+    // sequence) or cross-attention (K and V from another), direct or
+    // projected. Shown under the cross-attention box.
+    static QString sourceText(const Scenario &s);
+
     // The table showing `id`, or null when the scenario has no such matrix.
     QTableView *table(MatrixId id) const;
     MatrixModel *model(MatrixId id) const;
@@ -87,6 +92,7 @@ private:
     QLabel *m_dModelLabel;
     QCheckBox *m_wo, *m_separate;
     QLabel *m_message;
+    QLabel *m_source;
 };
 
 } // namespace attn

@@ -2458,7 +2458,7 @@
         <translation>用 W_O 投影拼接后的各头；d_out 是它的宽度</translation>
     </message>
     <message>
-        <location line="+41" />
+        <location line="+45" />
         <source>&amp;Copy</source>
         <translation>复制(&amp;C)</translation>
     </message>
@@ -2473,7 +2473,7 @@
         <translation>自注意力要求键与查询一样多（现在 n_q = %1，n_k = %2）；请先添加或删除词元</translation>
     </message>
     <message>
-        <location line="-94" />
+        <location line="-98" />
         <source>Separate key sequence (cross-&amp;attention)</source>
         <translation>独立的键序列（交叉注意力）(&amp;A)</translation>
     </message>
@@ -2483,7 +2483,7 @@
         <translation>键和值来自自己的词元序列，而不是查询的词元</translation>
     </message>
     <message>
-        <location line="+64" />
+        <location line="+68" />
         <source>Set d_k to %1</source>
         <translation>将 d_k 设为 %1</translation>
     </message>
@@ -2568,7 +2568,31 @@
         <translation>导出为 .csv 或 .npy(&amp;E)…</translation>
     </message>
     <message>
-        <location line="+69" />
+        <location line="+52" />
+        <source>Self-attention: Q = X·W_Q, K = X·W_K and V = X·W_V all come from the same X (%1 × %2): Q and K are %1 × %3, V is %1 × %4.</source>
+        <extracomment>%1 tokens, %2 d_model, %3 the width of Q and K, %4 of V.</extracomment>
+        <translation>自注意力：Q = X·W_Q、K = X·W_K、V = X·W_V 都来自同一个 X（%1 × %2）：Q 和 K 是 %1 × %3，V 是 %1 × %4。</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Cross-attention: Q = X·W_Q comes from the queries' sequence X (%1 × %3), K = S·W_K and V = S·W_V from the source S (%2 × %3): Q is %1 × %4, K %2 × %4, V %2 × %5.</source>
+        <extracomment>%1 query tokens, %2 key tokens, %3 d_model, %4 the width of Q and K, %5 of V.</extracomment>
+        <translation>交叉注意力：Q = X·W_Q 来自查询所在的序列 X（%1 × %3），K = S·W_K 和 V = S·W_V 来自源序列 S（%2 × %3）：Q 是 %1 × %4，K 是 %2 × %4，V 是 %2 × %5。</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>Self-attention: Q, K and V belong to the same tokens: Q and K are %1 × %2, V is %1 × %3.</source>
+        <extracomment>%1 tokens, %2 the width of Q and K, %3 of V.</extracomment>
+        <translation>自注意力：Q、K、V 属于同一组词元：Q 和 K 是 %1 × %2，V 是 %1 × %3。</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>Q holds the queries (%1 × %3); K and V hold the keys and their values (%2 × %3 and %2 × %4), each with tokens of its own.</source>
+        <extracomment>%1 queries, %2 keys, %3 the width of Q and K, %4 of V.</extracomment>
+        <translation>Q 存放查询（%1 × %3）；K 和 V 存放键及其值（%2 × %3 和 %2 × %4），它们各有自己的词元。</translation>
+    </message>
+    <message>
+        <location line="+29" />
         <source>Pick Q, K, V, X or S to edit tokens</source>
         <translation>选中 Q、K、V、X 或 S 页才能编辑词元</translation>
     </message>

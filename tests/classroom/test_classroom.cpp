@@ -96,6 +96,7 @@ private slots:
     void stepPanelFollowsEdits();
     void onlineSoftmaxStepsTheTiles();
     void softmaxOneFromTheMenu();
+    void qkvSourceSaysWhereTheyComeFrom();
     void hideModeHidesEveryChannel();
     void hideModeSurvivesLessonsAndIsOffAtStart();
     void guessIsScored();
@@ -352,6 +353,36 @@ void TestClassroom::softmaxOneFromTheMenu()
     QCOMPARE(w.document()->scenario().softmax, SoftmaxKind::Standard);
     QVERIFY(!action->isChecked());
     QVERIFY(!w.stageView(Stage::Weights)->data().title.contains(QStringLiteral("Softmax₁")));
+}
+
+// Quiz 2: where Q, K and V come from, with each lesson's shapes.
+void TestClassroom::qkvSourceSaysWhereTheyComeFrom()
+{
+    const auto textOf = [](const char *name) {
+        ScenarioOrProblem loaded = loadLesson(QLatin1String(name));
+        return MatrixPanel::sourceText(std::get<Scenario>(loaded));
+    };
+    // multihead: projected, one sequence of 4 tokens, d_model 4, two heads of 2.
+    QCOMPARE(textOf("multihead"), QStringLiteral("Self-attention: Q = X·W_Q, K = X·W_K and V = X·W_V all come from the "
+                                                 "same X (4 × 4): Q and K are 4 × 4, V is 4 × 4."));
+    // cross-attention: 3 queries (我 爱 你) against 4 source tokens, d_model 2.
+    QVERIFY2(textOf("cross-attention").startsWith(QStringLiteral("Cross-attention: Q = X·W_Q comes from the queries' "
+                                                                 "sequence X (3 × ")),
+             qPrintable(textOf("cross-attention")));
+    QVERIFY(textOf("cross-attention").contains(QStringLiteral("from the source S (4 × ")));
+    // seed 000: one query against three keys, written directly: not called cross-attention.
+    QCOMPARE(textOf("seed000-basic"), QStringLiteral("Q holds the queries (1 × 2); K and V hold the keys and their values "
+                                                     "(3 × 2 and 3 × 3), each with tokens of its own."));
+    QCOMPARE(textOf("causal"), QStringLiteral("Self-attention: Q, K and V belong to the same tokens: Q and K are "
+                                              "5 × 2, V is 5 × 2."));
+    MainWindow w;
+    w.setInteractive(false);
+    QVERIFY(!w.openLesson(QStringLiteral("causal")));
+    auto *label = w.findChild<QLabel *>(QStringLiteral("qkvSource"));
+    QVERIFY(label);
+    QCOMPARE(label->text(), textOf("causal"));
+    QVERIFY(!w.openLesson(QStringLiteral("cross-attention")));
+    QCOMPARE(label->text(), textOf("cross-attention"));
 }
 
 void TestClassroom::stepPanelFollowsEdits()
