@@ -9,6 +9,7 @@
 #include "numbers.h"
 #include "probe.h"
 #include "random.h"
+#include "bert.h"
 #include "gpt2.h"
 #include "gradients.h"
 #include "headgrid.h"
@@ -1011,6 +1012,108 @@ int sinksCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     return 0;
 }
 
+// `model fill`: the encoder (BERT) reads the text both ways and fills each
+// [MASK] (core/model/bert.h); the chosen heads' weights beside it.
+int fillCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    Options o = parseModelOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--layer"),
+                                         QStringLiteral("--head"), QStringLiteral("--top"), QStringLiteral("--format")});
+    const QString format = formatOption(o);
+    const QString text = modelText(o);
+    int top = 5;
+    if (const auto v = o.take(QStringLiteral("--top"))) {
+        bool ok = false;
+        top = v->toInt(&ok);
+        if (!ok || top < 1 || top > 100)
+            throw UsageError{QStringLiteral("--top: must be a whole number from 1 to 100 (got %1)").arg(*v)};
+    }
+    const QString which = o.take(QStringLiteral("--model")).value_or(QStringLiteral("encoder"));
+    const EncoderOrProblem loaded = which == QLatin1String("encoder") ? loadBuiltinEncoder() : loadEncoder(which);
+    if (const Problem *p = loaded.problem()) {
+        err << "attention-lab-cli: " << problemText(*p) << "\n";
+        return kBadInput;
+    }
+    const BertModel &m = *loaded.value();
+    auto given = [&o](const char *name) {
+        for (const auto &[key, value] : o.named)
+            if (key == QLatin1String(name))
+                return true;
+        return false;
+    };
+    const bool layerGiven = given("--layer"), headGiven = given("--head");
+    const QList<int> layers = pick(o, QStringLiteral("--layer"), m.config.nLayer);
+    const QList<int> heads = pick(o, QStringLiteral("--head"), m.config.nHead);
+    const auto traced = runEncoder(m, text, top);
+    if (const Problem *p = traced.problem()) {
+        err << "attention-lab-cli: " << problemText(*p) << "\n";
+        return kBadInput;
+    }
+    const EncoderTrace &t = traced.value();
+    const bool showHeads = layerGiven || headGiven;
+    if (format == QLatin1String("json")) {
+        QJsonArray tokens;
+        for (std::size_t i = 0; i < t.ids.size(); ++i)
+            tokens.append(QJsonObject{{QStringLiteral("id"), t.ids[i]}, {QStringLiteral("piece"), utf8(t.pieces[i])}});
+        QJsonArray fills;
+        for (const MaskFill &f : t.fills) {
+            QJsonArray list;
+            for (const Prediction &p : f.top)
+                list.append(QJsonObject{{QStringLiteral("id"), p.id}, {QStringLiteral("token"), utf8(p.text)},
+                                        {QStringLiteral("p"), p.p}});
+            fills.append(QJsonObject{{QStringLiteral("position"), f.position + 1}, {QStringLiteral("top"), list}});
+        }
+        QJsonArray headList;
+        if (showHeads)
+            for (int l : layers)
+                for (int h : heads) {
+                    const Matrix &w = t.layers[std::size_t(l)].heads[std::size_t(h)].weights;
+                    QJsonArray rows;
+                    for (Eigen::Index i = 0; i < w.rows(); ++i) {
+                        QJsonArray row;
+                        for (Eigen::Index j = 0; j < w.cols(); ++j)
+                            row.append(w(i, j));
+                        rows.append(row);
+                    }
+                    headList.append(QJsonObject{{QStringLiteral("layer"), l + 1}, {QStringLiteral("head"), h + 1},
+                                                {QStringLiteral("weights"), rows}});
+                }
+        QJsonObject doc{{QStringLiteral("model"), m.name}, {QStringLiteral("kind"), QStringLiteral("encoder")},
+                        {QStringLiteral("tokens"), tokens}, {QStringLiteral("fills"), fills}};
+        if (showHeads)
+            doc.insert(QStringLiteral("heads"), headList);
+        out << terminalJson(doc);
+        return 0;
+    }
+    out << "model: " << safe(m.name) << " (an encoder: every token reads every other, no causal mask)\n";
+    out << "tokens:";
+    for (const std::string &piece : t.pieces)
+        out << " " << shownToken(piece);
+    out << "\n";
+    if (!m.hasMaskedLm)
+        out << "this model has no masked-word head (cls.predictions): nothing to fill\n";
+    else if (t.fills.empty())
+        out << "no [MASK] in the text: write [MASK] where the model should guess a word\n";
+    for (const MaskFill &f : t.fills) {
+        out << "[MASK] at position " << f.position + 1 << ":";
+        for (const Prediction &p : f.top)
+            out << "  " << shownToken(p.text) << " " << fixed(p.p, 4);
+        out << "\n";
+    }
+    if (showHeads)
+        for (int l : layers)
+            for (int h : heads) {
+                const Matrix &w = t.layers[std::size_t(l)].heads[std::size_t(h)].weights;
+                out << "\nlayer " << l + 1 << ", head " << h + 1 << ": weights (rows: queries, columns: keys; each row sums to 1)\n";
+                for (Eigen::Index i = 0; i < w.rows(); ++i) {
+                    out << shownToken(t.pieces[std::size_t(i)]).leftJustified(8);
+                    for (Eigen::Index j = 0; j < w.cols(); ++j)
+                        out << " " << fixed(w(i, j), 3);
+                    out << "\n";
+                }
+            }
+    return 0;
+}
+
 } // namespace
 
 int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err)
@@ -1029,8 +1132,10 @@ int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return scoresCommand(args.mid(1), out, err);
         if (sub == QLatin1String("sinks"))
             return sinksCommand(args.mid(1), out, err);
-        throw UsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace, export, generate, scores or sinks")
-                                            : QStringLiteral("unknown model command \"%1\"; expected info, trace, export, generate, scores or sinks").arg(sub)};
+        if (sub == QLatin1String("fill"))
+            return fillCommand(args.mid(1), out, err);
+        throw UsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace, export, generate, scores, sinks or fill")
+                                            : QStringLiteral("unknown model command \"%1\"; expected info, trace, export, generate, scores, sinks or fill").arg(sub)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: model" << (sub.isEmpty() ? QString() : QLatin1Char(' ') + safe(sub)) << ": " << safe(e.message)
             << "\n";

@@ -4,6 +4,7 @@
 #include "gpt2_ops.h"
 #include "modelfile.h"
 #include "numbers.h"
+#include "tensorreader.h"
 
 #include <QDir>
 #include <QFile>
@@ -27,77 +28,6 @@ namespace {
 using gpt2ops::gelu;
 using gpt2ops::layerNorm;
 using gpt2ops::product;
-
-std::string quoted(const std::string &s)
-{
-    return "\"" + s + "\"";
-}
-
-std::string shapeText(const std::vector<std::int64_t> &shape)
-{
-    TensorInfo t;
-    t.shape = shape;
-    return t.shapeText();
-}
-
-struct Reader {
-    const SafeTensors &file;
-    std::string fileName;
-    std::set<std::string> dtypes;
-    std::int64_t parameters = 0;
-    std::optional<Problem> problem;
-    const LoadControl *control = nullptr;
-    double total = 1; // the parameters to read, for the progress
-
-    // The tensor named `name` (or "transformer." + name) with the shape
-    // `expected`; `why` says where the expected shape comes from.
-    std::optional<Matrix> get(const std::string &name, const std::vector<std::int64_t> &expected, const std::string &why)
-    {
-        if (problem)
-            return std::nullopt;
-        if (control && control->cancelled()) {
-            problem = Problem{fileName, kLoadCancelled};
-            return std::nullopt;
-        }
-        const TensorInfo *t = file.find(name);
-        if (!t)
-            t = file.find("transformer." + name);
-        if (!t) {
-            problem = Problem{fileName, "tensor " + quoted(name) + " is missing (looked for it with and without the "
-                                            "\"transformer.\" prefix)"};
-            return std::nullopt;
-        }
-        if (t->shape != expected) {
-            problem = Problem{fileName, "tensor " + quoted(t->name) + " has shape " + t->shapeText() + ", but " + why
-                                            + " need " + shapeText(expected)};
-            return std::nullopt;
-        }
-        Matrix m = file.matrix(*t);
-        if (!m.allFinite()) {
-            Eigen::Index at = 0;
-            for (; at < m.size(); ++at)
-                if (!std::isfinite(m.data()[at]))
-                    break;
-            const Eigen::Index r = at % m.rows(), c = at / m.rows();
-            problem = Problem{fileName, "tensor " + quoted(t->name) + " holds a value that is not a finite number at ["
-                                            + std::to_string(r) + (expected.size() > 1 ? ", " + std::to_string(c) : "") + "]"};
-            return std::nullopt;
-        }
-        dtypes.insert(toString(t->dtype));
-        parameters += t->count();
-        if (control)
-            control->report(std::min(1.0, double(parameters) / total));
-        return m;
-    }
-
-    std::optional<Eigen::RowVectorXd> vec(const std::string &name, std::int64_t n, const std::string &why)
-    {
-        const auto m = get(name, {n}, why);
-        if (!m)
-            return std::nullopt;
-        return Eigen::RowVectorXd(m->col(0).transpose());
-    }
-};
 
 // The largest magnitude among the finite entries of m: what a message about
 // an overflow can name.
@@ -173,69 +103,23 @@ ModelOrProblem loadFrom(const QString &folder, const QString &shown, const LoadC
 
 Result<Gpt2Config> gpt2ConfigFromJson(const QByteArray &json, const QString &fileName)
 {
-    const std::string file = fileName.toStdString();
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
-    if (error.error != QJsonParseError::NoError)
-        return Problem{file, "not JSON: " + error.errorString().toStdString() + " at byte " + std::to_string(error.offset)};
-    if (!doc.isObject())
-        return Problem{file, "not a JSON object"};
-    const QJsonObject o = doc.object();
+    auto parsed = ConfigReader::parse(json, fileName);
+    if (!parsed.ok())
+        return *parsed.problem();
+    ConfigReader &r = parsed.value();
+    const std::string &file = r.file;
     Gpt2Config c;
-    std::optional<Problem> problem;
-    auto integer = [&](const char *key, int lo, int hi, std::optional<int> fallback = std::nullopt,
-                       const char *alias = nullptr) -> int {
-        if (problem)
-            return 0;
-        QJsonValue v = o.value(QLatin1String(key));
-        if (v.isUndefined() && alias)
-            v = o.value(QLatin1String(alias));
-        if (v.isUndefined() || v.isNull()) {
-            if (fallback)
-                return *fallback;
-            problem = Problem{file, std::string(key) + " is missing"};
-            return 0;
-        }
-        const double d = v.toDouble(std::nan(""));
-        if (!v.isDouble() || std::floor(d) != d || d < lo || d > hi) {
-            problem = Problem{file, std::string(key) + " must be a whole number from " + std::to_string(lo) + " to "
-                                        + std::to_string(hi)};
-            return 0;
-        }
-        return int(d);
-    };
-    c.nLayer = integer("n_layer", 1, kMaxModelLayers);
-    c.nHead = integer("n_head", 1, kMaxHeads);
-    c.nEmbd = integer("n_embd", 1, kMaxModelWidth);
-    c.nPositions = integer("n_positions", 1, kMaxModelPositions, std::nullopt, "n_ctx");
-    c.vocabSize = integer("vocab_size", 1, kMaxVocabulary);
-    c.nInner = integer("n_inner", 1, 4 * kMaxModelWidth, problem ? 0 : 4 * c.nEmbd);
-    if (problem)
-        return *problem;
-    const QJsonValue eps = o.value(QLatin1String("layer_norm_epsilon"));
-    if (!eps.isUndefined()) {
-        const double e = eps.toDouble(-1);
-        if (!eps.isDouble() || !(e > 0 && e < 1))
-            return Problem{file, "layer_norm_epsilon must be a number between 0 and 1"};
-        c.epsilon = e;
-    }
-    const QJsonValue act = o.value(QLatin1String("activation_function"));
-    if (!act.isUndefined()) {
-        const QString a = act.toString();
-        if (a == QLatin1String("gelu_new") || a == QLatin1String("gelu_pytorch_tanh") || a == QLatin1String("gelu_fast"))
-            c.geluTanh = true;
-        else if (a == QLatin1String("gelu"))
-            c.geluTanh = false;
-        else
-            return Problem{file, "activation_function " + quoted(a.toStdString())
-                                     + " is not one this reader knows; expected gelu_new (GPT-2's) or gelu"};
-    }
-    const QJsonValue tie = o.value(QLatin1String("tie_word_embeddings"));
-    if (!tie.isUndefined()) {
-        if (!tie.isBool())
-            return Problem{file, "tie_word_embeddings must be true or false"};
-        c.tiedEmbedding = tie.toBool();
-    }
+    c.nLayer = r.integer("n_layer", 1, kMaxModelLayers);
+    c.nHead = r.integer("n_head", 1, kMaxHeads);
+    c.nEmbd = r.integer("n_embd", 1, kMaxModelWidth);
+    c.nPositions = r.integer("n_positions", 1, kMaxModelPositions, std::nullopt, "n_ctx");
+    c.vocabSize = r.integer("vocab_size", 1, kMaxVocabulary);
+    c.nInner = r.integer("n_inner", 1, 4 * kMaxModelWidth, r.problem ? 0 : 4 * c.nEmbd);
+    c.epsilon = r.epsilon("layer_norm_epsilon", c.epsilon);
+    c.geluTanh = r.geluTanh("activation_function", c.geluTanh);
+    c.tiedEmbedding = r.boolean("tie_word_embeddings", c.tiedEmbedding);
+    if (r.problem)
+        return *r.problem;
     if (c.nEmbd % c.nHead != 0)
         return Problem{file, "n_embd " + std::to_string(c.nEmbd) + " is not a multiple of n_head " + std::to_string(c.nHead)};
     return c;
@@ -263,7 +147,7 @@ std::optional<Problem> checkModelBudget(const Gpt2Config &c, const std::string &
 
 Result<Gpt2Model> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2Config &c, const LoadControl &control)
 {
-    Reader r{file, file.displayName().toStdString(), {}, 0, std::nullopt};
+    TensorReader r{file, file.displayName().toStdString()};
     if (auto p = checkModelBudget(c, r.fileName))
         return *p;
     r.control = &control;
@@ -274,20 +158,8 @@ Result<Gpt2Model> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2
     m.config = c;
 
     // A layer the config does not count is a disagreement, not a surplus to ignore.
-    for (const TensorInfo &t : file.tensors()) {
-        std::string n = t.name;
-        if (n.rfind("transformer.", 0) == 0)
-            n = n.substr(12);
-        if (n.rfind("h.", 0) == 0) {
-            const std::size_t dot = n.find('.', 2);
-            const std::string index = n.substr(2, dot == std::string::npos ? std::string::npos : dot - 2);
-            if (!index.empty() && index.size() < 7 && std::all_of(index.begin(), index.end(), ::isdigit)
-                && std::stoi(index) >= c.nLayer)
-                return Problem{r.fileName, "tensor " + quoted(t.name) + " belongs to layer " + index
-                                               + ", but config.json's n_layer is " + std::to_string(c.nLayer)
-                                               + " (layers 0 to " + std::to_string(c.nLayer - 1) + ")"};
-        }
-    }
+    if (auto p = r.checkLayerIndices("h.", c.nLayer, "n_layer"))
+        return *p;
 
     auto wte = r.get("wte.weight", {V, d}, "config.json's vocab_size " + std::to_string(V) + " and n_embd " + std::to_string(d));
     auto wpe = r.get("wpe.weight", {P, d}, "config.json's n_positions " + std::to_string(P) + " and n_embd " + std::to_string(d));
