@@ -40,6 +40,9 @@ void DistributionBars::setEmptyText(const QString &text)
 
 QString DistributionBars::numbersText(const DistributionBar &b)
 {
+    // Nothing cut (an encoder's guesses, greedy ranks): one number, not "p → p".
+    if (b.raw == b.p)
+        return decimals3(b.p);
     return decimals3(b.raw) + QStringLiteral(" → ") + decimals3(b.p);
 }
 

@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 #include "traininglab.h"
 #include "trainingmode.h"
+#include "encodermode.h"
+#include "encoderview.h"
 #include "projectorlayout.h"
 #include "recovery.h"
 #include "windowexport.h"
@@ -76,6 +78,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     addMode(m_compareMode = new CompareMode(*this));
     addMode(m_modelMode = new ModelMode(*this));
     addMode(m_trainingMode = new TrainingMode(*this, *m_modelMode));
+    addMode(m_encoderMode = new EncoderMode(*this, *m_modelMode));
 
     connect(&m_doc, &Document::fileStateChanged, this, &MainWindow::updateTitle);
     connect(&m_doc, &Document::problemReported, this, &MainWindow::showProblem);
@@ -352,6 +355,8 @@ void MainWindow::applyGradients()
         modelView()->overview()->setGradient(sequentialGradient(seq));
     if (m_trainingMode)
         m_trainingMode->view()->probeGrid()->setGradient(sequentialGradient(seq));
+    if (m_encoderMode)
+        m_encoderMode->view()->grid()->setGradient(sequentialGradient(seq));
 }
 
 void MainWindow::applyCellText()

@@ -54,6 +54,7 @@ class SweepPanel;
 class SweepsMode;
 class GradientMode;
 class TrainingMode;
+class EncoderMode;
 class TogglePanel;
 class TopKPanel;
 class WindowExport;
@@ -73,6 +74,7 @@ public:
     GradientMode *gradientMode() const { return m_gradientMode; }
     ModelMode *modelModeObject() const { return m_modelMode; }
     TrainingMode *trainingMode() const { return m_trainingMode; }
+    EncoderMode *encoderMode() const { return m_encoderMode; }
 
     Document *document() override { return &m_doc; }
     MatrixPanel *matrixPanel() const;
@@ -237,6 +239,7 @@ private:
     CompareMode *m_compareMode = nullptr;
     ModelMode *m_modelMode = nullptr;
     TrainingMode *m_trainingMode = nullptr;
+    EncoderMode *m_encoderMode = nullptr;
     std::vector<Mode *> m_modes;
     Mode *m_current = nullptr;
     QStackedWidget *m_centre = nullptr; // the central widgets of the modes that have one

@@ -77,6 +77,7 @@ void MainWindow::createFileMenu()
         if (!folder.isEmpty())
             openModel(folder);
     });
+    openModelAction->setObjectName(QStringLiteral("openModelAction"));
     openModelAction->setStatusTip(tr("A model folder in the Hugging Face GPT-2 layout: every layer and head for a sentence you type"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);

@@ -117,4 +117,42 @@ Result<Scenario> headScenario(const Gpt2Model &model, const ModelTrace &trace, i
     return taken;
 }
 
+Result<Scenario> encoderHeadScenario(const BertModel &model, const EncoderTrace &trace, int layer, int head)
+{
+    const int layers = int(trace.layers.size());
+    if (layer < 0 || layer >= layers)
+        return Problem{"layer", "must be a layer from 1 to " + std::to_string(layers) + " (got " + std::to_string(layer + 1) + ")"};
+    const LayerActivations &la = trace.layers[std::size_t(layer)];
+    const int heads = int(la.heads.size());
+    if (head < 0 || head >= heads)
+        return Problem{"head", "must be a head from 1 to " + std::to_string(heads) + " (got " + std::to_string(head + 1) + ")"};
+    const HeadActivations &h = la.heads[std::size_t(head)];
+    Scenario s;
+    const std::string where = model.name.toStdString() + ", layer " + std::to_string(layer + 1) + ", head "
+        + std::to_string(head + 1);
+    s.title = boundedText(where, kMaxTitleCharacters);
+    std::string text;
+    for (const std::string &p : trace.pieces)
+        text += (text.empty() ? "" : " ") + p;
+    s.description = "Taken from the encoder " + where + " for \"" + displayText(text) + "\" ("
+        + std::to_string(trace.ids.size()) + " tokens): the head's q, k and v as Q, K and V; scaled by sqrt(d_k), "
+          "no causal mask (an encoder reads both ways), as in the model.";
+    for (const std::string &p : trace.pieces)
+        s.tokens.push_back(boundedLabel(p));
+    s.heads = 1;
+    s.similarity = Similarity::Dot;
+    s.scale = Scale::SqrtDk;
+    s.temperature = 1.0;
+    s.mask.causal = false;
+    s.maskStage = MaskStage::BeforeSoftmax;
+    s.encoding = Encoding::None;
+    s.mode = InputMode::Direct;
+    s.Q = h.q;
+    s.K = h.k;
+    s.V = h.v;
+    if (auto p = validate(s))
+        return Problem{p->place, "this head cannot be taken into the lab: " + p->message};
+    return s;
+}
+
 } // namespace attn

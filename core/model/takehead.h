@@ -13,6 +13,7 @@
 // c_attn with their bias as the last row ((d+1) by d_h), so X W_Q = q
 // exactly as the model adds its bias. No W_O: the output is the head's.
 
+#include "bert.h"
 #include "gpt2.h"
 #include "scenario.h"
 #include "result.h"
@@ -28,6 +29,11 @@ enum class HeadInput { Direct, Projected };
 // does not have.
 Result<Scenario> headScenario(const Gpt2Model &model, const ModelTrace &trace, int layer, int head,
                                              HeadInput input = HeadInput::Direct);
+
+// An encoder's head (bert.h), direct mode: its q, k, v as Q, K, V, scaled
+// by sqrt(d_k) and without the causal mask (each token reads the later
+// ones too), labelled with the WordPiece pieces.
+Result<Scenario> encoderHeadScenario(const BertModel &model, const EncoderTrace &trace, int layer, int head);
 
 // The label of each token of the trace, as the maps show them (tokenLabel).
 std::vector<std::string> tokenLabels(const ModelTrace &trace);

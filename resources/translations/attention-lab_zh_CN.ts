@@ -806,6 +806,148 @@
     </message>
 </context>
 <context>
+    <name>attn::EncoderMode</name>
+    <message>
+        <location filename="../../app/modes/encodermode.cpp" line="+23" />
+        <source>The encoder was not opened: %1</source>
+        <translation>编码器未打开：%1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Opened the encoder %1</source>
+        <translation>已打开编码器 %1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>&amp;Encoder (BERT)</source>
+        <translation>编码器 (BERT)(&amp;E)</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>A model that reads both ways and fills in a masked word</source>
+        <translation>双向阅读、填出被遮住的词的模型</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Open &amp;encoder…</source>
+        <translation>打开编码器(&amp;E)…</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>A BERT folder in the Hugging Face layout: config.json, model.safetensors, vocab.txt</source>
+        <translation>Hugging Face 格式的 BERT 文件夹：config.json、model.safetensors、vocab.txt</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Open an encoder folder</source>
+        <translation>打开编码器文件夹</translation>
+    </message>
+    <message>
+        <location line="+32" />
+        <source>The built-in encoder did not load: %1</source>
+        <translation>内置编码器未能加载：%1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::EncoderView</name>
+    <message>
+        <location filename="../../app/views/encoderview.cpp" line="+127" />
+        <source>Take encoder layer %1, head %2 into the lab</source>
+        <translation>把编码器第 %1 层第 %2 个头带入实验室</translation>
+    </message>
+    <message>
+        <location line="+108" />
+        <source>Q, K and V come from the same sequence: the %1 tokens' states entering layer %2 (%1 × %3), times W_Q, W_K and W_V (%3 × %4 each, this head's columns): Q, K and V are %1 × %4. No causal mask: row i reads every key, the later ones too. (Cross-attention would take K and V from another sequence.)</source>
+        <extracomment>%1 tokens, %2 the layer, %3 hidden size, %4 the head's width.</extracomment>
+        <translation>Q、K、V 来自同一个序列：进入第 %2 层的 %1 个词元的状态（%1 × %3），乘以 W_Q、W_K、W_V（各 %3 × %4，本头的列）：Q、K、V 都是 %1 × %4。没有因果掩码：第 i 行读所有键，后面的也读。（交叉注意力的 K 和 V 来自另一个序列。）</translation>
+    </message>
+    <message>
+        <location line="+45" />
+        <source>L%1</source>
+        <translation>第%1层</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>H%1</source>
+        <translation>头%1</translation>
+    </message>
+    <message>
+        <location line="+13" />
+        <source>queries</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>keys</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Layer %1, head %2: weights</source>
+        <translation>第 %1 层第 %2 个头：权重</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location line="+11" />
+        <source>[MASK] at position %1: the model's guesses</source>
+        <translation>位置 %1 的 [MASK]：模型的猜测</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>[MASK] at position %1 (the first of %2): the model's guesses</source>
+        <translation>位置 %1 的 [MASK]（共 %2 个中的第一个）：模型的猜测</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Write [MASK] where the model should guess a word.</source>
+        <translation>在要模型猜词的地方写 [MASK]。</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>This model has no masked-word head: nothing to fill.</source>
+        <translation>这个模型没有掩码词预测头：没有可填的词。</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>&amp;Sentence:</source>
+        <translation>句子(&amp;S)：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Take this head into the lab</source>
+        <translation>把这个头带进实验室</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The chosen head's Q, K and V as a lab scenario, without the causal mask</source>
+        <translation>把所选头的 Q、K、V 作为实验室场景，不加因果掩码</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>An encoder (BERT) reads the sentence both ways: every token attends to every other, before and after it, so no map has the causal triangle. It was trained to fill in hidden words: write [MASK] in the sentence.</source>
+        <translation>编码器（BERT）双向阅读句子：每个词元都关注所有其他词元，前面的和后面的都看，所以没有哪张图有因果三角。它被训练来填出被遮住的词：在句子里写 [MASK]。</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Encoder: %1 (%2 layers × %3 heads, hidden %4, %5 parameters)</source>
+        <translation>编码器：%1（%2 层 × %3 头，隐藏维度 %4，%5 个参数）</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>No guess</source>
+        <translation>没有猜测</translation>
+    </message>
+</context>
+<context>
     <name>attn::ExportDialog</name>
     <message>
         <location filename="../../app/gui/exportdialog.cpp" line="+61" />
@@ -1668,18 +1810,18 @@
 <context>
     <name>attn::MainWindow</name>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="+53" />
-        <location line="+374" />
+        <location filename="../../app/gui/mainwindow.cpp" line="+55" />
+        <location line="+377" />
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location filename="../../app/gui/menus.cpp" line="+165" />
+        <location filename="../../app/gui/menus.cpp" line="+166" />
         <source>&amp;Positional encoding</source>
         <translation>位置编码(&amp;P)</translation>
     </message>
     <message>
-        <location line="-99" />
+        <location line="-100" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -1704,7 +1846,7 @@
         <translation>打开一个 GPT-2 模型文件夹（config.json、model.safetensors、vocab.json、merges.txt）</translation>
     </message>
     <message>
-        <location line="+5" />
+        <location line="+6" />
         <source>A model folder in the Hugging Face GPT-2 layout: every layer and head for a sentence you type</source>
         <translation>Hugging Face GPT-2 格式的模型文件夹：你输入的句子在每一层、每个头上的注意力</translation>
     </message>
@@ -2145,7 +2287,7 @@
         <translation>收起面板 (F9)</translation>
     </message>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="-283" />
+        <location filename="../../app/gui/mainwindow.cpp" line="-285" />
         <source>%1 decimals in every map: 4 do not fit at this size</source>
         <extracomment>In the status bar at a projector's zoom: why every map writes fewer decimals. Short: the line holds little.</extracomment>
         <translation>各热图都显示 %1 位小数：此尺寸放不下 4 位</translation>

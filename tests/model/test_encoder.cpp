@@ -532,6 +532,44 @@ private slots:
         QVERIFY(en.value().fills[0].top[0].p > 0.5);
     }
 
+    // The heads docs/model.md names, on the 400 sentences held out by
+    // construction (tests/model/encoder-held-out.txt: drawn with a seed the
+    // training never used, none equal to a training sentence): a head that
+    // looks at the previous token and one that looks at the NEXT token, which
+    // only a model that reads both ways can have. Each mean weight beside the
+    // uniform baseline over the row's keys.
+    void namedHeadsOnHeldOutSentences()
+    {
+        const auto loaded = loadBuiltinEncoder();
+        QVERIFY(loaded.ok());
+        const BertModel &m = *loaded.value();
+        const QStringList lines = QString::fromUtf8(readFile(test::sourceDir() + QStringLiteral("/tests/model/encoder-held-out.txt")))
+                                      .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 400);
+        double previous = 0, next = 0, uniform = 0;
+        int rows = 0;
+        for (const QString &line : lines) {
+            const auto t = runEncoder(m, line);
+            QVERIFY(t.ok());
+            const Matrix &prevHead = t.value().layers[1].heads[3].weights; // layer 2, head 4
+            const Matrix &nextHead = t.value().layers[1].heads[1].weights; // layer 2, head 2
+            const Eigen::Index n = prevHead.rows();
+            for (Eigen::Index i = 1; i + 1 < n; ++i) { // the words, not [CLS] and [SEP]
+                previous += prevHead(i, i - 1);
+                next += nextHead(i, i + 1);
+                uniform += 1.0 / double(n);
+                ++rows;
+            }
+        }
+        previous /= rows;
+        next /= rows;
+        uniform /= rows;
+        qInfo("layer 2, head 4 on the previous token %.3f, layer 2, head 2 on the next %.3f, uniform %.3f (%d rows)",
+              previous, next, uniform, rows);
+        QVERIFY(previous > 3 * uniform);
+        QVERIFY(next > 3 * uniform);
+    }
+
     // --- the command line ----------------------------------------------------
 
     void fillOnTheCommandLine()
