@@ -9,6 +9,7 @@
 #include "numbers.h"
 #include "probe.h"
 #include "random.h"
+#include "bart.h"
 #include "bert.h"
 #include "gpt2.h"
 #include "gradients.h"
@@ -1114,6 +1115,106 @@ int fillCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     return 0;
 }
 
+// `model translate`: the encoder-decoder (BART) writes the translation token
+// by token; the cross-attention as an alignment (target rows, source columns).
+int translateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    Options o = parseModelOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--steps"),
+                                         QStringLiteral("--format")});
+    const QString format = formatOption(o);
+    const QString text = modelText(o);
+    int steps = 30;
+    if (const auto v = o.take(QStringLiteral("--steps"))) {
+        bool ok = false;
+        steps = v->toInt(&ok);
+        if (!ok || steps < 1 || steps > 1000)
+            throw UsageError{QStringLiteral("--steps: must be a whole number from 1 to 1000 (got %1)").arg(*v)};
+    }
+    const QString which = o.take(QStringLiteral("--model")).value_or(QStringLiteral("translator"));
+    const Seq2SeqOrProblem loaded = which == QLatin1String("translator") ? loadBuiltinSeq2Seq() : loadSeq2Seq(which);
+    if (const Problem *p = loaded.problem()) {
+        err << "attention-lab-cli: " << problemText(*p) << "\n";
+        return kBadInput;
+    }
+    const BartModel &m = *loaded.value();
+    // The cross-attention shown in text: the last decoder layer, the heads averaged (JSON has every head).
+    const auto done = translate(m, text, steps);
+    if (const Problem *p = done.problem()) {
+        err << "attention-lab-cli: " << problemText(*p) << "\n";
+        return kBadInput;
+    }
+    const Translation &tr = done.value();
+    const Seq2SeqTrace &t = tr.trace;
+    QStringList source, target;
+    for (int id : t.sourceIds)
+        source << shownToken(m.tokenizer.bytes(id));
+    for (int id : t.targetIds)
+        target << shownToken(m.tokenizer.bytes(id));
+    const int L = int(t.cross.size()) - 1;
+    Matrix mean = Matrix::Zero(Eigen::Index(t.targetIds.size()), Eigen::Index(t.sourceIds.size()));
+    for (const HeadActivations &h : t.cross[std::size_t(L)].heads)
+        mean += h.weights;
+    mean /= double(t.cross[std::size_t(L)].heads.size());
+    const QString translation = utf8(seq2seqText(m, tr.ids));
+    if (format == QLatin1String("json")) {
+        auto list = [](const QStringList &l) { return QJsonArray::fromStringList(l); };
+        auto matrix = [](const Matrix &w) {
+            QJsonArray rows;
+            for (Eigen::Index i = 0; i < w.rows(); ++i) {
+                QJsonArray row;
+                for (Eigen::Index j = 0; j < w.cols(); ++j)
+                    row.append(w(i, j));
+                rows.append(row);
+            }
+            return rows;
+        };
+        auto kind = [&](const std::vector<LayerActivations> &layers) {
+            QJsonArray a;
+            for (std::size_t l = 0; l < layers.size(); ++l)
+                for (std::size_t h = 0; h < layers[l].heads.size(); ++h)
+                    a.append(QJsonObject{{QStringLiteral("layer"), int(l) + 1}, {QStringLiteral("head"), int(h) + 1},
+                                         {QStringLiteral("weights"), matrix(layers[l].heads[h].weights)}});
+            return a;
+        };
+        QJsonArray ids;
+        for (int id : tr.ids)
+            ids.append(id);
+        out << terminalJson(QJsonObject{{QStringLiteral("model"), m.name},
+                                        {QStringLiteral("kind"), QStringLiteral("encoder-decoder")},
+                                        {QStringLiteral("source"), list(source)},
+                                        {QStringLiteral("decoder_input"), list(target)},
+                                        {QStringLiteral("generated_ids"), ids},
+                                        {QStringLiteral("translation"), translation},
+                                        {QStringLiteral("finished"), tr.finished},
+                                        {QStringLiteral("encoder_self"), kind(t.encoder)},
+                                        {QStringLiteral("decoder_self"), kind(t.decoderSelf)},
+                                        {QStringLiteral("cross"), kind(t.cross)},
+                                        {QStringLiteral("alignment"), matrix(mean)}});
+        return 0;
+    }
+    out << "model: " << safe(m.name) << " (an encoder-decoder: the encoder reads the source both ways, the decoder "
+                                        "writes left to right and reads the source through cross-attention)\n";
+    out << "source: " << source.join(QLatin1Char(' ')) << "\n";
+    out << "translation: " << safe(translation) << (tr.finished ? "" : "  (cut: no </s> within the steps)") << "\n";
+    out << "\ncross-attention of decoder layer " << L + 1
+        << ", the heads averaged (rows: each decoder input and the token it writes; columns: the source)\n";
+    out << QStringLiteral("in→writes").leftJustified(16);
+    for (const QString &s : source)
+        out << s.left(7).rightJustified(8);
+    out << "   most read\n";
+    for (Eigen::Index i = 0; i < mean.rows(); ++i) {
+        // Row i reads the source to write token i + 1: labelled by both.
+        const QString produces = i + 1 < mean.rows() ? target[int(i + 1)].trimmed() : QStringLiteral("·");
+        out << (target[int(i)].trimmed() + QStringLiteral("→") + produces).left(15).leftJustified(16);
+        Eigen::Index best = 0;
+        mean.row(i).maxCoeff(&best);
+        for (Eigen::Index j = 0; j < mean.cols(); ++j)
+            out << fixed(mean(i, j), 3).rightJustified(8);
+        out << "   " << source[int(best)] << "\n";
+    }
+    return 0;
+}
+
 } // namespace
 
 int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err)
@@ -1134,8 +1235,10 @@ int modelCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return sinksCommand(args.mid(1), out, err);
         if (sub == QLatin1String("fill"))
             return fillCommand(args.mid(1), out, err);
-        throw UsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace, export, generate, scores, sinks or fill")
-                                            : QStringLiteral("unknown model command \"%1\"; expected info, trace, export, generate, scores, sinks or fill").arg(sub)};
+        if (sub == QLatin1String("translate"))
+            return translateCommand(args.mid(1), out, err);
+        throw UsageError{sub.isEmpty() ? QStringLiteral("name what to do: info, trace, export, generate, scores, sinks, fill or translate")
+                                            : QStringLiteral("unknown model command \"%1\"; expected info, trace, export, generate, scores, sinks, fill or translate").arg(sub)};
     } catch (const UsageError &e) {
         err << "attention-lab-cli: model" << (sub.isEmpty() ? QString() : QLatin1Char(' ') + safe(sub)) << ": " << safe(e.message)
             << "\n";
