@@ -1352,7 +1352,7 @@ private slots:
                                           .arg(QString::fromStdString(headKindName(sc.kind)), QString::fromStdString(headScoresText(sc)));
                 QVERIFY2(every.out.contains(lines), qPrintable(lines));
             }
-        QVERIFY(every.out.contains(QLatin1String("== layer 3, head 1: induction ==")));
+        QVERIFY(every.out.contains(QLatin1String("== layer 2, head 1: induction ==")));
 
         QString longText;
         for (int i = 0; i < 80; ++i)
