@@ -963,7 +963,7 @@ a real transformer's attention offline. Made by `scripts/train-model.py`
   taken from anyone else's text.
 - Tokenizer: byte-level BPE as GPT-2's, trained on the same text ({len(merges)} merges),
   so the common Chinese words and English words are single tokens.
-- Training: {args.steps} steps of AdamW, batches of {args.batch} × {T} tokens,
+- Training: {'' if args.plain else f'{args.stage1} steps on random token ids said again (32 ids widening to all, 32 positions), then '}{args.steps} steps of AdamW, batches of {args.batch} × {T} tokens{'' if args.plain else f' ({args.repeat_rows} rows still on repeats)'},
   {args.threads} CPU threads, {train_seconds / 60:.1f} minutes ({total / 60:.1f} minutes with
   everything else the script does).
 - Final loss: {avg:.3f} (training, smoothed); {held_loss:.3f} on freshly generated text.
