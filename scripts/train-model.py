@@ -60,6 +60,11 @@ def build_parser():
     ap.add_argument("--steps", type=int, default=1800)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--plain", action="store_true",
+                    help="the model shipped before 2026-12-05: the first grammar only, tied logits, one stage "
+                         "(its induction head copies only inside the \"say\" frame; docs/model.md)")
+    ap.add_argument("--stage1", type=int, default=900, help="steps on repeats alone before the grammar (not with --plain)")
+    ap.add_argument("--repeat-rows", type=int, default=12, help="rows of each grammar batch still on repeats (not with --plain)")
     ap.add_argument("--pretokenize-only", action="store_true", help="only write tests/model/pretokenize.json")
     ap.add_argument("--out", metavar="DIR", default=ROOT,
                     help="the tree to write into: DIR/resources/models/tiny-bilingual and DIR/tests/model "
@@ -181,7 +186,72 @@ def pair_sentence(r):
     return f"{en} = {zh}" if r.random() < 0.5 else f"{zh} = {en}"
 
 
+# The varied grammar (the default; --plain leaves it out): the subject is not always the second
+# token (a time clause before it, one or two adjectives, a place after it),
+# each subject has a thing it mostly acts on, so a verb must find its subject
+# by the word, and spans are also repeated without the "say" frame and at a
+# distance.
+VARIED = True  # False: the first grammar (--plain)
+EN_TIMES = ["yesterday ,", "today ,", "at night ,", "in the morning ,"]
+ZH_TIMES = ["昨天 ，", "今天 ，", "晚上 ，"]
+EN_FAV = {"boy": "ball", "girl": "book", "man": "car", "woman": "cup", "king": "hat", "queen": "box",
+          "cat": "mat", "dog": "tree", "bird": "tree"}
+ZH_FAV = {"小明": "球", "小红": "书", "爸爸": "车", "妈妈": "杯子", "哥哥": "帽子", "姐姐": "盒子",
+          "猫": "垫子", "狗": "树", "鸟": "树"}
+
+
+def en_varied(r):
+    noun = r.choice(list(EN_NOUNS))
+    plural = r.random() < 0.35
+    subj = EN_NOUNS[noun][0] if plural else noun
+    pron = "they" if plural else EN_NOUNS[noun][1]
+    lead = (r.choice(EN_TIMES) + " ") if r.random() < 0.35 else ""
+    k = r.random()
+    adjs = [] if k < 0.3 else r.sample(EN_ADJ, 1 if k < 0.8 else 2)
+    np_ = " ".join(["the"] + adjs + [subj]) + ((" " + r.choice(EN_PLACES)) if r.random() < 0.35 else "")
+    kind = r.random()
+    if kind < 0.4:  # the subject chooses the food
+        return f"{lead}{np_} {'eat' if plural else 'eats'} the {EN_FOOD[noun]} ."
+    v = r.choice(EN_VERBS)
+    verb = v[1] if plural else v[0]
+    obj = EN_FAV[noun] if r.random() < 0.7 else r.choice(EN_THINGS)
+    if kind < 0.75:
+        return f"{lead}{np_} {verb} the {obj} ."
+    be = "are" if plural else "is"
+    return f"{lead}{np_} {verb} the {obj} . {pron} {be} {r.choice(EN_ADJ)} ."
+
+
+def zh_varied(r):
+    noun = r.choice(list(ZH_NOUNS))
+    lead = (r.choice(ZH_TIMES) + " ") if r.random() < 0.35 else ""
+    adj = (r.choice(ZH_ADJ) + " 的 ") if r.random() < 0.5 else ""
+    place = (" " + r.choice(ZH_PLACES)) if r.random() < 0.3 else ""
+    kind = r.random()
+    if kind < 0.45:
+        return f"{lead}{adj}{noun}{place} 吃 {ZH_FOOD[noun]} 。"
+    obj = ZH_FAV[noun] if r.random() < 0.7 else r.choice(ZH_THINGS)
+    if kind < 0.8:
+        return f"{lead}{adj}{noun}{place} {r.choice(ZH_VERBS)} {obj} 。"
+    return f"{lead}{adj}{noun} {r.choice(ZH_VERBS)} 了 {obj} ， {ZH_NOUNS[noun]} 很 {r.choice(ZH_ADJ)} 。"
+
+
+def copy_varied(r):
+    """A span said twice: in the "say" frame, bare, or with a sentence between."""
+    k = r.random()
+    if k < 0.4:
+        return copy_sentence(r)
+    words = EN_WORDS if r.random() < 0.5 else ZH_WORDS
+    span = " ".join(r.choice(words) for _ in range(r.randint(3, 7)))
+    end = "." if words is EN_WORDS else "。"
+    if k < 0.7:
+        return f"{span} {end} {span} {end}"
+    between = en_varied(r) if words is EN_WORDS else zh_varied(r)
+    return f"{span} {end} {between} {span} {end}"
+
+
 def sentence(r):
+    if VARIED:
+        return sentence_varied(r)
     x = r.random()
     if x < 0.33:
         return en_sentence(r)
@@ -189,6 +259,20 @@ def sentence(r):
         return zh_sentence(r)
     if x < 0.86:
         return copy_sentence(r)
+    return pair_sentence(r)
+
+def sentence_varied(r):
+    x = r.random()
+    if x < 0.2:
+        return en_sentence(r)
+    if x < 0.4:
+        return zh_sentence(r)
+    if x < 0.58:
+        return en_varied(r)
+    if x < 0.74:
+        return zh_varied(r)
+    if x < 0.9:
+        return copy_varied(r)
     return pair_sentence(r)
 
 
@@ -398,9 +482,10 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    def __init__(self, vocab, cfg):
+    def __init__(self, vocab, cfg, untied=False):
         super().__init__()
         d = cfg["n_embd"]
+        self.lm_head = nn.Parameter(torch.empty(vocab, d)) if untied else None
         self.wte = nn.Embedding(vocab, d)
         self.wpe = nn.Embedding(cfg["n_positions"], d)
         self.h = nn.ModuleList([Block(d, cfg["n_head"], cfg["layer_norm_epsilon"]) for _ in range(cfg["n_layer"])])
@@ -419,7 +504,7 @@ class GPT(nn.Module):
         x = self.wte(idx) + self.wpe(torch.arange(t, device=idx.device))[None]
         for b in self.h:
             x = b(x, keep)
-        return self.ln_f(x) @ self.wte.weight.T
+        return self.ln_f(x) @ (self.wte.weight if self.lm_head is None else self.lm_head).T
 
 
 def gpt2_tensors(model):
@@ -441,6 +526,8 @@ def gpt2_tensors(model):
         out[p + "mlp.c_proj.bias"] = b.mlp_proj.bias
     out["ln_f.weight"] = model.ln_f.weight
     out["ln_f.bias"] = model.ln_f.bias
+    if model.lm_head is not None:
+        out["lm_head.weight"] = model.lm_head
     return {k: v.detach().cpu().numpy() for k, v in out.items()}
 
 
@@ -512,7 +599,7 @@ def forward_f64(t, cfg, ids):
         m = ln(x, p + "ln_2") @ t[p + "mlp.c_fc.weight"] + t[p + "mlp.c_fc.bias"]
         x = x + F.gelu(m, approximate="tanh") @ t[p + "mlp.c_proj.weight"] + t[p + "mlp.c_proj.bias"]
         layers.append(heads)
-    logits = ln(x, "ln_f") @ t["wte.weight"].T
+    logits = ln(x, "ln_f") @ t["lm_head.weight" if "lm_head.weight" in t else "wte.weight"].T
     return layers, logits
 
 
@@ -597,36 +684,9 @@ def head_scores(model, tok, r, cfg):
 
 # ---------------------------------------------------------------------------
 
-def main(args):
-    global MODEL_DIR, TEST_DIR
-    MODEL_DIR = os.path.join(args.out, MODEL_SUBDIR)
-    TEST_DIR = os.path.join(args.out, TEST_SUBDIR)
-    write_pretokenize_cases()
-    if args.pretokenize_only:
-        return
-
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(SEED)
-    r = random.Random(SEED)
-    start = time.time()
-
-    text = make_text(r, 60000)
-    print(f"text: {len(text)} characters, {text.count(chr(10))} sentences", flush=True)
-    vocab, merges = train_bpe(text, 1000)
-    tok = Tokenizer(vocab, merges)
-    print(f"tokenizer: {len(vocab)} tokens ({len(merges)} merges)", flush=True)
-    for s in ("我 打 你 。", "the cat sat on the mat ."):
-        print("  ", s, "->", [tok.piece(i) for i in tok.encode(s)], flush=True)
-    data = torch.tensor(tok.encode(text), dtype=torch.long)
-    print(f"tokens: {len(data)}", flush=True)
-    assert tok.decode(tok.encode(text[:2000])) == text[:2000]
-
-    cfg = dict(CONFIG, vocab_size=len(vocab))
-    model = GPT(len(vocab), cfg)
-    nparams = sum(p.numel() for p in model.parameters())
-    print(f"model: {cfg}, {nparams} parameters", flush=True)
-
+def train_plain(model, data, cfg, args):
     T = cfg["n_positions"]
+    vocab = range(cfg["vocab_size"])
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, betas=(0.9, 0.95), weight_decay=0.01)
     g = torch.Generator().manual_seed(SEED)
     warm = 100
@@ -650,6 +710,161 @@ def main(args):
         avg = loss.item() if avg is None else 0.98 * avg + 0.02 * loss.item()
         if step % 50 == 0 or step == 1:
             print(f"step {step:5d}  loss {loss.item():.4f}  (smoothed {avg:.4f})  lr {lr:.2e}  {time.time() - t0:.0f} s", flush=True)
+    return avg
+
+
+def lab_init(model, cfg):
+    """The training lab's induction preset (docs/learning.md): q and k of about
+    unit variance, embeddings N(0, 0.3^2), the residual writers larger, an
+    lm_head of its own N(0, 1/d)."""
+    d = cfg["n_embd"]
+    nn.init.normal_(model.wte.weight, 0.0, 0.3)
+    nn.init.normal_(model.wpe.weight, 0.0, 0.3)
+    nn.init.normal_(model.lm_head, 0.0, 1 / math.sqrt(d))
+    for b in model.h:
+        nn.init.normal_(b.c_attn.weight, 0.0, 1 / math.sqrt(d))
+        nn.init.normal_(b.c_proj.weight, 0.0, 1 / math.sqrt(d) / math.sqrt(2 * cfg["n_layer"]))
+        nn.init.normal_(b.mlp_proj.weight, 0.0, 0.5 / math.sqrt(d) / math.sqrt(2 * cfg["n_layer"]))
+
+
+def repeat_batch(g, rows, T, pool):
+    """The training lab's induction task: random ids below `pool`, a span of 2
+    to T/2 of them at a random start said again and again to the end; only the
+    rows whose next token the earlier copy gives away are targets (-1 else)."""
+    ids = torch.randint(0, pool, (rows, T), generator=g)
+    targets = torch.full((rows, T), -1, dtype=torch.long)
+    for b in range(rows):
+        L = int(torch.randint(2, T // 2 + 1, (1,), generator=g))
+        st = int(torch.randint(0, T - 2 * L + 1, (1,), generator=g))
+        for t in range(st + L, T):
+            ids[b, t] = ids[b, t - L]
+        targets[b, st + L:T - 1] = ids[b, st + L + 1:T]
+    return ids, targets
+
+
+def probe_scores(model, V, seed, L=16, seqs=8):
+    """The best induction and previous-token scores (headlabel.cpp's formulas)
+    on random sequences said twice, as `model scores` draws them (but with
+    numpy's generator)."""
+    rs = np.random.RandomState(seed)
+    ind, prev, u_ind, u_prev = 0, 0, 0, 0
+    model.eval()
+    for _ in range(seqs):
+        a = rs.randint(0, V, L)
+        ids = list(np.concatenate([a, a]))
+        keep = []
+        with torch.no_grad():
+            model(torch.tensor([ids]), keep)
+        W = np.stack([w[0].numpy() for w in keep])  # layers, heads, n, n
+        n = len(ids)
+        si, su, rows, sp, spu = 0, 0, 0, 0, 0
+        for i in range(1, n):
+            sp = sp + W[:, :, i, i - 1]
+            spu += 1 / (i + 1)
+            t = [p + 1 for p in range(i - 1) if ids[p] == ids[i]]
+            if t:
+                si = si + W[:, :, i, t].sum(-1)
+                su += len(t) / (i + 1)
+                rows += 1
+        ind, u_ind = ind + si / rows / seqs, u_ind + su / rows / seqs
+        prev, u_prev = prev + sp / (n - 1) / seqs, u_prev + spu / (n - 1) / seqs
+    model.train()
+    return ind, u_ind, prev, u_prev
+
+
+def train_curriculum(model, data, cfg, args):
+    """Stage 1: random-token repeats only, 32 positions, ids below 32 for 300
+    steps, then widening to the whole vocabulary over 600 (lr 3e-3: at 1e-2
+    no head formed at this width). Stage 2: the grammar, 64 positions, with
+    args.repeat_rows rows of each batch still on repeats over every id."""
+    V, T = cfg["vocab_size"], cfg["n_positions"]
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, betas=(0.9, 0.999), weight_decay=0.01)
+    g = torch.Generator().manual_seed(SEED)
+    t0 = time.time()
+    avg = None
+
+    def step_on(x, y, lr):
+        for group in opt.param_groups:
+            group["lr"] = lr
+        loss = F.cross_entropy(model(x).reshape(-1, V), y.reshape(-1), ignore_index=-1)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        return loss.item()
+
+    def report(stage, step, loss, lr):
+        ind, ui, prev, up = probe_scores(model, V, 1)
+        print(f"stage {stage} step {step:5d}  loss {loss:.4f}  lr {lr:.2e}  {time.time() - t0:.0f} s  "
+              f"probe: induction {ind.max():.3f} (uniform {ui:.3f}), previous {prev.max():.3f} (uniform {up:.3f})",
+              flush=True)
+
+    for step in range(1, args.stage1 + 1):
+        pool = min(V, 32 + (V - 32) * max(0, step - 300) // 600)
+        lr = 3e-3 * min(1.0, step / 20)
+        x, y = repeat_batch(g, args.batch, 32, pool)
+        loss = step_on(x, y, lr)
+        if step % 100 == 0:
+            report(1, step, loss, lr)
+    warm = 100
+    for step in range(1, args.steps + 1):
+        if step <= warm:
+            lr = 3e-3 * step / warm
+        else:
+            lr = 3e-4 + (3e-3 - 3e-4) * 0.5 * (1 + math.cos(math.pi * (step - warm) / (args.steps - warm)))
+        rows = args.batch - args.repeat_rows
+        ix = torch.randint(0, len(data) - T - 1, (rows,), generator=g)
+        x = torch.stack([data[i:i + T] for i in ix])
+        y = torch.stack([data[i + 1:i + T + 1] for i in ix])
+        if args.repeat_rows:
+            rx, ry = repeat_batch(g, args.repeat_rows, T, V)
+            x, y = torch.cat([x, rx]), torch.cat([y, ry])
+        loss = step_on(x, y, lr)
+        avg = loss if avg is None else 0.98 * avg + 0.02 * loss
+        if step % 100 == 0:
+            report(2, step, avg, lr)
+    return avg
+
+
+def main(args):
+    global MODEL_DIR, TEST_DIR
+    MODEL_DIR = os.path.join(args.out, MODEL_SUBDIR)
+    TEST_DIR = os.path.join(args.out, TEST_SUBDIR)
+    write_pretokenize_cases()
+    if args.pretokenize_only:
+        return
+
+    global VARIED
+    VARIED = not args.plain
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(SEED)
+    r = random.Random(SEED)
+    start = time.time()
+
+    text = make_text(r, 60000)
+    print(f"text: {len(text)} characters, {text.count(chr(10))} sentences", flush=True)
+    vocab, merges = train_bpe(text, 1000)
+    tok = Tokenizer(vocab, merges)
+    print(f"tokenizer: {len(vocab)} tokens ({len(merges)} merges)", flush=True)
+    for s in ("我 打 你 。", "the cat sat on the mat ."):
+        print("  ", s, "->", [tok.piece(i) for i in tok.encode(s)], flush=True)
+    data = torch.tensor(tok.encode(text), dtype=torch.long)
+    print(f"tokens: {len(data)}", flush=True)
+    assert tok.decode(tok.encode(text[:2000])) == text[:2000]
+
+    cfg = dict(CONFIG, vocab_size=len(vocab))
+    model = GPT(len(vocab), cfg, untied=not args.plain)
+    if not args.plain:
+        lab_init(model, cfg)
+    nparams = sum(p.numel() for p in model.parameters())
+    print(f"model: {cfg}, {nparams} parameters", flush=True)
+
+    T = cfg["n_positions"]
+    t0 = time.time()
+    if not args.plain:
+        avg = train_curriculum(model, data, cfg, args)
+    else:
+        avg = train_plain(model, data, cfg, args)
     train_seconds = time.time() - t0
 
     # Held-out loss on freshly generated text.
@@ -671,7 +886,7 @@ def main(args):
     config = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "activation_function": "gelu_new",
               "n_layer": cfg["n_layer"], "n_head": cfg["n_head"], "n_embd": cfg["n_embd"],
               "n_positions": cfg["n_positions"], "n_ctx": cfg["n_positions"], "vocab_size": cfg["vocab_size"],
-              "layer_norm_epsilon": cfg["layer_norm_epsilon"], "tie_word_embeddings": True}
+              "layer_norm_epsilon": cfg["layer_norm_epsilon"], "tie_word_embeddings": args.plain}
     with open(os.path.join(MODEL_DIR, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
         f.write("\n")
@@ -748,7 +963,7 @@ a real transformer's attention offline. Made by `scripts/train-model.py`
   taken from anyone else's text.
 - Tokenizer: byte-level BPE as GPT-2's, trained on the same text ({len(merges)} merges),
   so the common Chinese words and English words are single tokens.
-- Training: {args.steps} steps of AdamW, batches of {args.batch} × {T} tokens,
+- Training: {'' if args.plain else f'{args.stage1} steps on random token ids said again (32 ids widening to all, 32 positions), then '}{args.steps} steps of AdamW, batches of {args.batch} × {T} tokens{'' if args.plain else f' ({args.repeat_rows} rows still on repeats)'},
   {args.threads} CPU threads, {train_seconds / 60:.1f} minutes ({total / 60:.1f} minutes with
   everything else the script does).
 - Final loss: {avg:.3f} (training, smoothed); {held_loss:.3f} on freshly generated text.

@@ -37,21 +37,21 @@ ModelMode::ModelMode(ModeHost &host) : Mode(host, host.mainWindow())
     createGeneration();
 
     // `--show model`: the built-in model reading a sentence where its
-    // induction head (layer 3, head 1) has something to copy.
+    // induction head (layer 2, head 1) has something to copy.
     m_host.registerView(QStringLiteral("model"), [this]() -> QWidget * {
         if (!m_view->model() && openBuiltinModel())
             return nullptr;
         m_host.switchMode(this);
         return m_host.mainWindow();
     });
-    // `--show taken-head`: layer 3, head 1 reading a short repeat, taken
+    // `--show taken-head`: layer 2, head 1 reading a short repeat, taken
     // into the lab as the button does it.
     m_host.registerView(QStringLiteral("taken-head"), [this]() -> QWidget * {
         if (!m_view->model() && openBuiltinModel())
             return nullptr;
         m_host.switchMode(this);
         m_view->setText(QStringLiteral("say cat red box . say cat red"));
-        m_view->setHead(2, 0);
+        m_view->setHead(1, 0);
         m_view->takeButton()->click();
         return m_host.mainWindow();
     });
@@ -241,10 +241,10 @@ std::optional<Problem> ModelMode::openBuiltinModel()
     }
     m_view->setModel(std::get<std::shared_ptr<const Gpt2Model>>(loaded));
     if (m_view->text().trimmed().isEmpty()) {
-        // The induction head (layer 3, head 1) copies the span's second
+        // The induction head (layer 2, head 1) copies the span's second
         // time: from "red" it looks at "box", the token the model then predicts.
         m_view->setText(QStringLiteral("say cat red box . say cat red"));
-        m_view->setHead(2, 0);
+        m_view->setHead(1, 0);
     }
     return std::nullopt;
 }

@@ -7,6 +7,7 @@
 #include "gpt2.h"
 #include "grammar.h"
 #include "headlabel.h"
+#include "probe.h"
 #include "random.h"
 
 #include <QFile>
@@ -21,7 +22,7 @@ using namespace attn;
 namespace {
 
 // docs/model.md: the built-in model's loss on tests/model/held-out.txt.
-constexpr double kHeldOutLoss = 1.5677;
+constexpr double kHeldOutLoss = 1.6407;
 
 // Rows spread evenly over their open keys (row i: keys 0..i).
 Matrix uniformCausal(int n)
@@ -289,7 +290,7 @@ private slots:
         const ModelTrace t = std::get<ModelTrace>(runModel(*builtin(), QStringLiteral("say cat red box . say cat red")));
         const int n = int(t.texts.size());
         QVERIFY(n <= 8);
-        const Matrix &w = t.layers[2].heads[0].weights;
+        const Matrix &w = t.layers[1].heads[0].weights; // layer 2, head 1
         double sum = 0;
         int rows = 0;
         for (int i = 0; i < n; ++i)
@@ -345,7 +346,7 @@ private slots:
             const std::vector<int> x(ids.begin() + std::ptrdiff_t(i), ids.begin() + std::ptrdiff_t(i) + T);
             const auto r = runModelOnIds(m, x, 0);
             QVERIFY(r.ok());
-            const Matrix logits = r.value().final * m.wte.transpose(); // T by vocab
+            const Matrix logits = r.value().final * m.unembedding().transpose(); // T by vocab (lm_head: untied)
             double window = 0;
             for (int t = 0; t < T; ++t) {
                 const double top = logits.row(t).maxCoeff();
@@ -436,7 +437,7 @@ private slots:
                     const HeadScores s = scoreHead(tr.layers[std::size_t(l)].heads[std::size_t(h)].weights, tr.ids);
                     QVERIFY2(s.induction.defined(), qPrintable(where + QStringLiteral(": a span said twice has repeats")));
                     induction[l][h] += s.induction.score / sentences;
-                    if (l == 2 && h == 0) {
+                    if (l == 1 && h == 0) {
                         inductionUniform += s.induction.uniform / sentences;
                         inductionLabels += s.kind == HeadKind::Induction;
                     }
@@ -462,44 +463,33 @@ private slots:
                                   .arg(inductionUniform, 0, 'f', 3)
                                   .arg(positionUniform, 0, 'f', 3)
                                   .arg(table);
-        // Measured on seeds 20261202, 1, 2 and 3: L3 H1 0.25–0.32 against
-        // 0.09–0.10 uniform, layer 1 at most 0.11; L1 H3's first token 0.43–0.49
-        // and L1 H1's previous token 0.33–0.36 against 0.23–0.26.
+        // Layer 2, head 1 copies a span said twice far above its baseline and
+        // above every layer-1 head; layer 1, head 1 is a previous-token head
+        // (at least 0.7, and kMinRatio times its baseline).
         const double maxLayer1Induction = std::max({induction[0][0], induction[0][1], induction[0][2], induction[0][3]});
-        QVERIFY2(induction[2][0] >= kMinRatio * inductionUniform && induction[2][0] >= 2 * maxLayer1Induction,
-                 qPrintable(QStringLiteral("L3 H1 induction %1 against uniform %2 and layer 1's best %3; ")
-                                .arg(induction[2][0], 0, 'f', 3)
+        QVERIFY2(induction[1][0] >= kMinRatio * inductionUniform && induction[1][0] >= 2 * maxLayer1Induction,
+                 qPrintable(QStringLiteral("L2 H1 induction %1 against uniform %2 and layer 1's best %3; ")
+                                .arg(induction[1][0], 0, 'f', 3)
                                 .arg(inductionUniform, 0, 'f', 3)
                                 .arg(maxLayer1Induction, 0, 'f', 3)
                             + means));
         QVERIFY2(inductionLabels >= sentences / 4,
-                 qPrintable(QStringLiteral("L3 H1 labelled induction on %1 of %2; ").arg(inductionLabels).arg(sentences) + means));
-        for (int h = 1; h < 4; ++h)
-            if (h != 2)
-                QVERIFY2(first[0][2] > first[0][h], qPrintable(QStringLiteral("L1 H3 first token %1 against L1 H%2's %3; ")
-                                                                   .arg(first[0][2], 0, 'f', 3)
-                                                                   .arg(h + 1)
-                                                                   .arg(first[0][h], 0, 'f', 3)
-                                                               + means));
-        QVERIFY2(first[0][2] >= 1.5 * positionUniform,
-                 qPrintable(QStringLiteral("L1 H3 first token %1 against uniform %2; ").arg(first[0][2], 0, 'f', 3).arg(positionUniform, 0, 'f', 3)
-                            + means));
-        // L1 H1's previous token is above its baseline but under kMinRatio times it:
-        // the grid labels it by its spread, and its tooltip shows the score.
-        QVERIFY2(previous[0][0] >= 1.3 * positionUniform,
+                 qPrintable(QStringLiteral("L2 H1 labelled induction on %1 of %2; ").arg(inductionLabels).arg(sentences) + means));
+        QVERIFY2(previous[0][0] >= 0.7 && previous[0][0] >= kMinRatio * positionUniform,
                  qPrintable(QStringLiteral("L1 H1 previous token %1 against uniform %2; ")
                                 .arg(previous[0][0], 0, 'f', 3)
                                 .arg(positionUniform, 0, 'f', 3)
                             + means));
     }
 
-    // What docs/model.md says the named heads do NOT do, on sentences drawn
-    // here: layer 2, head 2 (named "subject head" by the training script)
-    // follows the second position: with an adjective before the subject
-    // the verb looks at the adjective. And layer 3, head 1 copies a
-    // repeated span of the words it was trained on, far more inside the
-    // "say ... ." frame, and none of words it never saw.
-    void builtinNamedHeadsWhereTheNamesFail()
+    // docs/model.md's named heads, on sentences drawn here with a seed the
+    // training never used, with the variations that broke the old model's
+    // names: layer 3, head 1 looks from the verb at its subject when an
+    // adjective (and a place) stands before the verb, not at the second
+    // position; some head copies random token ids said twice (the standard
+    // probe over the whole vocabulary) at 0.5 or more; and layer 2, head 1
+    // copies spans of words the grammar never had, with or without "say".
+    void builtinNamedHeadsHold()
     {
         const std::uint64_t seed = sentenceSeed() + 7;
         Rng rng(seed);
@@ -507,27 +497,46 @@ private slots:
         const std::vector<std::string> adjectives = {"big", "small", "old", "happy", "sad", "tired", "hungry"};
         const std::vector<std::string> verbs = {"sees", "likes", "helps", "finds", "chases", "loves"};
         auto pick = [&rng](const std::vector<std::string> &from) { return from[std::size_t(rng.uniform() * double(from.size()))]; };
-        double onAdjective = 0, onSubject = 0;
-        int counted = 0;
-        for (int k = 0; k < 20; ++k) {
-            const std::string text = "the " + pick(adjectives) + " " + pick(nouns) + " " + pick(verbs) + " the " + pick(nouns) + " .";
-            const ModelTrace t = std::get<ModelTrace>(runModel(*builtin(), QString::fromStdString(text)));
-            if (t.texts.size() != 7)
-                continue; // a word of two tokens: positions would not line up
-            const Matrix &w = t.layers[1].heads[1].weights; // the verb is token 4 (index 3)
-            onAdjective += w(3, 1);
-            onSubject += w(3, 2);
-            ++counted;
+        for (const bool place : {false, true}) {
+            double onAdjective = 0, onSubject = 0, uniform = 0;
+            int counted = 0;
+            for (int k = 0; k < 20; ++k) {
+                const std::string text = "the " + pick(adjectives) + " " + pick(nouns) + (place ? " near the tree " : " ") + pick(verbs)
+                                         + " the " + pick(nouns) + " .";
+                const ModelTrace t = std::get<ModelTrace>(runModel(*builtin(), QString::fromStdString(text)));
+                const Eigen::Index verb = place ? 6 : 3;
+                if (t.texts.size() != std::size_t(verb + 4))
+                    continue; // a word of two tokens: positions would not line up
+                const Matrix &w = t.layers[2].heads[0].weights;
+                onAdjective += w(verb, 1);
+                onSubject += w(verb, 2);
+                uniform += 1.0 / double(verb + 1);
+                ++counted;
+            }
+            QVERIFY2(counted >= 15, qPrintable(QStringLiteral("seed %1: %2 sentences of one token a word").arg(seed).arg(counted)));
+            onAdjective /= counted;
+            onSubject /= counted;
+            uniform /= counted;
+            qInfo("seed %llu%s: L3 H1 from the verb: subject %.3f, adjective %.3f (uniform %.3f)", (unsigned long long)seed,
+                  place ? ", a place before the verb" : "", onSubject, onAdjective, uniform);
+            QVERIFY2(onSubject >= kMinRatio * uniform && onSubject > 3 * onAdjective,
+                     qPrintable(QStringLiteral("seed %1: L3 H1 from the verb: subject %2, adjective %3, uniform %4")
+                                    .arg(seed)
+                                    .arg(onSubject, 0, 'f', 3)
+                                    .arg(onAdjective, 0, 'f', 3)
+                                    .arg(uniform, 0, 'f', 3)));
         }
-        QVERIFY2(counted >= 15, qPrintable(QStringLiteral("seed %1: %2 sentences of one token a word").arg(seed).arg(counted)));
-        onAdjective /= counted;
-        onSubject /= counted;
-        qInfo("seed %llu: L2 H2 from the verb: adjective %.3f, subject %.3f (uniform 0.25)", (unsigned long long)seed, onAdjective, onSubject);
-        QVERIFY2(onAdjective > 1.5 * onSubject && onSubject < 0.3,
-                 qPrintable(QStringLiteral("seed %1: L2 H2 from the verb: adjective %2, subject %3")
-                                .arg(seed)
-                                .arg(onAdjective, 0, 'f', 3)
-                                .arg(onSubject, 0, 'f', 3)));
+
+        // The standard probe: random ids of the whole vocabulary said twice.
+        const auto scores = probeScores(*builtin(), repeatedProbe(builtin()->config.vocabSize, seed));
+        QVERIFY(scores.ok());
+        const HeadScores *best = nullptr;
+        for (const HeadScores &h : scores.value())
+            if (!best || h.induction.score > best->induction.score)
+                best = &h;
+        qInfo("seed %llu: best induction score on the probe %.3f (uniform %.3f)", (unsigned long long)seed, best->induction.score,
+              best->induction.uniform);
+        QVERIFY(best->induction.score >= 0.5 && best->induction.score >= kMinRatio * best->induction.uniform);
 
         // Spans of five distinct words, repeated with and without the frame:
         // words of the training's grammar, and words it never had.
@@ -552,29 +561,23 @@ private slots:
                 for (const bool frame : {false, true}) {
                     const std::string text = frame ? "say " + span + " . say " + span + " ." : span + " . " + span + " .";
                     const ModelTrace t = std::get<ModelTrace>(runModel(*builtin(), QString::fromStdString(text)));
-                    const HeadScores s = scoreHead(t.layers[2].heads[0].weights, t.ids);
+                    const HeadScores s = scoreHead(t.layers[1].heads[0].weights, t.ids);
                     QVERIFY(s.induction.defined());
                     kinds[fresh][frame].score += s.induction.score / spans;
                     kinds[fresh][frame].uniform += s.induction.uniform / spans;
                 }
             }
-        auto said = [&kinds](bool fresh, bool frame) {
-            const Kind &k = kinds[fresh][frame];
-            return QStringLiteral("%1 %2 %3 (uniform %4)")
-                .arg(fresh ? "new words" : "grammar words", frame ? "framed" : "bare")
-                .arg(k.score, 0, 'f', 3)
-                .arg(k.uniform, 0, 'f', 3);
-        };
-        const QString means = QStringLiteral("seed %1: L3 H1 induction: %2; %3; %4; %5")
-                                  .arg(seed)
-                                  .arg(said(false, true), said(false, false), said(true, true), said(true, false));
+        QString means = QStringLiteral("seed %1: L2 H1 induction:").arg(seed);
+        for (const bool fresh : {false, true})
+            for (const bool frame : {true, false})
+                means += QStringLiteral(" %1 %2 %3 (uniform %4);")
+                             .arg(fresh ? "new words" : "grammar words", frame ? "framed" : "bare")
+                             .arg(kinds[fresh][frame].score, 0, 'f', 3)
+                             .arg(kinds[fresh][frame].uniform, 0, 'f', 3);
         qInfo("%s", qPrintable(means));
-        // In the frame, on the grammar's words: copying, far above uniform.
-        QVERIFY2(kinds[0][1].score >= kMinRatio * kinds[0][1].uniform, qPrintable(means));
-        // Without the frame it copies less; on words it never saw, without
-        // the frame, it does not reach twice its baseline.
-        QVERIFY2(kinds[0][0].score < kinds[0][1].score, qPrintable(means));
-        QVERIFY2(kinds[1][0].score < kMinRatio * kinds[1][0].uniform, qPrintable(means));
+        for (const bool fresh : {false, true})
+            for (const bool frame : {false, true})
+                QVERIFY2(kinds[fresh][frame].score >= kMinRatio * kinds[fresh][frame].uniform, qPrintable(means));
     }
 };
 

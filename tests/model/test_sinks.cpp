@@ -343,7 +343,7 @@ void TestSinks::cliRefusals_data()
     QTest::newRow("window past a short text") << QStringList{"--generate", "10", "--window", "10", "--sinks", "2"}
                                               << QStringLiteral("--window: 10 is outside 2 to 9 (the text has 10 tokens)");
     QTest::newRow("too few tokens") << QStringList{"--generate", "2"} << QStringLiteral("--generate: the text has 2 tokens; the experiment needs at least 3");
-    QTest::newRow("too few tokens given") << QStringList{"--text", "cat"} << QStringLiteral("--text: the text has 2 tokens; the experiment needs at least 3");
+    QTest::newRow("too few tokens given") << QStringList{"--text", "the cat"} << QStringLiteral("--text: the text has 2 tokens; the experiment needs at least 3");
     QTest::newRow("generate past the context") << QStringList{"--generate", "65"} << QStringLiteral("--generate: must be a whole number from 1 to 64");
     QTest::newRow("text and generate") << QStringList{"--text", "a b c", "--generate", "9"} << QStringLiteral("give --text or --generate, not both");
     QTest::newRow("seed with text") << QStringList{"--text", "a b c", "--seed", "3"} << QStringLiteral("--seed: only for the model's own text");
