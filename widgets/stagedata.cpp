@@ -25,8 +25,9 @@ QStringList dimensionLabels(int n, const QString &prefix)
     return out;
 }
 
-// max |x| over the open cells of the head's score stages, at least a hair
-// above 0 so a zero matrix still has a range.
+// max |x| over the head's score stages (the masked map takes the scaled
+// scores' range, blocked cells included, so that an open cell has one colour
+// in both maps), at least a hair above 0 so a zero matrix still has a range.
 double scoreRange(const Trace &t, int head, bool shared, Stage stage)
 {
     const HeadTrace &h = t.heads[std::size_t(head)];

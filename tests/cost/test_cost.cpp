@@ -250,7 +250,7 @@ private slots:
         const Result<Gpt2Config> config = gpt2ConfigFromJson(f.readAll(), QStringLiteral("config.json"));
         QVERIFY(!config.problem());
         const Gpt2Config &c = config.value();
-        const TransformerShape shape{c.nLayer, c.nHead, c.nEmbd, c.nInner, c.nPositions, c.vocabSize, true};
+        const TransformerShape shape{c.nLayer, c.nHead, c.nEmbd, c.nInner, c.nPositions, c.vocabSize, c.tiedEmbedding};
         const auto file = SafeTensors::open(test::sourceDir() + QStringLiteral("/resources/models/tiny-bilingual/model.safetensors"));
         QVERIFY(std::holds_alternative<SafeTensors>(file));
         double inFile = 0;
