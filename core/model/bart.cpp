@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace attn {
 
@@ -69,12 +68,7 @@ namespace {
 
 std::optional<Problem> checkBudget(const BartConfig &c, const std::string &place)
 {
-    const double parameters = bartParameters(c), bytes = parameters * kBytesPerParameter;
-    if (bytes <= kModelBudgetBytes)
-        return std::nullopt;
-    return Problem{place, "the model has " + groupedNumber(parameters) + " parameters, " + groupedNumber(bytes)
-                              + " bytes as the forward holds them, more than the budget of "
-                              + groupedNumber(kModelBudgetBytes) + " bytes (1 GiB) for a model"};
+    return checkParameterBudget(bartParameters(c), place);
 }
 
 } // namespace
@@ -354,18 +348,7 @@ Result<Seq2SeqTrace> runSeq2Seq(const BartModel &model, const std::vector<int> &
     t.logits = model.unembedding() * y.row(m - 1).transpose() + model.finalLogitsBias.transpose();
     if (!t.logits.allFinite())
         return notFinite("the logits");
-    const double top = t.logits.maxCoeff();
-    const Eigen::VectorXd e = (t.logits.array() - top).exp();
-    const double sum = e.sum();
-    std::vector<int> order(std::size_t(t.logits.size()));
-    std::iota(order.begin(), order.end(), 0);
-    const int k = std::clamp(topK, 0, int(order.size()));
-    std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                      [&](int a, int b) { return t.logits(a) != t.logits(b) ? t.logits(a) > t.logits(b) : a < b; });
-    for (int i = 0; i < k; ++i) {
-        const int id = order[std::size_t(i)];
-        t.next.push_back({id, model.tokenizer.bytes(id), e(id) / sum});
-    }
+    t.next = topPredictions(t.logits, topK, [&model](int id) { return model.tokenizer.bytes(id); });
     return t;
 }
 

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace attn {
 
@@ -72,13 +71,7 @@ Gpt2Config traceShape(const BertConfig &c)
 
 std::optional<Problem> checkBudget(const BertConfig &c, const std::string &place)
 {
-    const double parameters = bertParameters(c), bytes = parameters * kBytesPerParameter;
-    if (bytes <= kModelBudgetBytes)
-        return std::nullopt;
-    return Problem{place, "the model has " + groupedNumber(parameters) + " parameters, " + groupedNumber(bytes)
-                              + " bytes as the forward holds them (" + std::to_string(kBytesPerParameter)
-                              + " bytes each), more than the budget of " + groupedNumber(kModelBudgetBytes)
-                              + " bytes (1 GiB) for a model"};
+    return checkParameterBudget(bertParameters(c), place);
 }
 
 } // namespace
@@ -359,21 +352,9 @@ Result<EncoderTrace> runEncoderOnIds(const BertModel &model, const std::vector<i
         const Eigen::VectorXd logits = model.unembedding() * tr.row(0).transpose() + model.decoderBias.transpose(); // vocab
         if (!logits.allFinite())
             return notFinite("the masked word at position " + std::to_string(i + 1));
-        const double top = logits.maxCoeff();
-        const Eigen::VectorXd e = (logits.array() - top).exp();
-        const double sum = e.sum();
-        std::vector<int> order(std::size_t(logits.size()));
-        std::iota(order.begin(), order.end(), 0);
-        const int k = std::clamp(topK, 0, int(order.size()));
-        std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
-            return logits(a) != logits(b) ? logits(a) > logits(b) : a < b;
-        });
         MaskFill f;
         f.position = i;
-        for (int j = 0; j < k; ++j) {
-            const int id = order[std::size_t(j)];
-            f.top.push_back({id, model.tokenizer.piece(id), e(id) / sum});
-        }
+        f.top = topPredictions(logits, topK, [&model](int id) { return model.tokenizer.piece(id); });
         t.fills.push_back(std::move(f));
     }
     return t;

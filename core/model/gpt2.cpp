@@ -135,7 +135,11 @@ double modelParameters(const Gpt2Config &c)
 
 std::optional<Problem> checkModelBudget(const Gpt2Config &c, const std::string &place)
 {
-    const double parameters = modelParameters(c);
+    return checkParameterBudget(modelParameters(c), place);
+}
+
+std::optional<Problem> checkParameterBudget(double parameters, const std::string &place)
+{
     const double bytes = parameters * kBytesPerParameter;
     if (bytes <= kModelBudgetBytes)
         return std::nullopt;
@@ -143,6 +147,24 @@ std::optional<Problem> checkModelBudget(const Gpt2Config &c, const std::string &
                               + " bytes as the forward holds them (" + std::to_string(kBytesPerParameter)
                               + " bytes each), more than the budget of " + groupedNumber(kModelBudgetBytes)
                               + " bytes (1 GiB) for a model"};
+}
+
+std::vector<Prediction> topPredictions(const Eigen::VectorXd &logits, int k, const std::function<std::string(int id)> &text)
+{
+    const double top = logits.maxCoeff();
+    const Eigen::VectorXd e = (logits.array() - top).exp();
+    const double sum = e.sum();
+    std::vector<int> order(std::size_t(logits.size()));
+    std::iota(order.begin(), order.end(), 0);
+    const int n = std::clamp(k, 0, int(order.size()));
+    std::partial_sort(order.begin(), order.begin() + n, order.end(),
+                      [&](int a, int b) { return logits(a) != logits(b) ? logits(a) > logits(b) : a < b; });
+    std::vector<Prediction> out;
+    for (int i = 0; i < n; ++i) {
+        const int id = order[std::size_t(i)];
+        out.push_back({id, text(id), e(id) / sum});
+    }
+    return out;
 }
 
 Result<Gpt2Model> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2Config &c, const LoadControl &control)
@@ -499,17 +521,7 @@ Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, 
         return overflow("the last position", "the logits overflow", c.tiedEmbedding ? "wte reaches" : "lm_head reaches",
                         largestFinite(model.unembedding()));
 
-    const double top = t.logits.maxCoeff();
-    const Eigen::VectorXd e = (t.logits.array() - top).exp();
-    const double sum = e.sum();
-    std::vector<int> order(std::size_t(t.logits.size()));
-    std::iota(order.begin(), order.end(), 0);
-    const int k = std::clamp(topK, 0, int(order.size()));
-    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
-        return t.logits(a) != t.logits(b) ? t.logits(a) > t.logits(b) : a < b;
-    });
-    for (int i = 0; i < k; ++i)
-        t.next.push_back({order[std::size_t(i)], model.tokenizer.bytes(order[std::size_t(i)]), e(order[std::size_t(i)]) / sum});
+    t.next = topPredictions(t.logits, topK, [&model](int id) { return model.tokenizer.bytes(id); });
     return t;
 }
 

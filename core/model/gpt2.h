@@ -81,6 +81,8 @@ double modelParameters(const Gpt2Config &config);
 // A Problem at `place` when modelParameters × kBytesPerParameter exceeds
 // kModelBudgetBytes; the message names both numbers.
 std::optional<Problem> checkModelBudget(const Gpt2Config &config, const std::string &place);
+// The same check for any model's parameter count (BERT's, BART's).
+std::optional<Problem> checkParameterBudget(double parameters, const std::string &place);
 
 // Progress and cancellation of a load, for a window that loads off its GUI
 // thread. `progress` is called from the loading thread with a fraction that
@@ -171,6 +173,11 @@ struct Prediction {
     std::string text;   // the token's bytes (tokenLabel / displayText for the eye)
     double p = 0;       // softmax probability
 };
+
+// The k most likely of `logits` (vocab) under softmax, most likely first,
+// the lower id on a tie; `text` names each id (the tokenizer's bytes or piece).
+std::vector<Prediction> topPredictions(const Eigen::VectorXd &logits, int k,
+                                       const std::function<std::string(int id)> &text);
 
 struct ModelTrace {
     std::vector<int> ids;                      // n token ids
