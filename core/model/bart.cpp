@@ -352,6 +352,186 @@ Result<Seq2SeqTrace> runSeq2Seq(const BartModel &model, const std::vector<int> &
     return t;
 }
 
+namespace {
+
+void appendRow(Matrix &m, const Matrix &r)
+{
+    m.conservativeResize(m.rows() + 1, r.cols());
+    m.row(m.rows() - 1) = r;
+}
+
+// One new row through an attention whose earlier rows are in `la`: its q
+// (and, for self-attention, its k and v appended to the cache), its scores
+// against every key, softmax, output. `row` 1 by d; the output after out_proj.
+Matrix attendRow(const BartAttention &a, const Matrix &row, int heads, bool selfAttention, LayerActivations &la)
+{
+    const int d = int(row.cols()), dh = d / heads;
+    Matrix q = product(row, a.q);
+    q.rowwise() += a.qBias;
+    Matrix k, v;
+    if (selfAttention) {
+        k = product(row, a.k);
+        v = product(row, a.v);
+        k.rowwise() += a.kBias;
+        v.rowwise() += a.vBias;
+    }
+    const double divisor = scaleConstant(Scale::SqrtDk, dh) * 1.0;
+    Matrix concat(1, d);
+    for (int h = 0; h < heads; ++h) {
+        HeadActivations &ha = la.heads[std::size_t(h)];
+        const Matrix qh = q.middleCols(h * dh, dh);
+        const Eigen::Index old = ha.q.rows();
+        appendRow(ha.q, qh);
+        if (selfAttention) {
+            appendRow(ha.k, k.middleCols(h * dh, dh));
+            appendRow(ha.v, v.middleCols(h * dh, dh));
+        }
+        const Eigen::Index keys = ha.k.rows();
+        const Matrix scoreRow = similarity(Similarity::Dot, qh, ha.k); // 1 by keys
+        const Matrix scaledRow = scoreRow / divisor;
+        const Matrix weightRow = maskedSoftmax(scaledRow, BoolMatrix::Constant(1, keys, false), MaskStage::BeforeSoftmax);
+        // The kept rows' scores against the new key (shown on the maps,
+        // blocked for them: weight 0). The cross-attention's keys do not grow.
+        ha.scores.conservativeResize(old + 1, keys);
+        ha.scaled.conservativeResize(old + 1, keys);
+        ha.weights.conservativeResize(old + 1, keys);
+        if (selfAttention && old > 0) {
+            const Matrix newColumn = similarity(Similarity::Dot, ha.q.topRows(old), ha.k.bottomRows(1)); // old by 1
+            ha.scores.block(0, keys - 1, old, 1) = newColumn;
+            ha.scaled.block(0, keys - 1, old, 1) = newColumn / divisor;
+            ha.weights.block(0, keys - 1, old, 1).setZero();
+        }
+        ha.scores.row(old) = scoreRow;
+        ha.scaled.row(old) = scaledRow;
+        ha.weights.row(old) = weightRow;
+        const Matrix out = weightRow * ha.v; // 1 by d_h
+        appendRow(ha.output, out);
+        concat.middleCols(h * dh, dh) = out;
+    }
+    Matrix o = product(concat, a.out);
+    o.rowwise() += a.outBias;
+    return o;
+}
+
+} // namespace
+
+Result<Seq2SeqTrace> extendSeq2Seq(const BartModel &model, const Seq2SeqTrace &previous, int next, int topK)
+{
+    const BartConfig &c = model.config;
+    const int m = int(previous.targetIds.size());
+    auto heads = [](const std::vector<LayerActivations> &ls, int h) {
+        for (const LayerActivations &l : ls)
+            if (int(l.heads.size()) != h)
+                return false;
+        return true;
+    };
+    if (previous.encoder.size() != model.encoder.size() || previous.decoderSelf.size() != model.decoder.size()
+        || previous.cross.size() != model.decoder.size() || m == 0 || !heads(previous.decoderSelf, c.decoderHeads)
+        || !heads(previous.cross, c.decoderHeads))
+        return Problem{"trace", "the trace is not of this model"};
+    if (next < 0 || next >= c.vocabSize)
+        return Problem{"text", "the translation: token " + std::to_string(m + 1) + " has id " + std::to_string(next)
+                                   + ", outside the vocabulary of " + std::to_string(c.vocabSize)};
+    if (m + 1 > c.maxPositions)
+        return Problem{"text", "the translation is " + std::to_string(m + 1) + " tokens long; " + model.name.toStdString()
+                                   + " reads at most max_position_embeddings = " + std::to_string(c.maxPositions) + " tokens"};
+    const double scale = c.scaleEmbedding ? std::sqrt(double(c.d)) : 1.0;
+    Seq2SeqTrace t = previous;
+    t.targetIds.push_back(next);
+    t.reused = m;
+    Matrix y = model.shared.row(next) * scale + model.decoderPositions.row(m + 2); // 1 by d
+    y = layerNorm(y, model.decoderLnWeight, model.decoderLnBias, c.epsilon);
+    for (std::size_t l = 0; l < model.decoder.size(); ++l) {
+        const BartLayer &L = model.decoder[l];
+        LayerActivations &self = t.decoderSelf[l], &cross = t.cross[l];
+        appendRow(self.input, y);
+        appendRow(self.normed, y);
+        const Matrix a = layerNorm(y + attendRow(L.self, y, c.decoderHeads, true, self), L.selfLnWeight, L.selfLnBias, c.epsilon);
+        appendRow(cross.input, a);
+        appendRow(cross.normed, a);
+        const Matrix b = layerNorm(a + attendRow(L.cross, a, c.decoderHeads, false, cross), L.crossLnWeight, L.crossLnBias, c.epsilon);
+        y = layerNorm(b + ffn(L, b, c.geluTanh), L.finalLnWeight, L.finalLnBias, c.epsilon);
+        if (!y.allFinite())
+            return Problem{model.name.toStdString(), "decoder layer " + std::to_string(l + 1)
+                                                         + ": the numbers overflow (the weights are too large for double precision)"};
+    }
+    t.logits = model.unembedding() * y.transpose() + model.finalLogitsBias.transpose();
+    if (!t.logits.allFinite())
+        return Problem{model.name.toStdString(), "the logits: the numbers overflow (the weights are too large for double precision)"};
+    t.next = topPredictions(t.logits, topK, [&model](int id) { return model.tokenizer.bytes(id); });
+    return t;
+}
+
+CacheWork seq2seqCacheWork(int cached, int targetRows, int sourceTokens)
+{
+    const int rows = std::max(0, targetRows), c = std::clamp(cached, 0, rows);
+    const std::int64_t n = std::max(0, sourceTokens);
+    const CacheWork self = cacheWork(c, rows);
+    return {self.withCache + std::int64_t(rows - c) * n, self.withoutCache + std::int64_t(rows) * n};
+}
+
+GenerationStep chooseNextSeq2Seq(const BartModel &model, const Seq2SeqTrace &t, const SamplingSettings &s, Rng &rng)
+{
+    const int written = int(t.targetIds.size()) - 1; // decoder_start is not written
+    GenerationStep st;
+    if (written == 0 && model.config.forcedBos >= 0) {
+        st.id = model.config.forcedBos;
+        st.p = 1.0;
+        for (const Prediction &p : t.next)
+            st.top.push_back({p.id, p.id == st.id ? 1.0 : 0.0, p.p});
+    } else {
+        st = chooseFromLogits(t.logits, t.next, s, rng);
+    }
+    st.position = written;
+    if (st.p <= 0)
+        return st;
+    st.text = model.tokenizer.bytes(st.id);
+    st.reused = t.reused;
+    const CacheWork work = seq2seqCacheWork(t.reused, int(t.targetIds.size()), int(t.sourceIds.size()));
+    st.cachedCells = work.withCache;
+    st.uncachedCells = work.withoutCache;
+    return st;
+}
+
+Result<Seq2SeqGeneration> generateSeq2Seq(const BartModel &model, const QString &text, const SamplingSettings &s,
+                                          const std::atomic<bool> *cancel)
+{
+    if (auto p = validateSampling(s))
+        return *p;
+    const BartConfig &c = model.config;
+    auto first = runSeq2Seq(model, sourceIds(model, text), {c.decoderStart}, 5);
+    if (!first.ok())
+        return *first.problem();
+    Seq2SeqGeneration g;
+    g.trace = std::move(first.value());
+    Rng rng(s.seed);
+    for (int step = 0; step < s.steps; ++step) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) {
+            g.stopped = "cancelled";
+            break;
+        }
+        if (step > 0) {
+            auto t = extendSeq2Seq(model, g.trace, g.steps.back().id, 5);
+            if (!t.ok())
+                return *t.problem();
+            g.trace = std::move(t.value());
+        }
+        GenerationStep st = chooseNextSeq2Seq(model, g.trace, s, rng);
+        if (st.p <= 0)
+            return Problem{"logits", "the model gave no token a probability"};
+        g.steps.push_back(std::move(st));
+        if (g.steps.back().id == c.eos) {
+            g.finished = true;
+            break;
+        }
+        if (int(g.trace.targetIds.size()) + 1 > c.maxPositions) {
+            g.stopped = "the translation reached max_position_embeddings = " + std::to_string(c.maxPositions) + " tokens";
+            break;
+        }
+    }
+    return g;
+}
+
 Result<Translation> translate(const BartModel &model, const QString &text, int maxSteps)
 {
     const BartConfig &c = model.config;

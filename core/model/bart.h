@@ -26,6 +26,7 @@
 //
 // Nothing here throws; every failure is a Problem naming the file and the key.
 
+#include "generate.h"
 #include "gpt2.h"
 
 #include <memory>
@@ -98,6 +99,7 @@ struct Seq2SeqTrace {
                                                  // the encoder's output; weights m by n
     Eigen::VectorXd logits;                      // vocab: the last target position's
     std::vector<Prediction> next;                // its top k
+    int reused = 0;                              // leading target rows taken from a previous trace (the cache)
 };
 
 // The source's ids: <s> BPE(text) </s>.
@@ -107,6 +109,44 @@ std::vector<int> sourceIds(const BartModel &model, const QString &text);
 // and numbers that overflow.
 Result<Seq2SeqTrace> runSeq2Seq(const BartModel &model, const std::vector<int> &source, const std::vector<int> &target,
                                 int topK = 5);
+
+// Incremental decoding (the KV cache): the forward of `previous`'s source
+// and its target with `next` appended, computing only the new target row.
+// The encoder's states and every decoder layer's keys and values of the
+// earlier rows are read from `previous` (the cross-attention's k and v, n by
+// d_h, are the encoder's and never change); per decoder layer the new row's
+// q, k, v (1 by d_h a head), its scores against the m + 1 cached keys and
+// the n encoder keys, its weights and outputs. The kept rows' scores against
+// the new key are computed too, so the maps show the whole m + 1 by m + 1
+// scores; their weights are 0, as blocked. Sets `reused` = m. Equal to
+// runSeq2Seq over the longer target up to the rounding of products of other
+// sizes (tests hold it to 1e-12). Refuses a trace of another model, an id
+// outside the vocabulary and a target past max_position_embeddings.
+Result<Seq2SeqTrace> extendSeq2Seq(const BartModel &model, const Seq2SeqTrace &previous, int next, int topK = 5);
+
+// The score entries one head computes in a decoder layer of a forward of m
+// target rows over n source tokens, the first `cached` rows from the cache:
+// the causal self-attention's rows not cached (cacheWork) plus their n
+// cross-attention entries each, against the whole triangle and m n again.
+CacheWork seq2seqCacheWork(int cached, int targetRows, int sourceTokens);
+
+// One step of generation from `t` (the forward of the decoder inputs so
+// far): the distribution of its last row under `s` and the token drawn, as
+// chooseNext does for a decoder. The first step of a model whose config has
+// forced_bos_token_id writes that token (p = 1, no u drawn), as Hugging
+// Face's generate() does. `position` counts the tokens written before it.
+GenerationStep chooseNextSeq2Seq(const BartModel &model, const Seq2SeqTrace &t, const SamplingSettings &s, Rng &rng);
+
+struct Seq2SeqGeneration {
+    std::vector<GenerationStep> steps; // the tokens written, the last </s> when finished
+    Seq2SeqTrace trace;                // the forward over decoder_start and every token written but the last
+    bool finished = false;             // </s> was written within the steps
+    std::string stopped;               // why it stopped early, or empty
+};
+// Writes the translation of `text` token by token under `s` (greedy at
+// temperature 0: translate()'s ids), each step through extendSeq2Seq.
+Result<Seq2SeqGeneration> generateSeq2Seq(const BartModel &model, const QString &text, const SamplingSettings &s,
+                                          const std::atomic<bool> *cancel = nullptr);
 
 struct Translation {
     std::vector<int> ids;        // generated, without decoder_start; ends with </s> unless cut

@@ -103,22 +103,31 @@ CacheWork cacheWork(int cached, int tokens)
     return {n * (n + 1) / 2 - c * (c + 1) / 2, n * (n + 1) / 2};
 }
 
-GenerationStep chooseNext(const Gpt2Model &model, const ModelTrace &t, const SamplingSettings &s, Rng &rng)
+GenerationStep chooseFromLogits(const Eigen::VectorXd &logits, const std::vector<Prediction> &top, const SamplingSettings &s,
+                                Rng &rng)
 {
     GenerationStep st;
-    const std::vector<Candidate> candidates = nextTokenDistribution(t.logits, s);
+    const std::vector<Candidate> candidates = nextTokenDistribution(logits, s);
     st.u = s.temperature == 0 ? 0.0 : rng.uniform();
     const int pick = pickCandidate(candidates, st.u);
-    st.position = int(t.ids.size());
     if (pick < 0)
         return st; // p stays 0: nothing to choose (an empty vocabulary)
     st.id = candidates[std::size_t(pick)].id;
-    st.text = model.tokenizer.bytes(st.id);
     st.p = candidates[std::size_t(pick)].p;
     // The five most likely at temperature 1 (the trace's own top 5, in
     // the same order as the candidates), each with what the cuts left it.
-    for (std::size_t i = 0; i < t.next.size(); ++i)
-        st.top.push_back({t.next[i].id, i < candidates.size() ? candidates[i].p : 0.0, t.next[i].p});
+    for (std::size_t i = 0; i < top.size(); ++i)
+        st.top.push_back({top[i].id, i < candidates.size() ? candidates[i].p : 0.0, top[i].p});
+    return st;
+}
+
+GenerationStep chooseNext(const Gpt2Model &model, const ModelTrace &t, const SamplingSettings &s, Rng &rng)
+{
+    GenerationStep st = chooseFromLogits(t.logits, t.next, s, rng);
+    st.position = int(t.ids.size());
+    if (st.p <= 0)
+        return st;
+    st.text = model.tokenizer.bytes(st.id);
     st.reused = t.reused;
     const CacheWork work = cacheWork(t.reused, int(t.ids.size()));
     st.cachedCells = work.withCache;

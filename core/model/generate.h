@@ -87,6 +87,13 @@ struct Generation {
     std::string stopped;              // why it stopped early ("the model's context of 64 positions is full"), or empty
 };
 
+// The draw of one step from a forward's last-position logits (vocab) and
+// their top predictions (most likely first): id, p, u and the top 5 with
+// what the cuts left them. chooseNext and the encoder-decoder's step add
+// the rest.
+GenerationStep chooseFromLogits(const Eigen::VectorXd &logits, const std::vector<Prediction> &top, const SamplingSettings &s,
+                                Rng &rng);
+
 // One step from the forward `t` (of the tokens so far): the distribution of
 // its last position under `s`, a u drawn from `rng` (none when greedy), the
 // token chosen, the top 5, and the cache work of the forward `t` itself.

@@ -254,6 +254,38 @@ double worstOf(const std::vector<LayerActivations> &layers, const std::vector<st
     return worst;
 }
 
+// The largest difference between two traces' every stage of every head
+// (shapes must agree: a mismatch is infinite).
+double worstBetween(const std::vector<LayerActivations> &a, const std::vector<LayerActivations> &b)
+{
+    if (a.size() != b.size())
+        return INFINITY;
+    double worst = 0;
+    auto diff = [&worst](const Matrix &x, const Matrix &y) {
+        if (x.rows() != y.rows() || x.cols() != y.cols())
+            worst = INFINITY;
+        else if (x.size())
+            worst = std::max(worst, (x - y).cwiseAbs().maxCoeff());
+    };
+    for (std::size_t l = 0; l < a.size(); ++l) {
+        if (a[l].heads.size() != b[l].heads.size())
+            return INFINITY;
+        diff(a[l].input, b[l].input);
+        diff(a[l].normed, b[l].normed);
+        for (std::size_t h = 0; h < a[l].heads.size(); ++h) {
+            const HeadActivations &x = a[l].heads[h], &y = b[l].heads[h];
+            diff(x.q, y.q);
+            diff(x.k, y.k);
+            diff(x.v, y.v);
+            diff(x.scores, y.scores);
+            diff(x.scaled, y.scaled);
+            diff(x.weights, y.weights);
+            diff(x.output, y.output);
+        }
+    }
+    return worst;
+}
+
 double worstOfJson(const std::vector<LayerActivations> &layers, const QJsonArray &ref)
 {
     double worst = 0;
@@ -447,6 +479,151 @@ private slots:
         QCOMPARE(cli.code, 2);
         QVERIFY2(cli.err.contains(says), qPrintable(cli.err));
         QCOMPARE(cli.err.count(QLatin1Char('\n')), 1);
+    }
+
+    // The KV cache: each step computes only the new decoder row against the
+    // cached keys and values, and every stage equals the whole forward over
+    // the longer target (the kept rows' scores against the new key included).
+    void cacheEqualsWholeForward()
+    {
+        const auto loaded = loadBuiltinSeq2Seq();
+        QVERIFY(loaded.ok());
+        const BartModel &m = *loaded.value();
+        const std::vector<int> source = sourceIds(m, QStringLiteral("小明 在 家 帮助 她 。"));
+        std::vector<int> target{m.config.decoderStart};
+        auto t = runSeq2Seq(m, source, target);
+        QVERIFY(t.ok());
+        Seq2SeqTrace cached = t.value();
+        QCOMPARE(cached.reused, 0);
+        Rng rng(testSeed());
+        for (int step = 0; step < 8; ++step) {
+            const int next = int(rng.uniform() * m.config.vocabSize);
+            auto grown = extendSeq2Seq(m, cached, next);
+            QVERIFY2(grown.ok(), grown.problem() ? grown.problem()->toString().c_str() : "");
+            target.push_back(next);
+            const auto whole = runSeq2Seq(m, source, target);
+            QVERIFY(whole.ok());
+            const Seq2SeqTrace &a = grown.value(), &b = whole.value();
+            QCOMPARE(a.reused, int(target.size()) - 1);
+            QVERIFY(a.targetIds == target);
+            const double enc = worstBetween(a.encoder, b.encoder), self = worstBetween(a.decoderSelf, b.decoderSelf),
+                         cross = worstBetween(a.cross, b.cross),
+                         logits = (a.logits - b.logits).cwiseAbs().maxCoeff();
+            QVERIFY2(enc == 0 && self < 1e-12 && cross < 1e-12 && logits < 1e-10,
+                     qPrintable(QStringLiteral("step %1: %2 %3 %4 %5").arg(step).arg(enc).arg(self).arg(cross).arg(logits)));
+            // The maps grow by one row: m + 1 by m + 1 (causal), m + 1 by n.
+            QCOMPARE(a.decoderSelf[1].heads[3].weights.rows(), Eigen::Index(target.size()));
+            QCOMPARE(a.decoderSelf[1].heads[3].weights.cols(), Eigen::Index(target.size()));
+            QCOMPARE(a.cross[0].heads[0].weights.cols(), Eigen::Index(source.size()));
+            QCOMPARE(a.next.front().id, b.next.front().id);
+            cached = a;
+        }
+    }
+
+    void cacheRefusesWhatItCannotRead()
+    {
+        const auto loaded = loadBuiltinSeq2Seq();
+        QVERIFY(loaded.ok());
+        const BartModel &m = *loaded.value();
+        auto t = runSeq2Seq(m, sourceIds(m, QStringLiteral("我 打 你 。")), {m.config.decoderStart});
+        QVERIFY(t.ok());
+        const auto outside = extendSeq2Seq(m, t.value(), m.config.vocabSize);
+        QVERIFY(outside.problem());
+        QVERIFY2(outside.problem()->message.find("outside the vocabulary of 462") != std::string::npos,
+                 outside.problem()->toString().c_str());
+        Seq2SeqTrace other = t.value();
+        other.cross.pop_back();
+        const auto foreign = extendSeq2Seq(m, other, 5);
+        QVERIFY(foreign.problem());
+        QCOMPARE(foreign.problem()->message, std::string("the trace is not of this model"));
+        // Full: max_position_embeddings = 32 target rows, then a refusal.
+        Seq2SeqTrace full = t.value();
+        while (int(full.targetIds.size()) < m.config.maxPositions) {
+            auto g = extendSeq2Seq(m, full, 5);
+            QVERIFY(g.ok());
+            full = std::move(g.value());
+        }
+        const auto past = extendSeq2Seq(m, full, 5);
+        QVERIFY(past.problem());
+        QVERIFY2(past.problem()->message.find("at most max_position_embeddings = 32") != std::string::npos,
+                 past.problem()->toString().c_str());
+    }
+
+    // The work a head does, worked by hand: 4 target rows over 6 source
+    // tokens, 3 of them cached: self-attention 4 entries (one row) against
+    // the triangle 1 + 2 + 3 + 4 = 10; cross-attention 6 against 4 · 6 = 24.
+    void cacheWorkByHand()
+    {
+        const CacheWork w = seq2seqCacheWork(3, 4, 6);
+        QCOMPARE(w.withCache, std::int64_t(4 + 6));
+        QCOMPARE(w.withoutCache, std::int64_t(10 + 24));
+        const CacheWork none = seq2seqCacheWork(0, 4, 6);
+        QCOMPARE(none.withCache, none.withoutCache);
+    }
+
+    // Greedy generation through the cache writes translate()'s ids; a
+    // sampled one repeats for its seed, and each step's p is the
+    // distribution of the whole forward's last row.
+    void generationMatchesTranslate_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::newRow("zh") << QStringLiteral("我 打 你 。");
+        QTest::newRow("a place moves") << QStringLiteral("小明 在 家 帮助 她 。");
+        QTest::newRow("en") << QStringLiteral("I hit you .");
+    }
+    void generationMatchesTranslate()
+    {
+        QFETCH(QString, source);
+        const auto loaded = loadBuiltinSeq2Seq();
+        QVERIFY(loaded.ok());
+        const BartModel &m = *loaded.value();
+        SamplingSettings greedy;
+        greedy.steps = 30;
+        greedy.temperature = 0;
+        const auto g = generateSeq2Seq(m, source, greedy);
+        QVERIFY(g.ok());
+        const auto tr = translate(m, source, 30);
+        QVERIFY(tr.ok());
+        std::vector<int> ids;
+        for (const GenerationStep &st : g.value().steps)
+            ids.push_back(st.id);
+        QVERIFY(ids == tr.value().ids);
+        QCOMPARE(g.value().finished, tr.value().finished);
+        QCOMPARE(g.value().steps.front().id, m.config.forcedBos); // <s>, forced, p = 1
+        QCOMPARE(g.value().steps.front().p, 1.0);
+
+        SamplingSettings warm;
+        warm.steps = 30;
+        warm.temperature = 1.5;
+        warm.topK = 5;
+        warm.seed = testSeed();
+        const auto a = generateSeq2Seq(m, source, warm), b = generateSeq2Seq(m, source, warm);
+        QVERIFY(a.ok() && b.ok());
+        QCOMPARE(a.value().steps.size(), b.value().steps.size());
+        std::vector<int> target{m.config.decoderStart};
+        const std::vector<int> src = sourceIds(m, source);
+        for (std::size_t i = 0; i < a.value().steps.size(); ++i) {
+            const GenerationStep &st = a.value().steps[i];
+            QCOMPARE(st.id, b.value().steps[i].id);
+            QCOMPARE(st.u, b.value().steps[i].u);
+            if (i > 0) {
+                const auto whole = runSeq2Seq(m, src, target);
+                QVERIFY(whole.ok());
+                double p = 0;
+                for (const Candidate &c : nextTokenDistribution(whole.value().logits, warm))
+                    if (c.id == st.id)
+                        p = c.p;
+                QVERIFY2(std::fabs(p - st.p) < 1e-12, qPrintable(QStringLiteral("step %1: %2 %3").arg(i).arg(p).arg(st.p)));
+                QVERIFY(st.u >= 0 && st.u < 1);
+                // One new row a step: the cached rows are all but the last.
+                QCOMPARE(st.reused, int(target.size()) - 1);
+                QCOMPARE(st.cachedCells, seq2seqCacheWork(int(target.size()) - 1, int(target.size()), int(src.size())).withCache);
+            }
+            target.push_back(st.id);
+        }
+        SamplingSettings bad = warm;
+        bad.temperature = -1;
+        QVERIFY(generateSeq2Seq(m, source, bad).problem());
     }
 
     void translateOnTheCommandLine()
