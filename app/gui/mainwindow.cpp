@@ -3,6 +3,8 @@
 #include "trainingmode.h"
 #include "encodermode.h"
 #include "encoderview.h"
+#include "translatormode.h"
+#include "translatorview.h"
 #include "projectorlayout.h"
 #include "recovery.h"
 #include "windowexport.h"
@@ -79,6 +81,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     addMode(m_modelMode = new ModelMode(*this));
     addMode(m_trainingMode = new TrainingMode(*this, *m_modelMode));
     addMode(m_encoderMode = new EncoderMode(*this, *m_modelMode));
+    addMode(m_translatorMode = new TranslatorMode(*this, *m_modelMode));
 
     connect(&m_doc, &Document::fileStateChanged, this, &MainWindow::updateTitle);
     connect(&m_doc, &Document::problemReported, this, &MainWindow::showProblem);
@@ -357,6 +360,8 @@ void MainWindow::applyGradients()
         m_trainingMode->view()->probeGrid()->setGradient(sequentialGradient(seq));
     if (m_encoderMode)
         m_encoderMode->view()->grid()->setGradient(sequentialGradient(seq));
+    if (m_translatorMode)
+        m_translatorMode->view()->grid()->setGradient(sequentialGradient(seq));
 }
 
 void MainWindow::applyCellText()

@@ -55,6 +55,7 @@ class SweepsMode;
 class GradientMode;
 class TrainingMode;
 class EncoderMode;
+class TranslatorMode;
 class TogglePanel;
 class TopKPanel;
 class WindowExport;
@@ -75,6 +76,7 @@ public:
     ModelMode *modelModeObject() const { return m_modelMode; }
     TrainingMode *trainingMode() const { return m_trainingMode; }
     EncoderMode *encoderMode() const { return m_encoderMode; }
+    TranslatorMode *translatorMode() const { return m_translatorMode; }
 
     Document *document() override { return &m_doc; }
     MatrixPanel *matrixPanel() const;
@@ -240,6 +242,7 @@ private:
     ModelMode *m_modelMode = nullptr;
     TrainingMode *m_trainingMode = nullptr;
     EncoderMode *m_encoderMode = nullptr;
+    TranslatorMode *m_translatorMode = nullptr;
     std::vector<Mode *> m_modes;
     Mode *m_current = nullptr;
     QStackedWidget *m_centre = nullptr; // the central widgets of the modes that have one

@@ -4,17 +4,13 @@
 #include "distributionbars.h"
 #include "modelview.h"
 #include "numbers.h"
+#include "samplingcontrols.h"
 
-#include <QDoubleSpinBox>
 #include <QEvent>
-#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QSlider>
-#include <QSpinBox>
-#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -43,56 +39,9 @@ GenerationPanel::GenerationPanel(ModelView *view, QWidget *parent) : QWidget(par
     m_title->setWordWrap(true);
     root->addWidget(m_title);
 
-    auto *form = new QFormLayout;
-    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
-    m_stepsBox = new QSpinBox(this);
-    m_stepsBox->setRange(1, 64);
-    m_stepsBox->setValue(16);
-    m_temperature = new QDoubleSpinBox(this);
-    m_temperature->setRange(0, 5);
-    m_temperature->setDecimals(2);
-    m_temperature->setSingleStep(0.1);
-    m_temperature->setValue(1.0);
-    m_topK = new QSpinBox(this);
-    m_topK->setRange(0, 1000);
-    m_topP = new QDoubleSpinBox(this);
-    m_topP->setRange(0.01, 1.0);
-    m_topP->setDecimals(2);
-    m_topP->setSingleStep(0.05);
-    m_topP->setValue(1.0);
-    m_seed = new QSpinBox(this);
-    m_seed->setRange(0, 999999);
-    m_speed = new QSlider(Qt::Horizontal, this);
-    m_speed->setRange(100, 2000); // ms a token
-    m_speed->setValue(700);
-    m_speed->setInvertedAppearance(true); // right: faster
-    m_stepsLabel = new QLabel(this);
-    m_temperatureLabel = new QLabel(this);
-    m_topKLabel = new QLabel(this);
-    m_topPLabel = new QLabel(this);
-    m_seedLabel = new QLabel(this);
-    m_speedLabel = new QLabel(this);
-    form->addRow(m_stepsLabel, m_stepsBox);
-    form->addRow(m_temperatureLabel, m_temperature);
-    form->addRow(m_topKLabel, m_topK);
-    form->addRow(m_topPLabel, m_topP);
-    form->addRow(m_seedLabel, m_seed);
-    form->addRow(m_speedLabel, m_speed);
-    root->addLayout(form);
-
-    auto *buttons = new QHBoxLayout;
-    m_stepButton = new QPushButton(this);
-    m_stepButton->setObjectName(QStringLiteral("generateStep"));
-    m_playButton = new QPushButton(this);
-    m_playButton->setObjectName(QStringLiteral("generatePlay"));
-    m_playButton->setCheckable(true);
-    m_resetButton = new QPushButton(this);
-    m_resetButton->setObjectName(QStringLiteral("generateReset"));
-    buttons->addWidget(m_stepButton);
-    buttons->addWidget(m_playButton);
-    buttons->addWidget(m_resetButton);
-    root->addLayout(buttons);
+    m_controls = new SamplingControls(this);
+    m_controls->setStepper([this] { return step(); });
+    root->addWidget(m_controls);
 
     m_barsTitle = new QLabel(this);
     m_barsTitle->setWordWrap(true);
@@ -111,16 +60,7 @@ GenerationPanel::GenerationPanel(ModelView *view, QWidget *parent) : QWidget(par
     root->addWidget(m_status);
     root->addStretch(1);
 
-    m_timer = new QTimer(this);
-    connect(m_timer, &QTimer::timeout, this, [this] {
-        if (!step())
-            pause();
-    });
-    connect(m_speed, &QSlider::valueChanged, this, [this](int ms) { m_timer->setInterval(ms); });
-    m_timer->setInterval(m_speed->value());
-    connect(m_stepButton, &QPushButton::clicked, this, [this] { step(); });
-    connect(m_playButton, &QPushButton::toggled, this, [this](bool on) { on ? play() : pause(); });
-    connect(m_resetButton, &QPushButton::clicked, this, &GenerationPanel::reset);
+    connect(m_controls, &SamplingControls::resetRequested, this, &GenerationPanel::reset);
     // The sentence edited by hand, or another model: that text is the prompt now.
     connect(m_view->sentenceField(), &QLineEdit::textEdited, this, &GenerationPanel::forget);
     connect(m_view, &ModelView::recomputed, this, [this] {
@@ -137,22 +77,27 @@ GenerationPanel::GenerationPanel(ModelView *view, QWidget *parent) : QWidget(par
 
 SamplingSettings GenerationPanel::settings() const
 {
-    SamplingSettings s;
-    s.steps = m_stepsBox->value();
-    s.temperature = m_temperature->value();
-    s.topK = m_topK->value();
-    s.topP = m_topP->value();
-    s.seed = std::uint64_t(m_seed->value());
-    return s;
+    return m_controls->settings();
 }
 
 void GenerationPanel::setSettings(const SamplingSettings &s)
 {
-    m_stepsBox->setValue(s.steps);
-    m_temperature->setValue(s.temperature);
-    m_topK->setValue(s.topK);
-    m_topP->setValue(s.topP);
-    m_seed->setValue(int(s.seed));
+    m_controls->setSettings(s);
+}
+
+QPushButton *GenerationPanel::stepButton() const
+{
+    return m_controls->stepButton();
+}
+
+QPushButton *GenerationPanel::playButton() const
+{
+    return m_controls->playButton();
+}
+
+QPushButton *GenerationPanel::resetButton() const
+{
+    return m_controls->resetButton();
 }
 
 bool GenerationPanel::step()
@@ -205,25 +150,17 @@ bool GenerationPanel::step()
 
 void GenerationPanel::play()
 {
-    if (!m_playButton->isChecked()) {
-        m_playButton->setChecked(true); // toggled calls play again
-        return;
-    }
-    m_timer->start();
+    m_controls->play();
 }
 
 void GenerationPanel::pause()
 {
-    m_timer->stop();
-    if (m_playButton->isChecked()) {
-        const QSignalBlocker block(m_playButton);
-        m_playButton->setChecked(false);
-    }
+    m_controls->pause();
 }
 
 bool GenerationPanel::playing() const
 {
-    return m_timer->isActive();
+    return m_controls->playing();
 }
 
 void GenerationPanel::reset()
@@ -304,24 +241,6 @@ void GenerationPanel::retranslate()
 {
     m_title->setText(tr("<b>Generate, token by token.</b> Each step the model reads the text so far, and the next token "
                         "is drawn from its last position's distribution."));
-    m_stepsLabel->setText(tr("Steps:"));
-    m_temperatureLabel->setText(tr("Temperature:"));
-    m_temperature->setToolTip(tr("0: greedy, always the most likely token; below 1 sharper, above 1 flatter"));
-    m_topKLabel->setText(tr("Top-k:"));
-    m_topK->setToolTip(tr("Keep only the k most likely tokens (0: all)"));
-    m_topK->setSpecialValueText(tr("all"));
-    m_topPLabel->setText(tr("Top-p:"));
-    m_topP->setToolTip(tr("Keep the fewest most likely tokens whose probabilities reach p (1: all)"));
-    m_seedLabel->setText(tr("Seed:"));
-    m_seed->setToolTip(tr("The same seed draws the same tokens again"));
-    m_speedLabel->setText(tr("Speed:"));
-    m_speed->setToolTip(tr("Time between tokens while playing"));
-    m_stepButton->setText(tr("Step"));
-    m_stepButton->setToolTip(tr("Draw one token and append it"));
-    m_playButton->setText(tr("Play"));
-    m_playButton->setToolTip(tr("Step on a timer until the steps are done"));
-    m_resetButton->setText(tr("Reset"));
-    m_resetButton->setToolTip(tr("Back to the prompt; the seed starts again"));
     m_bars->setEmptyText(tr("Press Step: the next token's distribution appears here."));
     if (m_steps.empty())
         m_barsTitle->setText(tr("The next token's distribution"));

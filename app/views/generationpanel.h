@@ -15,17 +15,14 @@
 #include <optional>
 #include <vector>
 
-class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
-class QSlider;
-class QSpinBox;
-class QTimer;
 
 namespace attn {
 
 class DistributionBars;
 class ModelView;
+class SamplingControls;
 
 class GenerationPanel : public QWidget {
     Q_OBJECT
@@ -49,9 +46,9 @@ public:
     const std::vector<GenerationStep> &steps() const { return m_steps; }
 
     // The parts, for the tests.
-    QPushButton *stepButton() const { return m_stepButton; }
-    QPushButton *playButton() const { return m_playButton; }
-    QPushButton *resetButton() const { return m_resetButton; }
+    QPushButton *stepButton() const;
+    QPushButton *playButton() const;
+    QPushButton *resetButton() const;
     DistributionBars *bars() const { return m_bars; }
     QLabel *cacheLabel() const { return m_cache; }
     QLabel *statusLabel() const { return m_status; }
@@ -76,21 +73,12 @@ private:
     bool m_stepping = false;
 
     QLabel *m_title = nullptr;
-    QLabel *m_stepsLabel = nullptr, *m_temperatureLabel = nullptr, *m_topKLabel = nullptr, *m_topPLabel = nullptr,
-           *m_seedLabel = nullptr, *m_speedLabel = nullptr;
-    QSpinBox *m_stepsBox = nullptr;
-    QDoubleSpinBox *m_temperature = nullptr;
-    QSpinBox *m_topK = nullptr;
-    QDoubleSpinBox *m_topP = nullptr;
-    QSpinBox *m_seed = nullptr;
-    QSlider *m_speed = nullptr;
-    QPushButton *m_stepButton = nullptr, *m_playButton = nullptr, *m_resetButton = nullptr;
+    SamplingControls *m_controls = nullptr;
     DistributionBars *m_bars = nullptr;
     QLabel *m_barsTitle = nullptr;
     QLabel *m_cache = nullptr;
     QLabel *m_status = nullptr;
     QLabel *m_text = nullptr;
-    QTimer *m_timer = nullptr;
 };
 
 } // namespace attn

@@ -117,33 +117,37 @@ Result<Scenario> headScenario(const Gpt2Model &model, const ModelTrace &trace, i
     return taken;
 }
 
-Result<Scenario> encoderHeadScenario(const BertModel &model, const EncoderTrace &trace, int layer, int head)
+namespace {
+
+// One head's q, k, v as a direct-mode scenario of one head (the encoder's,
+// the encoder-decoder's): the layer and head checked, the labels bounded.
+Result<Scenario> directHeadScenario(const std::vector<LayerActivations> &layers, int layer, int head,
+                                    const std::string &what, const std::string &model, const std::string &description,
+                                    const std::vector<std::string> &queries, const std::vector<std::string> &keys,
+                                    bool causal)
 {
-    const int layers = int(trace.layers.size());
-    if (layer < 0 || layer >= layers)
-        return Problem{"layer", "must be a layer from 1 to " + std::to_string(layers) + " (got " + std::to_string(layer + 1) + ")"};
-    const LayerActivations &la = trace.layers[std::size_t(layer)];
+    const int count = int(layers.size());
+    if (layer < 0 || layer >= count)
+        return Problem{"layer", "must be a layer from 1 to " + std::to_string(count) + " (got " + std::to_string(layer + 1) + ")"};
+    const LayerActivations &la = layers[std::size_t(layer)];
     const int heads = int(la.heads.size());
     if (head < 0 || head >= heads)
         return Problem{"head", "must be a head from 1 to " + std::to_string(heads) + " (got " + std::to_string(head + 1) + ")"};
     const HeadActivations &h = la.heads[std::size_t(head)];
     Scenario s;
-    const std::string where = model.name.toStdString() + ", layer " + std::to_string(layer + 1) + ", head "
-        + std::to_string(head + 1);
+    const std::string where = model + ", layer " + std::to_string(layer + 1) + ", head " + std::to_string(head + 1);
     s.title = boundedText(where, kMaxTitleCharacters);
-    std::string text;
-    for (const std::string &p : trace.pieces)
-        text += (text.empty() ? "" : " ") + p;
-    s.description = "Taken from the encoder " + where + " for \"" + displayText(text) + "\" ("
-        + std::to_string(trace.ids.size()) + " tokens): the head's q, k and v as Q, K and V; scaled by sqrt(d_k), "
-          "no causal mask (an encoder reads both ways), as in the model.";
-    for (const std::string &p : trace.pieces)
+    s.description = "Taken from " + what + where + description;
+    for (const std::string &p : queries)
         s.tokens.push_back(boundedLabel(p));
+    if (&keys != &queries)
+        for (const std::string &p : keys)
+            s.sourceTokens.push_back(boundedLabel(p));
     s.heads = 1;
     s.similarity = Similarity::Dot;
     s.scale = Scale::SqrtDk;
     s.temperature = 1.0;
-    s.mask.causal = false;
+    s.mask.causal = causal;
     s.maskStage = MaskStage::BeforeSoftmax;
     s.encoding = Encoding::None;
     s.mode = InputMode::Direct;
@@ -153,6 +157,54 @@ Result<Scenario> encoderHeadScenario(const BertModel &model, const EncoderTrace 
     if (auto p = validate(s))
         return Problem{p->place, "this head cannot be taken into the lab: " + p->message};
     return s;
+}
+
+} // namespace
+
+Result<Scenario> encoderHeadScenario(const BertModel &model, const EncoderTrace &trace, int layer, int head)
+{
+    std::string text;
+    for (const std::string &p : trace.pieces)
+        text += (text.empty() ? "" : " ") + p;
+    return directHeadScenario(trace.layers, layer, head, "the encoder ", model.name.toStdString(),
+                              " for \"" + displayText(text) + "\" (" + std::to_string(trace.ids.size())
+                                  + " tokens): the head's q, k and v as Q, K and V; scaled by sqrt(d_k), no causal mask "
+                                    "(an encoder reads both ways), as in the model.",
+                              trace.pieces, trace.pieces, false);
+}
+
+Result<Scenario> seq2seqHeadScenario(const BartModel &model, const Seq2SeqTrace &trace, Seq2SeqKind kind, int layer,
+                                     int head)
+{
+    auto labels = [&model](const std::vector<int> &ids) {
+        std::vector<std::string> out;
+        for (int id : ids)
+            out.push_back(tokenLabel(model.tokenizer.bytes(id)));
+        return out;
+    };
+    const std::vector<std::string> source = labels(trace.sourceIds), target = labels(trace.targetIds);
+    std::string text;
+    for (const std::string &p : source)
+        text += (text.empty() ? "" : " ") + p;
+    const std::string read = " for the source \"" + displayText(text) + "\" (" + std::to_string(source.size())
+        + " tokens) and " + std::to_string(target.size()) + " decoder tokens: ";
+    const std::string what = "the encoder-decoder ", name = model.name.toStdString();
+    switch (kind) {
+    case Seq2SeqKind::EncoderSelf:
+        return directHeadScenario(trace.encoder, layer, head, what, name + ", encoder self-attention",
+                                  read + "Q, K and V all from the source's tokens; scaled by sqrt(d_k), no mask, as in the model.",
+                                  source, source, false);
+    case Seq2SeqKind::DecoderSelf:
+        return directHeadScenario(trace.decoderSelf, layer, head, what, name + ", decoder self-attention",
+                                  read + "Q, K and V all from the decoder's tokens; scaled by sqrt(d_k), causal, as in the model.",
+                                  target, target, true);
+    case Seq2SeqKind::Cross:
+        break;
+    }
+    return directHeadScenario(trace.cross, layer, head, what, name + ", cross-attention",
+                              read + "Q from the decoder's tokens, K and V from the encoder's output over the source; "
+                                     "scaled by sqrt(d_k), no mask, as in the model.",
+                              target, source, false);
 }
 
 } // namespace attn

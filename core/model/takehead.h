@@ -13,6 +13,7 @@
 // c_attn with their bias as the last row ((d+1) by d_h), so X W_Q = q
 // exactly as the model adds its bias. No W_O: the output is the head's.
 
+#include "bart.h"
 #include "bert.h"
 #include "gpt2.h"
 #include "scenario.h"
@@ -34,6 +35,18 @@ Result<Scenario> headScenario(const Gpt2Model &model, const ModelTrace &trace, i
 // by sqrt(d_k) and without the causal mask (each token reads the later
 // ones too), labelled with the WordPiece pieces.
 Result<Scenario> encoderHeadScenario(const BertModel &model, const EncoderTrace &trace, int layer, int head);
+
+// The three kinds of attention of an encoder-decoder (bart.h).
+enum class Seq2SeqKind { EncoderSelf, DecoderSelf, Cross };
+
+// An encoder-decoder's head, direct mode: its q, k, v as Q, K, V, scaled by
+// sqrt(d_k). The encoder's self-attention without a mask (source tokens
+// both ways); the decoder's with the causal mask (its input tokens); the
+// cross-attention as the lab's separate key sequence: Q the decoder's
+// queries (m by d_h, rows labelled with the decoder's inputs), K and V the
+// encoder's (n by d_h, the source tokens), no mask.
+Result<Scenario> seq2seqHeadScenario(const BartModel &model, const Seq2SeqTrace &trace, Seq2SeqKind kind, int layer,
+                                     int head);
 
 // The label of each token of the trace, as the maps show them (tokenLabel).
 std::vector<std::string> tokenLabels(const ModelTrace &trace);
