@@ -703,14 +703,10 @@ QString sampling(const SamplingSettings &s)
         .arg(s.seed);
 }
 
-int generateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+// --steps, --temperature, --top-k, --top-p and --seed over `defaults`,
+// checked as validateSampling says.
+SamplingSettings samplingOptions(Options &o, SamplingSettings s)
 {
-    Options o = parseModelOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--steps"),
-                                         QStringLiteral("--temperature"), QStringLiteral("--top-k"), QStringLiteral("--top-p"),
-                                         QStringLiteral("--seed"), QStringLiteral("--format")});
-    const QString format = formatOption(o);
-    const QString text = modelText(o);
-    SamplingSettings s;
     if (const auto v = o.take(QStringLiteral("--steps")))
         s.steps = wholeNumberOption(QStringLiteral("--steps"), *v, kMaxGenerationSteps);
     if (const auto v = realOption(o, QStringLiteral("--temperature")))
@@ -727,6 +723,17 @@ int generateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     if (const auto p = validateSampling(s))
         throw UsageError{QStringLiteral("--%1: %2").arg(QString::fromStdString(p->place), QString::fromStdString(p->message))};
+    return s;
+}
+
+int generateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    Options o = parseModelOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--steps"),
+                                         QStringLiteral("--temperature"), QStringLiteral("--top-k"), QStringLiteral("--top-p"),
+                                         QStringLiteral("--seed"), QStringLiteral("--format")});
+    const QString format = formatOption(o);
+    const QString text = modelText(o);
+    const SamplingSettings s = samplingOptions(o, SamplingSettings{});
     bool failed = false;
     const auto m = takeModel(o, err, &failed);
     if (failed)
@@ -1120,16 +1127,14 @@ int fillCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 int translateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     Options o = parseModelOptions(args, {QStringLiteral("--model"), QStringLiteral("--text"), QStringLiteral("--steps"),
-                                         QStringLiteral("--format")});
+                                         QStringLiteral("--temperature"), QStringLiteral("--top-k"), QStringLiteral("--top-p"),
+                                         QStringLiteral("--seed"), QStringLiteral("--format")});
     const QString format = formatOption(o);
     const QString text = modelText(o);
-    int steps = 30;
-    if (const auto v = o.take(QStringLiteral("--steps"))) {
-        bool ok = false;
-        steps = v->toInt(&ok);
-        if (!ok || steps < 1 || steps > 1000)
-            throw UsageError{QStringLiteral("--steps: must be a whole number from 1 to 1000 (got %1)").arg(*v)};
-    }
+    SamplingSettings greedy;
+    greedy.steps = 30;
+    greedy.temperature = 0;
+    const SamplingSettings s = samplingOptions(o, greedy);
     const QString which = o.take(QStringLiteral("--model")).value_or(QStringLiteral("translator"));
     const Seq2SeqOrProblem loaded = which == QLatin1String("translator") ? loadBuiltinSeq2Seq() : loadSeq2Seq(which);
     if (const Problem *p = loaded.problem()) {
@@ -1137,13 +1142,28 @@ int translateCommand(const QStringList &args, QTextStream &out, QTextStream &err
         return kBadInput;
     }
     const BartModel &m = *loaded.value();
-    // The cross-attention shown in text: the last decoder layer, the heads averaged (JSON has every head).
-    const auto done = translate(m, text, steps);
-    if (const Problem *p = done.problem()) {
+    // Written token by token through the KV cache (greedy: translate()'s
+    // ids); the maps are of the forward that read every token written.
+    const auto generated = generateSeq2Seq(m, text, s);
+    if (const Problem *p = generated.problem()) {
         err << "attention-lab-cli: " << problemText(*p) << "\n";
         return kBadInput;
     }
-    const Translation &tr = done.value();
+    const Seq2SeqGeneration &g = generated.value();
+    Translation done;
+    for (const GenerationStep &st : g.steps)
+        done.ids.push_back(st.id);
+    done.finished = g.finished;
+    done.trace = g.trace;
+    if (!g.steps.empty() && int(g.trace.targetIds.size()) < m.config.maxPositions) {
+        auto last = extendSeq2Seq(m, g.trace, g.steps.back().id);
+        if (const Problem *p = last.problem()) {
+            err << "attention-lab-cli: " << problemText(*p) << "\n";
+            return kBadInput;
+        }
+        done.trace = std::move(last.value());
+    }
+    const Translation &tr = done;
     const Seq2SeqTrace &t = tr.trace;
     QStringList source, target;
     for (int id : t.sourceIds)
@@ -1179,11 +1199,21 @@ int translateCommand(const QStringList &args, QTextStream &out, QTextStream &err
         QJsonArray ids;
         for (int id : tr.ids)
             ids.append(id);
+        QJsonArray steps;
+        for (const GenerationStep &st : g.steps)
+            steps.append(QJsonObject{{QStringLiteral("id"), st.id},
+                                     {QStringLiteral("text"), utf8(st.text)},
+                                     {QStringLiteral("p"), st.p},
+                                     {QStringLiteral("u"), st.u},
+                                     {QStringLiteral("cached_positions"), st.reused},
+                                     {QStringLiteral("cells_with_cache"), double(st.cachedCells)},
+                                     {QStringLiteral("cells_without_cache"), double(st.uncachedCells)}});
         out << terminalJson(QJsonObject{{QStringLiteral("model"), m.name},
                                         {QStringLiteral("kind"), QStringLiteral("encoder-decoder")},
                                         {QStringLiteral("source"), list(source)},
                                         {QStringLiteral("decoder_input"), list(target)},
                                         {QStringLiteral("generated_ids"), ids},
+                                        {QStringLiteral("steps"), steps},
                                         {QStringLiteral("translation"), translation},
                                         {QStringLiteral("finished"), tr.finished},
                                         {QStringLiteral("encoder_self"), kind(t.encoder)},
@@ -1196,6 +1226,14 @@ int translateCommand(const QStringList &args, QTextStream &out, QTextStream &err
                                         "writes left to right and reads the source through cross-attention)\n";
     out << "source: " << source.join(QLatin1Char(' ')) << "\n";
     out << "translation: " << safe(translation) << (tr.finished ? "" : "  (cut: no </s> within the steps)") << "\n";
+    std::int64_t with = 0, without = 0;
+    out << "written " << sampling(s) << ", token by token through the KV cache:";
+    for (const GenerationStep &st : g.steps) {
+        out << " [" << shownToken(st.text) << "] " << fixed(st.p);
+        with += st.cachedCells;
+        without += st.uncachedCells;
+    }
+    out << "\nscore entries per head, all steps: " << with << " with the cache, " << without << " without\n";
     out << "\ncross-attention of decoder layer " << L + 1
         << ", the heads averaged (rows: each decoder input and the token it writes; columns: the source)\n";
     out << QStringLiteral("in→writes").leftJustified(16);

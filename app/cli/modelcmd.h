@@ -12,7 +12,8 @@
 //                [--window W] [--sinks S] [--format text|json]
 //   model fill   [--model DIR|encoder] --text "... [MASK] ..." [--layer L] [--head H]
 //                [--top K] [--format text|json]      (an encoder: BERT's layout)
-//   model translate [--model DIR|translator] --text "..." [--steps N] [--format text|json]
+//   model translate [--model DIR|translator] --text "..." [--steps N] [--temperature T] [--top-k K] [--top-p P]
+//                   [--seed S] [--format text|json]
 //                                                     (an encoder-decoder: BART's layout)
 // Layers and heads count from 1. Exit status as runCli's: 0 done, 2 bad
 // input or output that could not be written, with one line on err.

@@ -21,6 +21,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QScrollArea>
 #include <QThread>
 #include <QVBoxLayout>
 
@@ -73,7 +74,7 @@ TranslatorView::TranslatorView(QWidget *parent) : QWidget(parent)
     m_written->setObjectName(QStringLiteral("translatorWritten"));
     m_written->setWordWrap(true);
     m_written->setTextFormat(Qt::RichText);
-    QFont big = m_written->font();
+    QFont big = font();
     big.setPointSizeF(big.pointSizeF() * 1.4);
     m_written->setFont(big);
     layout->addWidget(m_written);
@@ -127,7 +128,15 @@ TranslatorView::TranslatorView(QWidget *parent) : QWidget(parent)
     m_sourceLabel->setObjectName(QStringLiteral("translatorSource"));
     m_sourceLabel->setWordWrap(true);
 
-    auto *right = new QVBoxLayout;
+    // The right column scrolls rather than squeezing its fields at projector zoom.
+    auto *rightArea = new QScrollArea(this);
+    rightArea->setWidgetResizable(true);
+    rightArea->setFrameShape(QFrame::NoFrame);
+    rightArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto *rightWidget = new QWidget(rightArea);
+    auto *right = new QVBoxLayout(rightWidget);
+    right->setContentsMargins(0, 0, 0, 0);
+    rightArea->setWidget(rightWidget);
     m_controls = new SamplingControls(this);
     m_controls->setObjectName(QStringLiteral("translatorControls"));
     SamplingSettings greedy;
@@ -155,7 +164,7 @@ TranslatorView::TranslatorView(QWidget *parent) : QWidget(parent)
     right->addStretch(1);
     body->addLayout(left, 0, 0);
     body->addWidget(m_plot, 0, 1);
-    body->addLayout(right, 0, 2);
+    body->addWidget(rightArea, 0, 2);
     body->addWidget(m_sourceLabel, 1, 0, 1, 3);
     body->setColumnStretch(0, 2);
     body->setColumnStretch(1, 4);
@@ -655,6 +664,12 @@ void TranslatorView::changeEvent(QEvent *event)
 {
     if (event->type() == QEvent::LanguageChange)
         retranslate();
+    if (event->type() == QEvent::FontChange) {
+        // The translation a size above the rest, at every zoom.
+        QFont big = font();
+        big.setPointSizeF(big.pointSizeF() * 1.4);
+        m_written->setFont(big);
+    }
     QWidget::changeEvent(event);
 }
 

@@ -1101,7 +1101,7 @@
 <context>
     <name>attn::GenerationPanel</name>
     <message>
-        <location filename="../../app/views/generationpanel.cpp" line="+162" />
+        <location filename="../../app/views/generationpanel.cpp" line="+107" />
         <source>Open a model first.</source>
         <translation>请先打开一个模型。</translation>
     </message>
@@ -1126,7 +1126,7 @@
         <translation>模型没有给任何词元概率。</translation>
     </message>
     <message>
-        <location line="+67" />
+        <location line="+59" />
         <source>Each step computes only the new query row against the cached keys and values; without the cache the whole triangle is computed again.</source>
         <translation>每一步只计算新的查询行与缓存的键和值；没有缓存时要把整个三角形重新算一遍。</translation>
     </message>
@@ -1152,96 +1152,6 @@
     </message>
     <message>
         <location line="+2" />
-        <source>Steps:</source>
-        <translation>步数：</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Temperature:</source>
-        <translation>温度：</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>0: greedy, always the most likely token; below 1 sharper, above 1 flatter</source>
-        <translation>0：贪心，总取最可能的词元；小于 1 更尖锐，大于 1 更平坦</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Top-k:</source>
-        <translation>Top-k：</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Keep only the k most likely tokens (0: all)</source>
-        <translation>只保留最可能的 k 个词元（0：全部）</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>all</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Top-p:</source>
-        <translation>Top-p：</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Keep the fewest most likely tokens whose probabilities reach p (1: all)</source>
-        <translation>保留概率之和达到 p 的最少的最可能词元（1：全部）</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Seed:</source>
-        <translation>种子：</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>The same seed draws the same tokens again</source>
-        <translation>相同的种子会再次抽出相同的词元</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Speed:</source>
-        <translation>速度：</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Time between tokens while playing</source>
-        <translation>播放时两个词元之间的时间</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Step</source>
-        <translation>单步</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Draw one token and append it</source>
-        <translation>抽取一个词元并接在后面</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Play</source>
-        <translation>播放</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Step on a timer until the steps are done</source>
-        <translation>按定时器逐步生成，直到步数用完</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Reset</source>
-        <translation>重置</translation>
-    </message>
-    <message>
-        <location line="+1" />
-        <source>Back to the prompt; the seed starts again</source>
-        <translation>回到提示词；种子从头开始</translation>
-    </message>
-    <message>
-        <location line="+1" />
         <source>Press Step: the next token's distribution appears here.</source>
         <translation>按“单步”：下一个词元的分布会显示在这里。</translation>
     </message>
@@ -1810,8 +1720,8 @@
 <context>
     <name>attn::MainWindow</name>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="+55" />
-        <location line="+377" />
+        <location filename="../../app/gui/mainwindow.cpp" line="+57" />
+        <location line="+380" />
         <source>Untitled</source>
         <translation>未命名</translation>
     </message>
@@ -2287,7 +2197,7 @@
         <translation>收起面板 (F9)</translation>
     </message>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="-285" />
+        <location filename="../../app/gui/mainwindow.cpp" line="-287" />
         <source>%1 decimals in every map: 4 do not fit at this size</source>
         <extracomment>In the status bar at a projector's zoom: why every map writes fewer decimals. Short: the line holds little.</extracomment>
         <translation>各热图都显示 %1 位小数：此尺寸放不下 4 位</translation>
@@ -4054,6 +3964,99 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
     </message>
 </context>
 <context>
+    <name>attn::SamplingControls</name>
+    <message>
+        <location filename="../../app/views/samplingcontrols.cpp" line="+151" />
+        <source>Steps:</source>
+        <translation>步数：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Temperature:</source>
+        <translation>温度：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>0: greedy, always the most likely token; below 1 sharper, above 1 flatter</source>
+        <translation>0：贪心，总取最可能的词元；小于 1 更尖锐，大于 1 更平坦</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Top-k:</source>
+        <translation>Top-k：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Keep only the k most likely tokens (0: all)</source>
+        <translation>只保留最可能的 k 个词元（0：全部）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Top-p:</source>
+        <translation>Top-p：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Keep the fewest most likely tokens whose probabilities reach p (1: all)</source>
+        <translation>保留概率之和达到 p 的最少的最可能词元（1：全部）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Seed:</source>
+        <translation>种子：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The same seed draws the same tokens again</source>
+        <translation>相同的种子会再次抽出相同的词元</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Speed:</source>
+        <translation>速度：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Time between tokens while playing</source>
+        <translation>播放时两个词元之间的时间</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Step</source>
+        <translation>单步</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Draw one token and append it</source>
+        <translation>抽取一个词元并接在后面</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Step on a timer until the steps are done</source>
+        <translation>按定时器逐步生成，直到步数用完</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Reset</source>
+        <translation>重置</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Back to the start; the seed starts again</source>
+        <translation>回到开头；随机种子重新开始</translation>
+    </message>
+</context>
+<context>
     <name>attn::ScalingLabPanel</name>
     <message>
         <location filename="../../app/views/scalinglabpanel.cpp" line="+134" />
@@ -5143,7 +5146,7 @@ weight</source>
 <context>
     <name>attn::StageText</name>
     <message>
-        <location filename="../../widgets/stagedata.cpp" line="+50" />
+        <location filename="../../widgets/stagedata.cpp" line="+51" />
         <source> · Σ %1</source>
         <translation> · Σ %1</translation>
     </message>
@@ -6696,6 +6699,315 @@ the %1 nearest values averaged</source>
         <location line="-110" />
         <source>Train a small transformer from random weights and watch its heads form</source>
         <translation>从随机权重训练一个小 Transformer，看它的注意力头如何形成</translation>
+    </message>
+</context>
+<context>
+    <name>attn::TranslatorMode</name>
+    <message>
+        <location filename="../../app/modes/translatormode.cpp" line="+23" />
+        <source>The encoder-decoder was not opened: %1</source>
+        <translation>编码器-解码器未打开：%1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Opened the encoder-decoder %1</source>
+        <translation>已打开编码器-解码器 %1</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Encoder-deco&amp;der (BART)</source>
+        <translation>编码器-解码器 (BART)(&amp;D)</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>A model that translates: the encoder reads, the decoder writes, cross-attention links them</source>
+        <translation>一个会翻译的模型：编码器读，解码器写，交叉注意力把两者连起来</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Open encoder-decoder…</source>
+        <translation>打开编码器-解码器…</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>A BART folder in the Hugging Face layout: config.json, model.safetensors, vocab.json, merges.txt</source>
+        <translation>Hugging Face 格式的 BART 文件夹：config.json、model.safetensors、vocab.json、merges.txt</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Open an encoder-decoder folder</source>
+        <translation>打开编码器-解码器文件夹</translation>
+    </message>
+    <message>
+        <location line="+32" />
+        <source>The built-in encoder-decoder did not load: %1</source>
+        <translation>内置的编码器-解码器未能加载：%1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::TranslatorView</name>
+    <message>
+        <location filename="../../app/views/translatorview.cpp" line="+192" />
+        <source>encoder self-attention</source>
+        <translation>编码器自注意力</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>decoder self-attention</source>
+        <translation>解码器自注意力</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Take %1, layer %2, head %3 into the lab</source>
+        <extracomment>%1 the kind of attention, %2 the layer, %3 the head.</extracomment>
+        <translation>把%1第 %2 层第 %3 个头带进实验室</translation>
+    </message>
+    <message>
+        <location line="+158" />
+        <location line="+15" />
+        <source>Type a sentence to translate.</source>
+        <translation>请输入要翻译的句子。</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Open a model first.</source>
+        <translation>请先打开一个模型。</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>The translation is finished (the model wrote &lt;/s&gt;): Reset to write it again.</source>
+        <translation>翻译已完成（模型写出了 &lt;/s&gt;）：点“重置”重新生成。</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>All %1 steps are done: Reset to start again, or raise Steps.</source>
+        <translation>%1 步已全部完成：按“重置”重新开始，或增大“步数”。</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>The translation is full: %1 writes at most %2 tokens.</source>
+        <translation>译文已满：%1 最多写 %2 个词元。</translation>
+    </message>
+    <message>
+        <location line="+16" />
+        <source>The model gave no token a probability.</source>
+        <translation>模型没有给任何词元概率。</translation>
+    </message>
+    <message>
+        <location line="+42" />
+        <source>Encoder self-attention: Q, K and V come from the same sequence, the source's %1 tokens entering encoder layer %2 (%1 × %3), times W_Q, W_K, W_V (%3 × %4 each): Q, K, V are %1 × %4. No mask: every source token reads every other, before and after it.</source>
+        <extracomment>%1 source tokens, %2 the layer, %3 d_model, %4 the head's width.</extracomment>
+        <translation>编码器自注意力：Q、K、V 来自同一个序列，即进入编码器第 %2 层的源句 %1 个词元（%1 × %3），分别乘以 W_Q、W_K、W_V（各 %3 × %4）：Q、K、V 都是 %1 × %4。没有掩码：每个源词元都读其他所有词元，前面的和后面的都读。</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>Decoder self-attention: Q, K and V come from the same sequence, the decoder's %1 tokens so far in decoder layer %2 (%1 × %3), times W_Q, W_K, W_V (%3 × %4 each): Q, K, V are %1 × %4. Causal: a token reads only the tokens written before it, as when it was written.</source>
+        <extracomment>%1 decoder tokens, %2 the layer, %3 d_model, %4 the head's width.</extracomment>
+        <translation>解码器自注意力：Q、K、V 来自同一个序列，即解码器第 %2 层中到目前为止的 %1 个词元（%1 × %3），分别乘以 W_Q、W_K、W_V（各 %3 × %4）：Q、K、V 都是 %1 × %4。因果：每个词元只读它之前写出的词元，和它被写出时一样。</translation>
+    </message>
+    <message>
+        <location line="+11" />
+        <source>Cross-attention: Q comes from the decoder's %1 tokens (after its self-attention in layer %3: %1 × %4 times W_Q: %1 × %5); K and V come from the encoder's output over the source's %2 tokens (%2 × %4 times W_K, W_V: %2 × %5). The weights are %1 × %2: each word written looks up the source words.</source>
+        <extracomment>%1 decoder tokens, %2 source tokens, %3 the layer, %4 d_model, %5 the head's width.</extracomment>
+        <translation>交叉注意力：Q 来自解码器的 %1 个词元（第 %3 层自注意力之后：%1 × %4 乘以 W_Q 得 %1 × %5）；K 和 V 来自编码器对源句 %2 个词元的输出（%2 × %4 乘以 W_K、W_V 得 %2 × %5）。权重是 %1 × %2：每个写出的词都去查源句的词。</translation>
+    </message>
+    <message>
+        <location line="+41" />
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>L%1</source>
+        <translation>第%1层</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>H%1</source>
+        <translation>头%1</translation>
+    </message>
+    <message>
+        <location line="+20" />
+        <source>layer %1, the %2 heads averaged</source>
+        <extracomment>%1 the layer, %2 the head or, averaged, how many heads.</extracomment>
+        <translation>第 %1 层，%2 个头的平均</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>layer %1, head %2</source>
+        <translation>第 %1 层，第 %2 个头</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>source queries</source>
+        <translation>源句查询</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>source keys</source>
+        <translation>源句键</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Encoder self-attention, %1: weights</source>
+        <translation>编码器自注意力，%1：权重</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <location line="+14" />
+        <source>decoder: reads → writes</source>
+        <translation>解码器：读入 → 写出</translation>
+    </message>
+    <message>
+        <location line="-13" />
+        <source>decoder keys</source>
+        <translation>解码器键</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Decoder self-attention (causal), %1: weights</source>
+        <translation>解码器自注意力（因果），%1：权重</translation>
+    </message>
+    <message>
+        <location line="+13" />
+        <source>source (the encoder's keys and values)</source>
+        <translation>源句（编码器的键和值）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Cross-attention, %1: the alignment</source>
+        <translation>交叉注意力，%1：对齐</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>cached</source>
+        <translation>缓存</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>new</source>
+        <translation>新算</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>cached: the row's keys and values were kept from earlier steps; new: the only row this step computed</source>
+        <translation>缓存：这一行的键和值保留自之前的步骤；新算：这一步唯一计算的一行</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Translation:</source>
+        <translation>译文：</translation>
+    </message>
+    <message>
+        <location line="+11" />
+        <source>(press Step)</source>
+        <translation>（按“单步”）</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>The next token's distribution</source>
+        <translation>下一个词元的分布</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Each step computes only the new decoder row against the cached keys and values (its own earlier rows' and the encoder's); without the cache the whole triangle and every row against the source are computed again.</source>
+        <translation>每一步只计算解码器新的一行，与缓存的键和值（它自己之前各行的和编码器的）相乘；没有缓存时，整个三角形和每一行对源句的分数都要重算。</translation>
+    </message>
+    <message>
+        <location line="+14" />
+        <source>Step 1 writes %1: the model's config forces it first (forced_bos_token_id)</source>
+        <translation>第 1 步写出 %1：模型配置规定第一个必须是它（forced_bos_token_id）</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Step %1's distribution: softmax → after temperature, top-k, top-p; u = %2 chose %3</source>
+        <translation>第 %1 步的分布：softmax → 经温度、top-k、top-p 之后；u = %2 选中了 %3</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Step %1's distribution: softmax → greedy (the most likely, %2)</source>
+        <translation>第 %1 步的分布：softmax → 贪心（取最可能的 %2）</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Step %1: the decoder read %2 tokens, %3 from the cache; a head computed %4 score entries (the new row against the decoder's keys and against the %5 source keys); without the cache, %6. So far: %7 against %8.</source>
+        <extracomment>%1 the step, %2 decoder tokens read, %3 of them from the cache, %4 entries computed, %5 source tokens, %6 without the cache, %7 and %8 the totals.</extracomment>
+        <translation>第 %1 步：解码器读了 %2 个词元，其中 %3 个来自缓存；一个头计算了 %4 个分数（新的一行对解码器的键和对源句的 %5 个键）；没有缓存则是 %6。累计：%7 对 %8。</translation>
+    </message>
+    <message>
+        <location line="+15" />
+        <source>&amp;Source:</source>
+        <translation>源句(&amp;S)：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Take this head into the lab</source>
+        <translation>把这个头带进实验室</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The chosen head's Q, K and V as a lab scenario; a cross-attention head keeps its two sequences (queries from the decoder, keys and values from the encoder)</source>
+        <translation>把所选头的 Q、K、V 作为实验室场景；交叉注意力头保留它的两个序列（查询来自解码器，键和值来自编码器）</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Encoder self-attention (both ways)</source>
+        <translation>编码器自注意力（双向）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Decoder self-attention (causal)</source>
+        <translation>解码器自注意力（因果）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Cross-attention (Q from the decoder, K and V from the encoder)</source>
+        <translation>交叉注意力（Q 来自解码器，K 和 V 来自编码器）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Average the layer's heads</source>
+        <translation>该层各头取平均</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The mean of the chosen layer's heads: for the cross-attention, the alignment of the words written with the source. Click a head to see it alone.</source>
+        <translation>所选层各头的平均：对交叉注意力来说，就是写出的词与源句的对齐。点击某个头可单独查看。</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>An encoder-decoder (BART) translates: the encoder reads the source both ways, the decoder writes the translation token by token, reading what it wrote (causal) and the source (cross-attention). Type Chinese or English.</source>
+        <translation>编码器-解码器（BART）做翻译：编码器双向读源句，解码器逐个词元写出译文，既读自己已写的部分（因果），也读源句（交叉注意力）。可输入中文或英文。</translation>
+    </message>
+    <message>
+        <location line="+4" />
+        <source>Encoder-decoder: %1 (encoder %2 layers × %3 heads, decoder %4 layers × %5 heads, d_model %6, %7 parameters)</source>
+        <translation>编码器-解码器：%1（编码器 %2 层 × %3 头，解码器 %4 层 × %5 头，d_model %6，%7 个参数）</translation>
+    </message>
+    <message>
+        <location line="+9" />
+        <source>Press Step: the next token's distribution appears here.</source>
+        <translation>按“单步”：下一个词元的分布会显示在这里。</translation>
     </message>
 </context>
 <context>

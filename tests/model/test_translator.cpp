@@ -646,7 +646,26 @@ private slots:
         QCOMPARE(w.first().toArray().size(), source.size()); // columns: the source's
         const test::CliRun bad = test::runCliInProcess({"model", "translate", "--text", "x", "--steps", "0"});
         QCOMPARE(bad.code, 2);
-        QVERIFY(bad.err.contains(QStringLiteral("--steps: must be a whole number from 1 to 1000")));
+        QVERIFY2(bad.err.contains(QStringLiteral("--steps: must be a whole number from 1 to 1024")), qPrintable(bad.err));
+        // Drawn with a temperature and a seed: generateSeq2Seq's tokens, each step's work with and without the cache.
+        const test::CliRun warm = test::runCliInProcess({"model", "translate", "--text", "我 打 你 。", "--temperature", "1.5",
+                                                         "--seed", "3", "--format", "json"});
+        QCOMPARE(warm.code, 0);
+        const QJsonArray steps = QJsonDocument::fromJson(warm.out.toUtf8()).object().value(QLatin1String("steps")).toArray();
+        SamplingSettings s;
+        s.steps = 30;
+        s.temperature = 1.5;
+        s.seed = 3;
+        const auto g = generateSeq2Seq(*loadBuiltinSeq2Seq().value(), QStringLiteral("我 打 你 。"), s);
+        QVERIFY(g.ok());
+        QCOMPARE(steps.size(), qsizetype(g.value().steps.size()));
+        for (int i = 0; i < steps.size(); ++i) {
+            const QJsonObject st = steps[i].toObject();
+            QCOMPARE(st.value(QLatin1String("id")).toInt(), g.value().steps[std::size_t(i)].id);
+            QCOMPARE(st.value(QLatin1String("u")).toDouble(), g.value().steps[std::size_t(i)].u);
+            QCOMPARE(st.value(QLatin1String("cells_with_cache")).toDouble(), double(g.value().steps[std::size_t(i)].cachedCells));
+        }
+        QVERIFY(test::runCliInProcess({"model", "translate", "--text", "x", "--temperature", "-1"}).code == 2);
     }
 };
 
