@@ -5,38 +5,29 @@
 // bert-base-chinese) loaded off the GUI thread. A head taken into the lab
 // goes through the model mode's one undoable edit of the document.
 
-#include "mode.h"
-#include "result.h"
-
-class QAction;
+#include "foldermode.h"
 
 namespace attn {
 
 class EncoderView;
 class ModelMode;
 
-class EncoderMode : public Mode {
+class EncoderMode : public FolderMode {
     Q_OBJECT
 
 public:
     EncoderMode(ModeHost &host, ModelMode &model);
 
-    QString name() const override { return QStringLiteral("encoder"); }
-    QWidget *centralWidget() const override;
-    void activate() override;
-    void deactivate() override;
-
     EncoderView *view() const { return m_view; }
-    QAction *action() const { return m_action; }
-    // Loads `folder` and waits for it in a local event loop (the window
-    // keeps drawing): for `--encoder DIR` and the tests.
-    std::optional<Problem> openFolder(const QString &folder);
+
+protected:
+    std::optional<Problem> ensureModel() override;
+    void startLoading(const QString &folder) override;
+    bool isLoading() const override;
 
 private:
-    ModelMode &m_model;
-    EncoderView *m_view = nullptr;
-    QAction *m_action = nullptr;
-    QAction *m_open = nullptr;
+    EncoderMode(ModeHost &host, ModelMode &model, EncoderView *view);
+    EncoderView *m_view;
 };
 
 } // namespace attn

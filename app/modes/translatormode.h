@@ -5,38 +5,29 @@
 // (facebook/bart-base) loaded off the GUI thread. A head taken into the lab
 // goes through the model mode's one undoable edit of the document.
 
-#include "mode.h"
-#include "result.h"
-
-class QAction;
+#include "foldermode.h"
 
 namespace attn {
 
 class TranslatorView;
 class ModelMode;
 
-class TranslatorMode : public Mode {
+class TranslatorMode : public FolderMode {
     Q_OBJECT
 
 public:
     TranslatorMode(ModeHost &host, ModelMode &model);
 
-    QString name() const override { return QStringLiteral("translator"); }
-    QWidget *centralWidget() const override;
-    void activate() override;
-    void deactivate() override;
-
     TranslatorView *view() const { return m_view; }
-    QAction *action() const { return m_action; }
-    // Loads `folder` and waits for it in a local event loop (the window
-    // keeps drawing): for `--translator DIR` and the tests.
-    std::optional<Problem> openFolder(const QString &folder);
+
+protected:
+    std::optional<Problem> ensureModel() override;
+    void startLoading(const QString &folder) override;
+    bool isLoading() const override;
 
 private:
-    ModelMode &m_model;
-    TranslatorView *m_view = nullptr;
-    QAction *m_action = nullptr;
-    QAction *m_open = nullptr;
+    TranslatorMode(ModeHost &host, ModelMode &model, TranslatorView *view);
+    TranslatorView *m_view;
 };
 
 } // namespace attn

@@ -13,10 +13,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QThread>
 #include <QVBoxLayout>
 
 namespace attn {
@@ -66,10 +64,8 @@ EncoderView::EncoderView(QWidget *parent) : QWidget(parent)
     layout->addWidget(m_about);
     auto *loading = new QHBoxLayout;
     m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 100);
     m_cancel = new QPushButton(this);
-    m_progress->hide();
-    m_cancel->hide();
+    m_load = std::make_unique<BackgroundLoad<BertModel>>(this, m_progress, m_cancel);
     loading->addWidget(m_progress, 1);
     loading->addWidget(m_cancel);
     layout->addLayout(loading);
@@ -115,13 +111,12 @@ EncoderView::EncoderView(QWidget *parent) : QWidget(parent)
     connect(m_text, &QLineEdit::textChanged, this, &EncoderView::recompute);
     connect(m_examples, &QComboBox::activated, this, [this](int i) { setText(m_examples->itemText(i)); });
     connect(m_grid, &HeadGrid::cellClicked, this, [this](int row, int col) { setHead(row, col); });
-    connect(m_cancel, &QPushButton::clicked, this, &EncoderView::cancelLoading);
     connect(m_take, &QPushButton::clicked, this, [this] {
         if (!m_model || !m_trace)
             return;
         auto s = encoderHeadScenario(*m_model, *m_trace, m_layer, m_head);
         if (const Problem *p = s.problem()) {
-            emit failed(QString::fromStdString(p->toString()));
+            emit refused(QString::fromStdString(p->toString()));
             return;
         }
         emit takeHeadRequested(s.value(), tr("Take encoder layer %1, head %2 into the lab").arg(m_layer + 1).arg(m_head + 1));
@@ -130,14 +125,7 @@ EncoderView::EncoderView(QWidget *parent) : QWidget(parent)
     m_text->setText(QString::fromUtf8(kExamples[0]));
 }
 
-EncoderView::~EncoderView()
-{
-    cancelLoading();
-    if (m_loader) {
-        m_loader->wait();
-        delete m_loader;
-    }
-}
+EncoderView::~EncoderView() = default;
 
 std::optional<Problem> EncoderView::ensureModel()
 {
@@ -161,42 +149,17 @@ void EncoderView::setModel(std::shared_ptr<const BertModel> model)
 
 void EncoderView::openFolder(const QString &folder)
 {
-    if (m_loader)
-        return;
-    m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
-    m_progress->setValue(0);
-    m_progress->show();
-    m_cancel->show();
-    auto flag = m_cancelFlag;
-    QPointer<QProgressBar> bar = m_progress;
-    m_loader = QThread::create([this, folder, flag, bar] {
-        LoadControl control;
-        control.cancel = flag.get();
-        control.progress = [bar](double f) {
-            QMetaObject::invokeMethod(bar, [bar, f] { if (bar) bar->setValue(int(f * 100)); }, Qt::QueuedConnection);
-        };
-        EncoderOrProblem result = loadEncoder(folder, control);
-        QMetaObject::invokeMethod(this, [this, result = std::move(result)]() mutable { loadDone(std::move(result)); },
-                                  Qt::QueuedConnection);
-    });
-    m_loader->start();
+    m_load->start([folder](const LoadControl &control) { return loadEncoder(folder, control); },
+                  [this](EncoderOrProblem result) { loadDone(std::move(result)); });
 }
 
 void EncoderView::cancelLoading()
 {
-    if (m_cancelFlag)
-        m_cancelFlag->store(true);
+    m_load->cancel();
 }
 
 void EncoderView::loadDone(EncoderOrProblem result)
 {
-    if (m_loader) {
-        m_loader->wait();
-        delete m_loader;
-        m_loader = nullptr;
-    }
-    m_progress->hide();
-    m_cancel->hide();
     if (const Problem *p = result.problem()) {
         emit failed(QString::fromStdString(p->toString()));
         return;

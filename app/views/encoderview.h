@@ -9,6 +9,8 @@
 
 #include "bert.h"
 
+#include "backgroundload.h"
+
 #include <QWidget>
 
 #include <atomic>
@@ -19,7 +21,6 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
-class QThread;
 
 namespace attn {
 
@@ -41,7 +42,7 @@ public:
     // Loads a folder off the GUI thread (progress and Cancel in the view);
     // loaded() or failed() follows.
     void openFolder(const QString &folder);
-    bool isLoading() const { return m_loader != nullptr; }
+    bool isLoading() const { return m_load->running(); }
     void cancelLoading();
 
     void setText(const QString &text);
@@ -64,7 +65,8 @@ public:
 signals:
     void takeHeadRequested(const Scenario &head, const QString &description);
     void loaded(const QString &name);
-    void failed(const QString &message);
+    void failed(const QString &message);   // a folder did not load
+    void refused(const QString &message);  // a head could not go into the lab
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -94,9 +96,7 @@ private:
     DistributionBars *m_bars = nullptr;
     QProgressBar *m_progress = nullptr;
     QPushButton *m_cancel = nullptr;
-
-    QThread *m_loader = nullptr;
-    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
+    std::unique_ptr<BackgroundLoad<BertModel>> m_load;
 };
 
 } // namespace attn

@@ -17,12 +17,10 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QScrollArea>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -87,10 +85,8 @@ TranslatorView::TranslatorView(QWidget *parent) : QWidget(parent)
     layout->addWidget(m_about);
     auto *loading = new QHBoxLayout;
     m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 100);
     m_cancel = new QPushButton(this);
-    m_progress->hide();
-    m_cancel->hide();
+    m_load = std::make_unique<BackgroundLoad<BartModel>>(this, m_progress, m_cancel);
     loading->addWidget(m_progress, 1);
     loading->addWidget(m_cancel);
     layout->addLayout(loading);
@@ -177,7 +173,6 @@ TranslatorView::TranslatorView(QWidget *parent) : QWidget(parent)
     connect(m_kindGroup, &QButtonGroup::idClicked, this, [this](int id) { setKind(Seq2SeqKind(id)); });
     connect(m_grid, &HeadGrid::cellClicked, this, [this](int row, int col) { setHead(row, col); });
     connect(m_average, &QCheckBox::toggled, this, &TranslatorView::redraw);
-    connect(m_cancel, &QPushButton::clicked, this, &TranslatorView::cancelLoading);
     connect(m_controls, &SamplingControls::resetRequested, this, &TranslatorView::reset);
     // New settings write the translation again to the same step (all of it
     // when it was finished), so the class sees what they change.
@@ -195,7 +190,7 @@ TranslatorView::TranslatorView(QWidget *parent) : QWidget(parent)
             return;
         auto s = seq2seqHeadScenario(*m_model, *m_trace, m_kind, m_layer, m_head);
         if (const Problem *p = s.problem()) {
-            emit failed(QString::fromStdString(p->toString()));
+            emit refused(QString::fromStdString(p->toString()));
             return;
         }
         const QString what = m_kind == Seq2SeqKind::EncoderSelf   ? tr("encoder self-attention")
@@ -209,14 +204,7 @@ TranslatorView::TranslatorView(QWidget *parent) : QWidget(parent)
     m_text->setText(QString::fromUtf8(kExamples[0]));
 }
 
-TranslatorView::~TranslatorView()
-{
-    cancelLoading();
-    if (m_loader) {
-        m_loader->wait();
-        delete m_loader;
-    }
-}
+TranslatorView::~TranslatorView() = default;
 
 std::optional<Problem> TranslatorView::ensureModel()
 {
@@ -241,42 +229,17 @@ void TranslatorView::setModel(std::shared_ptr<const BartModel> model)
 
 void TranslatorView::openFolder(const QString &folder)
 {
-    if (m_loader)
-        return;
-    m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
-    m_progress->setValue(0);
-    m_progress->show();
-    m_cancel->show();
-    auto flag = m_cancelFlag;
-    QPointer<QProgressBar> bar = m_progress;
-    m_loader = QThread::create([this, folder, flag, bar] {
-        LoadControl control;
-        control.cancel = flag.get();
-        control.progress = [bar](double f) {
-            QMetaObject::invokeMethod(bar, [bar, f] { if (bar) bar->setValue(int(f * 100)); }, Qt::QueuedConnection);
-        };
-        Seq2SeqOrProblem result = loadSeq2Seq(folder, control);
-        QMetaObject::invokeMethod(this, [this, result = std::move(result)]() mutable { loadDone(std::move(result)); },
-                                  Qt::QueuedConnection);
-    });
-    m_loader->start();
+    m_load->start([folder](const LoadControl &control) { return loadSeq2Seq(folder, control); },
+                  [this](Seq2SeqOrProblem result) { loadDone(std::move(result)); });
 }
 
 void TranslatorView::cancelLoading()
 {
-    if (m_cancelFlag)
-        m_cancelFlag->store(true);
+    m_load->cancel();
 }
 
 void TranslatorView::loadDone(Seq2SeqOrProblem result)
 {
-    if (m_loader) {
-        m_loader->wait();
-        delete m_loader;
-        m_loader = nullptr;
-    }
-    m_progress->hide();
-    m_cancel->hide();
     if (const Problem *p = result.problem()) {
         emit failed(QString::fromStdString(p->toString()));
         return;

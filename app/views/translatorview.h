@@ -17,6 +17,8 @@
 #include "bart.h"
 #include "takehead.h"
 
+#include "backgroundload.h"
+
 #include <QWidget>
 
 #include <atomic>
@@ -31,7 +33,6 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QRadioButton;
-class QThread;
 
 namespace attn {
 
@@ -52,7 +53,7 @@ public:
     void setModel(std::shared_ptr<const BartModel> model);
     const BartModel *model() const { return m_model.get(); }
     void openFolder(const QString &folder);
-    bool isLoading() const { return m_loader != nullptr; }
+    bool isLoading() const { return m_load->running(); }
     void cancelLoading();
 
     void setText(const QString &text);
@@ -92,7 +93,8 @@ public:
 signals:
     void takeHeadRequested(const Scenario &head, const QString &description);
     void loaded(const QString &name);
-    void failed(const QString &message);
+    void failed(const QString &message);   // a folder did not load
+    void refused(const QString &message);  // a head could not go into the lab
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -135,9 +137,7 @@ private:
     QLabel *m_status = nullptr;
     QProgressBar *m_progress = nullptr;
     QPushButton *m_cancel = nullptr;
-
-    QThread *m_loader = nullptr;
-    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
+    std::unique_ptr<BackgroundLoad<BartModel>> m_load;
 };
 
 } // namespace attn
