@@ -55,6 +55,11 @@ GenerationPanel::GenerationPanel(ModelView *view, QWidget *parent) : QWidget(par
     m_text->setWordWrap(true);
     m_text->setTextFormat(Qt::RichText);
     root->addWidget(m_text);
+    m_training = new QLabel(this);
+    m_training->setObjectName(QStringLiteral("generationTraining"));
+    m_training->setWordWrap(true);
+    m_training->setTextFormat(Qt::RichText);
+    root->addWidget(m_training);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
     root->addWidget(m_status);
@@ -185,8 +190,67 @@ void GenerationPanel::forget()
     updateTexts();
 }
 
+std::optional<GenerationPanel::TrainingCheck> GenerationPanel::trainingCheck() const
+{
+    const Gpt2Model *model = m_view->model();
+    const ModelTrace *t = m_view->trace();
+    if (!model || !t || m_steps.empty())
+        return std::nullopt;
+    const auto whole = runModelOnIds(*model, t->ids, 1); // no previous trace: nothing reused
+    if (!whole.ok())
+        return std::nullopt;
+    const ModelTrace &w = whole.value();
+    TrainingCheck c;
+    for (std::size_t l = 0; l < w.layers.size() && l < t->layers.size(); ++l)
+        for (std::size_t h = 0; h < w.layers[l].heads.size(); ++h) {
+            const Matrix &a = w.layers[l].heads[h].weights, &b = t->layers[l].heads[h].weights;
+            if (a.rows() != b.rows() || a.cols() != b.cols())
+                return std::nullopt;
+            c.worstWeight = std::max(c.worstWeight, (a - b).cwiseAbs().maxCoeff());
+        }
+    for (const GenerationStep &st : m_steps) {
+        const int row = st.position - 1; // the row that predicted it
+        if (row < 0 || row >= w.final.rows())
+            return std::nullopt;
+        const Eigen::VectorXd logits = model->unembedding() * w.final.row(row).transpose();
+        const Eigen::VectorXd e = (logits.array() - logits.maxCoeff()).exp().matrix();
+        c.stepP.push_back(st.raw);
+        c.onePassP.push_back(e(st.id) / e.sum());
+    }
+    return c;
+}
+
+void GenerationPanel::updateTraining()
+{
+    // One more forward a step: only while the model is small enough to type into live.
+    const std::optional<TrainingCheck> c = m_view->isLive() ? trainingCheck() : std::nullopt;
+    if (!c) {
+        m_training->clear();
+        return;
+    }
+    const Gpt2Model *model = m_view->model();
+    QString table = QStringLiteral("<p>") + tr("<b>Training reads it all at once.</b> One forward over the whole text, "
+                                              "without the cache, every position under the causal mask: row i predicts "
+                                              "token i + 1, as each step did.")
+        + QStringLiteral("</p><table cellspacing=\"0\" cellpadding=\"2\"><tr><th align=\"left\">%1</th>"
+                         "<th align=\"right\">%2</th><th align=\"right\">%3</th></tr>")
+              .arg(tr("token"), tr("p at its step"), tr("p in one pass"));
+    const std::size_t first = m_steps.size() > 8 ? m_steps.size() - 8 : 0; // the last eight
+    for (std::size_t i = first; i < m_steps.size(); ++i)
+        table += QStringLiteral("<tr><td>%1</td><td align=\"right\">%2</td><td align=\"right\">%3</td></tr>")
+                    .arg(html(shown(model->tokenizer.bytes(m_steps[i].id))),
+                         QString::fromStdString(formatFixed(c->stepP[i], 4)),
+                         QString::fromStdString(formatFixed(c->onePassP[i], 4)));
+    table += QStringLiteral("</table><p>")
+        + tr("Largest difference of any weight between the maps the steps built and the one pass: %1.")
+              .arg(QString::fromStdString(compact(c->worstWeight)))
+        + QStringLiteral("</p>");
+    m_training->setText(table);
+}
+
 void GenerationPanel::updateTexts()
 {
+    updateTraining();
     const Gpt2Model *model = m_view->model();
     if (m_steps.empty() || !model) {
         m_bars->setBars({});

@@ -53,6 +53,18 @@ public:
     QLabel *cacheLabel() const { return m_cache; }
     QLabel *statusLabel() const { return m_status; }
     QLabel *textLabel() const { return m_text; }
+    QLabel *trainingLabel() const { return m_training; }
+    // The training view of the steps so far: one forward over the whole text
+    // without the cache, as training reads it (every position at once under
+    // the causal mask). Its largest weight difference from the maps the
+    // steps built, and per step the chosen token's probability at
+    // temperature 1 there and at the step. Nothing when there are no steps.
+    struct TrainingCheck {
+        double worstWeight = 0;        // over every layer, head and cell
+        std::vector<double> stepP;     // per step: st.raw
+        std::vector<double> onePassP;  // per step: softmax of the one pass's row position − 1
+    };
+    std::optional<TrainingCheck> trainingCheck() const;
 
 signals:
     void stepped();
@@ -63,6 +75,7 @@ protected:
 private:
     void retranslate();
     void updateTexts();
+    void updateTraining();
     void forget(); // the sentence was edited: it is the prompt now
 
     ModelView *m_view;
@@ -79,6 +92,7 @@ private:
     QLabel *m_cache = nullptr;
     QLabel *m_status = nullptr;
     QLabel *m_text = nullptr;
+    QLabel *m_training = nullptr;
 };
 
 } // namespace attn

@@ -739,6 +739,8 @@ void ModelView::updateHeadMaps()
             HeatmapData d = stageData(*m_headScenario, m_headTrace, kStages[i], options);
             if (d.scale == HeatmapScale::Diverging)
                 d.range = 0; // max |value| of the cells shown (the masked map: of its open cells)
+            if (kStages[i] == Stage::Scores)
+                markCache(d);
             m_stagePlots[i]->setData(std::move(d));
         }
     } else {
@@ -780,7 +782,22 @@ HeatmapData ModelView::qkvData(int which) const
     d.title = tr("%1 of layer %2, head %3 (%4 × %5)").arg(name).arg(m_layer + 1).arg(m_head + 1).arg(m.rows()).arg(m.cols());
     d.colorBarLabel = name;
     d.scale = HeatmapScale::Diverging;
+    if (which > 0)
+        markCache(d); // what a KV cache holds: the keys and the values
     return d;
+}
+
+void ModelView::markCache(HeatmapData &d) const
+{
+    // The rows the forward took from the previous one (typing at the end,
+    // a generation step): only the rest was computed.
+    if (!m_trace || m_trace->reused <= 0 || d.values.rows() != Eigen::Index(m_trace->ids.size()))
+        return;
+    d.rowNotes.clear();
+    for (Eigen::Index i = 0; i < d.values.rows(); ++i)
+        d.rowNotes << (i < m_trace->reused ? tr("cached") : tr("new"));
+    d.rowNotesLabel = tr("KV cache");
+    d.rowNotesLegend = tr("cached: the row was kept from the previous forward; new: computed for this one");
 }
 
 void ModelView::updatePredictions()

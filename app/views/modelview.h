@@ -181,6 +181,7 @@ private:
     void updateHeadMaps();
     void updatePredictions();
     void setStale(bool stale);
+    void markCache(HeatmapData &d) const;
     HeatmapData qkvData(int which) const;
     void updateAblationNote();
     void updateScoresTable();

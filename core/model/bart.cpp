@@ -477,6 +477,8 @@ GenerationStep chooseNextSeq2Seq(const BartModel &model, const Seq2SeqTrace &t, 
     if (written == 0 && model.config.forcedBos >= 0) {
         st.id = model.config.forcedBos;
         st.p = 1.0;
+        const Eigen::VectorXd shifted = (t.logits.array() - t.logits.maxCoeff()).exp().matrix();
+        st.raw = shifted(st.id) / shifted.sum();
         for (const Prediction &p : t.next)
             st.top.push_back({p.id, p.id == st.id ? 1.0 : 0.0, p.p});
     } else {

@@ -114,6 +114,7 @@ GenerationStep chooseFromLogits(const Eigen::VectorXd &logits, const std::vector
         return st; // p stays 0: nothing to choose (an empty vocabulary)
     st.id = candidates[std::size_t(pick)].id;
     st.p = candidates[std::size_t(pick)].p;
+    st.raw = candidates[std::size_t(pick)].raw;
     // The five most likely at temperature 1 (the trace's own top 5, in
     // the same order as the candidates), each with what the cuts left it.
     for (std::size_t i = 0; i < top.size(); ++i)

@@ -60,6 +60,7 @@ struct GenerationStep {
     int id = 0;                       // the token chosen
     std::string text;                 // its bytes
     double p = 0;                     // its probability in the step's distribution
+    double raw = 0;                   // its probability at temperature 1, before any cut
     std::vector<Candidate> top;       // the 5 most likely tokens at temperature 1, with p after the cuts (0 if cut)
     double u = 0;                     // the uniform number drawn (0 when greedy)
     int reused = 0;                   // positions the forward took from the cache

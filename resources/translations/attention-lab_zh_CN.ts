@@ -808,42 +808,42 @@
 <context>
     <name>attn::EncoderMode</name>
     <message>
-        <location filename="../../app/modes/encodermode.cpp" line="+23" />
+        <location filename="../../app/modes/encodermode.cpp" line="+20" />
         <source>The encoder was not opened: %1</source>
         <translation>编码器未打开：%1</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+0" />
         <source>Opened the encoder %1</source>
         <translation>已打开编码器 %1</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="-2" />
         <source>&amp;Encoder (BERT)</source>
         <translation>编码器 (BERT)(&amp;E)</translation>
     </message>
     <message>
-        <location line="+4" />
+        <location line="+0" />
         <source>A model that reads both ways and fills in a masked word</source>
         <translation>双向阅读、填出被遮住的词的模型</translation>
     </message>
     <message>
-        <location line="+6" />
+        <location line="+0" />
         <source>Open &amp;encoder…</source>
         <translation>打开编码器(&amp;E)…</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+1" />
         <source>A BERT folder in the Hugging Face layout: config.json, model.safetensors, vocab.txt</source>
         <translation>Hugging Face 格式的 BERT 文件夹：config.json、model.safetensors、vocab.txt</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+1" />
         <source>Open an encoder folder</source>
         <translation>打开编码器文件夹</translation>
     </message>
     <message>
-        <location line="+32" />
+        <location line="+1" />
         <source>The built-in encoder did not load: %1</source>
         <translation>内置编码器未能加载：%1</translation>
     </message>
@@ -851,12 +851,12 @@
 <context>
     <name>attn::EncoderView</name>
     <message>
-        <location filename="../../app/views/encoderview.cpp" line="+127" />
+        <location filename="../../app/views/encoderview.cpp" line="+122" />
         <source>Take encoder layer %1, head %2 into the lab</source>
         <translation>把编码器第 %1 层第 %2 个头带入实验室</translation>
     </message>
     <message>
-        <location line="+108" />
+        <location line="+76" />
         <source>Q, K and V come from the same sequence: the %1 tokens' states entering layer %2 (%1 × %3), times W_Q, W_K and W_V (%3 × %4 each, this head's columns): Q, K and V are %1 × %4. No causal mask: row i reads every key, the later ones too. (Cross-attention would take K and V from another sequence.)</source>
         <extracomment>%1 tokens, %2 the layer, %3 hidden size, %4 the head's width.</extracomment>
         <translation>Q、K、V 来自同一个序列：进入第 %2 层的 %1 个词元的状态（%1 × %3），乘以 W_Q、W_K、W_V（各 %3 × %4，本头的列）：Q、K、V 都是 %1 × %4。没有因果掩码：第 i 行读所有键，后面的也读。（交叉注意力的 K 和 V 来自另一个序列。）</translation>
@@ -1101,7 +1101,7 @@
 <context>
     <name>attn::GenerationPanel</name>
     <message>
-        <location filename="../../app/views/generationpanel.cpp" line="+107" />
+        <location filename="../../app/views/generationpanel.cpp" line="+112" />
         <source>Open a model first.</source>
         <translation>请先打开一个模型。</translation>
     </message>
@@ -1126,7 +1126,32 @@
         <translation>模型没有给任何词元概率。</translation>
     </message>
     <message>
-        <location line="+59" />
+        <location line="+93" />
+        <source>&lt;b&gt;Training reads it all at once.&lt;/b&gt; One forward over the whole text, without the cache, every position under the causal mask: row i predicts token i + 1, as each step did.</source>
+        <translation>&lt;b&gt;训练时一次读完。&lt;/b&gt;对整段文本做一次前向计算，不用缓存，每个位置都在因果掩码之下：第 i 行预测第 i + 1 个词元，和每一步做的一样。</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>p at its step</source>
+        <translation>逐步生成时的 p</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>p in one pass</source>
+        <translation>一次前向的 p</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <source>Largest difference of any weight between the maps the steps built and the one pass: %1.</source>
+        <translation>逐步生成得到的图与一次前向之间，任一权重的最大差：%1。</translation>
+    </message>
+    <message>
+        <location line="+12" />
         <source>Each step computes only the new query row against the cached keys and values; without the cache the whole triangle is computed again.</source>
         <translation>每一步只计算新的查询行与缓存的键和值；没有缓存时要把整个三角形重新算一遍。</translation>
     </message>
@@ -2825,29 +2850,29 @@
     </message>
     <message>
         <location line="+18" />
-        <location line="+585" />
+        <location line="+602" />
         <source>Export figure…</source>
         <translation>导出图片…</translation>
     </message>
     <message>
-        <location line="-458" />
+        <location line="-475" />
         <source>Type a sentence for the model to read.</source>
         <translation>输入一个句子，让模型来读。</translation>
     </message>
     <message>
         <location line="+4" />
-        <location line="+560" />
+        <location line="+577" />
         <source>Tokens:</source>
         <translation>词元：</translation>
     </message>
     <message>
-        <location line="-493" />
-        <location line="+495" />
+        <location line="-510" />
+        <location line="+512" />
         <source>Tokens (%1):</source>
         <translation>词元（%1 个）：</translation>
     </message>
     <message>
-        <location line="-486" />
+        <location line="-503" />
         <source>L%1</source>
         <translation>第%1层</translation>
     </message>
@@ -2882,7 +2907,7 @@
         <translation> · 平均熵 %1 奈特 · 前一个词元 %2 · 第一个词元 %3 · 自身 %4</translation>
     </message>
     <message>
-        <location line="+65" />
+        <location line="+67" />
         <source>tokens</source>
         <translation>词元</translation>
     </message>
@@ -2897,7 +2922,7 @@
         <translation>第 %2 层头 %3 的 %1（%4 × %5）</translation>
     </message>
     <message>
-        <location line="+32" />
+        <location line="+47" />
         <source>piece %1, id %2</source>
         <translation>片段 %1，编号 %2</translation>
     </message>
@@ -2932,14 +2957,14 @@
         <translation>归纳</translation>
     </message>
     <message>
-        <location line="-242" />
-        <location line="+453" />
+        <location line="-259" />
+        <location line="+470" />
         <source>✕ knocked out</source>
         <extracomment>Under a head's map in the grid when the head is knocked out (its output replaced).</extracomment>
         <translation>✕ 已敲除</translation>
     </message>
     <message>
-        <location line="-450" />
+        <location line="-467" />
         <source>Knocked out: it reads as before, but what it writes is replaced</source>
         <translation>已敲除：它照常读取，但写入的内容被替换</translation>
     </message>
@@ -2949,13 +2974,33 @@
         <translation>单击显示这个头；右击可敲除它</translation>
     </message>
     <message>
-        <location line="+91" />
+        <location line="+93" />
         <source>Self-attention: Q, K and V come from the same sequence, the %1 tokens' states after layer %2's first LayerNorm (%1 × %3), times this head's W_Q, W_K and W_V (%3 × %4 each): q, k and v are each %1 × %4. (In cross-attention Q would come from the decoder's tokens and K, V from the encoder's.)</source>
         <extracomment>%1 tokens, %2 the layer, %3 the model's width, %4 a head's width.</extracomment>
         <translation>自注意力：Q、K、V 来自同一个序列，即这 %1 个词元经过第 %2 层第一个 LayerNorm 之后的状态（%1 × %3），分别乘以这个头的 W_Q、W_K、W_V（各为 %3 × %4）：q、k、v 各为 %1 × %4。（在交叉注意力中，Q 来自解码器的词元，K 和 V 来自编码器的。）</translation>
     </message>
     <message>
-        <location line="+150" />
+        <location line="+38" />
+        <source>cached</source>
+        <translation>缓存</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>new</source>
+        <translation>新算</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>cached: the row was kept from the previous forward; new: computed for this one</source>
+        <translation>缓存：这一行保留自上一次前向计算；新算：为这一次计算的</translation>
+    </message>
+    <message>
+        <location line="+125" />
         <source>duplicate token</source>
         <extracomment>A head whose rows look at earlier copies of their own token.</extracomment>
         <translation>重复词元</translation>
@@ -6704,42 +6749,42 @@ the %1 nearest values averaged</source>
 <context>
     <name>attn::TranslatorMode</name>
     <message>
-        <location filename="../../app/modes/translatormode.cpp" line="+23" />
+        <location filename="../../app/modes/translatormode.cpp" line="+22" />
         <source>The encoder-decoder was not opened: %1</source>
         <translation>编码器-解码器未打开：%1</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+1" />
         <source>Opened the encoder-decoder %1</source>
         <translation>已打开编码器-解码器 %1</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="-5" />
         <source>Encoder-deco&amp;der (BART)</source>
         <translation>编码器-解码器 (BART)(&amp;D)</translation>
     </message>
     <message>
-        <location line="+4" />
+        <location line="+1" />
         <source>A model that translates: the encoder reads, the decoder writes, cross-attention links them</source>
         <translation>一个会翻译的模型：编码器读，解码器写，交叉注意力把两者连起来</translation>
     </message>
     <message>
-        <location line="+6" />
+        <location line="+1" />
         <source>Open encoder-decoder…</source>
         <translation>打开编码器-解码器…</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+1" />
         <source>A BART folder in the Hugging Face layout: config.json, model.safetensors, vocab.json, merges.txt</source>
         <translation>Hugging Face 格式的 BART 文件夹：config.json、model.safetensors、vocab.json、merges.txt</translation>
     </message>
     <message>
-        <location line="+2" />
+        <location line="+1" />
         <source>Open an encoder-decoder folder</source>
         <translation>打开编码器-解码器文件夹</translation>
     </message>
     <message>
-        <location line="+32" />
+        <location line="+1" />
         <source>The built-in encoder-decoder did not load: %1</source>
         <translation>内置的编码器-解码器未能加载：%1</translation>
     </message>
@@ -6747,7 +6792,7 @@ the %1 nearest values averaged</source>
 <context>
     <name>attn::TranslatorView</name>
     <message>
-        <location filename="../../app/views/translatorview.cpp" line="+192" />
+        <location filename="../../app/views/translatorview.cpp" line="+196" />
         <source>encoder self-attention</source>
         <translation>编码器自注意力</translation>
     </message>
@@ -6768,7 +6813,7 @@ the %1 nearest values averaged</source>
         <translation>把%1第 %2 层第 %3 个头带进实验室</translation>
     </message>
     <message>
-        <location line="+158" />
+        <location line="+126" />
         <location line="+15" />
         <source>Type a sentence to translate.</source>
         <translation>请输入要翻译的句子。</translation>

@@ -121,6 +121,23 @@ void TestGenerationPanel::mapsGrowThroughTheCache()
             for (std::size_t h = 0; h < full.layers[l].heads.size(); ++h)
                 largest = std::max(largest, (t->layers[l].heads[h].weights - full.layers[l].heads[h].weights).cwiseAbs().maxCoeff());
         QVERIFY2(largest <= 1e-12, qPrintable(QString::number(largest)));
+        // The cache on the scores map: the kept rows, then the new one.
+        const QStringList notes = view.stagePlot(Stage::Scores)->data().rowNotes;
+        QCOMPARE(notes.size(), int(ids.size()));
+        QCOMPARE(notes.count(QStringLiteral("cached")), int(ids.size()) - 1);
+        QCOMPARE(notes.last(), QStringLiteral("new"));
+        // The training view: one pass over the same ids, without the cache,
+        // gives every step's probability again and the same maps.
+        const auto check = panel.trainingCheck();
+        QVERIFY(check);
+        QVERIFY2(check->worstWeight <= 1e-12, qPrintable(QString::number(check->worstWeight)));
+        QCOMPARE(check->stepP.size(), std::size_t(i + 1));
+        for (std::size_t k = 0; k < check->stepP.size(); ++k) {
+            QVERIFY(check->stepP[k] > 0);
+            QVERIFY2(std::fabs(check->stepP[k] - check->onePassP[k]) <= 1e-12,
+                     qPrintable(QStringLiteral("step %1: %2 against %3").arg(k + 1).arg(check->stepP[k]).arg(check->onePassP[k])));
+        }
+        QVERIFY(panel.trainingLabel()->text().contains(QStringLiteral("Training reads it all at once")));
     }
     // The text line shows the prompt and every generated token, the last in bold.
     QVERIFY(panel.textLabel()->text().contains(QStringLiteral("<b ")));
