@@ -57,6 +57,24 @@ ModelMode::ModelMode(ModeHost &host) : Mode(host, host.mainWindow())
     });
     // `--show sinks`: the "Sinks" tab on the built-in model's own text
     // (seed 2026, window 8, 4 sinks: docs/model.md's table).
+    // `--show knockout`: the four induction heads of layer 2 knocked out
+    // while the model reads a repeat; `--show knockout-scores`: the broad
+    // layer 1, head 4 knocked out, and every head's scores after it.
+    auto knockout = [this](std::vector<HeadAblation> heads, bool scores) -> QWidget * {
+        if (!m_view->model() && openBuiltinModel())
+            return nullptr;
+        m_host.switchMode(this);
+        m_view->setText(QStringLiteral("say cat red box . say cat red"));
+        m_view->setHead(1, 0);
+        m_view->setAblations(std::move(heads));
+        if (scores)
+            m_view->headTabs()->setCurrentIndex(2); // Head scores
+        return m_host.mainWindow();
+    };
+    m_host.registerView(QStringLiteral("knockout"), [knockout] {
+        return knockout({{1, 0, {}}, {1, 1, {}}, {1, 2, {}}, {1, 3, {}}}, false);
+    });
+    m_host.registerView(QStringLiteral("knockout-scores"), [knockout] { return knockout({{0, 3, {}}}, true); });
     m_host.registerView(QStringLiteral("sinks"), [this]() -> QWidget * {
         if (!m_view->model() && openBuiltinModel())
             return nullptr;

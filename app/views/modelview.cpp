@@ -253,6 +253,7 @@ QWidget *ModelView::buildOverview(QWidget *parent)
     m_grid = new HeadGrid(left);
     m_grid->setObjectName(QStringLiteral("modelOverview"));
     m_nextTitle = new QLabel(left);
+    m_nextTitle->setWordWrap(true); // "without" and the heads knocked out can be long
     m_predictions = new QTableWidget(5, 2, left);
     m_predictions->setObjectName(QStringLiteral("modelPredictions"));
     m_predictions->setEditTriggers(QAbstractItemView::NoEditTriggers);
