@@ -23,7 +23,7 @@
 // Usage: bench_model [--repeat R] [--tokens 8,16,32] [--tab maps|qkv] [--label NAME --csv FILE]
 //        bench_model --summarize FILE
 //        bench_model --model DIR [--repeat R]
-//        bench_model --write-random DIR [--layers L] [--heads H] [--embd D] [--positions P]
+//        bench_model --write-random DIR [--layers L] [--heads H] [--embd D] [--positions P] [--vocab V] [--dtype F16|F32]
 //   --breakdown        after each sentence, where a key's time went: every
 //                      event's own time by type and receiver, per key
 //   --model DIR        another model folder; a model too big for live typing
@@ -31,8 +31,9 @@
 //   --write-random DIR writes a model of GPT-2 small's shapes (n_embd 768,
 //                      12 heads, MLP 4 n_embd, L layers, default 12, 64
 //                      positions; or as the options say), random
-//                      weights (N(0, 0.02), seed 7, F16), with the built-in
-//                      model's tokenizer (601 tokens), and exits
+//                      weights (N(0, 0.02), seed 7, F16 or --dtype F32), with the
+//                      built-in model's tokenizer (its ids; --vocab V: a
+//                      vocabulary of V rows, GPT-2's 50257), and exits
 
 #include "gpt2.h"
 #include "headgrid.h"
@@ -231,11 +232,11 @@ QString sentenceOf(const attn::Gpt2Model &m, const QString &text, int tokens)
     return best;
 }
 
-int writeRandom(const QString &dir, int layers, int heads, int d, int P)
+int writeRandom(const QString &dir, int layers, int heads, int d, int P, int vocab, attn::DType dtype)
 {
     const auto builtin = attn::loadBuiltinModel();
     const auto &m = *std::get<std::shared_ptr<const attn::Gpt2Model>>(builtin);
-    const int V = m.config.vocabSize, I = 4 * d;
+    const int V = vocab > 0 ? std::max(vocab, m.config.vocabSize) : m.config.vocabSize, I = 4 * d;
     std::mt19937_64 rng(7);
     std::normal_distribution<double> normal(0, 0.02);
     std::vector<attn::TensorToWrite> t;
@@ -246,7 +247,7 @@ int writeRandom(const QString &dir, int layers, int heads, int d, int P)
         std::vector<double> v(static_cast<std::size_t>(count));
         for (double &x : v)
             x = around + normal(rng);
-        t.push_back({name, attn::DType::F16, shape, std::move(v)});
+        t.push_back({name, dtype, shape, std::move(v)});
     };
     add("wte.weight", {V, d});
     add("wpe.weight", {P, d});
@@ -283,7 +284,8 @@ int writeRandom(const QString &dir, int layers, int heads, int d, int P)
         std::fprintf(stderr, "bench_model: cannot write %s\n", qPrintable(dir));
         return 2;
     }
-    std::printf("%s: %d layers × %d heads, n_embd %d, n_positions %d, random, F16\n", qPrintable(dir), layers, heads, d, P);
+    std::printf("%s: %d layers × %d heads, n_embd %d, n_positions %d, vocab %d, random, %s\n", qPrintable(dir), layers, heads, d,
+                P, V, attn::toString(dtype));
     return 0;
 }
 
@@ -355,7 +357,8 @@ int main(int argc, char **argv)
     int repeat = 3;
     QString modelDir, writeDir, tab = QStringLiteral("maps"), csvPath, label = QStringLiteral("this build");
     QList<int> sizes{8, 16, 32};
-    int layers = 12, heads = 12, embd = 768, positions = 64;
+    int layers = 12, heads = 12, embd = 768, positions = 64, vocab = 0;
+    attn::DType dtype = attn::DType::F16;
     bool breakdown = false;
     const QStringList args = app.arguments();
     for (int i = 1; i < args.size(); ++i) {
@@ -377,6 +380,10 @@ int main(int argc, char **argv)
             embd = std::clamp(args[++i].toInt(), 1, 4096);
         else if (a == QLatin1String("--positions") && more)
             positions = std::clamp(args[++i].toInt(), 1, 4096);
+        else if (a == QLatin1String("--vocab") && more)
+            vocab = std::clamp(args[++i].toInt(), 1, 262144);
+        else if (a == QLatin1String("--dtype") && more)
+            dtype = args[++i] == QLatin1String("F32") ? attn::DType::F32 : attn::DType::F16;
         else if (a == QLatin1String("--breakdown"))
             breakdown = true;
         else if (a == QLatin1String("--csv") && more)
@@ -392,7 +399,8 @@ int main(int argc, char **argv)
                     sizes << std::min(t.toInt(), 64);
         } else {
             std::fprintf(stderr, "usage: bench_model [--repeat R] [--tokens 8,16,32] [--tab maps|qkv] [--label NAME --csv FILE] "
-                                 "[--breakdown] | --summarize FILE | --model DIR | --write-random DIR [--layers L] [--heads H] [--embd D] [--positions P]\n");
+                                 "[--breakdown] | --summarize FILE | --model DIR | --write-random DIR [--layers L] [--heads H] [--embd D] [--positions P] "
+                                 "[--vocab V] [--dtype F16|F32]\n");
             return 2;
         }
     }
@@ -401,7 +409,7 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "bench_model: --heads %d does not divide --embd %d\n", heads, embd);
             return 2;
         }
-        return writeRandom(writeDir, layers, heads, embd, positions);
+        return writeRandom(writeDir, layers, heads, embd, positions, vocab, dtype);
     }
 
     attn::MainWindow window;
@@ -439,6 +447,9 @@ int main(int argc, char **argv)
         std::vector<KeyTime> keys;
         for (int r = 0; r < repeat; ++r) {
             const QSignalBlocker quiet(field); // no pause timer in between
+            field->setText(QString());       // nothing kept: each Enter is the whole forward
+            view->recompute();
+            drain(watcher);
             field->setText(text);
             clock.start();
             view->recompute();

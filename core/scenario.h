@@ -14,6 +14,8 @@
 namespace attn {
 
 using Matrix = Eigen::MatrixXd;
+// A big model's weights in float32, row-major as safetensors stores them.
+using FloatMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using BoolMatrix = Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic>;
 using BoolVector = Eigen::Array<bool, Eigen::Dynamic, 1>;
 

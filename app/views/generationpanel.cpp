@@ -212,7 +212,7 @@ std::optional<GenerationPanel::TrainingCheck> GenerationPanel::trainingCheck() c
         const int row = st.position - 1; // the row that predicted it
         if (row < 0 || row >= w.final.rows())
             return std::nullopt;
-        const Eigen::VectorXd logits = model->unembedding() * w.final.row(row).transpose();
+        const Eigen::VectorXd logits = model->logitsOf(w.final.row(row)).transpose();
         const Eigen::VectorXd e = (logits.array() - logits.maxCoeff()).exp().matrix();
         c.stepP.push_back(st.raw);
         c.onePassP.push_back(e(st.id) / e.sum());

@@ -15,10 +15,13 @@ namespace {
 
 using Dgemm = void (*)(const char *, const char *, const int *, const int *, const int *, const double *, const double *,
                        const int *, const double *, const int *, const double *, double *, const int *);
+using Sgemm = void (*)(const char *, const char *, const int *, const int *, const int *, const float *, const float *,
+                       const int *, const float *, const int *, const float *, float *, const int *);
 using SetThreads = void (*)(int);
 
 struct Library {
     Dgemm dgemm = nullptr;
+    Sgemm sgemm = nullptr; // OpenBLAS's only: the reference BLAS's is slower than Eigen's float kernels
     SetThreads setThreads = nullptr;
     std::string name = "Eigen";
 };
@@ -54,6 +57,8 @@ const Library &library()
             if (!h)
                 continue;
             l.dgemm = reinterpret_cast<Dgemm>(dlsym(h, "dgemm_"));
+            if (dlsym(h, "openblas_get_corename"))
+                l.sgemm = reinterpret_cast<Sgemm>(dlsym(h, "sgemm_"));
             l.setThreads = reinterpret_cast<SetThreads>(dlsym(h, "openblas_set_num_threads"));
             if (l.dgemm) {
                 l.name = c.name;
@@ -109,6 +114,26 @@ void setThreads(int threads)
 {
     if (const Library &lib = library(); lib.setThreads)
         lib.setThreads(threads);
+}
+
+Eigen::MatrixXf multiplyFloat(const Eigen::MatrixXf &a, const FloatMatrix &b, bool tb)
+{
+    const Eigen::Index m = a.rows(), k = a.cols(), n = tb ? b.rows() : b.cols();
+    const Library &lib = library();
+    if (!lib.sgemm || double(m) * double(n) * double(k) < 1e5 || m > 1 << 30 || n > 1 << 30 || k > 1 << 30)
+        return tb ? Eigen::MatrixXf(a * b.transpose()) : Eigen::MatrixXf(a * b);
+    Eigen::MatrixXf c(m, n);
+    if (m == 0 || n == 0)
+        return c;
+    if (k == 0)
+        return Eigen::MatrixXf::Zero(m, n);
+    // b's row-major data read column-major is b transposed: k by n row-major
+    // is n by k, used transposed ("T", ldb n); n by k row-major is k by n,
+    // b transposed as it stands ("N", ldb k).
+    const int M = int(m), N = int(n), K = int(k), lda = int(std::max<Eigen::Index>(1, m)), ldb = tb ? K : N, ldc = M;
+    const float one = 1, zero = 0;
+    lib.sgemm("N", tb ? "N" : "T", &M, &N, &K, &one, a.data(), &lda, b.data(), &ldb, &zero, c.data(), &ldc);
+    return c;
 }
 
 } // namespace attn::blas

@@ -1,5 +1,5 @@
 #pragma once
-// Large matrix products for the training step: the system's BLAS (dgemm)
+// Large matrix products for the training step and a big model's forward: the system's BLAS (dgemm)
 // when one can be loaded at run time (libopenblas, or whatever libblas.so.3
 // the system points at), Eigen's product otherwise. Eigen's kernels are
 // compiled for the baseline x86-64 (SSE2: two doubles an instruction); an
@@ -16,6 +16,10 @@ namespace attn::blas {
 
 // op(a) op(b), where op transposes when asked: m by k times k by n.
 Matrix multiply(const Matrix &a, bool transposeA, const Matrix &b, bool transposeB);
+// a (m by k) times b (k by n), or times b transposed (b n by k) when
+// transposeB: float32 (a big model's weights, Precision::Single), through
+// the BLAS's sgemm when there is one.
+Eigen::MatrixXf multiplyFloat(const Eigen::MatrixXf &a, const FloatMatrix &b, bool transposeB);
 // What multiply uses: "OpenBLAS (libopenblas.so.0, SkylakeX)" (its kernels),
 // "BLAS (libblas.so.3, Haswell)", "BLAS (libblas.so.3)" or "Eigen".
 const char *backend();

@@ -1,6 +1,7 @@
 #include "gpt2.h"
 
 #include "attention.h"
+#include "blas.h"
 #include "gpt2_ops.h"
 #include "modelfile.h"
 #include "numbers.h"
@@ -74,6 +75,7 @@ ModelOrProblem loadFrom(const QString &folder, const QString &shown, const LoadC
     // The weights are most of the work: 0.02 to 0.9 of the progress.
     LoadControl weightsControl;
     weightsControl.cancel = control.cancel;
+    weightsControl.precision = control.precision;
     if (control.progress)
         weightsControl.progress = [&control](double f) { control.report(0.02 + 0.88 * f); };
     auto weights = gpt2WeightsFromSafeTensors(file.value(), c, weightsControl);
@@ -183,18 +185,33 @@ Result<Gpt2Model> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2
     if (auto p = r.checkLayerIndices("h.", c.nLayer, "n_layer"))
         return *p;
 
-    auto wte = r.get("wte.weight", {V, d}, "config.json's vocab_size " + std::to_string(V) + " and n_embd " + std::to_string(d));
+    // Single precision for a big float file (or when asked): the file's own
+    // float32 values kept, not widened to doubles.
+    if (control.precision == Precision::Single)
+        m.single = true;
+    else if (control.precision == Precision::Auto && modelParameters(c) >= kSinglePrecisionParameters)
+        if (const TensorInfo *t = r.find("wte.weight"); t && t->dtype != DType::F64)
+            m.single = true;
+    // A big matrix in the model's precision, into `into` or `intoF`.
+    auto big = [&](const std::string &n, std::vector<std::int64_t> shape, const std::string &why, Matrix &into,
+                   FloatMatrix &intoF) {
+        if (m.single) {
+            if (auto x = r.getFloat(n, shape, why))
+                intoF = std::move(*x);
+        } else if (auto x = r.get(n, shape, why)) {
+            into = std::move(*x);
+        }
+    };
+    big("wte.weight", {V, d}, "config.json's vocab_size " + std::to_string(V) + " and n_embd " + std::to_string(d), m.wte, m.wteF);
     auto wpe = r.get("wpe.weight", {P, d}, "config.json's n_positions " + std::to_string(P) + " and n_embd " + std::to_string(d));
     if (r.problem)
         return *r.problem;
-    m.wte = std::move(*wte);
     m.wpe = std::move(*wpe);
     if (!c.tiedEmbedding) { // Hugging Face's GPT2LMHeadModel names it without "transformer."
-        auto head = r.get("lm_head.weight", {V, d}, "config.json's tie_word_embeddings false, vocab_size "
-                                                       + std::to_string(V) + " and n_embd " + std::to_string(d));
+        big("lm_head.weight", {V, d}, "config.json's tie_word_embeddings false, vocab_size " + std::to_string(V)
+                + " and n_embd " + std::to_string(d), m.lmHead, m.lmHeadF);
         if (r.problem)
             return *r.problem;
-        m.lmHead = std::move(*head);
     }
     for (int l = 0; l < c.nLayer; ++l) {
         const std::string p = "h." + std::to_string(l) + ".";
@@ -203,26 +220,27 @@ Result<Gpt2Model> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2
             if (auto x = r.vec(p + n, size, why))
                 into = std::move(*x);
         };
-        auto w = [&](const std::string &n, std::vector<std::int64_t> shape, const std::string &why, Matrix &into) {
-            if (auto x = r.get(p + n, shape, why))
-                into = std::move(*x);
-        };
+        Gpt2FloatLayer F;
+        auto w = [&](const std::string &n, std::vector<std::int64_t> shape, const std::string &why, Matrix &into,
+                     FloatMatrix &intoF) { big(p + n, std::move(shape), why, into, intoF); };
         const std::string ni = nd + " and n_inner " + std::to_string(I);
         v("ln_1.weight", d, nd, L.ln1Weight);
         v("ln_1.bias", d, nd, L.ln1Bias);
-        w("attn.c_attn.weight", {d, 3 * d}, nd + " (q, k and v side by side)", L.attnWeight);
+        w("attn.c_attn.weight", {d, 3 * d}, nd + " (q, k and v side by side)", L.attnWeight, F.attnWeight);
         v("attn.c_attn.bias", 3 * d, nd, L.attnBias);
-        w("attn.c_proj.weight", {d, d}, nd, L.projWeight);
+        w("attn.c_proj.weight", {d, d}, nd, L.projWeight, F.projWeight);
         v("attn.c_proj.bias", d, nd, L.projBias);
         v("ln_2.weight", d, nd, L.ln2Weight);
         v("ln_2.bias", d, nd, L.ln2Bias);
-        w("mlp.c_fc.weight", {d, I}, ni, L.fcWeight);
+        w("mlp.c_fc.weight", {d, I}, ni, L.fcWeight, F.fcWeight);
         v("mlp.c_fc.bias", I, ni, L.fcBias);
-        w("mlp.c_proj.weight", {I, d}, ni, L.mlpProjWeight);
+        w("mlp.c_proj.weight", {I, d}, ni, L.mlpProjWeight, F.mlpProjWeight);
         v("mlp.c_proj.bias", d, nd, L.mlpProjBias);
         if (r.problem)
             return *r.problem;
         m.layers.push_back(std::move(L));
+        if (m.single)
+            m.floatLayers.push_back(std::move(F));
     }
     if (auto x = r.vec("ln_f.weight", d, nd))
         m.lnfWeight = std::move(*x);
@@ -233,6 +251,24 @@ Result<Gpt2Model> gpt2WeightsFromSafeTensors(const SafeTensors &file, const Gpt2
     m.parameters = r.parameters;
     m.dtype = r.dtypes.size() == 1 ? *r.dtypes.begin() : "mixed";
     return m;
+}
+
+Matrix Gpt2Model::logitsOf(const Matrix &h) const
+{
+    if (!single)
+        return h * unembedding().transpose();
+    const FloatMatrix &u = config.tiedEmbedding ? wteF : lmHeadF;
+    return blas::multiplyFloat(h.cast<float>(), u, true).cast<double>();
+}
+
+Eigen::RowVectorXd Gpt2Model::embedding(int id) const
+{
+    return single ? Eigen::RowVectorXd(wteF.row(id).cast<double>()) : Eigen::RowVectorXd(wte.row(id));
+}
+
+Matrix Gpt2Model::attnWeight(int layer) const
+{
+    return single ? Matrix(floatLayers[std::size_t(layer)].attnWeight.cast<double>()) : layers[std::size_t(layer)].attnWeight;
 }
 
 ModelOrProblem loadModel(const QString &folder, const LoadControl &control)
@@ -409,12 +445,23 @@ Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, 
         return "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1);
     };
 
+    // x · W in the model's precision (single: the float32 product, as PyTorch's).
+    auto times = [&model](const Matrix &x, const Matrix &w, const FloatMatrix &wf) -> Matrix {
+        if (!model.single)
+            return product(x, w);
+        return blas::multiplyFloat(x.cast<float>(), wf, false).cast<double>();
+    };
+    auto largestOf = [&model](const Matrix &w, const FloatMatrix &wf) {
+        return model.single ? largestFinite(wf) : largestFinite(w);
+    };
+    static const Gpt2FloatLayer noFloats;
+
     Matrix x(fresh, d); // fresh by d: the residual stream of the computed positions
     for (int i = p; i < n; ++i)
-        x.row(i - p) = model.wte.row(ids[std::size_t(i)]) + model.wpe.row(i);
+        x.row(i - p) = model.embedding(ids[std::size_t(i)]) + model.wpe.row(i);
     if (!x.allFinite())
         return overflow("the embeddings", "wte + wpe overflows", "they reach",
-                        std::max(largestFinite(model.wte), largestFinite(model.wpe)));
+                        std::max(largestOf(model.wte, model.wteF), largestFinite(model.wpe)));
 
     BoolMatrix blocked(fresh, n); // causal: key j > query i; and the caller's own mask
     for (int i = p; i < n; ++i)
@@ -425,6 +472,7 @@ Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, 
 
     for (std::size_t l = 0; l < model.layers.size(); ++l) {
         const Gpt2Layer &L = model.layers[l];
+        const Gpt2FloatLayer &F = model.single ? model.floatLayers[l] : noFloats;
         const LayerActivations *old = p > 0 ? &previous->layers[l] : nullptr;
         LayerActivations la;
         const Matrix normed = layerNorm(x, L.ln1Weight, L.ln1Bias, c.epsilon);    // fresh by d
@@ -434,7 +482,7 @@ Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, 
         if (!normed.allFinite())
             return overflow(where, "LN_1 overflows", "ln_1's weights reach",
                             std::max(largestFinite(L.ln1Weight), largestFinite(L.ln1Bias)));
-        Matrix qkv = product(normed, L.attnWeight);                                // fresh by 3d
+        Matrix qkv = times(normed, L.attnWeight, F.attnWeight);                    // fresh by 3d
         qkv.rowwise() += L.attnBias;
         if (!qkv.allFinite()) {
             Eigen::Index col = 0;
@@ -442,7 +490,7 @@ Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, 
                 ++col;
             static const char *const parts[] = {"q", "k", "v"};
             return overflow(layerHead(l, int((col % d) / dh)), std::string(parts[col / d]) + " overflows",
-                            "c_attn's weights reach", largestFinite(L.attnWeight));
+                            "c_attn's weights reach", largestOf(L.attnWeight, F.attnWeight));
         }
         Matrix concat(fresh, d);                                                    // fresh by d
         for (int h = 0; h < H; ++h) {
@@ -495,20 +543,20 @@ Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, 
             concat.middleCols(h * dh, dh) = ha.output.bottomRows(fresh);
             la.heads.push_back(std::move(ha));
         }
-        Matrix attn = product(concat, L.projWeight);                                // fresh by d
+        Matrix attn = times(concat, L.projWeight, F.projWeight);                    // fresh by d
         attn.rowwise() += L.projBias;
         x += attn;
         if (!x.allFinite())
             return overflow(where, "the attention's output overflows the residual stream", "c_proj's weights reach",
-                            largestFinite(L.projWeight));
-        Matrix hidden = product(layerNorm(x, L.ln2Weight, L.ln2Bias, c.epsilon), L.fcWeight); // fresh by n_inner
+                            largestOf(L.projWeight, F.projWeight));
+        Matrix hidden = times(layerNorm(x, L.ln2Weight, L.ln2Bias, c.epsilon), L.fcWeight, F.fcWeight); // fresh by n_inner
         hidden.rowwise() += L.fcBias;
-        Matrix mlp = product(gelu(hidden, c.geluTanh), L.mlpProjWeight);           // fresh by d
+        Matrix mlp = times(gelu(hidden, c.geluTanh), L.mlpProjWeight, F.mlpProjWeight); // fresh by d
         mlp.rowwise() += L.mlpProjBias;
         x += mlp;
         if (!x.allFinite())
             return overflow(where, "the MLP overflows the residual stream", "c_fc's and c_proj's weights reach",
-                            std::max(largestFinite(L.fcWeight), largestFinite(L.mlpProjWeight)));
+                            std::max(largestOf(L.fcWeight, F.fcWeight), largestOf(L.mlpProjWeight, F.mlpProjWeight)));
         t.layers.push_back(std::move(la));
     }
     const Matrix final = layerNorm(x, model.lnfWeight, model.lnfBias, c.epsilon); // fresh by d
@@ -516,10 +564,13 @@ Result<ModelTrace> forward(const Gpt2Model &model, const std::vector<int> &ids, 
     if (!final.allFinite())
         return overflow("ln_f", "LN_f overflows", "ln_f's weights reach",
                         std::max(largestFinite(model.lnfWeight), largestFinite(model.lnfBias)));
-    t.logits = model.unembedding().lazyProduct(t.final.row(n - 1).transpose());        // vocab
+    if (model.single)
+        t.logits = model.logitsOf(t.final.row(n - 1)).transpose();                    // vocab
+    else
+        t.logits = model.unembedding().lazyProduct(t.final.row(n - 1).transpose());
     if (!t.logits.allFinite())
         return overflow("the last position", "the logits overflow", c.tiedEmbedding ? "wte reaches" : "lm_head reaches",
-                        largestFinite(model.unembedding()));
+                        c.tiedEmbedding ? largestOf(model.wte, model.wteF) : largestOf(model.lmHead, model.lmHeadF));
 
     t.next = topPredictions(t.logits, topK, [&model](int id) { return model.tokenizer.bytes(id); });
     return t;

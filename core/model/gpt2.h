@@ -88,9 +88,20 @@ std::optional<Problem> checkParameterBudget(double parameters, const std::string
 // thread. `progress` is called from the loading thread with a fraction that
 // grows from 0 to 1; once *cancel is true the load stops at the next tensor
 // and returns a Problem whose message is kLoadCancelled.
+// How a model's weights are held and multiplied. Double: every weight a
+// double (the lab's precision; the built-in model's numbers equal PyTorch's
+// to 1e-12). Single: the big matrices (wte, lm_head, c_attn, c_proj, c_fc,
+// the MLP's c_proj) kept in float32 and their products computed in float32,
+// as PyTorch runs a float32 model; the rest (biases, layer norms, positions,
+// attention's scores and softmax) stays double. Auto: single for a float
+// file (F32, F16, BF16) of kSinglePrecisionParameters or more.
+enum class Precision { Auto, Double, Single };
+inline constexpr double kSinglePrecisionParameters = 20e6;
+
 struct LoadControl {
     std::function<void(double)> progress;
     const std::atomic<bool> *cancel = nullptr;
+    Precision precision = Precision::Auto;
 
     bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
     void report(double fraction) const
@@ -117,6 +128,14 @@ struct Gpt2Layer {
     Eigen::RowVectorXd mlpProjBias;          // d
 };
 
+// The big matrices of a layer in single precision (Precision::Single).
+struct Gpt2FloatLayer {
+    FloatMatrix attnWeight;    // d by 3d
+    FloatMatrix projWeight;    // d by d
+    FloatMatrix fcWeight;      // d by n_inner
+    FloatMatrix mlpProjWeight; // n_inner by d
+};
+
 struct Gpt2Model {
     QString name;            // "tiny-bilingual": the folder's name
     QString folder;          // where it was read from (":/models/tiny-bilingual" for the built-in one)
@@ -130,8 +149,21 @@ struct Gpt2Model {
     Eigen::RowVectorXd lnfWeight, lnfBias;   // d
     BpeTokenizer tokenizer;
 
+    // Single precision: wte, lm_head and each layer's big matrices are the
+    // float ones below, and the double ones above are empty.
+    bool single = false;
+    FloatMatrix wteF, lmHeadF;               // vocab by d
+    std::vector<Gpt2FloatLayer> floatLayers; // n_layer
+
     // What the logits are read against: wte (tied, GPT-2's) or lm_head.   vocab by d
+    // (double precision only; logitsOf serves both).
     const Matrix &unembedding() const { return config.tiedEmbedding ? wte : lmHead; }
+    // The logits of each row of `h` (rows by d, after LN_f): rows by vocab.
+    Matrix logitsOf(const Matrix &h) const;
+    // Token `id`'s embedding (wte's row), in double.   1 by d
+    Eigen::RowVectorXd embedding(int id) const;
+    // c_attn's weights of `layer` (d by 3d), in double whatever the precision.
+    Matrix attnWeight(int layer) const;
 };
 
 using ModelOrProblem = Result<std::shared_ptr<const Gpt2Model>>;

@@ -81,7 +81,7 @@ Result<double> repeatLoss(const Gpt2Model &model, const std::vector<std::vector<
             return *p;
         const ModelTrace &t = std::get<ModelTrace>(r);
         // The second copy's rows against the tied embedding.   (L − 1) by vocab
-        const Matrix logits = t.final.middleRows(L, L - 1) * model.unembedding().transpose();
+        const Matrix logits = model.logitsOf(t.final.middleRows(L, L - 1));
         for (Eigen::Index i = 0; i < L - 1; ++i) {
             const double top = logits.row(i).maxCoeff();
             const double logSum = top + std::log((logits.row(i).array() - top).exp().sum());

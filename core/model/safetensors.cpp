@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <bit>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cstring>
 #include <limits>
 
@@ -455,6 +458,56 @@ Matrix SafeTensors::matrix(const TensorInfo &t) const
             std::memcpy(&d, &bits, 8);
             return d;
         });
+        break;
+    }
+    return m;
+}
+
+void SafeTensors::release(const TensorInfo &t) const
+{
+    if (!m_storage || !m_storage->mapped)
+        return;
+    const std::uintptr_t page = std::uintptr_t(sysconf(_SC_PAGESIZE));
+    const std::uintptr_t begin = (std::uintptr_t(m_data + t.begin) + page - 1) / page * page; // whole pages only
+    const std::uintptr_t end = std::uintptr_t(m_data + t.end) / page * page;
+    if (end > begin)
+        madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+}
+
+FloatMatrix SafeTensors::floatMatrix(const TensorInfo &t) const
+{
+    const Eigen::Index rows = t.shape.empty() ? 1 : Eigen::Index(t.shape[0]);
+    const Eigen::Index cols = t.shape.size() >= 2 ? Eigen::Index(t.count() / std::max<std::int64_t>(t.shape[0], 1)) : 1;
+    FloatMatrix m(rows, cols);
+    const unsigned char *p = m_data + t.begin;
+    float *out = m.data(); // row-major: the file's order
+    const std::int64_t n = std::int64_t(rows) * cols;
+    switch (t.dtype) {
+    case DType::F32:
+        if constexpr (std::endian::native == std::endian::little) {
+            std::memcpy(out, p, std::size_t(n) * 4); // the file's bytes are the floats
+        } else {
+            for (std::int64_t i = 0; i < n; ++i) {
+                const std::uint32_t bits = load32(p + 4 * i);
+                std::memcpy(out + i, &bits, 4);
+            }
+        }
+        break;
+    case DType::F16:
+        for (std::int64_t i = 0; i < n; ++i)
+            out[i] = float(halfToDouble(load16(p + 2 * i)));
+        break;
+    case DType::BF16:
+        for (std::int64_t i = 0; i < n; ++i)
+            out[i] = float(bfloat16ToDouble(load16(p + 2 * i)));
+        break;
+    case DType::F64:
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::uint64_t bits = load64(p + 8 * i);
+            double d;
+            std::memcpy(&d, &bits, 8);
+            out[i] = float(d);
+        }
         break;
     }
     return m;

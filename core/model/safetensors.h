@@ -79,6 +79,15 @@ public:
     std::vector<double> values(const TensorInfo &t) const;
     // A tensor of rank 2 as rows by cols; of rank 1 as n by 1.
     Matrix matrix(const TensorInfo &t) const;
+    // The same in float32, row-major as the file (a big model's weights: F32
+    // copied as they are, F16 and BF16 exactly, F64 rounded; a value too big
+    // for float becomes ±inf, for the caller's finite check).
+    FloatMatrix floatMatrix(const TensorInfo &t) const;
+    // The tensor has been read: its mapped pages leave this process's
+    // resident memory (the file stays in the page cache), so that a big
+    // model read into its own matrices does not hold the file twice. A read
+    // of it afterwards maps the pages again. Nothing when the file was read whole.
+    void release(const TensorInfo &t) const;
 
 private:
     struct Storage;

@@ -24,7 +24,7 @@ double traceLoss(const Gpt2Model &model, const ModelTrace &t)
 {
     const Eigen::Index n = Eigen::Index(t.ids.size());
     // (n − 1) by vocab
-    const Matrix logits = t.final.topRows(n - 1) * model.unembedding().transpose();
+    const Matrix logits = model.logitsOf(t.final.topRows(n - 1));
     double sum = 0;
     for (Eigen::Index i = 0; i + 1 < n; ++i) {
         const double top = logits.row(i).maxCoeff();

@@ -86,6 +86,7 @@ Result<Scenario> headScenarioUnchecked(const Gpt2Model &model, const ModelTrace 
     if (layer >= int(model.layers.size()) || la.normed.cols() != d)
         return Problem{"layer", "the trace is not of this model"};
     const Gpt2Layer &L = model.layers[std::size_t(layer)];
+    const Matrix attnWeight = model.attnWeight(layer); // d by 3d, in double whatever the model's precision
     const Eigen::Index n = la.normed.rows();
     s.mode = InputMode::Projected;
     s.X.resize(n, d + 1);                 // n by d+1
@@ -93,7 +94,7 @@ Result<Scenario> headScenarioUnchecked(const Gpt2Model &model, const ModelTrace 
     s.X.col(d).setOnes();
     auto slice = [&](int part) {          // (d+1) by d_h
         Matrix w(d + 1, dh);
-        w.topRows(d) = L.attnWeight.middleCols(part * d + head * dh, dh);
+        w.topRows(d) = attnWeight.middleCols(part * d + head * dh, dh);
         w.row(d) = L.attnBias.segment(part * d + head * dh, dh);
         return w;
     };

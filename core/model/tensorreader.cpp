@@ -28,14 +28,14 @@ const TensorInfo *TensorReader::find(const std::string &name) const
     return nullptr;
 }
 
-std::optional<Matrix> TensorReader::get(const std::string &name, const std::vector<std::int64_t> &expected,
+const TensorInfo *TensorReader::checked(const std::string &name, const std::vector<std::int64_t> &expected,
                                         const std::string &why)
 {
     if (problem)
-        return std::nullopt;
+        return nullptr;
     if (control && control->cancelled()) {
         problem = Problem{fileName, kLoadCancelled};
-        return std::nullopt;
+        return nullptr;
     }
     const TensorInfo *t = find(name);
     if (!t) {
@@ -46,14 +46,54 @@ std::optional<Matrix> TensorReader::get(const std::string &name, const std::vect
         problem = Problem{fileName, "tensor " + quotedName(name) + " is missing"
                                         + (looked.empty() ? std::string()
                                                           : " (looked for it with and without the " + looked + " prefix)")};
-        return std::nullopt;
+        return nullptr;
     }
     if (t->shape != expected) {
         problem = Problem{fileName, "tensor " + quotedName(t->name) + " has shape " + t->shapeText() + ", but " + why
                                         + " need " + shapeText(expected)};
+        return nullptr;
+    }
+    return t;
+}
+
+void TensorReader::counted(const TensorInfo &t)
+{
+    dtypes.insert(toString(t.dtype));
+    parameters += t.count();
+    if (control)
+        control->report(std::min(1.0, double(parameters) / total));
+}
+
+std::optional<FloatMatrix> TensorReader::getFloat(const std::string &name, const std::vector<std::int64_t> &expected,
+                                                  const std::string &why)
+{
+    const TensorInfo *t = checked(name, expected, why);
+    if (!t)
+        return std::nullopt;
+    FloatMatrix m = file.floatMatrix(*t);
+    file.release(*t); // a big model's file is not held twice while it is read
+    if (!m.allFinite()) {
+        Eigen::Index at = 0;
+        for (; at < m.size(); ++at)
+            if (!std::isfinite(m.data()[at]))
+                break;
+        const Eigen::Index r = at / m.cols(), c = at % m.cols(); // row-major
+        problem = Problem{fileName, "tensor " + quotedName(t->name) + " holds a value that is not a finite number in float32 at ["
+                                        + std::to_string(r) + (expected.size() > 1 ? ", " + std::to_string(c) : "") + "]"};
         return std::nullopt;
     }
+    counted(*t);
+    return m;
+}
+
+std::optional<Matrix> TensorReader::get(const std::string &name, const std::vector<std::int64_t> &expected,
+                                        const std::string &why)
+{
+    const TensorInfo *t = checked(name, expected, why);
+    if (!t)
+        return std::nullopt;
     Matrix m = file.matrix(*t);
+    file.release(*t);
     if (!m.allFinite()) {
         Eigen::Index at = 0;
         for (; at < m.size(); ++at)
@@ -64,10 +104,7 @@ std::optional<Matrix> TensorReader::get(const std::string &name, const std::vect
                                         + std::to_string(r) + (expected.size() > 1 ? ", " + std::to_string(c) : "") + "]"};
         return std::nullopt;
     }
-    dtypes.insert(toString(t->dtype));
-    parameters += t->count();
-    if (control)
-        control->report(std::min(1.0, double(parameters) / total));
+    counted(*t);
     return m;
 }
 

@@ -37,7 +37,15 @@ struct TensorReader {
     // The tensor `name` with the shape `expected` (rank 1: n by 1); `why`
     // says where the expected shape comes from.
     std::optional<Matrix> get(const std::string &name, const std::vector<std::int64_t> &expected, const std::string &why);
+    // The same, kept in float32 (a big model's weights; the file's rows and columns).
+    std::optional<FloatMatrix> getFloat(const std::string &name, const std::vector<std::int64_t> &expected,
+                                        const std::string &why);
     std::optional<Eigen::RowVectorXd> vec(const std::string &name, std::int64_t n, const std::string &why);
+    // The tensor, checked as get() checks it before reading; nullptr (and
+    // `problem` set) when it is missing or of another shape.
+    const TensorInfo *checked(const std::string &name, const std::vector<std::int64_t> &expected, const std::string &why);
+    void counted(const TensorInfo &t); // its dtype, its values, the progress
+
     // A layer index beyond `layers` under "<layerPrefix>N.": the first such
     // tensor as a Problem ("belongs to layer 5, but config.json's n_layer is 3").
     std::optional<Problem> checkLayerIndices(const std::string &layerPrefix, int layers, const std::string &configKey) const;

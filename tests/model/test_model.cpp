@@ -11,6 +11,7 @@
 #include "headlabel.h"
 #include "safetensors.h"
 #include "scenario_json.h"
+#include "sinks.h"
 #include "takehead.h"
 #include "modelcmd.h"
 #include "modelfile.h"
@@ -1601,6 +1602,78 @@ private slots:
         QCOMPARE(code.readAll().trimmed(), QByteArray("2"));
         QCOMPARE(QString::fromUtf8(p.readAllStandardError()),
                  QStringLiteral("attention-lab-cli: standard output: the reader went away (broken pipe)\n"));
+    }
+
+    // --- single precision: a big float model computed in float32 ------------------
+
+    // The same random model (F16 in its file, so both precisions read the
+    // same numbers) in double and in single precision: every stage agrees to
+    // float32's rounding, the prediction is the same; typing a token more
+    // through the cache equals the whole single-precision forward; a head
+    // taken into the lab in projected mode still gives its weights again.
+    void singlePrecisionAgreesWithDouble()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeRandomModel(dir.path(), 2, 4, 64, 64));
+        LoadControl asDouble, asSingle;
+        asDouble.precision = Precision::Double;
+        asSingle.precision = Precision::Single;
+        const auto d = loadModel(dir.path(), asDouble), s = loadModel(dir.path(), asSingle);
+        QVERIFY(d.ok() && s.ok());
+        const Gpt2Model &md = *d.value(), &ms = *s.value();
+        QVERIFY(!md.single && ms.single);
+        // Single: the big matrices only in float32, none twice.
+        QCOMPARE(ms.wte.size(), Eigen::Index(0));
+        QCOMPARE(ms.layers[0].attnWeight.size(), Eigen::Index(0));
+        QCOMPARE(ms.wteF.rows(), Eigen::Index(md.config.vocabSize));
+        QCOMPARE(ms.floatLayers.size(), std::size_t(2));
+        QCOMPARE(ms.parameters, md.parameters);
+        // Auto: the small built-in model stays double; a small float file too.
+        QVERIFY(!builtin()->single);
+        QVERIFY(!std::get<std::shared_ptr<const Gpt2Model>>(loadModel(dir.path()))->single);
+
+        const QString text = QStringLiteral("the cat sat on the mat . the cat");
+        const auto td = runModel(md, text), ts = runModel(ms, text);
+        QVERIFY(td.ok() && ts.ok());
+        double weights = 0, outputs = 0;
+        for (std::size_t l = 0; l < 2; ++l)
+            for (std::size_t h = 0; h < 4; ++h) {
+                const HeadActivations &a = td.value().layers[l].heads[h], &b = ts.value().layers[l].heads[h];
+                weights = std::max(weights, (a.weights - b.weights).cwiseAbs().maxCoeff());
+                outputs = std::max(outputs, (a.output - b.output).cwiseAbs().maxCoeff());
+            }
+        const double logits = (td.value().logits - ts.value().logits).cwiseAbs().maxCoeff();
+        const double scale = td.value().logits.cwiseAbs().maxCoeff();
+        // float32 keeps about 7 digits: products of 64 to 256 terms round at about 1e-6 of their size.
+        QVERIFY2(weights < 1e-4 && outputs < 1e-4 && logits < 1e-4 * std::max(1.0, scale),
+                 qPrintable(QStringLiteral("weights %1, outputs %2, logits %3 of %4").arg(weights).arg(outputs).arg(logits).arg(scale)));
+        QVERIFY2(weights > 0, "the single-precision forward is not the double one");
+        QCOMPARE(ts.value().next.front().id, td.value().next.front().id);
+
+        // A key typed at the end: one fresh row through the cache.
+        const QString more = text + QStringLiteral(" sat");
+        const auto whole = runModel(ms, more), typed = runModel(ms, more, 5, &ts.value());
+        QVERIFY(whole.ok() && typed.ok());
+        QVERIFY(typed.value().reused > 0);
+        double cached = 0;
+        for (std::size_t l = 0; l < 2; ++l)
+            for (std::size_t h = 0; h < 4; ++h)
+                cached = std::max(cached, (typed.value().layers[l].heads[h].weights - whole.value().layers[l].heads[h].weights)
+                                              .cwiseAbs()
+                                              .maxCoeff());
+        QVERIFY2(cached < 1e-6, qPrintable(QString::number(cached)));
+
+        // The projected head: X W_Q is the head's q, in double from the float weights.
+        const auto taken = headScenario(ms, ts.value(), 1, 2, HeadInput::Projected);
+        QVERIFY(taken.ok());
+        const Trace lab = compute(taken.value());
+        const double head = (lab.heads[0].weights - ts.value().layers[1].heads[2].weights).cwiseAbs().maxCoeff();
+        QVERIFY2(head < 1e-5, qPrintable(QString::number(head)));
+
+        // The loss of every row (the sinks' experiment) in float32 too: as in double.
+        const auto ld = nextTokenLoss(md, md.tokenizer.encode(text)), ls = nextTokenLoss(ms, ms.tokenizer.encode(text));
+        QVERIFY(ld.ok() && ls.ok());
+        QVERIFY2(std::fabs(ld.value() - ls.value()) < 1e-4, qPrintable(QStringLiteral("%1 %2").arg(ld.value()).arg(ls.value())));
     }
 
     // --- the overview figure's pixels are bounded --------------------------------
