@@ -465,7 +465,9 @@ Matrix SafeTensors::matrix(const TensorInfo &t) const
 
 void SafeTensors::release(const TensorInfo &t) const
 {
-    if (!m_storage || !m_storage->mapped)
+    // Only a file's own mapping: a Qt resource's bytes may be memory of the
+    // program's, where MADV_DONTNEED would zero them instead of dropping them.
+    if (!m_storage || !m_storage->mapped || m_storage->file.fileName().startsWith(QLatin1Char(':')))
         return;
     const std::uintptr_t page = std::uintptr_t(sysconf(_SC_PAGESIZE));
     const std::uintptr_t begin = (std::uintptr_t(m_data + t.begin) + page - 1) / page * page; // whole pages only

@@ -1650,6 +1650,18 @@ private slots:
         QVERIFY2(weights > 0, "the single-precision forward is not the double one");
         QCOMPARE(ts.value().next.front().id, td.value().next.front().id);
 
+        // The file's pages released after a tensor is read come back, the same, when it is read again.
+        {
+            const auto file = SafeTensors::open(dir.filePath(QStringLiteral("model.safetensors")));
+            QVERIFY(file.ok());
+            const TensorInfo *t = file.value().find("h.1.mlp.c_fc.weight");
+            QVERIFY(t);
+            const FloatMatrix before = file.value().floatMatrix(*t);
+            file.value().release(*t);
+            QVERIFY(file.value().floatMatrix(*t) == before);
+            QCOMPARE(before(3, 5), float(file.value().matrix(*t)(3, 5)));
+        }
+
         // A key typed at the end: one fresh row through the cache.
         const QString more = text + QStringLiteral(" sat");
         const auto whole = runModel(ms, more), typed = runModel(ms, more, 5, &ts.value());
