@@ -35,7 +35,11 @@
 //   RSS       the process's resident memory after the case (VmRSS), and its
 //             peak so far (VmHWM), in MB
 //
-// Usage: bench_drag [--moves N] [--repeat R] [--detail] [--memory] [--while-training] [--case NAME]...
+// Usage: bench_drag [--moves N] [--repeat R] [--detail] [--memory] [--while-training] [--class-session N] [--case NAME]...
+//   --class-session N starts a class session on loopback with N simulated
+//            phones (their sockets on a thread of their own), a question
+//            open, every phone answering again once a second through the
+//            drags: the drag must stay live while the class answers.
 //   --while-training starts the training lab's default run (induction, 2
 //            layers by 2 heads, d_model 32, on its worker thread) before
 //            the drags and keeps it going through them: the drag must stay
@@ -54,6 +58,9 @@
 #include "lessons.h"
 #include "mainwindow.h"
 #include "labmode.h"
+#include "classroommode.h"
+#include "sessionpanel.h"
+#include "studentswarm.h"
 #include "traininglab.h"
 #include "trainingmode.h"
 #include "trainingrunner.h"
@@ -450,6 +457,7 @@ int main(int argc, char **argv)
 
     int moves = 120, repeat = 3;
     bool detail = false, memory = false, whileTraining = false;
+    int sessionStudents = 0;
     std::vector<std::string> cases;
     const QStringList args = QCoreApplication::arguments();
     for (int i = 1; i < args.size(); ++i) {
@@ -463,10 +471,13 @@ int main(int argc, char **argv)
             memory = true;
         else if (args[i] == QLatin1String("--while-training"))
             whileTraining = true;
+        else if (args[i] == QLatin1String("--class-session") && i + 1 < args.size())
+            sessionStudents = std::clamp(args[++i].toInt(), 1, 500);
         else if (args[i] == QLatin1String("--case") && i + 1 < args.size())
             cases.push_back(args[++i].toStdString());
         else {
-            std::fprintf(stderr, "usage: bench_drag [--moves N] [--repeat R] [--detail] [--memory] [--while-training] [--case NAME]...\n"
+            std::fprintf(stderr, "usage: bench_drag [--moves N] [--repeat R] [--detail] [--memory] [--while-training] "
+                                 "[--class-session N] [--case NAME]...\n"
                                  "cases: seed000-basic seed001-soft-knn multihead n128 n512 n1024\n");
             return 2;
         }
@@ -498,6 +509,37 @@ int main(int argc, char **argv)
         window.switchMode(window.lab());
         runner = lab->runner();
         std::printf("bench_drag: while training (the training lab's worker: induction, 2 layers x 2 heads, d_model 32, batch 16, T 32)\n");
+    }
+    std::unique_ptr<SwarmThread> swarmThread;
+    QTimer answerTimer;
+    if (sessionStudents > 0) {
+        attn::SessionPanel *panel = window.classroomMode()->sessionPanel();
+        if (auto p = window.classroomMode()->startClassSession(0, true, QStringLiteral("DRAGS"))) {
+            std::fprintf(stderr, "bench_drag: the class session did not start: %s\n", p->toString().c_str());
+            return 1;
+        }
+        swarmThread = std::make_unique<SwarmThread>();
+        StudentSwarm *swarm = swarmThread->swarm();
+        QMetaObject::invokeMethod(swarm, "open", Qt::QueuedConnection,
+                                  Q_ARG(QUrl, QUrl(QStringLiteral("ws://127.0.0.1:%1/ws?code=DRAGS").arg(panel->server()->port()))),
+                                  Q_ARG(int, sessionStudents));
+        QElapsedTimer clock;
+        clock.start();
+        while (panel->server()->students() < sessionStudents && clock.elapsed() < 60000)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+        // A question that hides nothing, so that the maps draw as they do without a session.
+        attn::SessionQuestion q;
+        q.id = "bench";
+        q.text = {{"en", "Which?"}};
+        q.choices = {{{"en", "a"}}, {{"en", "b"}}, {{"en", "c"}}, {{"en", "d"}}};
+        q.answer = {0};
+        panel->server()->ask(q);
+        QObject::connect(&answerTimer, &QTimer::timeout, swarm, [swarm, seed = 1u]() mutable {
+            swarm->answerAll(QStringLiteral("bench"), 4, 1000, seed++);
+        });
+        answerTimer.start(1000);
+        std::printf("bench_drag: while a class session runs: %d phones connected, each answering once a second\n",
+                    panel->server()->students());
     }
     std::printf("bench_drag: %d moves per drag, %d drags per case, window %dx%d, plane %dx%d, platform %s\n", moves, repeat,
                 window.width(), window.height(), window.vectorPlane()->width(), window.vectorPlane()->height(),
@@ -531,6 +573,8 @@ int main(int argc, char **argv)
                     percentile(r.open, 0.5), percentile(r.edit, 0.5), percentile(r.edit, 1.0), ms(r.flip, 0.5).c_str(),
                     ms(r.flip, 1.0).c_str(), r.rss, r.peak,
                     p95 <= budget ? "ok" : "OVER", budget);
+        if (swarmThread)
+            std::printf("    the class sent %d answers so far\n", swarmThread->swarm()->sent.load());
         if (runner)
             std::printf("    the training made %d steps during this case (running: %s)\n", runner->step() - stepsBefore,
                         runner->isRunning() ? "yes" : "no");

@@ -10,7 +10,9 @@
 
 #include "atomicwrite.h"
 #include "lessons.h"
+#include "classroommode.h"
 #include "mainwindow.h"
+#include "sessionpanel.h"
 #include "steppanel.h"
 #include "recovery.h"
 #include "version.h"
@@ -148,6 +150,15 @@ int main(int argc, char *argv[])
                                         QStringLiteral("N"));
     const QCommandLineOption hideOption(QStringLiteral("hide"), QStringLiteral("Start with the answers hidden (predict, then reveal)."));
     parser.addOptions({stepOption, hideOption});
+    // A class session from the start: a teacher's launcher, and the tests.
+    const QCommandLineOption sessionOption(QStringLiteral("class-session"),
+                                           QStringLiteral("Start a class session: students answer from their phones."));
+    const QCommandLineOption portOption(QStringLiteral("port"),
+                                        QStringLiteral("The class session's port (default 8642, else the next free; given: that port or an error)."), QStringLiteral("P"));
+    const QCommandLineOption codeOption(QStringLiteral("join-code"),
+                                        QStringLiteral("The class session's join code: 4 to 8 of A-Z and 2-9 without I, L, O."),
+                                        QStringLiteral("CODE"));
+    parser.addOptions({sessionOption, portOption, codeOption});
 
     // Every option is checked before anything opens: a wrong one says so in
     // one line and exits 2, never a window that silently ignored it. Like
@@ -257,6 +268,20 @@ int main(int argc, char *argv[])
         window.setPanelsShownByUser(true);
     if (parser.isSet(hideOption))
         window.setAnswersHidden(true);
+    if ((parser.isSet(portOption) || parser.isSet(codeOption)) && !parser.isSet(sessionOption))
+        return refuse(QStringLiteral("--port and --join-code go with --class-session"));
+    if (parser.isSet(sessionOption)) {
+        bool ok = true;
+        const int port = parser.isSet(portOption) ? parser.value(portOption).toInt(&ok) : 8642;
+        if (!ok || port < 0 || port > 65535)
+            return refuse(QStringLiteral("--port: a port from 1 to 65535, or 0 for any free one (got %1)").arg(parser.value(portOption)));
+        // A port asked for is that port or an error: the launcher printed its address.
+        if (const auto p = window.classroomMode()->startClassSession(quint16(port), parser.isSet(portOption),
+                                                                    parser.value(codeOption)))
+            return refuse(QStringLiteral("--class-session: ") + QString::fromStdString(p->toString()));
+        std::fprintf(stderr, "attention-lab: class session at %s\n",
+                     qPrintable(window.classroomMode()->sessionPanel()->studentUrl()));
+    }
     if (parser.isSet(stepOption)) {
         bool ok = false;
         const int n = parser.value(stepOption).toInt(&ok);

@@ -8,6 +8,7 @@
 #include "planepanel.h"
 #include "planeplot.h"
 #include "quizpanel.h"
+#include "sessionpanel.h"
 #include "stageviews.h"
 #include "onlinepanel.h"
 #include "steppanel.h"
@@ -15,6 +16,8 @@
 #include <QAction>
 #include <QCoreApplication>
 #include <QDockWidget>
+#include <QFileDialog>
+#include <QLabel>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
@@ -65,6 +68,7 @@ ClassroomMode::ClassroomMode(ModeHost &host) : Mode(host, host.mainWindow())
             m_notesDock->raise();
     });
 
+    createSession();
     createActions();
     // A guess under way hides the answers, as F7 does, until the reveal;
     // F7's own state is left as the teacher set it.
@@ -151,10 +155,97 @@ void ClassroomMode::createActions()
     QAction *quiz = menu->addAction(tr("&Quiz…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q), this, [this] { showQuiz(); });
     bar->addAction(quiz);
     quiz->setProperty("shortText", tr("Quiz"));
+    menu->addSeparator();
+    m_sessionAction = menu->addAction(tr("Start a class &session"), this, [this] {
+        if (!m_sessionPanel->running())
+            if (auto p = startClassSession(8642, false, QString()))
+                m_host.showProblem(problemText(*p));
+        m_sessionDock->show();
+        m_sessionDock->raise();
+    });
+    m_sessionAction->setObjectName(QStringLiteral("classSessionAction"));
+    m_sessionAction->setToolTip(tr("Students answer from their phones' browsers on the classroom's network"));
+    m_endSessionAction = menu->addAction(tr("&End the class session"), m_sessionPanel, &SessionPanel::stop);
+    m_endSessionAction->setEnabled(false);
+    bar->addAction(m_sessionAction);
+    m_sessionAction->setProperty("shortText", tr("Session"));
+}
+
+void ClassroomMode::createSession()
+{
+    QMainWindow *window = m_host.mainWindow();
+    m_sessionPanel = new SessionPanel(m_host.document(), window);
+    m_sessionDock = new QDockWidget(tr("Class session"), window);
+    m_sessionDock->setObjectName(QStringLiteral("sessionDock"));
+    m_sessionDock->setWidget(m_sessionPanel);
+    m_sessionDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
+                               | QDockWidget::DockWidgetClosable);
+    // Beside the maps, on the right: the histogram is read against them.
+    window->addDockWidget(Qt::RightDockWidgetArea, m_sessionDock);
+    m_sessionDock->hide();
+    m_sessionStatus = new QLabel(window);
+    m_sessionStatus->setObjectName(QStringLiteral("sessionStatus"));
+    m_sessionStatus->hide();
+    window->statusBar()->addPermanentWidget(m_sessionStatus);
+    m_sessionPanel->setDecimalsSource([this] {
+        StageView *v = m_host.lab()->stageView(Stage::Masked);
+        return v ? v->drawnDecimals() : 4;
+    });
+    connect(m_sessionPanel, &SessionPanel::problem, this, [this](const QString &m) { m_host.showProblem(m); });
+    connect(m_sessionPanel, &SessionPanel::saveRequested, this, &ClassroomMode::saveTallies);
+    connect(m_sessionPanel->server(), &ClassServer::studentsChanged, this, &ClassroomMode::refreshSessionStatus);
+    connect(m_sessionPanel, &SessionPanel::runningChanged, this, [this](bool on) {
+        m_endSessionAction->setEnabled(on);
+        m_sessionAction->setText(on ? tr("Class &session") : tr("Start a class &session"));
+        refreshSessionStatus();
+    });
+    // A question about the weights hides them (as F7 does) until the reveal,
+    // and F7 cannot lift it before then: the class would see the answer.
+    connect(m_sessionPanel, &SessionPanel::hidingWanted, this, [this](bool hide) {
+        m_hideAction->setEnabled(!hide);
+        m_hiddenForGuess = false;
+        m_classroom->setHidden(hide);
+    });
+}
+
+void ClassroomMode::refreshSessionStatus()
+{
+    const bool on = m_sessionPanel->running();
+    m_sessionStatus->setVisible(on);
+    if (on)
+        m_sessionStatus->setText(tr("Class session %1 · students: %2")
+                                     .arg(m_sessionPanel->joinCode())
+                                     .arg(m_sessionPanel->server()->students()));
+}
+
+std::optional<Problem> ClassroomMode::startClassSession(quint16 port, bool exactPort, const QString &joinCode)
+{
+    if (auto p = m_sessionPanel->start(port, exactPort, joinCode))
+        return p;
+    m_sessionDock->show();
+    m_sessionDock->raise();
+    return std::nullopt;
+}
+
+void ClassroomMode::saveTallies()
+{
+    const QString path = QFileDialog::getSaveFileName(m_host.mainWindow(), tr("Save the class's tallies"),
+                                                      QStringLiteral("class-session.csv"), tr("CSV files (*.csv)"));
+    if (path.isEmpty())
+        return;
+    if (auto p = m_sessionPanel->saveTallies(path))
+        m_host.showProblem(problemText(*p));
+    else
+        m_host.showMessage(tr("Saved %1").arg(path), 4000);
 }
 
 void ClassroomMode::registerViews()
 {
+    m_host.registerView(QStringLiteral("session"), [this]() -> QWidget * {
+        m_sessionDock->show();
+        m_sessionDock->raise();
+        return m_host.mainWindow();
+    });
     // The online softmax of the causal lesson's last query, at its second tile.
     m_host.registerView(QStringLiteral("online"), [this]() -> QWidget * {
         m_host.showSideTab(m_onlinePanel);
@@ -183,7 +274,7 @@ void ClassroomMode::registerViews()
 
 QList<QDockWidget *> ClassroomMode::dockWidgets() const
 {
-    return {m_notesDock};
+    return {m_notesDock, m_sessionDock};
 }
 
 QList<QToolBar *> ClassroomMode::toolBars() const

@@ -153,7 +153,8 @@
       const tol = isNum(r.tolerance) ? r.tolerance : 0;
       // A hair of slack: |0.43 - 0.42| is 0.010000000000000009 in floating point.
       good = isNum(yours) && isNum(r.number) && Math.abs(yours - r.number) <= tol + 1e-9 * Math.max(1, Math.abs(r.number));
-      rightText = isNum(r.number) ? fmt(r.number) + (tol > 0 ? ' (± ' + fmt(tol) + ')' : '') : '';
+      // The tolerance as it is (0.005), not at the answer's decimals (0.01).
+      rightText = isNum(r.number) ? fmt(r.number) + (tol > 0 ? ' (± ' + String(+tol.toPrecision(2)) + ')' : '') : '';
       yourText = String(yours);
     }
     E.result.className = good ? 'ok' : answered ? 'bad' : '';

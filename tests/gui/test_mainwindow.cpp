@@ -907,6 +907,10 @@ void TestMainWindow::appRefusesBadOptions_data()
     QTest::newRow("lesson") << QStringList{"--lesson", "nosuch"} << "no built-in lesson";
     QTest::newRow("file and lesson") << QStringList{"--lesson", "causal", "x.json"} << "not both";
     QTest::newRow("missing file") << QStringList{"no-such-file.json"} << "no-such-file.json";
+    QTest::newRow("port alone") << QStringList{"--port", "9000"} << "go with --class-session";
+    QTest::newRow("code alone") << QStringList{"--join-code", "ABCD"} << "go with --class-session";
+    QTest::newRow("bad port") << QStringList{"--class-session", "--port", "70000"} << "--port: a port from 1 to 65535";
+    QTest::newRow("bad code") << QStringList{"--class-session", "--port", "0", "--join-code", "AB0"} << "join code";
 }
 
 // The window's own command line: a wrong option exits 2 with one line that

@@ -6,6 +6,7 @@
 // CSV of anonymous tallies.
 
 #include "classsession.h"
+#include "sessionquestions.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -253,6 +254,89 @@ private slots:
 
     // The CSV: one row a question, counts only; a text a spreadsheet would
     // run as a formula is written as text; no device token anywhere.
+    // The questions made from a lesson, their answers worked by hand:
+    // Q row 1 = (1, 0), K = (1, 0), (0, 1), (2, 0): scores 1, 0, 2; over
+    // sqrt(2): 0.7071, 0, 1.4142; e^: 2.0281, 1, 4.1133 (sum 7.1414):
+    // weights 0.2840, 0.1400, 0.5760.
+    void questionsFromALesson()
+    {
+        Scenario s;
+        s.mode = InputMode::Direct;
+        s.tokens = {"我", "爱", "你"};
+        s.Q = Matrix{{1, 0}, {0, 1}, {1, 1}};
+        s.K = Matrix{{1, 0}, {0, 1}, {2, 0}};
+        s.V = Matrix{{1, 0}, {0, 1}, {1, 1}};
+        Result<Trace> t = tryCompute(s);
+        QVERIFY(t.ok());
+
+        Result<SessionQuestion> w = winnerQuestion(s, t.value(), 0, 0);
+        QVERIFY(w.ok());
+        QCOMPARE(w.value().id, std::string("winner-h1-q1"));
+        QCOMPARE(w.value().choices.size(), std::size_t(3));
+        QCOMPARE(w.value().choices[2].at("en"), std::string("你"));
+        QCOMPARE(w.value().answer, std::vector<int>{2});
+        QVERIFY(w.value().text.at("en").find("“我”") != std::string::npos);
+        QVERIFY(w.value().text.at("zh_CN").find("我") != std::string::npos);
+        QVERIFY(w.value().image);
+
+        Result<SessionQuestion> n = weightQuestion(s, t.value(), 0, 0, 0);
+        QVERIFY(n.ok());
+        QCOMPARE(n.value().kind, SessionQuestion::Kind::Number);
+        const double e1 = std::exp(1 / std::sqrt(2.0)), e2 = std::exp(2 / std::sqrt(2.0));
+        QVERIFY(std::fabs(n.value().number - e1 / (e1 + 1 + e2)) < 1e-12);
+        QVERIFY(std::fabs(n.value().number - 0.2840) < 5e-5);
+        // 0.28 is right (rounded), 0.29 is not.
+        ClassSession session("ABCDE");
+        QVERIFY(!session.ask(n.value()));
+        QVERIFY(session.connect("a", 0) && session.connect("b", 0));
+        session.receive("a", hello(device(1)), 0);
+        session.receive("b", hello(device(2)), 0);
+        session.receive("a", json({{"type", "answer"}, {"question", "weight-h1-q1-k1"}, {"number", 0.28}}), 0);
+        session.receive("b", json({{"type", "answer"}, {"question", "weight-h1-q1-k1"}, {"number", 0.29}}), 0);
+        QCOMPARE(session.tally().right, 1);
+
+        // Nothing to sum below 1 with the ordinary softmax and no mask: "none".
+        Result<SessionQuestion> r = rowSumQuestion(s, t.value(), 0);
+        QVERIFY(r.ok());
+        QCOMPARE(r.value().choices.size(), std::size_t(4));
+        QCOMPARE(r.value().answer, std::vector<int>{3});
+        // softmax_1: every row below 1.
+        s.softmax = SoftmaxKind::PlusOne;
+        QCOMPARE(rowSumQuestion(s, tryCompute(s).value(), 0).value().answer, (std::vector<int>{0, 1, 2}));
+        // A causal mask applied after the softmax: the rows with a blocked key.
+        s.softmax = SoftmaxKind::Standard;
+        s.mask.causal = true;
+        s.maskStage = MaskStage::AfterSoftmax;
+        QCOMPARE(rowSumQuestion(s, tryCompute(s).value(), 0).value().answer, (std::vector<int>{0, 1}));
+        // Causal before the softmax: the first query has one key, nothing to guess.
+        s.maskStage = MaskStage::BeforeSoftmax;
+        const Trace causal = tryCompute(s).value();
+        QVERIFY(!winnerQuestion(s, causal, 0, 0).ok());
+        QVERIFY(winnerQuestion(s, causal, 0, 1).ok());
+        QCOMPARE(winnerQuestion(s, causal, 0, 1).value().choices.size(), std::size_t(2)); // blocked keys are not offered
+        QVERIFY(!weightQuestion(s, causal, 0, 0, 2).ok());                                // a blocked key's weight is 0 by rule
+        QVERIFY(!winnerQuestion(s, causal, 1, 0).ok());                                   // no head 2
+        QVERIFY(!weightQuestion(s, causal, 0, 5, 0).ok());
+
+        // Ties count: equal scores, every tied key right.
+        Scenario tie = s;
+        tie.mask.causal = false;
+        tie.K = Matrix{{1, 0}, {1, 0}, {0, 1}};
+        QCOMPARE(winnerQuestion(tie, tryCompute(tie).value(), 0, 0).value().answer, (std::vector<int>{0, 1}));
+
+        // A quiz question as it is.
+        QuizQuestion quiz;
+        quiz.id = "seed000-q1";
+        quiz.question = {{"en", "Why divide by sqrt(d_k)?"}, {"zh_CN", "为什么除以 √d_k？"}};
+        quiz.choices = {{{"en", "a"}}, {{"en", "b"}}};
+        quiz.answer = {1};
+        const SessionQuestion qq = quizQuestion(quiz);
+        QCOMPARE(qq.id, quiz.id);
+        QCOMPARE(qq.text.at("zh_CN"), quiz.question.at("zh_CN"));
+        QCOMPARE(qq.answer, quiz.answer);
+        QVERIFY(!qq.image);
+    }
+
     void csv()
     {
         ClassSession s("ABCDE");

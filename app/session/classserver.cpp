@@ -1,0 +1,417 @@
+#include "classserver.h"
+
+#include <QAbstractHttpServer>
+#include <QFile>
+#include <QHttpServerRequest>
+#include <QHttpServerResponder>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkInterface>
+#include <QRandomGenerator>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTimer>
+#include <QUrlQuery>
+#include <QWebSocket>
+
+#include <algorithm>
+#include <vector>
+
+namespace attn {
+
+namespace {
+
+// Accepts the sockets and keeps each HTTP request small: the HTTP server
+// buffers a request until it is whole, so a phone (or anyone on the
+// network) could otherwise send an endless one. A socket handed over to
+// the WebSocket server loses these connections (QAbstractHttpServer
+// disconnects it), and the WebSocket limits take over.
+class GuardTcpServer : public QTcpServer {
+public:
+    using QTcpServer::QTcpServer;
+
+    int openSockets()
+    {
+        m_open.erase(std::remove_if(m_open.begin(), m_open.end(), [](const QPointer<QTcpSocket> &s) {
+                         return !s || s->state() == QAbstractSocket::UnconnectedState;
+                     }),
+                     m_open.end());
+        return int(m_open.size());
+    }
+
+protected:
+    void incomingConnection(qintptr handle) override
+    {
+        auto *socket = new QTcpSocket(this);
+        if (!socket->setSocketDescriptor(handle)) {
+            delete socket;
+            return;
+        }
+        if (openSockets() >= ClassServer::kMaxSockets) {
+            socket->abort();
+            socket->deleteLater();
+            return;
+        }
+        m_open.emplace_back(socket);
+        // The server reads all it is given at each readyRead, so what is
+        // available here is what arrived since: their sum is the request's size.
+        auto received = std::make_shared<qint64>(0);
+        connect(socket, &QTcpSocket::readyRead, socket, [socket, received] {
+            *received += socket->bytesAvailable();
+            if (*received > ClassServer::kMaxRequestBytes)
+                socket->abort();
+        });
+        connect(socket, &QTcpSocket::bytesWritten, socket, [received] { *received = 0; }); // answered: the next request
+        addPendingConnection(socket);
+    }
+
+private:
+    std::vector<QPointer<QTcpSocket>> m_open;
+};
+
+QByteArray resource(const QString &name)
+{
+    QFile f(QStringLiteral(":/classroom/") + name);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QString normalLanguage(const QString &language)
+{
+    return language.startsWith(QLatin1String("zh")) ? QStringLiteral("zh_CN") : QStringLiteral("en");
+}
+
+} // namespace
+
+class ClassHttpServer : public QAbstractHttpServer {
+public:
+    explicit ClassHttpServer(ClassServer *owner) : m_owner(owner) {}
+    GuardTcpServer *tcp = nullptr;
+
+protected:
+    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override
+    {
+        // A WebSocket upgrade is asked here first: true, with nothing
+        // written, hands it to the WebSocket server; the code and the path
+        // are checked there, so that a wrong one closes with 4001 (the page
+        // then stops retrying) rather than failing the handshake.
+        if (request.value(QByteArrayLiteral("upgrade")).compare(QByteArrayLiteral("websocket"), Qt::CaseInsensitive) == 0)
+            return true;
+        ClassServer::Reply reply;
+        if (request.method() != QHttpServerRequest::Method::Get && request.method() != QHttpServerRequest::Method::Head)
+            reply = {QByteArrayLiteral("Only GET is served here.\n"), QByteArrayLiteral("text/plain; charset=utf-8"), 405};
+        else
+            reply = m_owner->answerRequest(request.url().path(), request.query());
+        QHttpServerResponder responder = makeResponder(request, socket);
+        const QByteArray body = request.method() == QHttpServerRequest::Method::Head ? QByteArray() : reply.body;
+        responder.write(body,
+                        {{"Content-Type", reply.mimeType},
+                         {"Cache-Control", "no-store"},
+                         {"X-Content-Type-Options", "nosniff"},
+                         {"Referrer-Policy", "no-referrer"},
+                         {"X-Frame-Options", "DENY"},
+                         // The page's own script, style and images; its socket; nothing else.
+                         {"Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; "
+                                                     "img-src 'self' data:; connect-src 'self' ws: wss:; base-uri 'none'; "
+                                                     "form-action 'none'; frame-ancestors 'none'"}},
+                        QHttpServerResponder::StatusCode(reply.status));
+        return true;
+    }
+    void missingHandler(const QHttpServerRequest &, QTcpSocket *) override {}
+
+private:
+    ClassServer *m_owner;
+};
+
+ClassServer::ClassServer(QObject *parent) : QObject(parent)
+{
+    // An ended session with nothing in it until start(): session() is always there to read.
+    m_session = std::make_unique<ClassSession>(std::string());
+    m_session->end();
+    m_tick = new QTimer(this);
+    m_tick->setInterval(1000);
+    connect(m_tick, &QTimer::timeout, this, [this] {
+        if (!m_session)
+            return;
+        if (m_session->expired(now())) {
+            stop();
+            return;
+        }
+        // The count on the phones, at most once a second: 500 phones joining
+        // would otherwise be told 250,000 times.
+        const int n = m_session->students();
+        if (n != m_studentsSent) {
+            m_studentsSent = n;
+            const QJsonObject m{{QStringLiteral("type"), QStringLiteral("students")}, {QStringLiteral("students"), n}};
+            for (const auto &[socket, id] : m_sockets)
+                send(socket, m);
+        }
+    });
+}
+
+ClassServer::~ClassServer()
+{
+    stop();
+}
+
+std::optional<Problem> ClassServer::start(const Options &options)
+{
+    stop();
+    QString code = options.joinCode.trimmed().toUpper();
+    if (code.isEmpty())
+        code = QString::fromStdString(ClassSession::makeJoinCode(QRandomGenerator::system()->generate64(), 5));
+    static const QString allowed = QStringLiteral("ABCDEFGHJKMNPQRSTUVWXYZ23456789");
+    if (code.size() < 4 || code.size() > 8 || !std::all_of(code.begin(), code.end(), [](QChar c) { return allowed.contains(c); }))
+        return Problem{"join code", "use 4 to 8 of the letters and digits A-Z and 2-9 without I, L and O"};
+
+    auto http = std::make_unique<ClassHttpServer>(this);
+    auto *tcp = new GuardTcpServer(http.get());
+    const int tries = options.exactPort ? 1 : kPortsToTry;
+    quint16 port = 0;
+    for (int i = 0; i < tries && !port; ++i) {
+        const int candidate = int(options.port) + i;
+        if (candidate > 65535)
+            break;
+        if (tcp->listen(options.address, quint16(candidate)))
+            port = tcp->serverPort();
+    }
+    if (!port)
+        return Problem{"port " + std::to_string(options.port),
+                       options.exactPort ? "it is taken or not allowed: " + tcp->errorString().toStdString()
+                                         : "it and the next " + std::to_string(kPortsToTry - 1) + " ports are taken"};
+    tcp->setMaxPendingConnections(64);
+    http->tcp = tcp;
+    http->bind(tcp);
+    connect(http.get(), &QAbstractHttpServer::newWebSocketConnection, this, &ClassServer::acceptWebSockets);
+
+    m_clock.start();
+    m_session = std::make_unique<ClassSession>(code.toStdString(), options.limits, now());
+    m_http = std::move(http);
+    m_port = port;
+    m_language = normalLanguage(options.language);
+    m_studentsSent = -1;
+    m_studentsNoted = 0;
+    m_image.clear();
+    m_imageKey.clear();
+    m_tick->start();
+    return std::nullopt;
+}
+
+void ClassServer::stop()
+{
+    if (!m_http)
+        return;
+    m_tick->stop();
+    m_session->end();
+    const QJsonObject ended{{QStringLiteral("type"), QStringLiteral("ended")}};
+    // Swapped out first: a socket's close below must not find itself in the list.
+    auto sockets = std::exchange(m_sockets, {});
+    for (const auto &[socket, id] : sockets) {
+        socket->disconnect(this);
+        socket->sendTextMessage(QString::fromUtf8(QJsonDocument(ended).toJson(QJsonDocument::Compact)));
+        socket->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("the session ended"));
+        socket->deleteLater();
+        m_session->disconnect(id);
+    }
+    m_http.reset(); // its server and the sockets still loading a page go with it: nothing listens
+    m_port = 0;
+    noteStudents();
+    emit stopped();
+}
+
+QString ClassServer::joinCode() const
+{
+    return m_session ? QString::fromStdString(m_session->joinCode()) : QString();
+}
+
+QStringList ClassServer::addresses() const
+{
+    QStringList wired, wireless, loopback{QStringLiteral("127.0.0.1")};
+    for (const QNetworkInterface &i : QNetworkInterface::allInterfaces()) {
+        const auto flags = i.flags();
+        if (!(flags & QNetworkInterface::IsUp) || !(flags & QNetworkInterface::IsRunning) || (flags & QNetworkInterface::IsLoopBack))
+            continue;
+        for (const QNetworkAddressEntry &e : i.addressEntries()) {
+            const QHostAddress a = e.ip();
+            if (a.protocol() != QAbstractSocket::IPv4Protocol || a.isLoopback() || a.isLinkLocal())
+                continue;
+            // Containers' and VMs' bridges are rarely where the phones are.
+            const bool virtualBridge = i.name().startsWith(QLatin1String("docker")) || i.name().startsWith(QLatin1String("br-"))
+                || i.name().startsWith(QLatin1String("veth")) || i.name().startsWith(QLatin1String("virbr"));
+            (virtualBridge ? loopback : (i.type() == QNetworkInterface::Wifi ? wireless : wired)).prepend(a.toString());
+        }
+    }
+    // Bridges go after the LAN's addresses, before 127.0.0.1.
+    QStringList all = wireless + wired;
+    loopback.removeDuplicates();
+    std::stable_partition(loopback.begin(), loopback.end(), [](const QString &a) { return a != QLatin1String("127.0.0.1"); });
+    return all + loopback;
+}
+
+QUrl ClassServer::studentUrl(const QString &host) const
+{
+    QUrl url;
+    url.setScheme(QStringLiteral("http"));
+    url.setHost(host);
+    url.setPort(m_port);
+    url.setPath(QStringLiteral("/"));
+    url.setQuery(QStringLiteral("code=") + joinCode());
+    return url;
+}
+
+int ClassServer::openSockets() const
+{
+    return m_http && m_http->tcp ? m_http->tcp->openSockets() + int(m_sockets.size()) : 0;
+}
+
+std::optional<Problem> ClassServer::ask(SessionQuestion question)
+{
+    if (!m_http)
+        return Problem{"class session", "no session is running"};
+    if (auto problem = m_session->ask(std::move(question)))
+        return problem;
+    m_image.clear();
+    m_imageKey.clear();
+    broadcastState();
+    emit answersChanged();
+    return std::nullopt;
+}
+
+void ClassServer::reveal()
+{
+    if (!m_session || !m_session->current())
+        return;
+    m_session->reveal();
+    broadcastState();
+    emit answersChanged();
+}
+
+void ClassServer::setLanguage(const QString &language)
+{
+    m_language = normalLanguage(language);
+}
+
+void ClassServer::setImageProvider(std::function<QByteArray(const SessionQuestion &)> provider)
+{
+    m_imageProvider = std::move(provider);
+    m_image.clear();
+    m_imageKey.clear();
+}
+
+ClassServer::Reply ClassServer::answerRequest(const QString &path, const QUrlQuery &query)
+{
+    static const QByteArray text = QByteArrayLiteral("text/plain; charset=utf-8");
+    if (path == QLatin1String("/student.css"))
+        return {resource(QStringLiteral("student.css")), QByteArrayLiteral("text/css; charset=utf-8")};
+    if (path == QLatin1String("/student.js"))
+        return {resource(QStringLiteral("student.js")), QByteArrayLiteral("text/javascript; charset=utf-8")};
+    if (path != QLatin1String("/") && path != QLatin1String("/map.png"))
+        return {QByteArrayLiteral("Not found.\n"), text, 404};
+    if (!m_session || !m_session->codeMatches(query.queryItemValue(QStringLiteral("code"))))
+        return {QByteArrayLiteral("Wrong join code: type the code shown on the projector.\n"), text, 403};
+    if (path == QLatin1String("/"))
+        return {resource(QStringLiteral("student.html")), QByteArrayLiteral("text/html; charset=utf-8")};
+    // The map of the open question; an old question's map is gone.
+    const SessionQuestion *q = m_session->current();
+    const QString key = q ? QString::fromStdString(q->id) + QLatin1Char('|') + QString::number(m_session->version()) : QString();
+    if (!q || !q->image || !m_imageProvider || query.queryItemValue(QStringLiteral("q")) != QString::fromStdString(q->id))
+        return {QByteArrayLiteral("No map for this question.\n"), text, 404};
+    if (m_imageKey != key) {
+        m_image = m_imageProvider(*q);
+        m_imageKey = key;
+    }
+    if (m_image.isEmpty())
+        return {QByteArrayLiteral("No map for this question.\n"), text, 404};
+    return {m_image, QByteArrayLiteral("image/png")};
+}
+
+void ClassServer::acceptWebSockets()
+{
+    while (m_http && m_http->hasPendingWebSocketConnections()) {
+        QWebSocket *socket = m_http->nextPendingWebSocketConnection().release();
+        socket->setParent(this);
+        connect(socket, &QWebSocket::disconnected, socket, &QObject::deleteLater);
+        const QUrl url = socket->requestUrl();
+        const QString code = QUrlQuery(url).queryItemValue(QStringLiteral("code"));
+        if (url.path() != QLatin1String("/ws") || !m_session->codeMatches(code)) {
+            socket->close(QWebSocketProtocol::CloseCode(kCloseWrongCode), QStringLiteral("wrong join code"));
+            continue;
+        }
+        const std::string id = "c" + std::to_string(++m_nextId);
+        if (!m_session->connect(id, now())) {
+            const bool over = m_session->ended() || m_session->expired(now());
+            socket->close(over ? QWebSocketProtocol::CloseCodeGoingAway : QWebSocketProtocol::CloseCode(kCloseFull),
+                          over ? QStringLiteral("the session ended") : QStringLiteral("the class is full"));
+            continue;
+        }
+        // Beyond the session's 4 KB a message is refused with a reply; far
+        // beyond it the socket is closed before the message is even kept.
+        socket->setMaxAllowedIncomingFrameSize(quint64(m_session->limits().maxMessageBytes) * 4);
+        socket->setMaxAllowedIncomingMessageSize(quint64(m_session->limits().maxMessageBytes) * 4);
+        m_sockets.emplace(socket, id);
+        connect(socket, &QWebSocket::textMessageReceived, this, [this, socket](const QString &m) { onMessage(socket, m); });
+        connect(socket, &QWebSocket::binaryMessageReceived, this, [this, socket](const QByteArray &) {
+            onMessage(socket, QStringLiteral("binary"));
+        });
+        connect(socket, &QWebSocket::disconnected, this, [this, socket] { onClosed(socket); });
+    }
+}
+
+void ClassServer::onMessage(QWebSocket *socket, const QString &message)
+{
+    auto it = m_sockets.find(socket);
+    if (it == m_sockets.end() || !m_session)
+        return;
+    const SessionTally before = m_session->tally();
+    const int studentsBefore = m_session->students();
+    const std::optional<QJsonObject> reply = m_session->receive(it->second, message.toUtf8(), now());
+    if (!reply)
+        return;
+    const QString type = reply->value(QLatin1String("type")).toString();
+    // Only a hello is answered with the state.
+    const bool hello = type == QLatin1String("question") || type == QLatin1String("reveal") || type == QLatin1String("idle");
+    if (hello)
+        send(socket, QJsonObject{{QStringLiteral("type"), QStringLiteral("welcome")},
+                                 {QStringLiteral("students"), m_session->students()},
+                                 {QStringLiteral("language"), m_language}});
+    send(socket, *reply);
+    if (m_session->students() != studentsBefore)
+        noteStudents();
+    if (type == QLatin1String("ack")) {
+        const SessionTally after = m_session->tally();
+        if (after.counts != before.counts || after.numbers != before.numbers)
+            emit answersChanged();
+    }
+}
+
+void ClassServer::onClosed(QWebSocket *socket)
+{
+    auto it = m_sockets.find(socket);
+    if (it == m_sockets.end())
+        return;
+    if (m_session)
+        m_session->disconnect(it->second);
+    m_sockets.erase(it);
+    noteStudents();
+}
+
+void ClassServer::send(QWebSocket *socket, const QJsonObject &message)
+{
+    socket->sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson(QJsonDocument::Compact)));
+}
+
+void ClassServer::broadcastState()
+{
+    for (const auto &[socket, id] : m_sockets)
+        send(socket, m_session->stateFor(id));
+}
+
+void ClassServer::noteStudents()
+{
+    const int n = students();
+    if (n != m_studentsNoted) {
+        m_studentsNoted = n;
+        emit studentsChanged(n);
+    }
+}
+
+} // namespace attn

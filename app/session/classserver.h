@@ -1,0 +1,120 @@
+#pragma once
+// The class session on the network: a small HTTP and WebSocket server
+// (Qt HttpServer, Qt WebSockets) that serves the student page and hands
+// every phone's message to the session's rules (core/session). It runs in
+// the window's thread; nothing listens until start(), nothing after stop().
+//
+// What it serves, and nothing else (no file from disk, no path taken from a
+// request):
+//   GET /?code=CODE                  the student page
+//   GET /student.css, /student.js    its style and script (no secret in them)
+//   GET /map.png?code=CODE&q=ID&v=N  the open question's map, drawn by the app
+//   WebSocket /ws?code=CODE          the answers; a wrong code closes with 4001
+// Limits beside the session's own (message size, rate, connections, length):
+// a request of at most kMaxRequestBytes, at most kMaxSockets sockets open.
+
+#include "classsession.h"
+#include "result.h"
+
+#include <QElapsedTimer>
+#include <QHostAddress>
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+#include <QUrl>
+
+#include <functional>
+#include <map>
+#include <memory>
+
+class QTimer;
+class QWebSocket;
+
+namespace attn {
+
+class ClassHttpServer;
+
+class ClassServer : public QObject {
+    Q_OBJECT
+
+public:
+    static constexpr quint16 kDefaultPort = 8642;
+    static constexpr int kPortsToTry = 20;         // 8642, 8643, ... when one is taken
+    static constexpr qint64 kMaxRequestBytes = 16 * 1024;
+    static constexpr int kMaxSockets = 600;        // the session's 500 and the page loads beside them
+    static constexpr int kCloseWrongCode = 4001;   // the page stops retrying on it
+    static constexpr int kCloseFull = 4002;        // the class is full: the page retries later
+
+    struct Options {
+        quint16 port = kDefaultPort;
+        bool exactPort = false;        // true: that port or fail (the command line's --port)
+        QString joinCode;              // empty: a fresh one
+        QHostAddress address = QHostAddress::Any; // the tests: LocalHost
+        SessionLimits limits;
+        QString language = QStringLiteral("en"); // the phones' default: "en" or "zh_CN"
+    };
+
+    explicit ClassServer(QObject *parent = nullptr);
+    ~ClassServer() override;
+
+    // Listens; a Problem when no port could be had or the join code is not
+    // one a phone can type (4 to 8 of the session's letters and digits).
+    std::optional<Problem> start(const Options &options);
+    // Tells every phone the session ended, closes every socket and stops
+    // listening. The tallies stay readable until the next start().
+    void stop();
+    bool running() const { return bool(m_http); }
+    quint16 port() const { return m_port; }
+    QString joinCode() const;
+    // The addresses a phone can reach: the LAN's IPv4 addresses, the
+    // likeliest first, then 127.0.0.1.
+    QStringList addresses() const;
+    QUrl studentUrl(const QString &host) const;
+
+    // The running session, or the last one (its tallies stay for the CSV), or an empty one.
+    const ClassSession &session() const { return *m_session; }
+    // The teacher: ask, reveal, end. Every phone hears at once.
+    std::optional<Problem> ask(SessionQuestion question);
+    void reveal();
+    void setLanguage(const QString &language);
+    // The map of the open question (PNG bytes), drawn by the window; asked
+    // once a question version, then served from the cache.
+    void setImageProvider(std::function<QByteArray(const SessionQuestion &)> provider);
+    int students() const { return m_session ? m_session->students() : 0; }
+    int openSockets() const;
+
+signals:
+    void studentsChanged(int students);
+    void answersChanged();   // the open question's tally changed
+    void stopped();
+
+private:
+    friend class ClassHttpServer;
+    struct Reply {
+        QByteArray body, mimeType;
+        int status = 200;
+    };
+    Reply answerRequest(const QString &path, const QUrlQuery &query);
+    void acceptWebSockets();
+    void onMessage(QWebSocket *socket, const QString &message);
+    void onClosed(QWebSocket *socket);
+    void broadcastState();
+    void send(QWebSocket *socket, const QJsonObject &message);
+    void noteStudents();
+    qint64 now() const { return m_clock.elapsed(); }
+
+    std::unique_ptr<ClassSession> m_session;
+    std::unique_ptr<ClassHttpServer> m_http;
+    std::map<QWebSocket *, std::string> m_sockets; // socket → its connection id in the session
+    quint64 m_nextId = 0;
+    quint16 m_port = 0;
+    QString m_language = QStringLiteral("en");
+    QElapsedTimer m_clock;
+    QTimer *m_tick = nullptr;      // the students' count to the phones, the session's end
+    int m_studentsSent = -1, m_studentsNoted = 0;
+    std::function<QByteArray(const SessionQuestion &)> m_imageProvider;
+    QByteArray m_image;
+    QString m_imageKey;
+};
+
+} // namespace attn
