@@ -10,9 +10,11 @@
 //                after the last answer (budget: one frame, 16.7 ms)
 // and once: the time for every phone to connect and say hello.
 //
-// Usage: bench_session [--students N] [--spread MS] [--rounds R] [--screenshot PNG]
+// Usage: bench_session [--students N] [--spread MS] [--rounds R] [--lesson NAME]
+//                      [--screenshot PNG [--language zh_CN] [--zoom Z] [--size WxH] [--reveal]]
 //   --screenshot saves the window after the last round (with the dock and
-//   the histogram): the projector's picture in docs/classroom.md.
+//   the histogram; --reveal: after the reveal): the projector's picture in
+//   docs/classroom.md, at a projector's zoom with the panels shown.
 
 #include "answerhistogram.h"
 #include "classroommode.h"
@@ -23,7 +25,9 @@
 #include <QApplication>
 #include <QBuffer>
 #include <QElapsedTimer>
+#include <QLocale>
 #include <QSettings>
+#include <QTranslator>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -71,7 +75,10 @@ int main(int argc, char **argv)
     QSettings::setDefaultFormat(QSettings::IniFormat);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
     int students = 500, spread = 1000, rounds = 5;
-    QString screenshot, language;
+    QString screenshot, language, lesson = QStringLiteral("seed000-basic");
+    double zoom = 0;
+    bool revealShot = false;
+    QSize size(1600, 1000);
     const QStringList args = app.arguments();
     for (int i = 1; i < args.size(); ++i) {
         if (args[i] == QLatin1String("--students") && i + 1 < args.size())
@@ -82,19 +89,41 @@ int main(int argc, char **argv)
             rounds = std::max(1, args[++i].toInt());
         else if (args[i] == QLatin1String("--screenshot") && i + 1 < args.size())
             screenshot = args[++i];
+        else if (args[i] == QLatin1String("--lesson") && i + 1 < args.size())
+            lesson = args[++i];
+        else if (args[i] == QLatin1String("--language") && i + 1 < args.size())
+            language = args[++i];
+        else if (args[i] == QLatin1String("--zoom") && i + 1 < args.size())
+            zoom = args[++i].toDouble();
+        else if (args[i] == QLatin1String("--size") && i + 1 < args.size()) {
+            const QStringList wh = args[++i].split(QLatin1Char('x'));
+            size = QSize(wh.value(0).toInt(), wh.value(1).toInt());
+        } else if (args[i] == QLatin1String("--reveal"))
+            revealShot = true;
         else {
-            std::fprintf(stderr, "usage: bench_session [--students N] [--spread MS] [--rounds R] [--screenshot PNG]\n");
+            std::fprintf(stderr, "usage: bench_session [--students N] [--spread MS] [--rounds R] [--lesson NAME] "
+                                 "[--screenshot PNG [--language zh_CN] [--zoom Z] [--size WxH] [--reveal]]\n");
             return 2;
         }
     }
+    if (!language.isEmpty()) {
+        QLocale::setDefault(QLocale(language));
+        auto *translator = new QTranslator(&app);
+        if (translator->load(QLocale(language), QStringLiteral("attention-lab"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+            app.installTranslator(translator);
+    }
 
     attn::MainWindow window;
-    if (auto p = window.openLesson(QStringLiteral("seed000-basic"))) {
+    if (auto p = window.openLesson(lesson)) {
         std::fprintf(stderr, "bench_session: %s\n", p->toString().c_str());
         return 1;
     }
-    window.resize(1600, 1000);
+    window.resize(size);
     window.show();
+    if (zoom > 0) {
+        window.setZoom(zoom, false);
+        window.setPanelsShownByUser(true);
+    }
     attn::SessionPanel *panel = window.classroomMode()->sessionPanel();
     if (auto p = window.classroomMode()->startClassSession(0, true, QStringLiteral("BENCH"))) {
         std::fprintf(stderr, "bench_session: %s\n", p->toString().c_str());
@@ -121,7 +150,7 @@ int main(int argc, char **argv)
 
     std::vector<double> toTally, toPaint;
     for (int r = 0; r < rounds; ++r) {
-        window.document()->setCurrentQuery(r % 3);
+        window.document()->setCurrentQuery(r % int(window.document()->trace().heads[0].weights.rows()));
         const int seenBefore = swarm->questionsSeen;
         if (auto p = panel->ask(attn::SessionPanel::Ask::Winner)) {
             std::fprintf(stderr, "bench_session: %s\n", p->toString().c_str());
@@ -172,6 +201,10 @@ int main(int argc, char **argv)
         QMetaObject::invokeMethod(swarm, "answerAll", Qt::QueuedConnection, Q_ARG(QString, QString::fromStdString(q.id)),
                                   Q_ARG(int, int(q.choices.size())), Q_ARG(int, 200), Q_ARG(unsigned, 5u));
         waitUntil([&] { return panel->server()->session().tally().answers == students; }, 60000);
+        if (revealShot)
+            panel->reveal();
+        // Laid out and painted at the size asked for (the zoom refits the panels).
+        waitUntil([&] { return window.size() == size; }, 5000);
         QApplication::processEvents();
         if (!window.grab().save(screenshot, "PNG")) {
             std::fprintf(stderr, "bench_session: cannot write %s\n", qPrintable(screenshot));

@@ -18,9 +18,11 @@ AnswerHistogram::AnswerHistogram(QWidget *parent) : QWidget(parent)
 
 void AnswerHistogram::setBars(std::vector<AnswerBar> bars, bool revealed)
 {
+    const bool rows = bars.size() != m_bars.size();
     m_bars = std::move(bars);
     m_revealed = revealed;
-    updateGeometry();
+    if (rows)
+        updateGeometry(); // only a new number of rows changes the size it asks for
     update(); // painted in the same frame as the answer that changed it
 }
 
@@ -99,13 +101,16 @@ void AnswerHistogram::paintEvent(QPaintEvent *)
     for (const AnswerBar &b : m_bars)
         most = std::max(most, b.count);
     const int h = std::min(rowHeight(), std::max(fm.height() + 4, height() / int(m_bars.size())));
-    // The labels take what they need, up to two fifths of the width; the
-    // count its widest number; the bar the rest.
+    // The labels take what they need (in bold: a right one is), up to two
+    // fifths of the width; the count its widest number; the bar the rest.
+    QFont boldFont = font();
+    boldFont.setBold(true);
+    const QFontMetrics bold(boldFont);
     int labelW = 0;
-    for (const AnswerBar &b : m_bars)
-        labelW = std::max(labelW, fm.horizontalAdvance(b.label));
     const QString tick = QStringLiteral(" ✓");
-    labelW = std::min(labelW + fm.horizontalAdvance(tick), width() * 2 / 5);
+    for (const AnswerBar &b : m_bars)
+        labelW = std::max(labelW, bold.horizontalAdvance(b.label + tick));
+    labelW = std::min(labelW, width() * 2 / 5);
     const int countW = fm.horizontalAdvance(QString::number(most)) + fm.horizontalAdvance(QLatin1Char(' ')) * 2;
     const int gap = fm.horizontalAdvance(QLatin1Char(' '));
     const int barX = labelW + gap, barMax = std::max(1, width() - barX - countW - gap);
@@ -117,13 +122,13 @@ void AnswerHistogram::paintEvent(QPaintEvent *)
         const int y = int(i) * h;
         const bool tickIt = m_revealed && b.right;
         p.setPen(pal.color(QPalette::WindowText));
-        QFont f = font();
-        f.setBold(tickIt);
-        p.setFont(f);
-        const QString label = fm.elidedText(b.label, Qt::ElideRight, labelW - (tickIt ? fm.horizontalAdvance(tick) : 0));
+        p.setFont(tickIt ? boldFont : font());
+        const QFontMetrics &m = tickIt ? bold : fm;
+        const QString label = m.elidedText(b.label, Qt::ElideRight, labelW - (tickIt ? m.horizontalAdvance(tick) : 0));
         p.drawText(QRect(0, y, labelW, h), Qt::AlignRight | Qt::AlignVCenter, label + (tickIt ? tick : QString()));
         const int w = b.count ? std::max(2, int(std::lround(double(barMax) * b.count / most))) : 0;
         p.fillRect(QRect(barX, y + h / 6, w, h - h / 3), !m_revealed ? open : (b.right ? right : wrong));
+        p.setFont(font());
         p.drawText(QRect(barX + w + gap, y, countW, h), Qt::AlignLeft | Qt::AlignVCenter, QString::number(b.count));
     }
 }

@@ -361,7 +361,6 @@ void ClassServer::onMessage(QWebSocket *socket, const QString &message)
     auto it = m_sockets.find(socket);
     if (it == m_sockets.end() || !m_session)
         return;
-    const SessionTally before = m_session->tally();
     const int studentsBefore = m_session->students();
     const std::optional<QJsonObject> reply = m_session->receive(it->second, message.toUtf8(), now());
     if (!reply)
@@ -376,11 +375,8 @@ void ClassServer::onMessage(QWebSocket *socket, const QString &message)
     send(socket, *reply);
     if (m_session->students() != studentsBefore)
         noteStudents();
-    if (type == QLatin1String("ack")) {
-        const SessionTally after = m_session->tally();
-        if (after.counts != before.counts || after.numbers != before.numbers)
-            emit answersChanged();
-    }
+    if (type == QLatin1String("ack"))
+        emit answersChanged();
 }
 
 void ClassServer::onClosed(QWebSocket *socket)

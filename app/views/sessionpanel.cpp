@@ -20,6 +20,7 @@
 #include <QScreen>
 #include <QSpinBox>
 #include <QStackedWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -60,9 +61,21 @@ HeatmapData cropRow(HeatmapData d, int row)
 SessionPanel::SessionPanel(Document *doc, QWidget *parent) : QWidget(parent), m_doc(doc), m_server(new ClassServer(this))
 {
     build();
+    applyFonts();
     m_server->setImageProvider([this](const SessionQuestion &) { return mapImage(); });
-    connect(m_server, &ClassServer::studentsChanged, this, &SessionPanel::refreshTally);
-    connect(m_server, &ClassServer::answersChanged, this, &SessionPanel::refreshTally);
+    // 500 phones answering within a second would redraw the dock 500 times:
+    // at most once a frame, and never later than one frame after the last answer.
+    m_tallyTimer = new QTimer(this);
+    m_tallyTimer->setSingleShot(true);
+    connect(m_tallyTimer, &QTimer::timeout, this, &SessionPanel::refreshTally);
+    auto soon = [this] {
+        if (m_tallyTimer->isActive())
+            return;
+        const qint64 since = m_tallyClock.isValid() ? m_tallyClock.elapsed() : kFrameMs;
+        m_tallyTimer->start(int(std::max<qint64>(0, kFrameMs - since)));
+    };
+    connect(m_server, &ClassServer::studentsChanged, this, soon);
+    connect(m_server, &ClassServer::answersChanged, this, soon);
     connect(m_server, &ClassServer::stopped, this, [this] {
         refreshRunning();
         emit hidingWanted(false);
@@ -123,12 +136,6 @@ void SessionPanel::build()
     m_code = new QLabel(running);
     m_code->setObjectName(QStringLiteral("joinCode"));
     m_code->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    QFont big = font();
-    big.setPointSizeF(big.pointSizeF() * 3.2);
-    big.setBold(true);
-    big.setLetterSpacing(QFont::AbsoluteSpacing, big.pointSizeF() * 0.25);
-    big.setStyleHint(QFont::Monospace);
-    m_code->setFont(big);
     m_qr = new QLabel(running);
     m_qr->setObjectName(QStringLiteral("qrCode"));
     m_qr->setAlignment(Qt::AlignTop | Qt::AlignRight);
@@ -136,19 +143,13 @@ void SessionPanel::build()
     m_url = new QLabel(running);
     m_url->setObjectName(QStringLiteral("studentAddress"));
     m_url->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    QFont urlFont = font();
-    urlFont.setPointSizeF(urlFont.pointSizeF() * 1.3);
-    urlFont.setBold(true);
-    m_url->setFont(urlFont);
     // Several networks (wired and Wi-Fi, a hotspot): the teacher picks the one the phones are on.
     m_address = new QComboBox(running);
     m_address->setObjectName(QStringLiteral("studentHost"));
     connect(m_address, &QComboBox::currentIndexChanged, this, &SessionPanel::refreshAddress);
     m_students = new QLabel(running);
     m_students->setObjectName(QStringLiteral("studentCount"));
-    QFont mid = font();
-    mid.setPointSizeF(mid.pointSizeF() * 1.4);
-    m_students->setFont(mid);
+    m_students->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     top->addWidget(m_codeTitle, 0, 0);
     top->addWidget(m_code, 1, 0);
     top->addWidget(m_qr, 0, 1, 3, 1);
@@ -163,18 +164,21 @@ void SessionPanel::build()
     m_askTitle = new QLabel(running);
     m_askKind = new QComboBox(running);
     m_askKind->setObjectName(QStringLiteral("askKind"));
+    m_askKind->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_askKind->setMinimumContentsLength(12);
     m_askKey = new QComboBox(running);
     m_askQuiz = new QComboBox(running);
     m_askQuiz->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_askQuiz->setMinimumContentsLength(16);
     m_ask = new QPushButton(running);
     m_ask->setObjectName(QStringLiteral("askButton"));
+    // The question's words need the dock's whole width: "Ask:" above them.
     askBox->addWidget(m_askTitle, 0, 0);
-    askBox->addWidget(m_askKind, 0, 1);
-    askBox->addWidget(m_askKey, 1, 1);
-    askBox->addWidget(m_askQuiz, 1, 1);
-    askBox->addWidget(m_ask, 2, 1, Qt::AlignLeft);
-    askBox->setColumnStretch(1, 1);
+    askBox->addWidget(m_askKind, 1, 0);
+    askBox->addWidget(m_askKey, 2, 0);
+    askBox->addWidget(m_askQuiz, 2, 0);
+    askBox->addWidget(m_ask, 3, 0, Qt::AlignLeft);
+    askBox->setColumnStretch(0, 1);
     rl->addLayout(askBox);
     connect(m_askKind, &QComboBox::currentIndexChanged, this, &SessionPanel::refreshAskChoices);
     connect(m_ask, &QPushButton::clicked, this, &SessionPanel::askFromControls);
@@ -182,19 +186,14 @@ void SessionPanel::build()
     m_question = new QLabel(running);
     m_question->setObjectName(QStringLiteral("sessionQuestion"));
     m_question->setWordWrap(true);
-    QFont qf = font();
-    qf.setBold(true);
-    qf.setPointSizeF(qf.pointSizeF() * 1.2);
-    m_question->setFont(qf);
     rl->addWidget(m_question);
     m_histogram = new AnswerHistogram(running);
     m_histogram->setObjectName(QStringLiteral("answerHistogram"));
-    QFont hf = font();
-    hf.setPointSizeF(hf.pointSizeF() * 1.25);
-    m_histogram->setFont(hf);
     rl->addWidget(m_histogram, 1);
     m_count = new QLabel(running);
     m_count->setObjectName(QStringLiteral("answerCount"));
+    // Its text changes with every answer: its width must not move the dock's layout.
+    m_count->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     rl->addWidget(m_count);
     m_staleNote = new QLabel(running);
     m_staleNote->setWordWrap(true);
@@ -256,10 +255,33 @@ void SessionPanel::retranslate()
     refreshQuestion();
 }
 
+void SessionPanel::applyFonts()
+{
+    // Derived from the panel's font, again at every zoom: the code and the
+    // counts are read from the back row.
+    auto scaled = [this](double factor, bool bold) {
+        QFont f = font();
+        f.setPointSizeF(f.pointSizeF() * factor);
+        f.setBold(bold);
+        return f;
+    };
+    QFont big = scaled(3.2, true);
+    big.setLetterSpacing(QFont::AbsoluteSpacing, big.pointSizeF() * 0.25);
+    big.setStyleHint(QFont::Monospace);
+    m_code->setFont(big);
+    m_url->setFont(scaled(1.3, true));
+    m_students->setFont(scaled(1.4, false));
+    m_question->setFont(scaled(1.2, true));
+    m_histogram->setFont(scaled(1.25, false));
+    refreshAddress(); // the QR code's modules follow the type
+}
+
 void SessionPanel::changeEvent(QEvent *event)
 {
     if (event->type() == QEvent::LanguageChange)
         retranslate();
+    if (event->type() == QEvent::FontChange)
+        applyFonts();
     QWidget::changeEvent(event);
 }
 
@@ -492,6 +514,8 @@ QString SessionPanel::countText() const
 
 void SessionPanel::refreshTally()
 {
+    m_tallyTimer->stop();
+    m_tallyClock.start();
     m_students->setText(tr("Students connected: %1").arg(m_server->students()));
     m_count->setText(countText());
     const SessionQuestion *q = m_server->running() ? m_server->session().current() : nullptr;

@@ -11,6 +11,7 @@
 #include "classserver.h"
 #include "document.h"
 
+#include <QElapsedTimer>
 #include <QHostAddress>
 #include <QWidget>
 
@@ -21,6 +22,7 @@ class QLabel;
 class QPushButton;
 class QSpinBox;
 class QStackedWidget;
+class QTimer;
 
 namespace attn {
 
@@ -76,6 +78,7 @@ protected:
 private:
     void build();
     void retranslate();
+    void applyFonts();
     void refreshRunning();
     void refreshAddress();
     void refreshQuestion();
@@ -91,6 +94,9 @@ private:
     int m_head = 0, m_query = 0, m_key = 0, m_quiz = 0;
     bool m_stale = false; // the lesson changed since the question was asked
     std::function<int()> m_decimals;
+    static constexpr qint64 kFrameMs = 16;
+    QTimer *m_tallyTimer = nullptr;
+    QElapsedTimer m_tallyClock; // since the histogram was last refreshed
 
     QStackedWidget *m_pages;
     // Stopped.

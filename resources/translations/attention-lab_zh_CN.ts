@@ -149,7 +149,7 @@
 <context>
     <name>attn::ClassroomMode</name>
     <message>
-        <location filename="../../app/modes/classroommode.cpp" line="+39" />
+        <location filename="../../app/modes/classroommode.cpp" line="+42" />
         <source>&amp;Steps</source>
         <translation>逐步(&amp;S)</translation>
     </message>
@@ -169,7 +169,7 @@
         <translation>课程笔记</translation>
     </message>
     <message>
-        <location line="+43" />
+        <location line="+44" />
         <source>&amp;Classroom</source>
         <translation>课堂(&amp;C)</translation>
     </message>
@@ -274,7 +274,58 @@
         <translation>测验</translation>
     </message>
     <message>
-        <location line="+134" />
+        <location line="+2" />
+        <location line="+40" />
+        <source>Start a class &amp;session</source>
+        <translation>开始课堂互动(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="-32" />
+        <source>Students answer from their phones' browsers on the classroom's network</source>
+        <translation>学生在教室网络中用手机浏览器作答</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;End the class session</source>
+        <translation>结束课堂互动(&amp;E)</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>Session</source>
+        <translation>互动</translation>
+    </message>
+    <message>
+        <location line="+7" />
+        <source>Class session</source>
+        <translation>课堂互动</translation>
+    </message>
+    <message>
+        <location line="+21" />
+        <source>Class &amp;session</source>
+        <translation>课堂互动(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+17" />
+        <source>Class session %1 · students: %2</source>
+        <translation>课堂互动 %1 · 学生：%2</translation>
+    </message>
+    <message>
+        <location line="+16" />
+        <source>Save the class's tallies</source>
+        <translation>保存全班的答题统计</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <location line="+6" />
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <location line="+139" />
         <source>Quiz setting</source>
         <translation>测验设置</translation>
     </message>
@@ -2120,7 +2171,7 @@
         <translation>未能打开 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../app/gui/main.cpp" line="+245" />
+        <location filename="../../app/gui/main.cpp" line="+256" />
         <location filename="../../app/gui/mainwindow.cpp" line="+3" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
@@ -2746,7 +2797,7 @@
 <context>
     <name>attn::ModelMode</name>
     <message>
-        <location filename="../../app/modes/modelmode.cpp" line="+97" />
+        <location filename="../../app/modes/modelmode.cpp" line="+115" />
         <source>Generate</source>
         <translation>生成</translation>
     </message>
@@ -2844,7 +2895,7 @@
 <context>
     <name>attn::ModelView</name>
     <message>
-        <location filename="../../app/views/modelview.cpp" line="+432" />
+        <location filename="../../app/views/modelview.cpp" line="+433" />
         <source>Take layer %1, head %2 into the lab</source>
         <translation>把第 %1 层第 %2 个头带进实验室</translation>
     </message>
@@ -4506,6 +4557,130 @@ weight</source>
         <source>Randomise %1</source>
         <extracomment>An undo step: a matrix filled with random numbers; %1 names it.</extracomment>
         <translation>随机填充 %1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::SessionPanel</name>
+    <message>
+        <location filename="../../app/views/sessionpanel.cpp" line="+229" />
+        <source>The whole class answers from their phones: start a session, and students open the address (or scan the code) on the classroom's network. Nothing is kept but the anonymous counts, and only if you save them.</source>
+        <translation>全班用手机作答：开始互动后，学生在教室网络中打开地址（或扫码）。除匿名计数外不保留任何内容，且只有在你保存时才保留。</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>&amp;Port:</source>
+        <translation>端口(&amp;P)：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>If this port is taken, the next free one is used</source>
+        <translation>若此端口已被占用，则使用下一个空闲端口</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Start the session</source>
+        <translation>开始互动(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Join code</source>
+        <translation>加入码</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Students open:</source>
+        <translation>学生打开：</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Ask:</source>
+        <translation>提问：</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>Which key wins for the selected query?</source>
+        <translation>所选查询的哪个键权重最大？</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Which row's weights sum below 1?</source>
+        <translation>哪一行的权重之和小于 1？</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>The weight of a key, to two decimals</source>
+        <translation>某个键的权重（两位小数）</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>A question of the lesson's quiz</source>
+        <translation>本课测验中的一道题</translation>
+    </message>
+    <message>
+        <location line="+3" />
+        <source>&amp;Ask the class</source>
+        <translation>向全班提问(&amp;A)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Reveal</source>
+        <translation>揭晓(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;Next</source>
+        <translation>下一题(&amp;N)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>Save the tallies…</source>
+        <translation>保存统计…</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>&amp;End the session</source>
+        <translation>结束互动(&amp;E)</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>No answers yet</source>
+        <translation>尚无作答</translation>
+    </message>
+    <message>
+        <location line="+86" />
+        <source>key %1</source>
+        <translation>键 %1</translation>
+    </message>
+    <message>
+        <location line="+12" />
+        <source>(this lesson has no quiz)</source>
+        <translation>（本课没有测验）</translation>
+    </message>
+    <message>
+        <location line="+121" />
+        <source>Nothing asked yet: choose a question and Ask the class.</source>
+        <translation>尚未提问：选择一道题，然后点“向全班提问”。</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>The lesson changed after the question was asked: its answer is the one from then. Ask again for the new numbers.</source>
+        <translation>提问后课程已改动：答案仍是提问时的数值。重新提问即可使用新数值。</translation>
+    </message>
+    <message>
+        <location line="+8" />
+        <location line="+10" />
+        <source>Students connected: %1</source>
+        <translation>已连接学生：%1</translation>
+    </message>
+    <message>
+        <location line="-8" />
+        <source>Answers: %1 of %2 students</source>
+        <translation>作答：%1 / %2 名学生</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>right: %1</source>
+        <translation>答对：%1</translation>
     </message>
 </context>
 <context>

@@ -137,6 +137,14 @@ private slots:
             ++expected[std::size_t(c)];
         }
         QTRY_COMPARE_WITH_TIMEOUT(panel->server()->session().tally().answers, 30, 20000);
+        // The histogram follows within a frame.
+        auto histogramTotal = [panel] {
+            int n = 0;
+            for (const AnswerBar &b : panel->histogram()->bars())
+                n += b.count;
+            return n;
+        };
+        QTRY_COMPARE(histogramTotal(), 30);
         const auto &bars = panel->histogram()->bars();
         QCOMPARE(bars.size(), q.choices.size());
         for (std::size_t c = 0; c < bars.size(); ++c) {
@@ -180,6 +188,7 @@ private slots:
         for (int i = 0; i < 10; ++i)
             class30[std::size_t(i)]->send({{"type", "answer"}, {"question", QString::fromStdString(q3->id)}, {"number", i < 6 ? 0.5 : 0.25}});
         QTRY_COMPARE(panel->server()->session().tally().answers, 10);
+        QTRY_COMPARE(histogramTotal(), 10);
         QCOMPARE(panel->histogram()->bars().size(), std::size_t(2));
         QCOMPARE(panel->histogram()->bars()[0].count, 4); // 0.25
         QCOMPARE(panel->histogram()->bars()[1].count, 6); // 0.50
