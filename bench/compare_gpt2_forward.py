@@ -4,6 +4,13 @@ forward on Enter, every head's stages kept) beside PyTorch's in float32 on
 one thread, the same weights and the same ids, interleaved in one run.
 
     bench/compare_gpt2_forward.py --model DIR [--rounds 3] [--repeat 5]
+    bench/compare_gpt2_forward.py --model DIR --key [--rounds 3]
+
+--key compares a key typed at the end of the 32-token sentence instead:
+ours is bench_model's live typing (the incremental forward's median per
+key, every head's stages kept; the view's redraw not counted), PyTorch's
+is one and two new positions through every layer against a KV cache of
+the positions before, and the last position's logits.
 
 DIR is a GPT-2 folder (bench_model --write-random DIR --layers 12
 --positions 1024 --vocab 50257 --dtype F32 writes one of GPT-2 small's
@@ -69,6 +76,65 @@ def forward(W, cfg, ids):
     return final[-1] @ W["wte.weight"].T
 
 
+def key_forward(W, cfg, ids, cache, start):
+    """Positions start..n-1 of ids, given cache[l] = (k, v) of positions
+    before `start` in layer l (H x start x dh); the last position's logits."""
+    d, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
+    eps = cfg.get("layer_norm_epsilon", 1e-5)
+    n, dh = len(ids), d // H
+    m = n - start
+    x = W["wte.weight"][ids[start:]] + W["wpe.weight"][start:n]
+    mask = torch.full((m, n), float("-inf")).triu(start + 1)
+    for l in range(L):
+        p = f"h.{l}."
+        h = F.layer_norm(x, (d,), W[p + "ln_1.weight"], W[p + "ln_1.bias"], eps)
+        qkv = h @ W[p + "attn.c_attn.weight"] + W[p + "attn.c_attn.bias"]
+        q, k, v = (t.reshape(m, H, dh).transpose(0, 1) for t in qkv.split(d, dim=1))
+        k = torch.cat([cache[l][0], k], dim=1)
+        v = torch.cat([cache[l][1], v], dim=1)
+        w = torch.softmax(q @ k.transpose(1, 2) / dh ** 0.5 + mask, dim=-1)
+        o = (w @ v).transpose(0, 1).reshape(m, d)
+        x = x + o @ W[p + "attn.c_proj.weight"] + W[p + "attn.c_proj.bias"]
+        h = F.layer_norm(x, (d,), W[p + "ln_2.weight"], W[p + "ln_2.bias"], eps)
+        g = F.gelu(h @ W[p + "mlp.c_fc.weight"] + W[p + "mlp.c_fc.bias"], approximate="tanh")
+        x = x + g @ W[p + "mlp.c_proj.weight"] + W[p + "mlp.c_proj.bias"]
+    final = F.layer_norm(x, (d,), W["ln_f.weight"], W["ln_f.bias"], eps)
+    return final[-1] @ W["wte.weight"].T
+
+
+def kv_cache(W, cfg, ids, upto):
+    """Each layer's keys and values of positions 0..upto-1 (H x upto x dh)."""
+    d, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
+    eps = cfg.get("layer_norm_epsilon", 1e-5)
+    dh = d // H
+    x = W["wte.weight"][ids[:upto]] + W["wpe.weight"][:upto]
+    mask = torch.full((upto, upto), float("-inf")).triu(1)
+    cache = []
+    for l in range(L):
+        p = f"h.{l}."
+        h = F.layer_norm(x, (d,), W[p + "ln_1.weight"], W[p + "ln_1.bias"], eps)
+        qkv = h @ W[p + "attn.c_attn.weight"] + W[p + "attn.c_attn.bias"]
+        q, k, v = (t.reshape(upto, H, dh).transpose(0, 1) for t in qkv.split(d, dim=1))
+        cache.append((k, v))
+        w = torch.softmax(q @ k.transpose(1, 2) / dh ** 0.5 + mask, dim=-1)
+        o = (w @ v).transpose(0, 1).reshape(upto, d)
+        x = x + o @ W[p + "attn.c_proj.weight"] + W[p + "attn.c_proj.bias"]
+        h = F.layer_norm(x, (d,), W[p + "ln_2.weight"], W[p + "ln_2.bias"], eps)
+        g = F.gelu(h @ W[p + "mlp.c_fc.weight"] + W[p + "mlp.c_fc.bias"], approximate="tanh")
+        x = x + g @ W[p + "mlp.c_proj.weight"] + W[p + "mlp.c_proj.bias"]
+    return cache
+
+
+def ours_key(folder):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    r = subprocess.run([os.path.join(BUILD, "bench_model"), "--model", folder, "--tokens", "32", "--repeat", "1"],
+                       capture_output=True, text=True, env=env, check=True)
+    row = [line for line in r.stdout.splitlines() if line.startswith("this build")][-1]
+    # this build  32  K | total m / p95 | forward m / p95 | views | paint
+    cells = [c.strip() for c in row.split("|")]
+    return float(cells[2].split("/")[0]), float(cells[1].split("/")[0]), float(cells[1].split("/")[1])
+
+
 def ours(folder, repeat):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     r = subprocess.run([os.path.join(BUILD, "bench_model"), "--model", folder, "--repeat", str(repeat)],
@@ -84,6 +150,7 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--key", action="store_true")
     a = ap.parse_args()
     torch.set_num_threads(1)
     W, cfg = load(a.model)
@@ -95,6 +162,24 @@ def main():
     print(f"PyTorch {torch.__version__} float32, 1 thread, BLAS {blas or 'unknown'}; "
           f"load average {os.getloadavg()[0]:.2f}")
     idt = torch.tensor(ids)
+    if a.key:
+        n = len(ids)
+        caches = {m: kv_cache(W, cfg, idt, n - m) for m in (1, 2)}
+        for r in range(a.rounds):
+            med = {}
+            for m in (1, 2):
+                key_forward(W, cfg, idt, caches[m], n - m)  # warm
+                times = []
+                for _ in range(20):
+                    t0 = time.perf_counter()
+                    key_forward(W, cfg, idt, caches[m], n - m)
+                    times.append((time.perf_counter() - t0) * 1e3)
+                med[m] = statistics.median(times)
+            fwd, total, p95 = ours_key(a.model)
+            print(f"round {r + 1}: PyTorch a key, 1 new position {med[1]:.1f} ms, 2 positions {med[2]:.1f} ms; "
+                  f"ours: forward {fwd:.1f} ms a key (median), whole key with the views {total:.1f} ms (p95 {p95:.1f}); "
+                  f"ours' forward / PyTorch's 1-2 positions {fwd / med[1]:.2f}-{fwd / med[2]:.2f}")
+        return 0
     forward(W, cfg, idt)  # warm
     for r in range(a.rounds):
         times = []

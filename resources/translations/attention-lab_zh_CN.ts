@@ -2901,7 +2901,7 @@
     </message>
     <message>
         <location line="+18" />
-        <location line="+602" />
+        <location line="+608" />
         <source>Export figure…</source>
         <translation>导出图片…</translation>
     </message>
@@ -3213,7 +3213,12 @@
         <translation>&lt;b&gt;每一层 × 每个头&lt;/b&gt;：softmax 权重（点击一个查看）</translation>
     </message>
     <message>
-        <location line="-89" />
+        <location line="+21" />
+        <source>This model is big: a key typed at the end of a 32-token sentence takes about %1 million multiply-adds, even with the earlier positions kept (GPT-2 small: 210 million). Typing would lag, so the views are recomputed when you press Enter or pause typing.</source>
+        <translation>这个模型很大：即使保留前面各位置的结果，在 32 个词元的句子末尾每敲一个键也约需 %1 百万次乘加（GPT-2 small：2.1 亿次）。逐键计算会卡顿，因此按回车或停止输入时才重新计算各视图。</translation>
+    </message>
+    <message>
+        <location line="-110" />
         <location line="+90" />
         <source>&lt;b&gt;Next token&lt;/b&gt; after the last position (top 5)</source>
         <translation>最后一个位置之后的&lt;b&gt;下一个词元&lt;/b&gt;（前 5 名）</translation>
@@ -3287,11 +3292,6 @@
         <location line="+0" />
         <source>label</source>
         <translation>标签</translation>
-    </message>
-    <message>
-        <location line="+8" />
-        <source>This model is big: a 32-token sentence takes about %1 million multiply-adds, %2 times the built-in model (about 10 ms). Typing would lag, so the views are recomputed when you press Enter or pause typing.</source>
-        <translation>这个模型很大：一个 32 词元的句子大约需要 %1 百万次乘加，是内置模型（约 10 毫秒）的 %2 倍。边打字边计算会卡顿，所以在按回车或停止输入片刻后才重新计算。</translation>
     </message>
 </context>
 <context>
@@ -4562,7 +4562,7 @@ weight</source>
 <context>
     <name>attn::SessionPanel</name>
     <message>
-        <location filename="../../app/views/sessionpanel.cpp" line="+229" />
+        <location filename="../../app/views/sessionpanel.cpp" line="+228" />
         <source>The whole class answers from their phones: start a session, and students open the address (or scan the code) on the classroom's network. Nothing is kept but the anonymous counts, and only if you save them.</source>
         <translation>全班用手机作答：开始互动后，学生在教室网络中打开地址（或扫码）。除匿名计数外不保留任何内容，且只有在你保存时才保留。</translation>
     </message>
@@ -4647,7 +4647,7 @@ weight</source>
         <translation>尚无作答</translation>
     </message>
     <message>
-        <location line="+86" />
+        <location line="+109" />
         <source>key %1</source>
         <translation>键 %1</translation>
     </message>
@@ -4668,12 +4668,12 @@ weight</source>
     </message>
     <message>
         <location line="+8" />
-        <location line="+10" />
+        <location line="+12" />
         <source>Students connected: %1</source>
         <translation>已连接学生：%1</translation>
     </message>
     <message>
-        <location line="-8" />
+        <location line="-10" />
         <source>Answers: %1 of %2 students</source>
         <translation>作答：%1 / %2 名学生</translation>
     </message>

@@ -473,7 +473,9 @@ private slots:
     }
 
     // A model too big to follow every key: a note, and the forward after a
-    // pause or on Enter. GPT-2 small's layer shapes (one layer, F16).
+    // pause or on Enter. GPT-2 small's layer shapes (one layer, F16), its key
+    // over a budget lowered for the test (a model over the real one, 250
+    // million a key, would be a file of 250 MB).
     void bigModelWaitsForAPause()
     {
         QTemporaryDir dir;
@@ -517,19 +519,32 @@ private slots:
         // 32 tokens: 32 (4 d² + 2 d I + 2·32 d) + V d, the products a forward cannot avoid.
         const double macs = 32.0 * (4.0 * d * d + 2.0 * d * I + 2.0 * 32 * d) + double(V) * d;
         QCOMPARE(ModelView::forwardMultiplyAdds(config, 32), macs);
-        QVERIFY(macs > ModelView::kLiveBudget);
         const double builtinMacs = 32.0 * 3 * (4.0 * 128 * 128 + 2.0 * 128 * 512 + 2.0 * 32 * 128) + 706.0 * 128; // the logits: 706 tokens × d (lm_head)
         QCOMPARE(ModelView::forwardMultiplyAdds(builtin()->config, 32), builtinMacs);
-        QVERIFY(builtinMacs < ModelView::kLiveBudget);
+        // A key at the end: two positions, the logits once.
+        const double key = 2.0 * (4.0 * d * d + 2.0 * d * I + 2.0 * 32 * d) + double(V) * d;
+        QCOMPARE(ModelView::keyMultiplyAdds(config, 32), key);
+        QVERIFY(key < ModelView::kLiveKeyBudget);
+        // GPT-2 small: 12 such layers and its 50,257-token vocabulary, about 210 million: live.
+        Gpt2Config small = config;
+        small.nLayer = 12, small.vocabSize = 50257;
+        QVERIFY(std::fabs(ModelView::keyMultiplyAdds(small, 32) - 210e6) < 2e6);
+        QVERIFY(ModelView::keyMultiplyAdds(small, 32) < ModelView::kLiveKeyBudget);
+        // GPT-2 medium's shapes (24 layers, n_embd 1024): not.
+        Gpt2Config medium = small;
+        medium.nLayer = 24, medium.nEmbd = 1024, medium.nInner = 4096;
+        QVERIFY(ModelView::keyMultiplyAdds(medium, 32) > ModelView::kLiveKeyBudget);
 
         MainWindow &w = *m_window;
+        w.modelView()->setLiveKeyBudget(key / 2);
         const QString opened = problemText(w.openModel(dir.path()).value_or(Problem{}));
+        w.modelView()->setLiveKeyBudget(ModelView::kLiveKeyBudget); // for the next model
         QVERIFY2(opened.isEmpty(), qPrintable(opened));
         QVERIFY(w.modelMode());
         ModelView *mv = w.modelView();
         QVERIFY(!mv->isLive());
         QVERIFY(!mv->slowNote()->isHidden());
-        QVERIFY(mv->slowNote()->text().contains(QLocale().toString(macs / 1e6, 'f', 0)));
+        QVERIFY(mv->slowNote()->text().contains(QLocale().toString(key / 1e6, 'f', 0)));
         QCOMPARE(mv->stagePlot(Stage::Weights)->data().values.rows(), Eigen::Index(mv->trace()->ids.size()));
         QLineEdit *field = mv->sentenceField();
         field->setFocus();
