@@ -28,16 +28,19 @@ namespace {
 // disconnects it), and the WebSocket limits take over.
 class GuardTcpServer : public QTcpServer {
 public:
-    using QTcpServer::QTcpServer;
+    GuardTcpServer(const ClassServer::Options &options, QObject *parent) : QTcpServer(parent), m_options(options) {}
 
+    // The page's sockets open now (a socket handed to the WebSocket server
+    // is the session's to count).
     int openSockets()
     {
         m_open.erase(std::remove_if(m_open.begin(), m_open.end(), [](const QPointer<QTcpSocket> &s) {
-                         return !s || s->state() == QAbstractSocket::UnconnectedState;
+                         return !s || s->state() == QAbstractSocket::UnconnectedState || s->property(kUpgrading).toBool();
                      }),
                      m_open.end());
         return int(m_open.size());
     }
+    static constexpr const char *kUpgrading = "attnUpgrading";
 
 protected:
     void incomingConnection(qintptr handle) override
@@ -47,7 +50,13 @@ protected:
             delete socket;
             return;
         }
-        if (openSockets() >= ClassServer::kMaxSockets) {
+        const QHostAddress from = socket->peerAddress();
+        const int open = openSockets();
+        const int fromThere = int(std::count_if(m_open.begin(), m_open.end(), [&](const QPointer<QTcpSocket> &s) {
+            return s && s->peerAddress() == from;
+        }));
+        const bool capped = m_options.capLoopback || !from.isLoopback();
+        if (open >= ClassServer::kMaxHttpSockets || (capped && fromThere >= m_options.maxHttpSocketsPerHost)) {
             socket->abort();
             socket->deleteLater();
             return;
@@ -62,10 +71,18 @@ protected:
                 socket->abort();
         });
         connect(socket, &QTcpSocket::bytesWritten, socket, [received] { *received = 0; }); // answered: the next request
+        // Qt HttpServer 6.4 keeps a socket that never finishes its request,
+        // or idles after one, forever: a page's socket gets a deadline (a
+        // page loads in a few requests); a WebSocket's is lifted.
+        QTimer::singleShot(m_options.requestDeadlineMs, socket, [socket] {
+            if (!socket->property(kUpgrading).toBool())
+                socket->abort();
+        });
         addPendingConnection(socket);
     }
 
 private:
+    const ClassServer::Options &m_options;
     std::vector<QPointer<QTcpSocket>> m_open;
 };
 
@@ -94,13 +111,18 @@ protected:
         // written, hands it to the WebSocket server; the code and the path
         // are checked there, so that a wrong one closes with 4001 (the page
         // then stops retrying) rather than failing the handshake.
-        if (request.value(QByteArrayLiteral("upgrade")).compare(QByteArrayLiteral("websocket"), Qt::CaseInsensitive) == 0)
+        // Only a real upgrade (Connection: Upgrade) is handed over; anything
+        // else is answered, or it would wait for nothing.
+        if (request.value(QByteArrayLiteral("upgrade")).compare(QByteArrayLiteral("websocket"), Qt::CaseInsensitive) == 0
+            && request.value(QByteArrayLiteral("connection")).toLower().contains("upgrade")) {
+            socket->setProperty(GuardTcpServer::kUpgrading, true);
             return true;
+        }
         ClassServer::Reply reply;
         if (request.method() != QHttpServerRequest::Method::Get && request.method() != QHttpServerRequest::Method::Head)
             reply = {QByteArrayLiteral("Only GET is served here.\n"), QByteArrayLiteral("text/plain; charset=utf-8"), 405};
         else
-            reply = m_owner->answerRequest(request.url().path(), request.query());
+            reply = m_owner->answerRequest(request.url().path(), request.query(), request.remoteAddress());
         QHttpServerResponder responder = makeResponder(request, socket);
         const QByteArray body = request.method() == QHttpServerRequest::Method::Head ? QByteArray() : reply.body;
         responder.write(body,
@@ -142,10 +164,13 @@ ClassServer::ClassServer(QObject *parent) : QObject(parent)
         if (n != m_studentsSent) {
             m_studentsSent = n;
             const QJsonObject m{{QStringLiteral("type"), QStringLiteral("students")}, {QStringLiteral("students"), n}};
-            for (const auto &[socket, id] : m_sockets)
+            for (const auto &[socket, peer] : m_sockets)
                 send(socket, m);
         }
     });
+    m_guard = new QTimer(this);
+    m_guard->setInterval(100);
+    connect(m_guard, &QTimer::timeout, this, &ClassServer::guardSockets);
 }
 
 ClassServer::~ClassServer()
@@ -163,8 +188,9 @@ std::optional<Problem> ClassServer::start(const Options &options)
     if (code.size() < 4 || code.size() > 8 || !std::all_of(code.begin(), code.end(), [](QChar c) { return allowed.contains(c); }))
         return Problem{"join code", "use 4 to 8 of the letters and digits A-Z and 2-9 without I, L and O"};
 
+    m_options = options;
     auto http = std::make_unique<ClassHttpServer>(this);
-    auto *tcp = new GuardTcpServer(http.get());
+    auto *tcp = new GuardTcpServer(m_options, http.get());
     const int tries = options.exactPort ? 1 : kPortsToTry;
     quint16 port = 0;
     for (int i = 0; i < tries && !port; ++i) {
@@ -192,7 +218,10 @@ std::optional<Problem> ClassServer::start(const Options &options)
     m_studentsNoted = 0;
     m_image.clear();
     m_imageKey.clear();
+    m_wrongCodes.clear();
+    m_lastPingMs = now();
     m_tick->start();
+    m_guard->start();
     return std::nullopt;
 }
 
@@ -201,16 +230,17 @@ void ClassServer::stop()
     if (!m_http)
         return;
     m_tick->stop();
+    m_guard->stop();
     m_session->end();
     const QJsonObject ended{{QStringLiteral("type"), QStringLiteral("ended")}};
     // Swapped out first: a socket's close below must not find itself in the list.
     auto sockets = std::exchange(m_sockets, {});
-    for (const auto &[socket, id] : sockets) {
+    for (const auto &[socket, peer] : sockets) {
         socket->disconnect(this);
         socket->sendTextMessage(QString::fromUtf8(QJsonDocument(ended).toJson(QJsonDocument::Compact)));
         socket->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("the session ended"));
         socket->deleteLater();
-        m_session->disconnect(id);
+        m_session->disconnect(peer.id);
     }
     m_http.reset(); // its server and the sockets still loading a page go with it: nothing listens
     m_port = 0;
@@ -260,7 +290,7 @@ QUrl ClassServer::studentUrl(const QString &host) const
 
 int ClassServer::openSockets() const
 {
-    return m_http && m_http->tcp ? m_http->tcp->openSockets() + int(m_sockets.size()) : 0;
+    return m_http && m_http->tcp ? m_http->tcp->openSockets() + int(m_sockets.size()) : 0; // pages' and WebSockets
 }
 
 std::optional<Problem> ClassServer::ask(SessionQuestion question)
@@ -297,7 +327,20 @@ void ClassServer::setImageProvider(std::function<QByteArray(const SessionQuestio
     m_imageKey.clear();
 }
 
-ClassServer::Reply ClassServer::answerRequest(const QString &path, const QUrlQuery &query)
+bool ClassServer::codeAllowed(const QString &code, const QHostAddress &from)
+{
+    // Guessing the code: an address that tried too many wrong ones is refused
+    // for the rest of the session, even with the right one.
+    int &wrong = m_wrongCodes[from.toString()];
+    if (wrong >= m_options.wrongCodesPerHost)
+        return false;
+    if (m_session->codeMatches(code))
+        return true;
+    ++wrong;
+    return false;
+}
+
+ClassServer::Reply ClassServer::answerRequest(const QString &path, const QUrlQuery &query, const QHostAddress &from)
 {
     static const QByteArray text = QByteArrayLiteral("text/plain; charset=utf-8");
     if (path == QLatin1String("/student.css"))
@@ -306,7 +349,7 @@ ClassServer::Reply ClassServer::answerRequest(const QString &path, const QUrlQue
         return {resource(QStringLiteral("student.js")), QByteArrayLiteral("text/javascript; charset=utf-8")};
     if (path != QLatin1String("/") && path != QLatin1String("/map.png"))
         return {QByteArrayLiteral("Not found.\n"), text, 404};
-    if (!m_session || !m_session->codeMatches(query.queryItemValue(QStringLiteral("code"))))
+    if (!codeAllowed(query.queryItemValue(QStringLiteral("code")), from))
         return {QByteArrayLiteral("Wrong join code: type the code shown on the projector.\n"), text, 403};
     if (path == QLatin1String("/"))
         return {resource(QStringLiteral("student.html")), QByteArrayLiteral("text/html; charset=utf-8")};
@@ -332,7 +375,7 @@ void ClassServer::acceptWebSockets()
         connect(socket, &QWebSocket::disconnected, socket, &QObject::deleteLater);
         const QUrl url = socket->requestUrl();
         const QString code = QUrlQuery(url).queryItemValue(QStringLiteral("code"));
-        if (url.path() != QLatin1String("/ws") || !m_session->codeMatches(code)) {
+        if (url.path() != QLatin1String("/ws") || !codeAllowed(code, socket->peerAddress())) {
             socket->close(QWebSocketProtocol::CloseCode(kCloseWrongCode), QStringLiteral("wrong join code"));
             continue;
         }
@@ -347,7 +390,14 @@ void ClassServer::acceptWebSockets()
         // beyond it the socket is closed before the message is even kept.
         socket->setMaxAllowedIncomingFrameSize(quint64(m_session->limits().maxMessageBytes) * 4);
         socket->setMaxAllowedIncomingMessageSize(quint64(m_session->limits().maxMessageBytes) * 4);
-        m_sockets.emplace(socket, id);
+        // Read a little ahead only: a client that floods (pings are answered
+        // by Qt, unseen by the rules) is slowed by TCP, not buffered.
+        socket->setReadBufferSize(kReadBufferBytes);
+        m_sockets.emplace(socket, Peer{id, now()});
+        connect(socket, &QWebSocket::pong, this, [this, socket] {
+            if (auto it = m_sockets.find(socket); it != m_sockets.end())
+                it->second.lastSeenMs = now();
+        });
         connect(socket, &QWebSocket::textMessageReceived, this, [this, socket](const QString &m) { onMessage(socket, m); });
         connect(socket, &QWebSocket::binaryMessageReceived, this, [this, socket](const QByteArray &) {
             onMessage(socket, QStringLiteral("binary"));
@@ -361,8 +411,9 @@ void ClassServer::onMessage(QWebSocket *socket, const QString &message)
     auto it = m_sockets.find(socket);
     if (it == m_sockets.end() || !m_session)
         return;
+    it->second.lastSeenMs = now();
     const int studentsBefore = m_session->students();
-    const std::optional<QJsonObject> reply = m_session->receive(it->second, message.toUtf8(), now());
+    const std::optional<QJsonObject> reply = m_session->receive(it->second.id, message.toUtf8(), now());
     if (!reply)
         return;
     const QString type = reply->value(QLatin1String("type")).toString();
@@ -385,9 +436,28 @@ void ClassServer::onClosed(QWebSocket *socket)
     if (it == m_sockets.end())
         return;
     if (m_session)
-        m_session->disconnect(it->second);
+        m_session->disconnect(it->second.id);
     m_sockets.erase(it);
     noteStudents();
+}
+
+void ClassServer::guardSockets()
+{
+    const qint64 t = now();
+    const bool ping = t - m_lastPingMs >= m_options.pingIntervalMs;
+    if (ping)
+        m_lastPingMs = t;
+    std::vector<QWebSocket *> gone;
+    for (const auto &[socket, peer] : m_sockets) {
+        // A client that does not read what it asked for (a ping flood), or a
+        // phone that left the network without closing: closed, its place freed.
+        if (socket->bytesToWrite() > kMaxQueuedBytes || t - peer.lastSeenMs > m_options.deadAfterMs)
+            gone.push_back(socket);
+        else if (ping)
+            socket->ping();
+    }
+    for (QWebSocket *socket : gone)
+        socket->abort(); // disconnected() → onClosed
 }
 
 void ClassServer::send(QWebSocket *socket, const QJsonObject &message)
@@ -397,8 +467,8 @@ void ClassServer::send(QWebSocket *socket, const QJsonObject &message)
 
 void ClassServer::broadcastState()
 {
-    for (const auto &[socket, id] : m_sockets)
-        send(socket, m_session->stateFor(id));
+    for (const auto &[socket, peer] : m_sockets)
+        send(socket, m_session->stateFor(peer.id));
 }
 
 void ClassServer::noteStudents()

@@ -11,7 +11,14 @@
 //   GET /map.png?code=CODE&q=ID&v=N  the open question's map, drawn by the app
 //   WebSocket /ws?code=CODE          the answers; a wrong code closes with 4001
 // Limits beside the session's own (message size, rate, connections, length):
-// a request of at most kMaxRequestBytes, at most kMaxSockets sockets open.
+// a request of at most kMaxRequestBytes; a page's socket lives at most
+// requestDeadlineMs (Qt HttpServer 6.4 keeps idle ones forever); at most
+// kMaxHttpSockets of them, maxHttpSocketsPerHost from one address; an
+// address that tried wrongCodesPerHost wrong join codes is refused; a
+// WebSocket reads at most kReadBufferBytes ahead and is closed when kMaxQueuedBytes
+// wait to be sent to it (a client that pings and never reads), and when
+// nothing came from it for deadAfterMs (pinged every pingIntervalMs: a phone
+// that left the network).
 
 #include "classsession.h"
 #include "result.h"
@@ -41,7 +48,9 @@ public:
     static constexpr quint16 kDefaultPort = 8642;
     static constexpr int kPortsToTry = 20;         // 8642, 8643, ... when one is taken
     static constexpr qint64 kMaxRequestBytes = 16 * 1024;
-    static constexpr int kMaxSockets = 600;        // the session's 500 and the page loads beside them
+    static constexpr int kMaxHttpSockets = 300;    // page loads at once, WebSockets not counted
+    static constexpr qint64 kReadBufferBytes = 64 * 1024;
+    static constexpr qint64 kMaxQueuedBytes = 256 * 1024;
     static constexpr int kCloseWrongCode = 4001;   // the page stops retrying on it
     static constexpr int kCloseFull = 4002;        // the class is full: the page retries later
 
@@ -52,6 +61,12 @@ public:
         QHostAddress address = QHostAddress::Any; // the tests: LocalHost
         SessionLimits limits;
         QString language = QStringLiteral("en"); // the phones' default: "en" or "zh_CN"
+        int requestDeadlineMs = 15000;
+        int maxHttpSocketsPerHost = 16; // not for this computer itself (127.0.0.1), unless capLoopback
+        bool capLoopback = false;
+        int wrongCodesPerHost = 30;
+        int pingIntervalMs = 20000;
+        int deadAfterMs = 90000;
     };
 
     explicit ClassServer(QObject *parent = nullptr);
@@ -94,7 +109,9 @@ private:
         QByteArray body, mimeType;
         int status = 200;
     };
-    Reply answerRequest(const QString &path, const QUrlQuery &query);
+    Reply answerRequest(const QString &path, const QUrlQuery &query, const QHostAddress &from);
+    bool codeAllowed(const QString &code, const QHostAddress &from); // counts the wrong ones
+    void guardSockets();
     void acceptWebSockets();
     void onMessage(QWebSocket *socket, const QString &message);
     void onClosed(QWebSocket *socket);
@@ -105,12 +122,20 @@ private:
 
     std::unique_ptr<ClassSession> m_session;
     std::unique_ptr<ClassHttpServer> m_http;
-    std::map<QWebSocket *, std::string> m_sockets; // socket → its connection id in the session
+    struct Peer {
+        std::string id;      // its connection in the session
+        qint64 lastSeenMs = 0; // a message or a pong
+    };
+    std::map<QWebSocket *, Peer> m_sockets;
+    std::map<QString, int> m_wrongCodes; // address → wrong join codes tried
+    Options m_options;
+    qint64 m_lastPingMs = 0;
     quint64 m_nextId = 0;
     quint16 m_port = 0;
     QString m_language = QStringLiteral("en");
     QElapsedTimer m_clock;
     QTimer *m_tick = nullptr;      // the students' count to the phones, the session's end
+    QTimer *m_guard = nullptr;     // queued bytes, dead phones, pings
     int m_studentsSent = -1, m_studentsNoted = 0;
     std::function<QByteArray(const SessionQuestion &)> m_imageProvider;
     QByteArray m_image;

@@ -186,6 +186,7 @@ void SessionPanel::build()
     m_question = new QLabel(running);
     m_question->setObjectName(QStringLiteral("sessionQuestion"));
     m_question->setWordWrap(true);
+    m_question->setTextFormat(Qt::PlainText); // a lesson file's text, never markup
     rl->addWidget(m_question);
     m_histogram = new AnswerHistogram(running);
     m_histogram->setObjectName(QStringLiteral("answerHistogram"));

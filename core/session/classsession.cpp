@@ -29,11 +29,12 @@ QJsonObject localText(const std::map<std::string, std::string> &t)
     return o;
 }
 
-QString csvField(const std::string &s)
+QString csvField(const std::string &s, bool guard = true)
 {
     QString q = QString::fromStdString(s);
-    // A cell a spreadsheet would read as a formula is written as text.
-    if (!q.isEmpty() && QStringLiteral("=+-@").contains(q.front()))
+    // A cell a spreadsheet would read as a formula is written as text
+    // (OWASP's list: = + - @, a tab, a carriage return).
+    if (guard && !q.isEmpty() && QStringLiteral("=+-@\t\r").contains(q.front()))
         q.prepend(QLatin1Char('\''));
     q.replace(QLatin1Char('"'), QStringLiteral("\"\""));
     return QLatin1Char('"') + q + QLatin1Char('"');
@@ -153,7 +154,7 @@ QByteArray ClassSession::tallyCsv() const
         out += csvField(t.question) + QLatin1Char(',')
             + (t.kind == SessionQuestion::Kind::Choice ? QStringLiteral("choice") : QStringLiteral("number")) + QLatin1Char(',')
             + QString::number(t.answers) + QLatin1Char(',') + QString::number(t.right) + QLatin1Char(',')
-            + csvField(cells.join(QLatin1Char(' ')).toStdString()) + QLatin1Char('\n');
+            + csvField(cells.join(QLatin1Char(' ')).toStdString(), false) + QLatin1Char('\n'); // numbers only: "-0.5" stays a number
     }
     return out.toUtf8();
 }
@@ -216,6 +217,17 @@ std::optional<QJsonObject> ClassSession::receive(const std::string &connection, 
         const QString device = o.value(QLatin1String("device")).toString();
         if (!validDevice(device))
             return error(QStringLiteral("bad device token"));
+        // One device a connection: a new token on the same socket would be
+        // a second vote.
+        if (!c.device.empty() && c.device != device.toStdString())
+            return error(QStringLiteral("one device per connection"));
+        // Phones keep their token across reconnections, so a class brings
+        // about as many devices as students; tokens made up by a script do not.
+        if (c.device.empty() && !m_devices.count(device.toStdString())) {
+            if (int(m_devices.size()) >= 2 * m_limits.maxConnections)
+                return error(QStringLiteral("too many devices in this session"));
+            m_devices.insert(device.toStdString());
+        }
         c.device = device.toStdString();
         return stateFor(connection);
     }

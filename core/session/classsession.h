@@ -10,8 +10,9 @@
 //     of a known type with fields of the right type; anything else is refused
 //     with an error reply and changes nothing;
 //   - a connection says hello with a device token (16 to 64 of A-Z a-z 0-9 _ -)
-//     before it answers; one answer per question per device, which it may
-//     change until the reveal;
+//     before it answers, and keeps that device; one answer per question per
+//     device, which it may change until the reveal; at most twice
+//     maxConnections devices in a session;
 //   - at most limits.messagesPerSecond a connection on average (bursts of
 //     limits.burst): more are refused unread;
 //   - at most limits.maxConnections connections; a session ends after
@@ -129,6 +130,7 @@ private:
     int m_version = 0;
     std::map<std::string, int> m_choices;       // device → choice, of the open question
     std::map<std::string, double> m_numbers;    // device → number
+    std::set<std::string> m_devices;            // every device that said hello (capped)
     std::vector<SessionTally> m_history;
     int m_refused = 0;
 };

@@ -258,6 +258,21 @@ private slots:
         QVERIFY(browser.waitFor("!document.getElementById('result').hidden"));
         QVERIFY(browser.screenshot(out.filePath("phone-zh-revealed.png")));
 
+        // A lesson file's text is shown as text: markup in a question and its
+        // choices creates no element and runs nothing.
+        SessionQuestion hostile;
+        hostile.id = "hostile";
+        hostile.text = {{"en", "<img src=x onerror=\"window.pwned=1\"><b>bold?</b>"}, {"zh_CN", "<script>window.pwned=2</script>"}};
+        hostile.choices = {{{"en", "<i>a</i>"}}, {{"en", "<svg onload=\"window.pwned=3\">"}}};
+        hostile.answer = {0};
+        QVERIFY(!panel->server()->ask(hostile));
+        QVERIFY(browser.waitFor("document.querySelectorAll('#choices button').length === 2"));
+        QVERIFY(browser.tap("#lang")); // back to English
+        QVERIFY(browser.waitFor("document.getElementById('qtext').textContent.includes('<img src=x')"));
+        QCOMPARE(browser.evaluate("document.querySelectorAll('#qtext *, #choices img, #choices svg, #choices i').length").toInt(), 0);
+        QVERIFY(browser.evaluate("document.getElementById('choices').textContent.includes('<svg onload')").toBool());
+        QVERIFY(browser.evaluate("typeof window.pwned === 'undefined'").toBool());
+
         // End: the phone is told.
         panel->stop();
         QVERIFY(browser.waitFor("document.getElementById('msg').textContent.length > 0 && document.getElementById('q').hidden"));

@@ -132,6 +132,46 @@ HttpReply rawGet(quint16 port, const QByteArray &request)
     return r;
 }
 
+// A client that speaks the WebSocket protocol by hand: no automatic pong, no reading unless asked.
+struct RawWebSocket {
+    std::unique_ptr<QTcpSocket> socket = std::make_unique<QTcpSocket>();
+    QByteArray received;
+    bool closed = false;
+};
+
+std::unique_ptr<RawWebSocket> rawWebSocket(quint16 port, const QByteArray &code, bool read = true)
+{
+    auto w = std::make_unique<RawWebSocket>();
+    RawWebSocket *raw = w.get();
+    if (read)
+        QObject::connect(raw->socket.get(), &QTcpSocket::readyRead, [raw] { raw->received += raw->socket->readAll(); });
+    QObject::connect(raw->socket.get(), &QTcpSocket::disconnected, [raw] { raw->closed = true; });
+    raw->socket->setReadBufferSize(read ? 0 : 1); // not reading: the kernel's window fills
+    raw->socket->connectToHost(QHostAddress::LocalHost, port);
+    raw->socket->write("GET /ws?code=" + code + " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                       "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+    return w;
+}
+
+// A client's frame: FIN, the opcode, masked (RFC 6455 5.3).
+QByteArray clientFrame(quint8 opcode, const QByteArray &payload)
+{
+    QByteArray f;
+    f.append(char(0x80 | opcode));
+    if (payload.size() < 126) {
+        f.append(char(0x80 | payload.size()));
+    } else {
+        f.append(char(0x80 | 126));
+        f.append(char(payload.size() >> 8));
+        f.append(char(payload.size() & 0xff));
+    }
+    const char key[4] = {0x11, 0x22, 0x33, 0x44};
+    f.append(key, 4);
+    for (int i = 0; i < payload.size(); ++i)
+        f.append(char(payload[i] ^ key[i % 4]));
+    return f;
+}
+
 HttpReply get(quint16 port, const QByteArray &target)
 {
     return rawGet(port, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
@@ -142,10 +182,9 @@ HttpReply get(quint16 port, const QByteArray &target)
 class TestClassServer : public QObject {
     Q_OBJECT
 
-    std::unique_ptr<ClassServer> startServer(SessionLimits limits = {})
+    std::unique_ptr<ClassServer> startServer(SessionLimits limits = {}, ClassServer::Options o = {})
     {
         auto server = std::make_unique<ClassServer>();
-        ClassServer::Options o;
         o.address = QHostAddress::LocalHost;
         o.port = 0; // any free port: tests run side by side
         o.exactPort = true;
@@ -201,8 +240,12 @@ private slots:
         const quint16 port = server->port();
         // A header far past the limit: the socket is closed, the server lives on.
         const QByteArray huge = "GET /?code=KQ7MZ HTTP/1.1\r\nHost: x\r\nX-Pad: " + QByteArray(400 * 1024, 'a') + "\r\n\r\n";
+        QElapsedTimer clock;
+        clock.start();
         const HttpReply r = rawGet(port, huge);
-        QVERIFY(r.status != 200);
+        QVERIFY(r.closed);
+        QCOMPARE(r.status, 0);
+        QVERIFY(clock.elapsed() < 10000); // cut, not left to time out
         QCOMPARE(get(port, "/?code=KQ7MZ").status, 200);
     }
 
@@ -374,6 +417,8 @@ private slots:
         for (int i = 0; i < 100; ++i)
             flood->send({{"type", "answer"}, {"question", "guess-1"}, {"choice", i % 3}});
         QTRY_VERIFY(server->session().refused() >= refusedBefore + 100 - int(limits.burst));
+        // Every message answered or refused: acks and refusals add up to the hundred.
+        QTRY_COMPARE(int(flood->ofType("ack").size()) + server->session().refused() - refusedBefore, 100);
         QVERIFY(flood->ofType("ack").size() <= int(limits.burst));
 
         // The good student's answer stands; the tally holds two phones at most.
@@ -472,6 +517,109 @@ private slots:
         QVERIFY(!probe.waitForConnected(2000));
         // The tallies stay for the CSV.
         QVERIFY(server->session().tallyCsv().contains("\"guess-1\",choice,1,0"));
+    }
+
+    // Upgrade: websocket without Connection: Upgrade is an ordinary request,
+    // answered at once (it would otherwise wait for nothing, holding its socket).
+    void halfAnUpgradeIsAnswered()
+    {
+        auto server = startServer();
+        QElapsedTimer clock;
+        clock.start();
+        const HttpReply r = rawGet(server->port(), "GET /?code=KQ7MZ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: close\r\n\r\n");
+        QCOMPARE(r.status, 200);
+        QVERIFY(clock.elapsed() < 5000);
+    }
+
+    // Sockets that never finish a request (or idle after one) are closed
+    // after the deadline; one address holds a few at most; the page still loads.
+    void idleSocketsAreClosed()
+    {
+        ClassServer::Options o;
+        o.requestDeadlineMs = 400;
+        o.maxHttpSocketsPerHost = 16;
+        o.capLoopback = true;
+        auto server = startServer({}, o);
+        std::vector<std::unique_ptr<QTcpSocket>> idle;
+        int connected = 0, closed = 0;
+        for (int i = 0; i < 20; ++i) {
+            idle.push_back(std::make_unique<QTcpSocket>());
+            QObject::connect(idle.back().get(), &QTcpSocket::connected, [&connected] { ++connected; });
+            QObject::connect(idle.back().get(), &QTcpSocket::disconnected, [&closed] { ++closed; });
+            idle.back()->connectToHost(QHostAddress::LocalHost, server->port());
+        }
+        QTRY_COMPARE(connected, 20);
+        // The four past the cap are dropped at once, the rest at the deadline.
+        QTRY_COMPARE(closed, 4);
+        QTRY_COMPARE_WITH_TIMEOUT(closed, 20, 10000);
+        QCOMPARE(get(server->port(), "/?code=KQ7MZ").status, 200);
+        // A WebSocket is not a page's socket: it outlives the deadline.
+        auto student = makeStudent(server->port(), kCode, 1);
+        QTRY_COMPARE(server->students(), 1);
+        QElapsedTimer clock;
+        clock.start();
+        QTRY_VERIFY_WITH_TIMEOUT(clock.elapsed() > 3 * o.requestDeadlineMs, 5000);
+        QVERIFY(student->open);
+        QCOMPARE(server->students(), 1);
+    }
+
+    // An address that guessed too many codes is refused, even with the right one.
+    void guessingTheCodeIsRefused()
+    {
+        ClassServer::Options o;
+        o.wrongCodesPerHost = 5;
+        auto server = startServer({}, o);
+        QCOMPARE(get(server->port(), "/?code=KQ7MZ").status, 200);
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(get(server->port(), "/?code=AAAA" + QByteArray::number(i + 2)).status, 403);
+        QCOMPARE(get(server->port(), "/?code=KQ7MZ").status, 403);
+        auto student = makeStudent(server->port(), kCode, 1);
+        QTRY_COMPARE(student->closeCode, ClassServer::kCloseWrongCode);
+    }
+
+    // Pings are answered by Qt, out of the rules' sight: a client that pings
+    // and never reads the pongs is closed when they pile up, and the others
+    // are not disturbed.
+    void pingFloodIsCut()
+    {
+        auto server = startServer();
+        auto good = makeStudent(server->port(), kCode, 1);
+        QTRY_COMPARE(server->students(), 1);
+        auto flood = rawWebSocket(server->port(), kCode, false);
+        QTRY_VERIFY(flood->socket->state() == QAbstractSocket::ConnectedState);
+        const QByteArray ping = clientFrame(0x9, QByteArray(125, 'p'));
+        QByteArray burst;
+        for (int i = 0; i < 2000; ++i)
+            burst += ping;
+        // Written as fast as the server takes it, never read: the pongs pile up.
+        QElapsedTimer clock;
+        clock.start();
+        while (!flood->closed && flood->socket->state() == QAbstractSocket::ConnectedState && clock.elapsed() < 60000) {
+            if (flood->socket->bytesToWrite() < 4 * burst.size())
+                flood->socket->write(burst);
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+        }
+        QVERIFY2(flood->socket->state() != QAbstractSocket::ConnectedState, "the flooding client was not closed");
+        QVERIFY(good->open);
+        QCOMPARE(server->students(), 1);
+    }
+
+    // A phone that left without closing (no pong, nothing sent) is dropped
+    // and its place freed; a live one, which answers the pings, stays.
+    void deadPhonesAreDropped()
+    {
+        ClassServer::Options o;
+        o.pingIntervalMs = 100;
+        o.deadAfterMs = 600;
+        auto server = startServer({}, o);
+        auto live = makeStudent(server->port(), kCode, 1);
+        auto dead = rawWebSocket(server->port(), kCode);
+        QTRY_VERIFY(dead->received.contains("101 Switching Protocols"));
+        dead->socket->write(clientFrame(0x1, R"({"type":"hello","device":"dead-phone-device-0001"})"));
+        QTRY_COMPARE(server->students(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(server->students(), 1, 5000);
+        QTRY_VERIFY(dead->closed);
+        QVERIFY(live->open);
     }
 
     void qrCode()

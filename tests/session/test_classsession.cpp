@@ -352,6 +352,50 @@ private slots:
         QCOMPARE(lines[0], QStringLiteral("question,kind,answers,right,counts or values"));
         QCOMPARE(lines[1], QStringLiteral("\"'=cmd|' /C calc'!A0\",choice,1,0,\"0 0 1\""));
         QVERIFY(!csv.contains(QString::fromStdString(device(1))));
+        // Each of OWASP's leading characters is made text; numbers stay numbers.
+        for (const char *id : {"+1", "-1", "@SUM(A1)", "\tx", "\rx"}) {
+            ClassSession t("ABCDE");
+            QVERIFY(!t.ask(choiceQuestion(id, 2, {0})));
+            t.reveal();
+            QVERIFY2(QString::fromUtf8(t.tallyCsv()).contains(QStringLiteral("\"'") + QString::fromLatin1(id)), id);
+        }
+        SessionQuestion n;
+        n.id = "n";
+        n.kind = SessionQuestion::Kind::Number;
+        n.text = {{"en", "x"}};
+        ClassSession u("ABCDE");
+        QVERIFY(!u.ask(n));
+        QVERIFY(u.connect("a", 0));
+        u.receive("a", hello(device(1)), 0);
+        u.receive("a", json({{"type", "answer"}, {"question", "n"}, {"number", -0.5}}), 0);
+        QVERIFY(u.tallyCsv().contains(",\"-0.5\""));
+    }
+
+    // One device a connection: a second hello with another token would be a
+    // second vote; the number of devices in a session is capped.
+    void oneDevicePerConnection()
+    {
+        SessionLimits limits;
+        limits.maxConnections = 3;
+        ClassSession s("ABCDE", limits);
+        QVERIFY(!s.ask(choiceQuestion("q", 2, {0})));
+        QVERIFY(s.connect("a", 0));
+        QCOMPARE(s.receive("a", hello(device(1)), 0)->value("type").toString(), QStringLiteral("question"));
+        QCOMPARE(s.receive("a", hello(device(1)), 0)->value("type").toString(), QStringLiteral("question")); // the same again: fine
+        QCOMPARE(s.receive("a", hello(device(2)), 0)->value("type").toString(), QStringLiteral("error"));
+        s.receive("a", choose("q", 1), 0);
+        QCOMPARE(s.tally().answers, 1);
+        // Six devices (twice the connections) over reconnections; the seventh is refused.
+        for (int i = 2; i <= 6; ++i) {
+            const std::string c = "c" + std::to_string(i);
+            QVERIFY(s.connect(c, 1000 * i));
+            QCOMPARE(s.receive(c, hello(device(i)), 1000 * i)->value("type").toString(), QStringLiteral("question"));
+            s.disconnect(c);
+        }
+        QVERIFY(s.connect("c7", 9000));
+        QCOMPARE(s.receive("c7", hello(device(7)), 9000)->value("type").toString(), QStringLiteral("error"));
+        // A device seen before comes back.
+        QCOMPARE(s.receive("c7", hello(device(3)), 9000)->value("type").toString(), QStringLiteral("question"));
     }
 };
 
