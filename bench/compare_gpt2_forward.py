@@ -55,30 +55,11 @@ def load(folder):
         return out, json.load(f)
 
 
-def forward(W, cfg, ids):
-    d, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
-    eps = cfg.get("layer_norm_epsilon", 1e-5)
-    n, dh = len(ids), d // H
-    x = W["wte.weight"][ids] + W["wpe.weight"][:n]
-    mask = torch.full((n, n), float("-inf")).triu(1)
-    for l in range(L):
-        p = f"h.{l}."
-        h = F.layer_norm(x, (d,), W[p + "ln_1.weight"], W[p + "ln_1.bias"], eps)
-        qkv = h @ W[p + "attn.c_attn.weight"] + W[p + "attn.c_attn.bias"]
-        q, k, v = (t.reshape(n, H, dh).transpose(0, 1) for t in qkv.split(d, dim=1))
-        w = torch.softmax(q @ k.transpose(1, 2) / dh ** 0.5 + mask, dim=-1)
-        o = (w @ v).transpose(0, 1).reshape(n, d)
-        x = x + o @ W[p + "attn.c_proj.weight"] + W[p + "attn.c_proj.bias"]
-        h = F.layer_norm(x, (d,), W[p + "ln_2.weight"], W[p + "ln_2.bias"], eps)
-        m = F.gelu(h @ W[p + "mlp.c_fc.weight"] + W[p + "mlp.c_fc.bias"], approximate="tanh")
-        x = x + m @ W[p + "mlp.c_proj.weight"] + W[p + "mlp.c_proj.bias"]
-    final = F.layer_norm(x, (d,), W["ln_f.weight"], W["ln_f.bias"], eps)
-    return final[-1] @ W["wte.weight"].T
-
-
-def key_forward(W, cfg, ids, cache, start):
-    """Positions start..n-1 of ids, given cache[l] = (k, v) of positions
-    before `start` in layer l (H x start x dh); the last position's logits."""
+def run(W, cfg, ids, start=0, cache=None, keep=None):
+    """Positions start..n-1 of ids through every layer, given cache[l] =
+    (k, v) of the positions before `start` in layer l (H x start x dh);
+    keep, a list, gets each layer's (k, v) of all n positions. The last
+    position's logits."""
     d, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
     eps = cfg.get("layer_norm_epsilon", 1e-5)
     n, dh = len(ids), d // H
@@ -90,8 +71,11 @@ def key_forward(W, cfg, ids, cache, start):
         h = F.layer_norm(x, (d,), W[p + "ln_1.weight"], W[p + "ln_1.bias"], eps)
         qkv = h @ W[p + "attn.c_attn.weight"] + W[p + "attn.c_attn.bias"]
         q, k, v = (t.reshape(m, H, dh).transpose(0, 1) for t in qkv.split(d, dim=1))
-        k = torch.cat([cache[l][0], k], dim=1)
-        v = torch.cat([cache[l][1], v], dim=1)
+        if start:
+            k = torch.cat([cache[l][0], k], dim=1)
+            v = torch.cat([cache[l][1], v], dim=1)
+        if keep is not None:
+            keep.append((k, v))
         w = torch.softmax(q @ k.transpose(1, 2) / dh ** 0.5 + mask, dim=-1)
         o = (w @ v).transpose(0, 1).reshape(m, d)
         x = x + o @ W[p + "attn.c_proj.weight"] + W[p + "attn.c_proj.bias"]
@@ -102,27 +86,19 @@ def key_forward(W, cfg, ids, cache, start):
     return final[-1] @ W["wte.weight"].T
 
 
+def forward(W, cfg, ids):
+    return run(W, cfg, ids)
+
+
 def kv_cache(W, cfg, ids, upto):
-    """Each layer's keys and values of positions 0..upto-1 (H x upto x dh)."""
-    d, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
-    eps = cfg.get("layer_norm_epsilon", 1e-5)
-    dh = d // H
-    x = W["wte.weight"][ids[:upto]] + W["wpe.weight"][:upto]
-    mask = torch.full((upto, upto), float("-inf")).triu(1)
+    """Each layer's keys and values of positions 0..upto-1."""
     cache = []
-    for l in range(L):
-        p = f"h.{l}."
-        h = F.layer_norm(x, (d,), W[p + "ln_1.weight"], W[p + "ln_1.bias"], eps)
-        qkv = h @ W[p + "attn.c_attn.weight"] + W[p + "attn.c_attn.bias"]
-        q, k, v = (t.reshape(upto, H, dh).transpose(0, 1) for t in qkv.split(d, dim=1))
-        cache.append((k, v))
-        w = torch.softmax(q @ k.transpose(1, 2) / dh ** 0.5 + mask, dim=-1)
-        o = (w @ v).transpose(0, 1).reshape(upto, d)
-        x = x + o @ W[p + "attn.c_proj.weight"] + W[p + "attn.c_proj.bias"]
-        h = F.layer_norm(x, (d,), W[p + "ln_2.weight"], W[p + "ln_2.bias"], eps)
-        g = F.gelu(h @ W[p + "mlp.c_fc.weight"] + W[p + "mlp.c_fc.bias"], approximate="tanh")
-        x = x + g @ W[p + "mlp.c_proj.weight"] + W[p + "mlp.c_proj.bias"]
+    run(W, cfg, ids[:upto], keep=cache)
     return cache
+
+
+def key_forward(W, cfg, ids, cache, start):
+    return run(W, cfg, ids, start, cache)
 
 
 def ours_key(folder):
