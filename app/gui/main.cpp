@@ -279,8 +279,10 @@ int main(int argc, char *argv[])
         if (const auto p = window.classroomMode()->startClassSession(quint16(port), parser.isSet(portOption),
                                                                     parser.value(codeOption)))
             return refuse(QStringLiteral("--class-session: ") + QString::fromStdString(p->toString()));
-        std::fprintf(stderr, "attention-lab: class session at %s\n",
-                     qPrintable(window.classroomMode()->sessionPanel()->studentUrl()));
+        const attn::SessionPanel *session = window.classroomMode()->sessionPanel();
+        if (!parser.isSet(portOption) && session->server()->port() != port)
+            std::fprintf(stderr, "attention-lab: port %d is in use: the class session takes %d\n", port, session->server()->port());
+        std::fprintf(stderr, "attention-lab: class session at %s\n", qPrintable(session->studentUrl()));
     }
     if (parser.isSet(stepOption)) {
         bool ok = false;

@@ -1,4 +1,6 @@
 #include "projectorlayout.h"
+
+#include "mode.h"
 #include "mainwindow.h"
 
 #include "classroommode.h"
@@ -269,8 +271,10 @@ bool ProjectorLayout::foldPanels()
     if (m_window.mapsReadable() || !m_lab.settingsDock()->isVisible())
         return false;
     m_foldedDocks.clear();
+    // A dock the class reads from the projector (the class session's join
+    // code and answers) stays: only F9 folds it.
     for (QDockWidget *d : m_window.findChildren<QDockWidget *>())
-        if (d->isVisible()) {
+        if (d->isVisible() && !d->property(kKeepDockAtZoom).toBool()) {
             m_foldedDocks.push_back(d);
             d->hide();
         }

@@ -177,6 +177,7 @@ void ClassroomMode::createSession()
     m_sessionPanel = new SessionPanel(m_host.document(), window);
     m_sessionDock = new QDockWidget(tr("Class session"), window);
     m_sessionDock->setObjectName(QStringLiteral("sessionDock"));
+    m_sessionDock->setProperty(kKeepDockAtZoom, true);
     m_sessionDock->setWidget(m_sessionPanel);
     m_sessionDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
                                | QDockWidget::DockWidgetClosable);

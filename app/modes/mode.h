@@ -29,6 +29,11 @@ class Document;
 class LabMode;
 class Mode;
 
+// A dock with this property true stays when the projector's zoom folds the
+// panels (the class reads it: the class session's code and answers); F9
+// still folds it.
+inline constexpr const char *kKeepDockAtZoom = "attnKeepDockAtZoom";
+
 // What the window offers its modes: the document, the lab they add to, and
 // the window's own services (status bar, views by name, the open and save
 // questions, exports). MainWindow implements it.

@@ -134,7 +134,7 @@ protected:
                          // The page's own script, style and images; its socket; nothing else.
                          {"Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; "
                                                      "img-src 'self' data:; connect-src 'self' ws: wss:; base-uri 'none'; "
-                                                     "form-action 'none'; frame-ancestors 'none'"}},
+                                                     "form-action 'self'; frame-ancestors 'none'"}},
                         QHttpServerResponder::StatusCode(reply.status));
         return true;
     }
@@ -202,8 +202,8 @@ std::optional<Problem> ClassServer::start(const Options &options)
     }
     if (!port)
         return Problem{"port " + std::to_string(options.port),
-                       options.exactPort ? "it is taken or not allowed: " + tcp->errorString().toStdString()
-                                         : "it and the next " + std::to_string(kPortsToTry - 1) + " ports are taken"};
+                       options.exactPort ? "another program uses it, or it is not allowed (below 1024 needs root)"
+                                         : "it and the next " + std::to_string(kPortsToTry - 1) + " ports are in use"};
     tcp->setMaxPendingConnections(64);
     http->tcp = tcp;
     http->bind(tcp);
@@ -277,14 +277,15 @@ QStringList ClassServer::addresses() const
     return all + loopback;
 }
 
-QUrl ClassServer::studentUrl(const QString &host) const
+QUrl ClassServer::studentUrl(const QString &host, const QString &language) const
 {
     QUrl url;
     url.setScheme(QStringLiteral("http"));
     url.setHost(host);
     url.setPort(m_port);
     url.setPath(QStringLiteral("/"));
-    url.setQuery(QStringLiteral("code=") + joinCode());
+    url.setQuery(QStringLiteral("code=") + joinCode()
+                 + (language.isEmpty() ? QString() : QStringLiteral("&lang=") + normalLanguage(language)));
     return url;
 }
 
@@ -327,16 +328,25 @@ void ClassServer::setImageProvider(std::function<QByteArray(const SessionQuestio
     m_imageKey.clear();
 }
 
+bool ClassServer::lockedOut(const QHostAddress &from) const
+{
+    if (from.isLoopback() && !m_options.capLoopback)
+        return false; // this computer itself
+    const auto it = m_wrongCodes.find(from.toString());
+    return it != m_wrongCodes.end() && it->second >= m_options.wrongCodesPerHost;
+}
+
 bool ClassServer::codeAllowed(const QString &code, const QHostAddress &from)
 {
     // Guessing the code: an address that tried too many wrong ones is refused
-    // for the rest of the session, even with the right one.
-    int &wrong = m_wrongCodes[from.toString()];
-    if (wrong >= m_options.wrongCodesPerHost)
+    // for the rest of the session, even with the right one. No code at all
+    // (the bare address typed) is not a guess.
+    if (lockedOut(from))
         return false;
     if (m_session->codeMatches(code))
         return true;
-    ++wrong;
+    if (!code.isEmpty())
+        ++m_wrongCodes[from.toString()];
     return false;
 }
 
@@ -349,10 +359,20 @@ ClassServer::Reply ClassServer::answerRequest(const QString &path, const QUrlQue
         return {resource(QStringLiteral("student.js")), QByteArrayLiteral("text/javascript; charset=utf-8")};
     if (path != QLatin1String("/") && path != QLatin1String("/map.png"))
         return {QByteArrayLiteral("Not found.\n"), text, 404};
-    if (!codeAllowed(query.queryItemValue(QStringLiteral("code")), from))
-        return {QByteArrayLiteral("Wrong join code: type the code shown on the projector.\n"), text, 403};
+    if (lockedOut(from))
+        return {QByteArrayLiteral("Too many wrong join codes from this device: ask your teacher.\n"
+                                  "\xe6\xad\xa4\xe8\xae\xbe\xe5\xa4\x87\xe8\xbe\x93\xe9\x94\x99\xe5\x8a\xa0\xe5\x85\xa5\xe7\xa0\x81"
+                                  "\xe6\xac\xa1\xe6\x95\xb0\xe8\xbf\x87\xe5\xa4\x9a\xef\xbc\x9a\xe8\xaf\xb7\xe5\x91\x8a\xe8\xaf\x89\xe8\x80\x81\xe5\xb8\x88\xe3\x80\x82\n"),
+                text, 429};
+    const bool allowed = codeAllowed(query.queryItemValue(QStringLiteral("code")), from);
+    // The page holds no secret: without the code (the bare address typed) it
+    // asks for it; with a wrong one it says so (403). Its question, map and
+    // socket need the code.
     if (path == QLatin1String("/"))
-        return {resource(QStringLiteral("student.html")), QByteArrayLiteral("text/html; charset=utf-8")};
+        return {resource(QStringLiteral("student.html")), QByteArrayLiteral("text/html; charset=utf-8"),
+                allowed || query.queryItemValue(QStringLiteral("code")).isEmpty() ? 200 : 403};
+    if (!allowed)
+        return {QByteArrayLiteral("Wrong join code.\n"), text, 403};
     // The map of the open question; an old question's map is gone.
     const SessionQuestion *q = m_session->current();
     const QString key = q ? QString::fromStdString(q->id) + QLatin1Char('|') + QString::number(m_session->version()) : QString();

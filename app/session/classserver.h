@@ -6,7 +6,8 @@
 //
 // What it serves, and nothing else (no file from disk, no path taken from a
 // request):
-//   GET /?code=CODE                  the student page
+//   GET /?code=CODE                  the student page (without a code: the
+//                                    same page, asking for it; it holds no secret)
 //   GET /student.css, /student.js    its style and script (no secret in them)
 //   GET /map.png?code=CODE&q=ID&v=N  the open question's map, drawn by the app
 //   WebSocket /ws?code=CODE          the answers; a wrong code closes with 4001
@@ -64,7 +65,7 @@ public:
         int requestDeadlineMs = 15000;
         int maxHttpSocketsPerHost = 16; // not for this computer itself (127.0.0.1), unless capLoopback
         bool capLoopback = false;
-        int wrongCodesPerHost = 30;
+        int wrongCodesPerHost = 30;  // not for this computer itself, unless capLoopback
         int pingIntervalMs = 20000;
         int deadAfterMs = 90000;
     };
@@ -84,7 +85,9 @@ public:
     // The addresses a phone can reach: the LAN's IPv4 addresses, the
     // likeliest first, then 127.0.0.1.
     QStringList addresses() const;
-    QUrl studentUrl(const QString &host) const;
+    // The page's address on `host`; `language` ("en", "zh_CN") fixes the
+    // page's language (the teacher's choice), empty leaves it to each phone.
+    QUrl studentUrl(const QString &host, const QString &language = {}) const;
 
     // The running session, or the last one (its tallies stay for the CSV), or an empty one.
     const ClassSession &session() const { return *m_session; }
@@ -111,6 +114,7 @@ private:
     };
     Reply answerRequest(const QString &path, const QUrlQuery &query, const QHostAddress &from);
     bool codeAllowed(const QString &code, const QHostAddress &from); // counts the wrong ones
+    bool lockedOut(const QHostAddress &from) const;
     void guardSockets();
     void acceptWebSockets();
     void onMessage(QWebSocket *socket, const QString &message);

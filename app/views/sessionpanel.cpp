@@ -43,6 +43,11 @@ HeatmapData cropRow(HeatmapData d, int row)
     }
     // A one-row strip leaves the colour bar no room for its words.
     d.colorBarLabel.clear();
+    // The phone's question says what the map is, in the phone's language;
+    // the map keeps only the tokens and numbers, which need none.
+    d.title.clear();
+    d.rowAxisLabel.clear();
+    d.colAxisLabel.clear();
     d.values = Matrix(d.values.row(row));
     if (d.blocked.size())
         d.blocked = BoolMatrix(d.blocked.row(row));
@@ -147,6 +152,15 @@ void SessionPanel::build()
     m_address = new QComboBox(running);
     m_address->setObjectName(QStringLiteral("studentHost"));
     connect(m_address, &QComboBox::currentIndexChanged, this, &SessionPanel::refreshAddress);
+    m_phoneLanguageLabel = new QLabel(running);
+    m_phoneLanguage = new QComboBox(running);
+    m_phoneLanguage->setObjectName(QStringLiteral("phoneLanguage"));
+    m_phoneLanguageLabel->setBuddy(m_phoneLanguage);
+    connect(m_phoneLanguage, &QComboBox::currentIndexChanged, this, [this] {
+        const QString chosen = m_phoneLanguage->currentData().toString();
+        m_server->setLanguage(chosen.isEmpty() ? QLocale().name() : chosen);
+        refreshAddress();
+    });
     m_students = new QLabel(running);
     m_students->setObjectName(QStringLiteral("studentCount"));
     m_students->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -156,7 +170,12 @@ void SessionPanel::build()
     top->addWidget(m_addressTitle, 3, 0, 1, 2);
     top->addWidget(m_url, 4, 0, 1, 2);
     top->addWidget(m_address, 5, 0, 1, 2, Qt::AlignLeft);
-    top->addWidget(m_students, 6, 0, 1, 2);
+    auto *languageRow = new QHBoxLayout;
+    languageRow->addWidget(m_phoneLanguageLabel);
+    languageRow->addWidget(m_phoneLanguage);
+    languageRow->addStretch();
+    top->addLayout(languageRow, 6, 0, 1, 2);
+    top->addWidget(m_students, 7, 0, 1, 2);
     top->setColumnStretch(0, 1);
     rl->addLayout(top);
 
@@ -234,6 +253,16 @@ void SessionPanel::retranslate()
     m_start->setText(tr("&Start the session"));
     m_codeTitle->setText(tr("Join code"));
     m_addressTitle->setText(tr("Students open:"));
+    m_phoneLanguageLabel->setText(tr("Phones in:"));
+    {
+        const int keep = std::max(0, m_phoneLanguage->currentIndex());
+        QSignalBlocker block(m_phoneLanguage);
+        m_phoneLanguage->clear();
+        m_phoneLanguage->addItem(tr("each phone's language"), QString());
+        m_phoneLanguage->addItem(QStringLiteral("English"), QStringLiteral("en"));
+        m_phoneLanguage->addItem(QStringLiteral("中文"), QStringLiteral("zh_CN"));
+        m_phoneLanguage->setCurrentIndex(keep);
+    }
     m_askTitle->setText(tr("Ask:"));
     const int kind = m_askKind->currentIndex();
     {
@@ -332,7 +361,8 @@ void SessionPanel::refreshRunning()
 QString SessionPanel::studentUrl() const
 {
     const QString host = m_address->currentData().toString();
-    return m_server->studentUrl(host.isEmpty() ? QStringLiteral("127.0.0.1") : host).toString();
+    return m_server->studentUrl(host.isEmpty() ? QStringLiteral("127.0.0.1") : host, m_phoneLanguage->currentData().toString())
+        .toString();
 }
 
 void SessionPanel::refreshAddress()
@@ -505,7 +535,7 @@ QString SessionPanel::countText() const
 {
     const int students = m_server->students();
     if (!m_server->running() || !m_server->session().current())
-        return tr("Students connected: %1").arg(students);
+        return QString(); // the count of students stands above
     const SessionTally t = m_server->session().tally();
     QString text = tr("Answers: %1 of %2 students").arg(t.answers).arg(students);
     if (m_server->session().revealed())

@@ -108,6 +108,8 @@ private:
     QLabel *m_codeTitle, *m_code, *m_qr, *m_addressTitle;
     QLabel *m_url;
     QComboBox *m_address;
+    QLabel *m_phoneLanguageLabel;
+    QComboBox *m_phoneLanguage; // each phone's own, English, 中文
     QLabel *m_students;
     QLabel *m_askTitle;
     QComboBox *m_askKind, *m_askKey, *m_askQuiz;

@@ -10,6 +10,8 @@
       sending: 'Sending…', sent: 'Sent — you can change it until the reveal',
       right: 'Right answer', youAnswered: 'You answered', noAnswer: 'You did not answer',
       correct: 'Correct!', wrong: 'Not this time', ended: 'The session has ended', badCode: 'Wrong join code',
+      typeCode: 'Type the join code shown on the projector', joinLabel: 'Join code', join: 'Join',
+      full: 'The class is full — trying again…',
       send: 'Send', placeholder: 'e.g. 0.42', notNumber: 'Please type a number', sign: 'Change sign',
       toggle: '中文', colon: ': '
     },
@@ -20,6 +22,8 @@
       sending: '正在提交…', sent: '已提交——揭晓前可以修改',
       right: '正确答案', youAnswered: '你的答案是', noAnswer: '你没有作答',
       correct: '答对了！', wrong: '这次没答对', ended: '课堂互动已结束', badCode: '加入码不对',
+      typeCode: '请输入投影上显示的加入码', joinLabel: '加入码', join: '加入',
+      full: '课堂已满——稍后重试…',
       send: '提交', placeholder: '例如 0.42', notNumber: '请输入一个数字', sign: '切换正负号',
       toggle: 'EN', colon: '：'
     }
@@ -83,8 +87,12 @@
     E.status.textContent = stopped || st.phase === 'connecting' ? '' : statusText(T);
     E.msg.hidden = !!show;
     E.q.hidden = !show;
+    E.join.hidden = st.phase !== 'badcode';
+    E.joinlabel.textContent = T.joinLabel;
+    E.joinbtn.textContent = T.join;
     if (!show) {
-      E.msg.textContent = { connecting: statusText(T) || T.connecting, ended: T.ended, badcode: T.badCode }[st.phase] || T.waiting;
+      E.msg.textContent = { connecting: statusText(T) || T.connecting, ended: T.ended, full: T.full,
+                            badcode: code ? T.badCode : T.typeCode }[st.phase] || T.waiting;
       return;
     }
     const key = q.question + '|' + q.version + '|' + lang;
@@ -186,7 +194,7 @@
     const same = st.q && m.question === st.q.question;
     switch (m.type) {
       case 'welcome':
-        if (st.phase === 'connecting') st.phase = 'idle';
+        if (st.phase === 'connecting' || st.phase === 'full') st.phase = 'idle';
         break;
       case 'idle':
         Object.assign(st, { phase: 'idle', q: null, reveal: null, pending: null, note: '' });
@@ -240,7 +248,8 @@
     s.onclose = ev => {
       if (ws !== s) return; // a socket replaced on purpose
       ws = null;
-      if (ev.code === 4001) stop('badcode'); else retry();
+      if (ev.code === 4001) stop('badcode');
+      else { if (ev.code === 4002) st.phase = 'full'; retry(); } // full: a place may free
     };
     render();
   }

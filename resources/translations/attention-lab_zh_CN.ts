@@ -275,12 +275,12 @@
     </message>
     <message>
         <location line="+2" />
-        <location line="+40" />
+        <location line="+41" />
         <source>Start a class &amp;session</source>
         <translation>开始课堂互动(&amp;S)</translation>
     </message>
     <message>
-        <location line="-32" />
+        <location line="-33" />
         <source>Students answer from their phones' browsers on the classroom's network</source>
         <translation>学生在教室网络中用手机浏览器作答</translation>
     </message>
@@ -300,7 +300,7 @@
         <translation>课堂互动</translation>
     </message>
     <message>
-        <location line="+21" />
+        <location line="+22" />
         <source>Class &amp;session</source>
         <translation>课堂互动(&amp;S)</translation>
     </message>
@@ -2121,7 +2121,7 @@
         <translation>显示比例 %1%</translation>
     </message>
     <message>
-        <location filename="../../app/gui/projectorlayout.cpp" line="+244" />
+        <location filename="../../app/gui/projectorlayout.cpp" line="+246" />
         <source>Panels folded so that every map keeps its numbers; F9 brings them back</source>
         <translation>面板已收起，让每张图都显示数值；按 F9 恢复</translation>
     </message>
@@ -4562,7 +4562,7 @@ weight</source>
 <context>
     <name>attn::SessionPanel</name>
     <message>
-        <location filename="../../app/views/sessionpanel.cpp" line="+228" />
+        <location filename="../../app/views/sessionpanel.cpp" line="+248" />
         <source>The whole class answers from their phones: start a session, and students open the address (or scan the code) on the classroom's network. Nothing is kept but the anonymous counts, and only if you save them.</source>
         <translation>全班用手机作答：开始互动后，学生在教室网络中打开地址（或扫码）。除匿名计数外不保留任何内容，且只有在你保存时才保留。</translation>
     </message>
@@ -4593,6 +4593,16 @@ weight</source>
     </message>
     <message>
         <location line="+1" />
+        <source>Phones in:</source>
+        <translation>手机语言：</translation>
+    </message>
+    <message>
+        <location line="+5" />
+        <source>each phone's language</source>
+        <translation>跟随各手机的语言</translation>
+    </message>
+    <message>
+        <location line="+5" />
         <source>Ask:</source>
         <translation>提问：</translation>
     </message>
@@ -4647,7 +4657,7 @@ weight</source>
         <translation>尚无作答</translation>
     </message>
     <message>
-        <location line="+109" />
+        <location line="+110" />
         <source>key %1</source>
         <translation>键 %1</translation>
     </message>
@@ -4667,8 +4677,7 @@ weight</source>
         <translation>提问后课程已改动：答案仍是提问时的数值。重新提问即可使用新数值。</translation>
     </message>
     <message>
-        <location line="+8" />
-        <location line="+12" />
+        <location line="+20" />
         <source>Students connected: %1</source>
         <translation>已连接学生：%1</translation>
     </message>

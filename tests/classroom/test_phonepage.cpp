@@ -210,8 +210,17 @@ private slots:
         browser.call("Emulation.setDeviceMetricsOverride",
                      {{"width", 390}, {"height", 844}, {"deviceScaleFactor", 2}, {"mobile", true}});
         browser.call("Emulation.setTouchEmulationEnabled", {{"enabled", true}, {"maxTouchPoints", 5}});
-        const QString url = QStringLiteral("http://127.0.0.1:%1/?code=PHN42&lang=en").arg(panel->server()->port());
-        browser.call("Page.navigate", {{"url", url}});
+        // The bare address, typed without the code: the page asks for it;
+        // typed in lower case, it joins.
+        browser.call("Page.navigate", {{"url", QStringLiteral("http://127.0.0.1:%1/").arg(panel->server()->port())}});
+        QVERIFY2(browser.waitFor("!document.getElementById('join').hidden"), "no box for the code");
+        QVERIFY(browser.evaluate("document.getElementById('msg').textContent").toString().contains("join code"));
+        const QDir shots(QStringLiteral(ATTN_TEST_BINARY_DIR "/test-output"));
+        QDir().mkpath(shots.path());
+        QVERIFY(browser.screenshot(shots.filePath("phone-en-code.png")));
+        QVERIFY(browser.tap("#codeinput"));
+        browser.call("Input.insertText", {{"text", QStringLiteral("phn42")}});
+        QVERIFY(browser.tap("#joinbtn"));
         QVERIFY2(browser.waitFor("document.querySelectorAll('#choices button').length > 1"), "the question did not reach the page");
         QVERIFY(browser.waitFor("document.getElementById('qtext').textContent.includes('largest weight')"));
         QVERIFY(browser.waitFor("(() => { const i = document.getElementById('qimg'); return !i.hidden && i.complete && i.naturalWidth > 0; })()"));

@@ -14,6 +14,7 @@
 #include "attn_test.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QJsonDocument>
@@ -104,8 +105,18 @@ private slots:
         QCOMPARE(panel->findChild<QLabel *>("joinCode")->text(), QStringLiteral("TEACH"));
         QVERIFY(!panel->findChild<QLabel *>("qrCode")->pixmap().isNull());
         QVERIFY(panel->studentUrl().endsWith(QStringLiteral(":%1/?code=TEACH").arg(panel->server()->port())));
+        // The teacher's choice of the phones' language goes into the address and its QR code.
+        auto *phoneLanguage = panel->findChild<QComboBox *>("phoneLanguage");
+        QVERIFY(phoneLanguage);
+        const QImage qrBefore = panel->findChild<QLabel *>("qrCode")->pixmap().toImage();
+        phoneLanguage->setCurrentIndex(2);
+        QVERIFY(panel->studentUrl().endsWith(QStringLiteral("/?code=TEACH&lang=zh_CN")));
+        QVERIFY(panel->findChild<QLabel *>("studentAddress")->text().endsWith(QStringLiteral("&lang=zh_CN")));
+        QVERIFY(panel->findChild<QLabel *>("qrCode")->pixmap().toImage() != qrBefore);
+        phoneLanguage->setCurrentIndex(0);
         QLabel *status = w.statusBar()->findChild<QLabel *>("sessionStatus");
         QVERIFY(status && status->isVisible() && status->text().contains("TEACH"));
+        QVERIFY(panel->countText().isEmpty()); // nothing asked: the count of students is said once, above
 
         auto class30 = phones(panel->server()->port(), "TEACH", 30);
         QTRY_COMPARE_WITH_TIMEOUT(panel->server()->students(), 30, 20000);
