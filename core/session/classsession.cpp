@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace attn {
 
@@ -27,6 +28,13 @@ QJsonObject localText(const std::map<std::string, std::string> &t)
     for (const auto &[language, text] : t)
         o.insert(QString::fromStdString(language), QString::fromStdString(text));
     return o;
+}
+
+std::string english(const std::map<std::string, std::string> &t)
+{
+    if (auto it = t.find("en"); it != t.end())
+        return it->second;
+    return t.empty() ? std::string() : t.begin()->second;
 }
 
 QString csvField(const std::string &s, bool guard = true)
@@ -117,6 +125,15 @@ SessionTally ClassSession::tally() const
     const SessionQuestion &q = *m_current;
     t.question = q.id;
     t.kind = q.kind;
+    t.text = english(q.text);
+    for (const auto &c : q.choices)
+        t.choices.push_back(english(c));
+    if (q.kind == SessionQuestion::Kind::Choice) {
+        for (int a : q.answer)
+            t.answer += (t.answer.empty() ? "" : " | ") + t.choices[std::size_t(a)];
+    } else {
+        t.answer = QString::number(q.number, 'f', std::clamp(q.decimals, 0, 12)).toStdString();
+    }
     if (q.kind == SessionQuestion::Kind::Choice) {
         t.counts.assign(q.choices.size(), 0);
         for (const auto &[device, c] : m_choices) {
@@ -142,7 +159,7 @@ QByteArray ClassSession::tallyCsv() const
     std::vector<SessionTally> all = m_history;
     if (m_current && (tally().answers > 0 || m_revealed))
         all.push_back(tally());
-    QString out = QStringLiteral("question,kind,answers,right,counts or values\n");
+    QString out = QStringLiteral("question,kind,answers,right,counts or values,question text,choices,right answer\n");
     for (const SessionTally &t : all) {
         QStringList cells;
         if (t.kind == SessionQuestion::Kind::Choice)
@@ -154,7 +171,14 @@ QByteArray ClassSession::tallyCsv() const
         out += csvField(t.question) + QLatin1Char(',')
             + (t.kind == SessionQuestion::Kind::Choice ? QStringLiteral("choice") : QStringLiteral("number")) + QLatin1Char(',')
             + QString::number(t.answers) + QLatin1Char(',') + QString::number(t.right) + QLatin1Char(',')
-            + csvField(cells.join(QLatin1Char(' ')).toStdString(), false) + QLatin1Char('\n'); // numbers only: "-0.5" stays a number
+            + csvField(cells.join(QLatin1Char(' ')).toStdString(), false) // numbers only: "-0.5" stays a number
+            + QLatin1Char(',') + csvField(t.text) + QLatin1Char(',')
+            + csvField(QString::fromStdString(std::accumulate(t.choices.begin(), t.choices.end(), std::string(),
+                                                              [](std::string a, const std::string &b) {
+                                                                  return a.empty() ? b : a + " | " + b;
+                                                              }))
+                           .toStdString())
+            + QLatin1Char(',') + csvField(t.answer) + QLatin1Char('\n');
     }
     return out.toUtf8();
 }

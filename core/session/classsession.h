@@ -65,6 +65,11 @@ struct SessionTally {
     std::vector<double> numbers;    // Number: every answer, sorted
     int answers = 0;
     int right = 0;
+    // For the CSV a teacher reads later: the question's words, its choices
+    // and the right answer, in English (else the first language given).
+    std::string text;
+    std::vector<std::string> choices;
+    std::string answer;
 };
 
 class ClassSession {

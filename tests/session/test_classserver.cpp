@@ -29,11 +29,12 @@ constexpr const char *kCode = "KQ7MZ";
 
 // One phone: a socket, its device token, the messages it got, how it closed.
 struct Student {
-    std::unique_ptr<QWebSocket> socket = std::make_unique<QWebSocket>();
     QString device;
     QList<QJsonObject> received;
     int closeCode = -1;
     bool open = false;
+    // Last: destroyed first, so that its signals on closing find the rest alive.
+    std::unique_ptr<QWebSocket> socket = std::make_unique<QWebSocket>();
 
     QList<QJsonObject> ofType(const QString &type) const
     {
@@ -100,9 +101,9 @@ struct HttpReply {
 // running it, never by blocking.
 HttpReply rawGet(quint16 port, const QByteArray &request)
 {
-    QTcpSocket s;
     QByteArray all;
     bool closed = false;
+    QTcpSocket s; // after what its signals write: destroyed first
     QObject::connect(&s, &QTcpSocket::readyRead, [&] { all += s.readAll(); });
     QObject::connect(&s, &QTcpSocket::disconnected, [&] { closed = true; });
     QObject::connect(&s, &QTcpSocket::errorOccurred, [&] { closed = true; });
@@ -134,9 +135,9 @@ HttpReply rawGet(quint16 port, const QByteArray &request)
 
 // A client that speaks the WebSocket protocol by hand: no automatic pong, no reading unless asked.
 struct RawWebSocket {
-    std::unique_ptr<QTcpSocket> socket = std::make_unique<QTcpSocket>();
     QByteArray received;
     bool closed = false;
+    std::unique_ptr<QTcpSocket> socket = std::make_unique<QTcpSocket>(); // last: destroyed first
 };
 
 std::unique_ptr<RawWebSocket> rawWebSocket(quint16 port, const QByteArray &code, bool read = true)
@@ -544,8 +545,8 @@ private slots:
         o.maxHttpSocketsPerHost = 16;
         o.capLoopback = true;
         auto server = startServer({}, o);
-        std::vector<std::unique_ptr<QTcpSocket>> idle;
         int connected = 0, closed = 0;
+        std::vector<std::unique_ptr<QTcpSocket>> idle; // after the counts its signals write
         for (int i = 0; i < 20; ++i) {
             idle.push_back(std::make_unique<QTcpSocket>());
             QObject::connect(idle.back().get(), &QTcpSocket::connected, [&connected] { ++connected; });

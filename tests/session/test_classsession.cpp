@@ -349,8 +349,10 @@ private slots:
         const QString csv = QString::fromUtf8(s.tallyCsv());
         const QStringList lines = csv.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 2); // q2 has no answers and is not revealed yet
-        QCOMPARE(lines[0], QStringLiteral("question,kind,answers,right,counts or values"));
-        QCOMPARE(lines[1], QStringLiteral("\"'=cmd|' /C calc'!A0\",choice,1,0,\"0 0 1\""));
+        QCOMPARE(lines[0], QStringLiteral("question,kind,answers,right,counts or values,question text,choices,right answer"));
+        // The counts in the choices' order, then the words a teacher reads later.
+        QCOMPARE(lines[1], QStringLiteral("\"'=cmd|' /C calc'!A0\",choice,1,0,\"0 0 1\",\"Which key gets the largest weight?\","
+                                          "\"k1 | k2 | k3\",\"k2\""));
         QVERIFY(!csv.contains(QString::fromStdString(device(1))));
         // Each of OWASP's leading characters is made text; numbers stay numbers.
         for (const char *id : {"+1", "-1", "@SUM(A1)", "\tx", "\rx"}) {

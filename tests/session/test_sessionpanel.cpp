@@ -37,8 +37,8 @@ using namespace attn;
 namespace {
 
 struct Phone {
-    std::unique_ptr<QWebSocket> socket = std::make_unique<QWebSocket>();
     QList<QJsonObject> received;
+    std::unique_ptr<QWebSocket> socket = std::make_unique<QWebSocket>(); // last: destroyed first
     void send(const QJsonObject &o) { socket->sendTextMessage(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact))); }
     QString lastQuestion() const
     {
