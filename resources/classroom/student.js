@@ -28,6 +28,15 @@
       toggle: 'EN', colon: '：'
     }
   };
+  // The server's refusals (core/session/classsession.cpp) in Chinese; any
+  // other text is shown as it came.
+  const ZH_ERRORS = {
+    'the answer has been revealed': '答案已经揭晓', 'that question is not open': '这道题已经结束',
+    'not one of the choices': '不是可选的答案', 'not a number': '不是一个数字', 'say hello first': '请重新打开页面',
+    'message too long': '消息太长', 'not a JSON object': '消息格式不对', 'unknown message type': '消息格式不对',
+    'bad device token': '设备标识无效', 'one device per connection': '每个连接只能有一台设备',
+    'too many devices in this session': '本次互动的设备太多'
+  };
   const E = {}; // the page's elements by id
   document.querySelectorAll('[id]').forEach(e => { E[e.id] = e; });
   const params = new URLSearchParams(location.search);
@@ -217,7 +226,7 @@
         if (same) Object.assign(st, { reveal: m, pending: null, note: '' });
         break;
       case 'error':
-        toast(typeof m.message === 'string' ? m.message : '');
+        toast(typeof m.message === 'string' ? (lang === 'zh_CN' && ZH_ERRORS[m.message]) || m.message : '');
         break;
       case 'ended':
         return stop('ended');

@@ -8,7 +8,9 @@
 #include "classsession.h"
 #include "sessionquestions.h"
 
+#include <QFile>
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QJsonDocument>
 #include <QTest>
 
@@ -371,6 +373,23 @@ private slots:
         u.receive("a", hello(device(1)), 0);
         u.receive("a", json({{"type", "answer"}, {"question", "n"}, {"number", -0.5}}), 0);
         QVERIFY(u.tallyCsv().contains(",\"-0.5\""));
+    }
+
+    // Every refusal the rules can send has its Chinese words on the phone
+    // page (student.js, ZH_ERRORS): a new one without them fails here.
+    void everyRefusalHasChineseOnThePhone()
+    {
+        QFile rules(QStringLiteral(ATTN_TEST_SOURCE_DIR "/core/session/classsession.cpp"));
+        QFile page(QStringLiteral(ATTN_TEST_SOURCE_DIR "/resources/classroom/student.js"));
+        QVERIFY(rules.open(QIODevice::ReadOnly) && page.open(QIODevice::ReadOnly));
+        const QString source = QString::fromUtf8(rules.readAll()), js = QString::fromUtf8(page.readAll());
+        const QRegularExpression refusal(QStringLiteral("error\\(QStringLiteral\\(\"([^\"]+)\"\\)\\)"));
+        int found = 0;
+        for (auto it = refusal.globalMatch(source); it.hasNext(); ++found) {
+            const QString message = it.next().captured(1);
+            QVERIFY2(js.contains(QLatin1Char('\'') + message + QStringLiteral("': '")), qPrintable(message));
+        }
+        QVERIFY(found >= 10);
     }
 
     // One device a connection: a second hello with another token would be a
