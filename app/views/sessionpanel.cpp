@@ -86,13 +86,20 @@ SessionPanel::SessionPanel(Document *doc, QWidget *parent) : QWidget(parent), m_
         emit hidingWanted(false);
         emit runningChanged(false);
     });
+    // Only a running session follows the lesson: a drag at n = 1024 with the
+    // dock closed costs nothing here.
     connect(m_doc, &Document::changed, this, [this] {
+        if (!m_server->running())
+            return;
         if (questionOpen() && m_asked != Ask::Quiz)
             m_stale = true;
         refreshAskChoices();
         refreshQuestion();
     });
-    connect(m_doc, &Document::currentChanged, this, &SessionPanel::refreshAskChoices);
+    connect(m_doc, &Document::currentChanged, this, [this] {
+        if (m_server->running())
+            refreshAskChoices();
+    });
     retranslate();
     refreshRunning();
 }
