@@ -102,7 +102,6 @@ QString normalLanguage(const QString &language)
 class ClassHttpServer : public QAbstractHttpServer {
 public:
     explicit ClassHttpServer(ClassServer *owner) : m_owner(owner) {}
-    GuardTcpServer *tcp = nullptr;
 
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override
@@ -205,7 +204,6 @@ std::optional<Problem> ClassServer::start(const Options &options)
                        options.exactPort ? "another program uses it, or it is not allowed (below 1024 needs root)"
                                          : "it and the next " + std::to_string(kPortsToTry - 1) + " ports are in use"};
     tcp->setMaxPendingConnections(64);
-    http->tcp = tcp;
     http->bind(tcp);
     connect(http.get(), &QAbstractHttpServer::newWebSocketConnection, this, &ClassServer::acceptWebSockets);
 
@@ -289,19 +287,12 @@ QUrl ClassServer::studentUrl(const QString &host, const QString &language) const
     return url;
 }
 
-int ClassServer::openSockets() const
-{
-    return m_http && m_http->tcp ? m_http->tcp->openSockets() + int(m_sockets.size()) : 0; // pages' and WebSockets
-}
-
 std::optional<Problem> ClassServer::ask(SessionQuestion question)
 {
     if (!m_http)
         return Problem{"class session", "no session is running"};
     if (auto problem = m_session->ask(std::move(question)))
-        return problem;
-    m_image.clear();
-    m_imageKey.clear();
+        return problem; // a new version: the map cache's key changes with it
     broadcastState();
     emit answersChanged();
     return std::nullopt;
@@ -399,7 +390,7 @@ void ClassServer::acceptWebSockets()
             socket->close(QWebSocketProtocol::CloseCode(kCloseWrongCode), QStringLiteral("wrong join code"));
             continue;
         }
-        const std::string id = "c" + std::to_string(++m_nextId);
+        const std::string id = std::to_string(++m_nextId); // (GCC 12 warns falsely on "c" + to_string)
         if (!m_session->connect(id, now())) {
             const bool over = m_session->ended() || m_session->expired(now());
             socket->close(over ? QWebSocketProtocol::CloseCodeGoingAway : QWebSocketProtocol::CloseCode(kCloseFull),

@@ -99,7 +99,6 @@ public:
     // once a question version, then served from the cache.
     void setImageProvider(std::function<QByteArray(const SessionQuestion &)> provider);
     int students() const { return m_session ? m_session->students() : 0; }
-    int openSockets() const;
 
 signals:
     void studentsChanged(int students);

@@ -5,6 +5,7 @@
 #include "figureexport.h"
 #include "heatmapplot.h"
 #include "qrcode.h"
+#include "quiz.h"
 #include "sessionquestions.h"
 #include "stagedata.h"
 
@@ -519,11 +520,7 @@ bool SessionPanel::questionOpen() const
 
 QString SessionPanel::localText(const std::map<std::string, std::string> &text) const
 {
-    const std::string language = QLocale().name().startsWith(QLatin1String("zh")) ? "zh_CN" : "en";
-    for (const std::string &l : {language, std::string("en"), std::string("zh_CN")})
-        if (auto it = text.find(l); it != text.end())
-            return QString::fromStdString(it->second);
-    return text.empty() ? QString() : QString::fromStdString(text.begin()->second);
+    return QString::fromStdString(attn::localText(text, QLocale().name().toStdString()));
 }
 
 void SessionPanel::refreshQuestion()

@@ -1,5 +1,8 @@
 #include "classsession.h"
 
+#include "numbers.h"
+#include "quiz.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -28,13 +31,6 @@ QJsonObject localText(const std::map<std::string, std::string> &t)
     for (const auto &[language, text] : t)
         o.insert(QString::fromStdString(language), QString::fromStdString(text));
     return o;
-}
-
-std::string english(const std::map<std::string, std::string> &t)
-{
-    if (auto it = t.find("en"); it != t.end())
-        return it->second;
-    return t.empty() ? std::string() : t.begin()->second;
 }
 
 QString csvField(const std::string &s, bool guard = true)
@@ -125,14 +121,14 @@ SessionTally ClassSession::tally() const
     const SessionQuestion &q = *m_current;
     t.question = q.id;
     t.kind = q.kind;
-    t.text = english(q.text);
+    t.text = localText(q.text, "en");
     for (const auto &c : q.choices)
-        t.choices.push_back(english(c));
+        t.choices.push_back(localText(c, "en"));
     if (q.kind == SessionQuestion::Kind::Choice) {
         for (int a : q.answer)
             t.answer += (t.answer.empty() ? "" : " | ") + t.choices[std::size_t(a)];
     } else {
-        t.answer = QString::number(q.number, 'f', std::clamp(q.decimals, 0, 12)).toStdString();
+        t.answer = formatFixed(q.number, q.decimals);
     }
     if (q.kind == SessionQuestion::Kind::Choice) {
         t.counts.assign(q.choices.size(), 0);

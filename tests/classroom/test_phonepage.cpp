@@ -56,12 +56,8 @@ public:
         }
         // Chromium writes the port it took, and the browser's socket path, here.
         const QString portFile = m_profile.filePath(QStringLiteral("DevToolsActivePort"));
-        QElapsedTimer clock;
-        clock.start();
-        while (clock.elapsed() < 30000 && !QFile::exists(portFile))
-            QTest::qWait(50);
         QFile f(portFile);
-        if (!f.open(QIODevice::ReadOnly)) {
+        if (!QTest::qWaitFor([&] { return QFile::exists(portFile); }, 30000) || !f.open(QIODevice::ReadOnly)) {
             *why = QStringLiteral("chromium wrote no DevToolsActivePort");
             return false;
         }
@@ -96,10 +92,7 @@ public:
                 m_events << o.value("method").toString();
         });
         m_socket.open(QUrl(url));
-        clock.restart();
-        while (clock.elapsed() < 10000 && m_socket.state() != QAbstractSocket::ConnectedState)
-            QTest::qWait(20);
-        if (m_socket.state() != QAbstractSocket::ConnectedState) {
+        if (!QTest::qWaitFor([this] { return m_socket.state() == QAbstractSocket::ConnectedState; }, 10000)) {
             *why = QStringLiteral("cannot open chromium's page socket %1: %2").arg(url, m_socket.errorString());
             return false;
         }
@@ -119,10 +112,8 @@ public:
         const int id = ++m_id;
         m_socket.sendTextMessage(QString::fromUtf8(
             QJsonDocument(QJsonObject{{"id", id}, {"method", method}, {"params", params}}).toJson(QJsonDocument::Compact)));
-        QElapsedTimer clock;
-        clock.start();
-        while (clock.elapsed() < 20000 && !m_replies.contains(id))
-            QTest::qWait(10);
+        if (!QTest::qWaitFor([this, id] { return m_replies.contains(id); }, 20000))
+            return {}; // callers check what they asked for
         return m_replies.take(id).value("result").toObject();
     }
     QJsonValue evaluate(const QString &expression)
@@ -132,14 +123,8 @@ public:
     // Until `expression` is true in the page, or 20 s.
     bool waitFor(const QString &expression)
     {
-        QElapsedTimer clock;
-        clock.start();
-        while (clock.elapsed() < 20000) {
-            if (evaluate(expression).toBool())
-                return true;
-            QTest::qWait(50);
-        }
-        return false;
+        // Each evaluation is a round trip that runs the event loop.
+        return QTest::qWaitFor([&] { return evaluate(expression).toBool(); }, 20000);
     }
     // A finger's tap at the centre of the element `selector` names.
     bool tap(const QString &selector)
