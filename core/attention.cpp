@@ -2,10 +2,12 @@
 
 #include "fastexp.h"
 #include "positional.h"
+#include "softmax_block.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 
@@ -13,75 +15,16 @@
 #include <omp.h>
 #endif
 
-namespace attn {
-
-namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// ---------------------------------------------------------------------------
-// The masked softmax.
-//
-// The n_q by n_k matrices are column-major, so the passes walk them column by
-// column: each step reads a contiguous run of a column (a block of rows) and
-// updates one running value per row (its maximum, its sum, ...), kept in
-// small arrays (8 KB each for 1024 rows) that stay in the cache. (Walking a row instead
-// would stride through memory n_q doubles at a time, which at n_q = 1024 is
-// 8 KB: every access a new cache line, all competing for the same few cache
-// sets.) Blocks of rows are independent: compute() spreads them, and the
-// heads, over threads.
-//
-// Three passes, the fewest the softmax allows (the shift needs the row's
-// maximum before the first exponential, and the division needs the sum of
-// every exponential):
-//   1. (for dot similarity and a small d_k, the scores themselves, written;)
-//      scaled = scores / (c tau), written if kept; each row's maximum over
-//      the entries that take part, and the first column that has it.
-//   2. e = exp(x - max), written into the weights; the row sums z, and the
-//      sums of e (x - max) for the entropy.
-//   3. w = e / z (as e * (1 / z)), and the row sums of w; for a small d_v
-//      also the output, w V, while w is in registers.
-// So each n_q by n_k matrix is written once and read back at most twice.
-// The largest weight needs no search: it is where x is largest, where
-// x - max = 0 and e = exp(0) = 1 exactly, while every other e = fastExp(x -
-// max) <= 1, so the largest weight is 1 / z, at the first column of the
-// largest x. (In after_softmax with a blocked entry the largest x may be a
-// blocked one; those rows' largest weight is searched in pass 3.)
-//
-// A row's arithmetic is the same sequence of IEEE operations whether it is
-// done two rows at a time (SSE2) or alone, and whichever block holds it.
-
-// The most rows in one block: a bound on the running values' memory for
-// maskedSoftmax of a very tall matrix (the experiment's). compute() has
-// at most kMaxTokens rows, and cuts them only to make tasks for threads.
-constexpr Eigen::Index kMaxBlockRows = 4096;
-
-// One row (a plain double) or two (an SSE2 register), with the operations
-// the passes need; `Mask` says in which lanes a condition holds.
-struct Lane1 {
-    static constexpr int kSize = 1;
-    using Mask = bool;
-    double v;
-
-    static Lane1 load(const double *p) { return {*p}; }
-    void store(double *p) const { *p = v; }
-    static Lane1 all(double x) { return {x}; }
-    static Mask blockedAt(const bool *b) { return *b; }
-    friend Lane1 operator+(Lane1 a, Lane1 b) { return {a.v + b.v}; }
-    friend Lane1 operator-(Lane1 a, Lane1 b) { return {a.v - b.v}; }
-    friend Lane1 operator*(Lane1 a, Lane1 b) { return {a.v * b.v}; }
-    friend Lane1 operator/(Lane1 a, Lane1 b) { return {a.v / b.v}; }
-    static Lane1 max(Lane1 a, Lane1 b) { return {a.v > b.v ? a.v : b.v}; } // as SSE2's maxpd
-    static Mask greater(Lane1 a, Lane1 b) { return a.v > b.v; }
-    static bool any(Mask m) { return m; }
-    static Lane1 select(Mask m, Lane1 a, Lane1 b) { return m ? a : b; }
-    static Lane1 min(Lane1 a, Lane1 b) { return {a.v < b.v ? a.v : b.v}; } // as SSE2's minpd
-    static double lowest(Lane1 a) { return a.v; }
-    static Lane1 exp(Lane1 a) { return {fastExp(a.v)}; }
-    static Lane1 expInRange(Lane1 a) { return {fastExpInRange(a.v)}; }
-};
-
 #if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+// The baseline build of the softmax's passes: SSE2's two doubles a lane where
+// the compiler targets it (every x86-64), one otherwise.
+namespace attn::detail {
+namespace {
+#if defined(__SSE2__)
+// Two rows in an SSE2 register.
 struct Lane2 {
     static constexpr int kSize = 2;
     using Mask = __m128d;
@@ -106,83 +49,103 @@ struct Lane2 {
         return {_mm_or_pd(_mm_and_pd(m, a.v), _mm_andnot_pd(m, b.v))};
     }
     static Lane2 min(Lane2 a, Lane2 b) { return {_mm_min_pd(a.v, b.v)}; }
-    static double lowest(Lane2 a) { return std::min(_mm_cvtsd_f64(a.v), _mm_cvtsd_f64(_mm_unpackhi_pd(a.v, a.v))); }
+    static double lowest(Lane2 a)
+    {
+        const double lo = _mm_cvtsd_f64(a.v), hi = _mm_cvtsd_f64(_mm_unpackhi_pd(a.v, a.v));
+        return hi < lo ? hi : lo;
+    }
     static Lane2 exp(Lane2 a) { return {fastExp(a.v)}; }
     static Lane2 expInRange(Lane2 a) { return {fastExpInRange(a.v)}; }
 };
 #endif
 
-// f.operator()<C>(j) for groups of C columns from column j, then single
-// columns for the rest: a pass may handle a few columns per visit to a row's
-// running values.
-template <int C, class F>
-inline void forColumns(Eigen::Index cols, F &&f)
-{
-    Eigen::Index j = 0;
-    for (; j + C <= cols; j += C)
-        f.template operator()<C>(j);
-    for (; j < cols; ++j)
-        f.template operator()<1>(j);
-}
-
-// f.operator()<Lane>(i) for the rows i of [0, m): two at a time, then the
-// last one alone.
-template <class F>
-inline void forRows(Eigen::Index m, F &&f)
-{
-    Eigen::Index i = 0;
 #if defined(__SSE2__)
-    for (; i + 2 <= m; i += 2)
-        f.template operator()<Lane2>(i);
+using WideLane = Lane2;
 #endif
-    for (; i < m; ++i)
-        f.template operator()<Lane1>(i);
+} // namespace
+} // namespace attn::detail
+
+#if !defined(__SSE2__)
+#define ATTN_WIDE_LANE_IS_LANE1 1
+#endif
+#include "softmax_passes.h"
+
+namespace attn::detail {
+
+void runSoftmaxBlockBaseline(const SoftmaxBlock &b)
+{
+    runSoftmaxBlockWide(b);
 }
 
-// How pass 1 turns scores into scaled (see SoftmaxBlock::scaled).
-enum class Scaling {
-    None,     // the input is scaled already: nothing is written
-    Copy,     // scaled = scores (c * tau = 1)
-    Divide,   // scaled = scores / (c * tau)
-    Multiply, // scaled = scores * (1 / (c * tau)), c * tau a power of two: the same bits as dividing
-};
+namespace {
+// ATTN_NO_AVX2=1 keeps the baseline build (to compare the two by hand).
+bool useAvx2()
+{
+    static const bool use = [] {
+        const char *off = std::getenv("ATTN_NO_AVX2");
+        return hasAvx2Build() && !(off && *off && *off != '0');
+    }();
+    return use;
+}
+} // namespace
 
-// A block of m rows by n_k columns. Column j of a matrix starts at p + j * ld
-// (p pointing at the block's first row).
-struct SoftmaxBlock {
-    Eigen::Index m = 0, cols = 0;
-    const double *in = nullptr;   // scores, or scaled with Scaling::None
-    Eigen::Index ldIn = 0;
-    double *scaled = nullptr;     // where scaled goes; unused with Scaling::None
-    Eigen::Index ldScaled = 0;
-    Scaling scaling = Scaling::None;
-    double divisor = 1, inverse = 1;
-    const bool *blocked = nullptr; // null when nothing is blocked anywhere
-    Eigen::Index ldBlocked = 0;
-    MaskStage stage = MaskStage::BeforeSoftmax;
-    bool plusOne = false;          // softmax_1: the sink's e^(0 - max) joins each row's sum
-    double *weights = nullptr;
-    Eigen::Index ldWeights = 0;
-    RowStats *rows = nullptr;      // the block's first row; null: no statistics
-    // With a value matrix (n_k by d_v, column-major, d_v <= kFusedValueWidth)
-    // pass 3 also forms output = weights * V into `output` (the block's first
-    // row, column c at output + c * ldOutput): the weights are then in
-    // registers, so the product costs no pass over them of its own.
-    const double *values = nullptr;
-    Eigen::Index ldValues = 0, valueWidth = 0;
-    double *output = nullptr;
-    Eigen::Index ldOutput = 0;
-    // With queries and keys (dot similarity, d_k in kFusedKeyWidths) pass 1
-    // also forms the scores, s(i, j) = sum over c, in order, of Q(i, c)
-    // K(j, c), and writes them where `in` points (`scoresOut`): no product
-    // of Eigen's, which clears its n_q by n_k destination before it adds to
-    // it, and no pass of its own to read them back.
-    const double *queries = nullptr; // the block's first row; column c at queries + c * ldQueries
-    Eigen::Index ldQueries = 0;
-    const double *keys = nullptr;    // n_k by d_k, column-major
-    Eigen::Index ldKeys = 0, keyWidth = 0;
-    double *scoresOut = nullptr;
-};
+bool hasAvx2Build()
+{
+#if defined(ATTN_HAVE_AVX2_BUILD)
+    static const bool has = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") != 0;
+    }();
+    return has;
+#else
+    return false;
+#endif
+}
+
+#if !defined(ATTN_HAVE_AVX2_BUILD)
+void runSoftmaxBlockAvx2(const SoftmaxBlock &b)
+{
+    runSoftmaxBlockBaseline(b);
+}
+#endif
+
+void runSoftmaxBlock(const SoftmaxBlock &b)
+{
+    if (useAvx2())
+        runSoftmaxBlockAvx2(b);
+    else
+        runSoftmaxBlockBaseline(b);
+}
+
+const char *softmaxBuild()
+{
+#if defined(__SSE2__)
+    return useAvx2() ? "AVX2" : "SSE2";
+#else
+    return "scalar";
+#endif
+}
+
+void multiplyWeightsValues(const SoftmaxBlock &b)
+{
+    Eigen::Map<Matrix, 0, Eigen::OuterStride<>> out(b.output, b.m, b.valueWidth, Eigen::OuterStride<>(b.ldOutput));
+    Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> w(b.weights, b.m, b.cols, Eigen::OuterStride<>(b.ldWeights));
+    Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> v(b.values, b.cols, b.valueWidth, Eigen::OuterStride<>(b.ldValues));
+    out.noalias() = w * v;
+}
+
+} // namespace attn::detail
+
+namespace attn {
+
+namespace {
+
+using detail::kMaxBlockRows;
+using detail::runSoftmaxBlock;
+using detail::Scaling;
+using detail::SoftmaxBlock;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The d_k for which pass 1 forms the scores itself.
 bool fusesScores(Eigen::Index dk)
@@ -190,476 +153,6 @@ bool fusesScores(Eigen::Index dk)
     return dk == 1 || dk == 2 || dk == 3 || dk == 4 || dk == 8 || dk == 16;
 }
 
-// The widest d_v whose product with the weights pass 3 forms itself; wider
-// ones are left to Eigen, whose kernel is as fast once d_v fills its panels.
-constexpr Eigen::Index kFusedValueWidth = 16;
-
-// The running values of a block's rows, m of each, in one allocation.
-struct RowRun {
-    explicit RowRun(Eigen::Index m) : values(7 * std::size_t(m)), open(std::size_t(m), 1)
-    {
-        const std::size_t n = std::size_t(m);
-        double *p = values.data();
-        for (double **array : {&max, &z, &eShift, &zInverse, &sums, &maxWeight, &argmax}) {
-            *array = p;
-            p += n;
-        }
-        std::fill_n(max, n, -kInf);
-        std::fill_n(maxWeight, n, -kInf);
-    }
-    std::vector<double> values; // zeros, but for the two set to -inf
-    double *max, *z, *eShift, *zInverse, *sums, *maxWeight, *argmax; // argmax: a column, as a double
-    std::vector<char> open;
-    double lowest = -kInf; // no entry that takes part is below this (pass 1; -inf: not known)
-};
-
-// Pass 1: scaled (unless the input is scaled already), each row's maximum
-// over the entries that take part, and (kArgmax) the first column with it.
-template <bool kExclude, Scaling kScaling, bool kArgmax, bool kStore, int DK>
-void maxPass(const SoftmaxBlock &b, RowRun &run)
-{
-    const double *queries = b.queries, *keys = b.keys;
-    const Eigen::Index ldQueries = b.ldQueries, ldKeys = b.ldKeys;
-    double *scoresOut = b.scoresOut;
-    // Locals, so that the compiler need not reload them after every store.
-    const Eigen::Index m = b.m, ldIn = b.ldIn, ldScaled = b.ldScaled, ldBlocked = b.ldBlocked;
-    const double *scores = b.in;
-    double *scaledAll = b.scaled;
-    const bool *blockedAll = b.blocked;
-    const double divisor = b.divisor, inverse = b.inverse;
-    double *rowMax = run.max, *argmax = run.argmax;
-    // The lowest entry, where every entry takes part (see expPass).
-    struct Lowest {
-#if defined(__SSE2__)
-        Lane2 two = Lane2::all(kInf);
-#endif
-        Lane1 one = Lane1::all(kInf);
-    } lowest;
-    for (Eigen::Index j = 0; j < b.cols; ++j) {
-        const double *in = scores + j * ldIn;
-        double *scaled = kStore ? scaledAll + j * ldScaled : nullptr;
-        const bool *blocked = kExclude ? blockedAll + j * ldBlocked : nullptr;
-        const double column = double(j);
-        // Key j's entries, each as a pair for both lanes.
-        [[maybe_unused]] Lane1 key1[DK > 0 ? DK : 1];
-#if defined(__SSE2__)
-        [[maybe_unused]] Lane2 key2[DK > 0 ? DK : 1];
-#endif
-        if constexpr (DK > 0) {
-            for (int c = 0; c < DK; ++c) {
-                key1[c] = Lane1::all(keys[c * ldKeys + j]);
-#if defined(__SSE2__)
-                key2[c] = Lane2::all(key1[c].v);
-#endif
-            }
-        }
-        double *out = DK > 0 ? scoresOut + j * ldIn : nullptr;
-        forRows(m, [=, &lowest, &key1
-#if defined(__SSE2__)
-                    , &key2
-#endif
-        ]<class L>(Eigen::Index i) {
-            L x;
-            if constexpr (DK > 0) {
-                const L *key;
-#if defined(__SSE2__)
-                if constexpr (L::kSize == 2)
-                    key = key2;
-                else
-#endif
-                    key = key1;
-                x = L::load(queries + i) * key[0];
-                for (int c = 1; c < DK; ++c)
-                    x = x + L::load(queries + c * ldQueries + i) * key[c];
-                x.store(out + i);
-            } else {
-                x = L::load(in + i);
-            }
-            if constexpr (kScaling == Scaling::Divide)
-                x = x / L::all(divisor);
-            else if constexpr (kScaling == Scaling::Multiply)
-                x = x * L::all(inverse);
-            if constexpr (kStore)
-                x.store(scaled + i);
-            if constexpr (kExclude) {
-                x = L::select(L::blockedAt(blocked + i), L::all(-kInf), x);
-            } else {
-#if defined(__SSE2__)
-                if constexpr (L::kSize == 2)
-                    lowest.two = L::min(lowest.two, x);
-                else
-#endif
-                    lowest.one = L::min(lowest.one, x);
-            }
-            const L best = L::load(rowMax + i);
-            if constexpr (kArgmax) {
-                // A row's maximum rises rarely (about ln n times in n random
-                // entries), so this branch is seldom taken.
-                const typename L::Mask better = L::greater(x, best);
-                if (L::any(better))
-                    L::select(better, L::all(column), L::load(argmax + i)).store(argmax + i);
-            }
-            L::max(best, x).store(rowMax + i);
-        });
-    }
-    if constexpr (!kExclude) {
-#if defined(__SSE2__)
-        run.lowest = std::min(Lane2::lowest(lowest.two), lowest.one.v);
-#else
-        run.lowest = lowest.one.v;
-#endif
-    }
-}
-
-// Which rows have an entry open, when anything is blocked.
-void findOpenRows(const SoftmaxBlock &b, RowRun &run)
-{
-    std::fill(run.open.begin(), run.open.end(), 0);
-    for (Eigen::Index j = 0; j < b.cols; ++j) {
-        const bool *blocked = b.blocked + j * b.ldBlocked;
-        for (Eigen::Index i = 0; i < b.m; ++i)
-            run.open[std::size_t(i)] |= char(!blocked[i]);
-    }
-}
-
-// Pass 2: e = exp(x - max), blocked entries zeroed, and the row sums z.
-// For the entropy it also sums e (x - max), to which a blocked entry
-// (e = 0) adds nothing: with w = e / z,
-//   -sum w log w = log z * sum w - sum e (x - max) / z,
-// one multiply-add per entry instead of one logarithm.
-template <bool kMasked, bool kExclude, bool kStats, bool kInRange, bool kMultiply>
-void expPass(const SoftmaxBlock &b, const double *scaledAll, Eigen::Index ldScaled, RowRun &run)
-{
-    const double inverse = b.inverse;
-    const Eigen::Index m = b.m, ldWeights = b.ldWeights, ldBlocked = b.ldBlocked;
-    double *weights = b.weights;
-    const bool *blockedAll = b.blocked;
-    const double *rowMax = run.max;
-    double *z = run.z, *eShift = run.eShift;
-    forColumns<2>(b.cols, [=]<int C>(Eigen::Index j) {
-        forRows(m, [=]<class L>(Eigen::Index i) {
-            const L shift = L::load(rowMax + i);
-            L sum = L::load(z + i), sumShifted = L::load(eShift + i);
-            for (int c = 0; c < C; ++c) {
-                L x = L::load(scaledAll + (j + c) * ldScaled + i);
-                if constexpr (kMultiply)
-                    x = x * L::all(inverse); // the same x as pass 1's
-                const L d = x - shift;
-                double *w = weights + (j + c) * ldWeights + i;
-                L e;
-                if constexpr (kExclude) {
-                    // Blocked entries drop out of the row. Their x may lie far
-                    // above the row's maximum, which leaves them out, so they
-                    // are not even exponentiated.
-                    const typename L::Mask blockedHere = L::blockedAt(blockedAll + (j + c) * ldBlocked + i);
-                    e = L::select(blockedHere, L::all(0.0), L::exp(L::select(blockedHere, L::all(0.0), d)));
-                    sum = sum + e;
-                } else if constexpr (kMasked) {
-                    // After the softmax (the misconception): blocked entries
-                    // count in z, and only then become 0.
-                    e = kInRange ? L::expInRange(d) : L::exp(d);
-                    sum = sum + e;
-                    e = L::select(L::blockedAt(blockedAll + (j + c) * ldBlocked + i), L::all(0.0), e);
-                } else {
-                    e = kInRange ? L::expInRange(d) : L::exp(d);
-                    sum = sum + e;
-                }
-                if constexpr (kStats)
-                    sumShifted = sumShifted + e * d;
-                e.store(w);
-            }
-            sum.store(z + i);
-            if constexpr (kStats)
-                sumShifted.store(eShift + i);
-        });
-    });
-}
-
-// Pass 3: w = e / z (as e * (1 / z)); with kSums the row sums of w, and with
-// kSearch also their maxima and first argmax (strictly greater: the first
-// column wins a tie, as in maxCoeff).
-template <bool kSums, bool kSearch>
-void normalisePass(const SoftmaxBlock &b, RowRun &run)
-{
-    const Eigen::Index m = b.m, ldWeights = b.ldWeights;
-    double *weights = b.weights;
-    const double *zInverse = run.zInverse;
-    double *sums = run.sums, *maxWeight = run.maxWeight, *argmax = run.argmax;
-    forColumns<4>(b.cols, [=]<int C>(Eigen::Index j) {
-        forRows(m, [=]<class L>(Eigen::Index i) {
-            const L scale = L::load(zInverse + i);
-            L sum = kSums ? L::load(sums + i) : L::all(0.0);
-            L best = kSearch ? L::load(maxWeight + i) : L::all(0.0);
-            L where = kSearch ? L::load(argmax + i) : L::all(0.0);
-            for (int c = 0; c < C; ++c) {
-                double *w = weights + (j + c) * ldWeights + i;
-                const L v = L::load(w) * scale;
-                v.store(w);
-                if constexpr (kSums)
-                    sum = sum + v;
-                if constexpr (kSearch) {
-                    const typename L::Mask better = L::greater(v, best);
-                    best = L::select(better, v, best);
-                    where = L::select(better, L::all(double(j + c)), where);
-                }
-            }
-            if constexpr (kSums)
-                sum.store(sums + i);
-            if constexpr (kSearch) {
-                best.store(maxWeight + i);
-                where.store(argmax + i);
-            }
-        });
-    });
-}
-
-// Pass 3 with the output: as normalisePass, and for each row i
-//   output(i, c) = sum over j, in order, of w(i, j) V(j, c),
-// one running sum a value column, kept in `output` itself (the block's rows:
-// a few KB, in the cache). Each row's sum is the same sequence of operations
-// in any block and on any thread. V's entries of the columns in hand are
-// read once a visit and held as pairs for both lanes.
-template <int DV, bool kSums, bool kSearch>
-void normaliseOutputPass(const SoftmaxBlock &b, RowRun &run)
-{
-    const Eigen::Index m = b.m, ldWeights = b.ldWeights, ldOutput = b.ldOutput, ldValues = b.ldValues;
-    double *weights = b.weights, *output = b.output;
-    const double *values = b.values;
-    const double *zInverse = run.zInverse;
-    double *sums = run.sums, *maxWeight = run.maxWeight, *argmax = run.argmax;
-    for (int c = 0; c < DV; ++c)
-        std::fill_n(output + c * ldOutput, m, 0.0);
-    forColumns<4>(b.cols, [=]<int C>(Eigen::Index j) {
-        // V's entries for these columns, each as a pair for both lanes.
-        Lane1 v1[C][DV];
-#if defined(__SSE2__)
-        Lane2 v2[C][DV];
-#endif
-        for (int k = 0; k < C; ++k)
-            for (int c = 0; c < DV; ++c) {
-                v1[k][c] = Lane1::all(values[c * ldValues + j + k]);
-#if defined(__SSE2__)
-                v2[k][c] = Lane2::all(v1[k][c].v);
-#endif
-            }
-        forRows(m, [=, &v1
-#if defined(__SSE2__)
-                    , &v2
-#endif
-        ]<class L>(Eigen::Index i) {
-            const L(*v)[DV];
-#if defined(__SSE2__)
-            if constexpr (L::kSize == 2)
-                v = v2;
-            else
-#endif
-                v = v1;
-            const L scale = L::load(zInverse + i);
-            L sum = kSums ? L::load(sums + i) : L::all(0.0);
-            L best = kSearch ? L::load(maxWeight + i) : L::all(0.0);
-            L where = kSearch ? L::load(argmax + i) : L::all(0.0);
-            L acc[DV];
-            for (int c = 0; c < DV; ++c)
-                acc[c] = L::load(output + c * ldOutput + i);
-            for (int k = 0; k < C; ++k) {
-                double *w = weights + (j + k) * ldWeights + i;
-                const L x = L::load(w) * scale;
-                x.store(w);
-                if constexpr (kSums)
-                    sum = sum + x;
-                if constexpr (kSearch) {
-                    const typename L::Mask better = L::greater(x, best);
-                    best = L::select(better, x, best);
-                    where = L::select(better, L::all(double(j + k)), where);
-                }
-                for (int c = 0; c < DV; ++c)
-                    acc[c] = acc[c] + x * v[k][c];
-            }
-            for (int c = 0; c < DV; ++c)
-                acc[c].store(output + c * ldOutput + i);
-            if constexpr (kSums)
-                sum.store(sums + i);
-            if constexpr (kSearch) {
-                best.store(maxWeight + i);
-                where.store(argmax + i);
-            }
-        });
-    });
-}
-
-// Pass 3, with the output when the block asks for it and d_v is narrow enough.
-template <bool kSums, bool kSearch>
-void finishPass(const SoftmaxBlock &b, RowRun &run)
-{
-    if (!b.output)
-        return normalisePass<kSums, kSearch>(b, run);
-    switch (b.valueWidth) {
-    case 1: return normaliseOutputPass<1, kSums, kSearch>(b, run);
-    case 2: return normaliseOutputPass<2, kSums, kSearch>(b, run);
-    case 3: return normaliseOutputPass<3, kSums, kSearch>(b, run);
-    case 4: return normaliseOutputPass<4, kSums, kSearch>(b, run);
-    case 5: return normaliseOutputPass<5, kSums, kSearch>(b, run);
-    case 6: return normaliseOutputPass<6, kSums, kSearch>(b, run);
-    case 7: return normaliseOutputPass<7, kSums, kSearch>(b, run);
-    case 8: return normaliseOutputPass<8, kSums, kSearch>(b, run);
-    case 12: return normaliseOutputPass<12, kSums, kSearch>(b, run);
-    case 16: return normaliseOutputPass<16, kSums, kSearch>(b, run);
-    default: break;
-    }
-    normalisePass<kSums, kSearch>(b, run);
-    Eigen::Map<Matrix, 0, Eigen::OuterStride<>> out(b.output, b.m, b.valueWidth, Eigen::OuterStride<>(b.ldOutput));
-    Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> w(b.weights, b.m, b.cols, Eigen::OuterStride<>(b.ldWeights));
-    Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> v(b.values, b.cols, b.valueWidth, Eigen::OuterStride<>(b.ldValues));
-    out.noalias() = w * v;
-}
-
-// softmax_1's denominator e^(-max) + z, where z = sum e^(x - max) >= 1 (the
-// maximum's own term is 1): its inverse and its log. For max >= 0,
-// e^(-max) <= 1; for max < 0 (every score below the sink's 0) e^(-max)
-// overflows past max = -709.78, so 1 / (e^(-max) + z) is formed as
-// e^max / (1 + z e^max) instead, which only underflows, to weights that are
-// 0 in double anyway.
-struct PlusOneDenominator {
-    double inverse = 1, log = 0;
-};
-PlusOneDenominator plusOneDenominator(double max, double z)
-{
-    if (max >= 0) {
-        const double d = z + std::exp(-max);
-        return {1.0 / d, std::log(d)};
-    }
-    const double em = std::exp(max);
-    return {em / (1.0 + z * em), -max + std::log1p(z * em)};
-}
-
-template <bool kMasked, bool kExclude, bool kStats, int DK>
-void softmaxBlock(const SoftmaxBlock &b)
-{
-    // after_softmax with a blocked entry: the largest x may be blocked, so
-    // the largest weight is searched for among the weights themselves.
-    constexpr bool kSearch = kStats && kMasked && !kExclude;
-    const Eigen::Index m = b.m;
-    RowRun run(m);
-
-    // Without a place for scaled (b.scaled null: c tau is 1 or a power of
-    // two, see runSoftmaxBlock) pass 1 does not write it, and pass 2 forms x
-    // again from the input: as is, or as x * (1 / (c tau)), which is exact.
-    const bool store = b.scaled != nullptr;
-    const bool multiply = !store && b.scaling == Scaling::Multiply;
-    constexpr bool kArgmax = kStats && !kSearch;
-    switch (b.scaling) {
-    case Scaling::None:
-        maxPass<kExclude, Scaling::None, kArgmax, false, DK>(b, run);
-        break;
-    case Scaling::Copy:
-        if (store)
-            maxPass<kExclude, Scaling::Copy, kArgmax, true, DK>(b, run);
-        else
-            maxPass<kExclude, Scaling::None, kArgmax, false, DK>(b, run);
-        break;
-    case Scaling::Divide:
-        maxPass<kExclude, Scaling::Divide, kArgmax, true, DK>(b, run);
-        break;
-    case Scaling::Multiply:
-        if (store)
-            maxPass<kExclude, Scaling::Multiply, kArgmax, true, DK>(b, run);
-        else
-            maxPass<kExclude, Scaling::Multiply, kArgmax, false, DK>(b, run);
-        break;
-    }
-    if constexpr (kMasked)
-        findOpenRows(b, run);
-    if constexpr (kExclude)
-        for (Eigen::Index i = 0; i < m; ++i)
-            if (!run.open[std::size_t(i)])
-                run.max[std::size_t(i)] = 0.0; // any finite shift: the row is zeroed below
-
-    // Every x - max is within fastExp's main range when the block's lowest
-    // entry is within it of the highest maximum: then no lane needs the check.
-    const double highest = m ? *std::max_element(run.max, run.max + m) : 0.0;
-    const bool inRange = !kExclude && run.lowest - highest >= -kFastExpRange;
-    const double *x = store && b.scaling != Scaling::None ? b.scaled : b.in;
-    const Eigen::Index ldX = store && b.scaling != Scaling::None ? b.ldScaled : b.ldIn;
-    if (inRange)
-        multiply ? expPass<kMasked, kExclude, kStats, true, true>(b, x, ldX, run)
-                 : expPass<kMasked, kExclude, kStats, true, false>(b, x, ldX, run);
-    else
-        multiply ? expPass<kMasked, kExclude, kStats, false, true>(b, x, ldX, run)
-                 : expPass<kMasked, kExclude, kStats, false, false>(b, x, ldX, run);
-
-    // A fully masked row has every entry blocked, so it is all zero already.
-    // softmax_1 keeps log of its denominator for the entropy (z is not it).
-    std::vector<double> logZ(b.plusOne && kStats ? std::size_t(m) : 0);
-    for (std::size_t i = 0; i < std::size_t(m); ++i) {
-        if (!(run.open[i] && run.z[i] > 0)) {
-            run.z[i] = 1.0;
-            run.zInverse[i] = 1.0;
-            if (!logZ.empty())
-                logZ[i] = 0.0;
-        } else if (b.plusOne) {
-            const PlusOneDenominator d = plusOneDenominator(run.max[i], run.z[i]);
-            run.zInverse[i] = d.inverse;
-            if (!logZ.empty())
-                logZ[i] = d.log;
-        } else {
-            run.zInverse[i] = 1.0 / run.z[i];
-        }
-    }
-    if constexpr (kSearch)
-        std::fill_n(run.argmax, m, 0.0);
-    finishPass<kStats, kSearch>(b, run);
-
-    if constexpr (kStats) {
-        for (std::size_t i = 0; i < std::size_t(m); ++i) {
-            RowStats &r = b.rows[i];
-            r = RowStats{};
-            if (!run.open[i]) {
-                r.fullyMasked = true;
-                continue;
-            }
-            r.sum = run.sums[i];
-            // With log w = (x - max) - log Z for both softmaxes (Z = z, or e^(-max) + z).
-            const double logDenominator = logZ.empty() ? std::log(run.z[i]) : logZ[i];
-            r.entropy = std::max(0.0, logDenominator * run.sums[i] - run.eShift[i] * run.zInverse[i]);
-            r.maxWeight = kSearch ? run.maxWeight[i] : run.zInverse[i]; // 1 * (1 / z): see the top
-            r.argmax = int(run.argmax[i]);
-        }
-    }
-}
-
-// The block's softmax, with the variant of the passes that its mask needs.
-template <int DK>
-void runSoftmaxBlockWith(const SoftmaxBlock &b)
-{
-    const bool stats = b.rows != nullptr;
-    if (!b.blocked)
-        return stats ? softmaxBlock<false, false, true, DK>(b) : softmaxBlock<false, false, false, DK>(b);
-    if (b.stage == MaskStage::BeforeSoftmax)
-        return stats ? softmaxBlock<true, true, true, DK>(b) : softmaxBlock<true, true, false, DK>(b);
-    return stats ? softmaxBlock<true, false, true, DK>(b) : softmaxBlock<true, false, false, DK>(b);
-}
-
-void runSoftmaxBlock(const SoftmaxBlock &block)
-{
-    SoftmaxBlock b = block;
-    // Scaled not kept, and c tau not a power of two: pass 1 divides into the
-    // weights (pass 2 then overwrites each entry with its exponential), so
-    // the softmax takes the very bits a stored scaled would hold, and the
-    // weights are the same whether scaled is kept or not.
-    if (!b.scaled && b.scaling == Scaling::Divide) {
-        b.scaled = b.weights;
-        b.ldScaled = b.ldWeights;
-    }
-    switch (b.keys ? b.keyWidth : 0) {
-    case 1: return runSoftmaxBlockWith<1>(b);
-    case 2: return runSoftmaxBlockWith<2>(b);
-    case 3: return runSoftmaxBlockWith<3>(b);
-    case 4: return runSoftmaxBlockWith<4>(b);
-    case 8: return runSoftmaxBlockWith<8>(b);
-    case 16: return runSoftmaxBlockWith<16>(b);
-    default: return runSoftmaxBlockWith<0>(b);
-    }
-}
 
 // How scores become scaled = scores / divisor, bit for bit, whether it is
 // stored or not.

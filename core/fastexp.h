@@ -43,7 +43,17 @@
 #include <emmintrin.h>
 #endif
 
+// Each build of the softmax (softmax_block.h) has its own copy of these
+// inline functions, in a namespace of its own: the AVX2 build's copy must
+// never stand in for the baseline's (the linker keeps one copy of an inline
+// function that is not inlined everywhere).
+#if !defined(ATTN_FASTEXP_BUILD)
+#define ATTN_FASTEXP_BUILD baseline
+#endif
+
 namespace attn {
+
+inline namespace ATTN_FASTEXP_BUILD {
 
 namespace fastexp_detail {
 
@@ -275,5 +285,7 @@ inline __m128d fastExp(__m128d x)
     return _mm_load_pd(ys);
 }
 #endif
+
+} // namespace ATTN_FASTEXP_BUILD
 
 } // namespace attn

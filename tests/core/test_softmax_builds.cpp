@@ -1,0 +1,174 @@
+// The softmax's two builds (softmax_block.h): the baseline (SSE2) and AVX2
+// must give the same bits on every block: scores, scaled, weights, outputs
+// and row statistics, for every variant of the passes (fused scores of each
+// d_k, scaled given or formed by a copy, a division or an exact
+// multiplication, stored or not, no mask, a mask before or after the
+// softmax, fully masked rows, softmax_1, fused outputs of each d_v and the
+// wider product, with and without statistics) and row counts that leave 1,
+// 2 and 3 rows past the last four. Scores include entries far outside
+// exp's range (|x| > 708), where both take the slow lane.
+
+#include "attn_test.h"
+#include "softmax_block.h"
+
+#include <QObject>
+#include <QTest>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace attn;
+using namespace attn::detail;
+
+namespace {
+
+struct Inputs {
+    Eigen::Index m = 0, n = 0;
+    Matrix queries, keys, scores, values; // m x dk, n x dk, m x n, n x dv
+    BoolMatrix blocked;                   // m x n
+};
+
+struct Outputs {
+    Matrix scores, scaled, weights, output;
+    std::vector<RowStats> rows;
+};
+
+Outputs run(void (*kernel)(const SoftmaxBlock &), const Inputs &in, int dk, int dv, bool masked, MaskStage stage,
+            bool plusOne, Scaling scaling, double divisor, bool storeScaled, bool stats)
+{
+    Outputs o;
+    o.scores = dk > 0 ? Matrix::Constant(in.m, in.n, -7.0) : in.scores;
+    o.scaled = Matrix::Constant(in.m, in.n, -7.0);
+    o.weights = Matrix::Constant(in.m, in.n, -7.0);
+    o.output = Matrix::Constant(in.m, std::max(dv, 1), -7.0);
+    o.rows.assign(std::size_t(in.m), RowStats{});
+    SoftmaxBlock b;
+    b.m = in.m;
+    b.cols = in.n;
+    b.in = o.scores.data();
+    b.ldIn = in.m;
+    b.scaling = scaling;
+    b.divisor = divisor;
+    b.inverse = 1.0 / divisor;
+    b.scaled = storeScaled && scaling != Scaling::None ? o.scaled.data() : nullptr;
+    b.ldScaled = in.m;
+    b.blocked = masked ? in.blocked.data() : nullptr;
+    b.ldBlocked = in.m;
+    b.stage = stage;
+    b.plusOne = plusOne;
+    b.weights = o.weights.data();
+    b.ldWeights = in.m;
+    b.rows = stats ? o.rows.data() : nullptr;
+    if (dv > 0) {
+        b.values = in.values.data();
+        b.ldValues = in.n;
+        b.valueWidth = dv;
+        b.output = o.output.data();
+        b.ldOutput = in.m;
+    }
+    if (dk > 0) {
+        b.queries = in.queries.data();
+        b.ldQueries = in.m;
+        b.keys = in.keys.data();
+        b.ldKeys = in.n;
+        b.keyWidth = dk;
+        b.scoresOut = o.scores.data();
+    }
+    kernel(b);
+    return o;
+}
+
+bool sameBits(const Matrix &a, const Matrix &b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols()
+           && std::memcmp(a.data(), b.data(), sizeof(double) * std::size_t(a.size())) == 0;
+}
+
+bool sameRow(const RowStats &a, const RowStats &b)
+{
+    return std::memcmp(&a.sum, &b.sum, sizeof a.sum) == 0 && std::memcmp(&a.entropy, &b.entropy, sizeof a.entropy) == 0
+           && std::memcmp(&a.maxWeight, &b.maxWeight, sizeof a.maxWeight) == 0 && a.argmax == b.argmax
+           && a.fullyMasked == b.fullyMasked;
+}
+
+} // namespace
+
+class TestSoftmaxBuilds : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        if (!hasAvx2Build())
+            QSKIP("no AVX2 build here (not x86-64, or the processor lacks AVX2)");
+        qInfo("runSoftmaxBlock uses the %s build", softmaxBuild());
+        QCOMPARE(QString::fromLatin1(softmaxBuild()), QStringLiteral("AVX2"));
+    }
+
+    void sameBitsEverywhere()
+    {
+        const unsigned seed = std::random_device{}();
+        qInfo("seed %u", seed);
+        std::mt19937 rng(seed);
+        std::normal_distribution<double> normal(0.0, 2.0);
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        int cases = 0, checked = 0;
+        for (const Eigen::Index m : {1, 2, 3, 5, 6, 7, 13, 37, 64}) {
+            const Eigen::Index n = 1 + Eigen::Index(rng() % 70);
+            for (const int dk : {0, 1, 2, 3, 4, 8, 16}) {
+                Inputs in;
+                in.m = m;
+                in.n = n;
+                const int width = dk > 0 ? dk : 4;
+                in.queries = Matrix::NullaryExpr(m, width, [&] { return normal(rng); });
+                in.keys = Matrix::NullaryExpr(n, width, [&] { return normal(rng); });
+                // Given scores: some rows far past exp's range, both ways.
+                in.scores = Matrix::NullaryExpr(m, n, [&] {
+                    const double u = unit(rng);
+                    return u < 0.05 ? 800.0 * normal(rng) : 6.0 * normal(rng);
+                });
+                in.values = Matrix::NullaryExpr(n, 20, [&] { return normal(rng); });
+                in.blocked = BoolMatrix::NullaryExpr(m, n, [&] { return unit(rng) < 0.3; });
+                if (m > 2)
+                    in.blocked.row(1).setConstant(true); // a fully masked row
+                for (const int dv : {0, 1, 3, 8, 12, 20}) {
+                    for (int variant = 0; variant < 6; ++variant) {
+                        const bool masked = variant >= 2;
+                        const MaskStage stage = variant % 2 ? MaskStage::AfterSoftmax : MaskStage::BeforeSoftmax;
+                        const bool plusOne = variant == 1 || variant == 5;
+                        const Scaling scalings[] = {Scaling::None, Scaling::Copy, Scaling::Divide, Scaling::Multiply};
+                        const Scaling scaling = scalings[rng() % 4];
+                        const double divisor = scaling == Scaling::Multiply ? 4.0
+                                               : scaling == Scaling::Divide ? std::sqrt(double(width))
+                                                                           : 1.0;
+                        const bool store = rng() % 2;
+                        const bool stats = rng() % 4 != 0;
+                        const Outputs a = run(runSoftmaxBlockBaseline, in, dk, dv, masked, stage, plusOne, scaling,
+                                              divisor, store, stats);
+                        const Outputs b = run(runSoftmaxBlockAvx2, in, dk, dv, masked, stage, plusOne, scaling,
+                                              divisor, store, stats);
+                        const QString where = QStringLiteral("seed %1, m %2, n %3, d_k %4, d_v %5, variant %6, scaling %7")
+                                                  .arg(seed).arg(m).arg(n).arg(dk).arg(dv).arg(variant)
+                                                  .arg(int(scaling));
+                        QVERIFY2(sameBits(a.scores, b.scores), qPrintable("scores: " + where));
+                        QVERIFY2(sameBits(a.scaled, b.scaled), qPrintable("scaled: " + where));
+                        QVERIFY2(sameBits(a.weights, b.weights), qPrintable("weights: " + where));
+                        QVERIFY2(sameBits(a.output, b.output), qPrintable("output: " + where));
+                        for (std::size_t i = 0; i < a.rows.size(); ++i)
+                            QVERIFY2(sameRow(a.rows[i], b.rows[i]), qPrintable("row statistics: " + where));
+                        // Not vacuous: the weights were written (no -7 left) and are finite.
+                        QVERIFY2(a.weights.allFinite() && (a.weights.array() >= 0).all(), qPrintable(where));
+                        ++cases;
+                        checked += int(a.weights.size());
+                    }
+                }
+            }
+        }
+        qInfo("%d blocks, %d weights compared bit for bit", cases, checked);
+        QVERIFY(cases > 1000);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSoftmaxBuilds)
+#include "test_softmax_builds.moc"
