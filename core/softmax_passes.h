@@ -170,61 +170,67 @@ void maxPass(const SoftmaxBlock &b, RowRun &run)
         WideLane wide = WideLane::all(kInf);
         Lane1 one = Lane1::all(kInf);
     } lowest;
-    for (Eigen::Index j = 0; j < b.cols; ++j) {
-        const double *in = scores + j * ldIn;
-        double *scaled = kStore ? scaledAll + j * ldScaled : nullptr;
-        const bool *blocked = kExclude ? blockedAll + j * ldBlocked : nullptr;
-        const double column = double(j);
-        // Key j's entries, each in every lane of both lane types.
-        [[maybe_unused]] Lane1 key1[DK > 0 ? DK : 1];
-        [[maybe_unused]] WideLane keyWide[DK > 0 ? DK : 1];
+    // Two keys a visit to each run of rows: the queries' entries and the
+    // running maximum are loaded once for both.
+    forColumns<2>(b.cols, [=, &lowest]<int C>(Eigen::Index j) {
+        // Keys j..j+C-1's entries, each in every lane of both lane types.
+        [[maybe_unused]] Lane1 key1[C][DK > 0 ? DK : 1];
+        [[maybe_unused]] WideLane keyWide[C][DK > 0 ? DK : 1];
         if constexpr (DK > 0) {
-            for (int c = 0; c < DK; ++c) {
-                key1[c] = Lane1::all(keys[c * ldKeys + j]);
-                keyWide[c] = WideLane::all(key1[c].v);
-            }
+            for (int k = 0; k < C; ++k)
+                for (int c = 0; c < DK; ++c) {
+                    key1[k][c] = Lane1::all(keys[c * ldKeys + j + k]);
+                    keyWide[k][c] = WideLane::all(key1[k][c].v);
+                }
         }
-        double *out = DK > 0 ? scoresOut + j * ldIn : nullptr;
         forRows(m, [=, &lowest, &key1, &keyWide]<class L>(Eigen::Index i) {
-            L x;
-            if constexpr (DK > 0) {
-                const L *key;
-                if constexpr (L::kSize == 1)
-                    key = key1;
-                else
-                    key = keyWide;
-                x = L::load(queries + i) * key[0];
-                for (int c = 1; c < DK; ++c)
-                    x = x + L::load(queries + c * ldQueries + i) * key[c];
-                x.store(out + i);
-            } else {
-                x = L::load(in + i);
+            [[maybe_unused]] L query[DK > 0 ? DK : 1];
+            if constexpr (DK > 0)
+                for (int c = 0; c < DK; ++c)
+                    query[c] = L::load(queries + c * ldQueries + i);
+            L best = L::load(rowMax + i);
+            for (int k = 0; k < C; ++k) {
+                const Eigen::Index column = j + k;
+                L x;
+                if constexpr (DK > 0) {
+                    const L *key;
+                    if constexpr (L::kSize == 1)
+                        key = key1[k];
+                    else
+                        key = keyWide[k];
+                    x = query[0] * key[0];
+                    for (int c = 1; c < DK; ++c)
+                        x = x + query[c] * key[c];
+                    x.store(scoresOut + column * ldIn + i);
+                } else {
+                    x = L::load(scores + column * ldIn + i);
+                }
+                if constexpr (kScaling == Scaling::Divide)
+                    x = x / L::all(divisor);
+                else if constexpr (kScaling == Scaling::Multiply)
+                    x = x * L::all(inverse);
+                if constexpr (kStore)
+                    x.store(scaledAll + column * ldScaled + i);
+                if constexpr (kExclude) {
+                    x = L::select(L::blockedAt(blockedAll + column * ldBlocked + i), L::all(-kInf), x);
+                } else {
+                    if constexpr (L::kSize == 1)
+                        lowest.one = L::min(lowest.one, x);
+                    else
+                        lowest.wide = L::min(lowest.wide, x);
+                }
+                if constexpr (kArgmax) {
+                    // A row's maximum rises rarely (about ln n times in n random
+                    // entries), so this branch is seldom taken.
+                    const typename L::Mask better = L::greater(x, best);
+                    if (L::any(better))
+                        L::select(better, L::all(double(column)), L::load(argmax + i)).store(argmax + i);
+                }
+                best = L::max(best, x);
             }
-            if constexpr (kScaling == Scaling::Divide)
-                x = x / L::all(divisor);
-            else if constexpr (kScaling == Scaling::Multiply)
-                x = x * L::all(inverse);
-            if constexpr (kStore)
-                x.store(scaled + i);
-            if constexpr (kExclude) {
-                x = L::select(L::blockedAt(blocked + i), L::all(-kInf), x);
-            } else {
-                if constexpr (L::kSize == 1)
-                    lowest.one = L::min(lowest.one, x);
-                else
-                    lowest.wide = L::min(lowest.wide, x);
-            }
-            const L best = L::load(rowMax + i);
-            if constexpr (kArgmax) {
-                // A row's maximum rises rarely (about ln n times in n random
-                // entries), so this branch is seldom taken.
-                const typename L::Mask better = L::greater(x, best);
-                if (L::any(better))
-                    L::select(better, L::all(column), L::load(argmax + i)).store(argmax + i);
-            }
-            L::max(best, x).store(rowMax + i);
+            best.store(rowMax + i);
         });
-    }
+    });
     if constexpr (!kExclude) {
         const double wide = WideLane::lowest(lowest.wide), one = lowest.one.v;
         run.lowest = wide < one ? wide : one;
