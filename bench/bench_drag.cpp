@@ -35,7 +35,9 @@
 //   RSS       the process's resident memory after the case (VmRSS), and its
 //             peak so far (VmHWM), in MB
 //
-// Usage: bench_drag [--moves N] [--repeat R] [--detail] [--memory] [--while-training] [--class-session N] [--case NAME]...
+// Usage: bench_drag [--moves N] [--repeat R] [--flips N] [--detail] [--memory] [--while-training] [--class-session N] [--case NAME]...
+//   --flips N  flips of the causal mask a case (default 10); many, with
+//            --moves 1, to profile the settings change alone
 //   --class-session N starts a class session on loopback with N simulated
 //            phones (their sockets on a thread of their own), a question
 //            open, every phone answering again once a second through the
@@ -307,7 +309,7 @@ struct Result {
 };
 
 Result run(attn::MainWindow &window, const std::string &name, const attn::Scenario &scenario, int moves, int repeat,
-           bool memory)
+           int flips, bool memory)
 {
     attn::Document *doc = window.document();
     if (memory) {
@@ -405,7 +407,7 @@ Result run(attn::MainWindow &window, const std::string &name, const attn::Scenar
     }
     if (memory)
         memoryLine("10 typed cells");
-    for (int i = 0; i < 10; ++i) {
+    for (int i = 0; i < flips; ++i) {
         attn::Settings st = attn::settingsOf(doc->scenario());
         st.mask.causal = !st.mask.causal;
         clock.start();
@@ -455,7 +457,7 @@ int main(int argc, char **argv)
     QSettings::setDefaultFormat(QSettings::IniFormat);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
 
-    int moves = 120, repeat = 3;
+    int moves = 120, repeat = 3, flips = 10;
     bool detail = false, memory = false, whileTraining = false;
     int sessionStudents = 0;
     std::vector<std::string> cases;
@@ -465,6 +467,8 @@ int main(int argc, char **argv)
             moves = std::max(1, args[++i].toInt());
         else if (args[i] == QLatin1String("--repeat") && i + 1 < args.size())
             repeat = std::max(1, args[++i].toInt());
+        else if (args[i] == QLatin1String("--flips") && i + 1 < args.size())
+            flips = std::max(1, args[++i].toInt());
         else if (args[i] == QLatin1String("--detail"))
             detail = true;
         else if (args[i] == QLatin1String("--memory"))
@@ -476,7 +480,7 @@ int main(int argc, char **argv)
         else if (args[i] == QLatin1String("--case") && i + 1 < args.size())
             cases.push_back(args[++i].toStdString());
         else {
-            std::fprintf(stderr, "usage: bench_drag [--moves N] [--repeat R] [--detail] [--memory] [--while-training] "
+            std::fprintf(stderr, "usage: bench_drag [--moves N] [--repeat R] [--flips N] [--detail] [--memory] [--while-training] "
                                  "[--class-session N] [--case NAME]...\n"
                                  "cases: seed000-basic seed001-soft-knn multihead n128 n512 n1024\n");
             return 2;
@@ -564,7 +568,7 @@ int main(int argc, char **argv)
             s = std::get<attn::Scenario>(loaded);
         }
         const int stepsBefore = runner ? runner->step() : 0;
-        const Result r = run(window, name, s, moves, repeat, memory);
+        const Result r = run(window, name, s, moves, repeat, flips, memory);
         const double p95 = percentile(r.total, 0.95);
         std::printf("%-18s %4d %4d %2d | %7.2f %7.2f %7.2f | %8.2f %7.2f %8.3f %11.1f | %7.1f %7.1f %7.1f %7s %7s | "
                     "%6.0f %6.0f   %s (budget %.1f ms)\n",

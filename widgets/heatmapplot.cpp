@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 
 namespace attn {
@@ -854,30 +855,44 @@ void HeatmapPlot::rebuildMap()
     const int rows = rowCount(), cols = columnCount();
 
     // Column by column, as Eigen stores the values: a 1024 x 1024 map read
-    // row by row misses the cache at every cell.
-    m_hidden = BoolMatrix::Constant(rows, cols, false);
+    // row by row misses the cache at every cell. One pass finds the hidden
+    // cells and, where the scale needs them, the visible values' extremes
+    // (a column at a time, while it is in the cache).
+    m_hidden.resize(rows, cols);
     const bool anyBlocked = m_data.blocked.size() > 0;
-    for (int j = 0; j < cols; ++j)
-        for (int i = 0; i < rows; ++i)
-            m_hidden(i, j) = !std::isfinite(m_data.values(i, j)) || (anyBlocked && m_data.blocked(i, j));
+    const bool needExtremes = m_data.scale == HeatmapScale::SequentialAuto
+                              || (m_data.scale == HeatmapScale::Diverging
+                                  && !(std::isfinite(m_data.range) && m_data.range > 0));
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, maxAbs = 0;
+    bool anyHidden = false;
+    for (int j = 0; j < cols; ++j) {
+        const double *v = m_data.values.col(j).data();
+        const bool *b = anyBlocked ? m_data.blocked.col(j).data() : nullptr;
+        bool *h = m_hidden.col(j).data();
+        bool columnHidden = false;
+        for (int i = 0; i < rows; ++i) {
+            const bool hidden = !std::isfinite(v[i]) || (b && b[i]);
+            h[i] = hidden;
+            columnHidden |= hidden;
+        }
+        anyHidden |= columnHidden;
+        if (!needExtremes)
+            continue;
+        for (int i = 0; i < rows; ++i) {
+            if (h[i])
+                continue;
+            lo = std::min(lo, v[i]);
+            hi = std::max(hi, v[i]);
+            maxAbs = std::max(maxAbs, std::abs(v[i]));
+        }
+    }
+    const bool any = lo <= hi; // a visible cell (only looked for when needExtremes)
 
     // Partial updates never change these (updateCells rebuilds when a cell turns hidden or shown).
-    m_anyHidden = m_hidden.any();
+    m_anyHidden = anyHidden;
     m_anyOutlined = m_data.outlined.rows() == rows && m_data.outlined.cols() == cols && m_data.outlined.any();
 
     // The scale.
-    double lo = 0, hi = 0, maxAbs = 0;
-    bool any = false;
-    for (int j = 0; j < cols; ++j)
-        for (int i = 0; i < rows; ++i) {
-            if (m_hidden(i, j))
-                continue;
-            const double v = m_data.values(i, j);
-            lo = any ? std::min(lo, v) : v;
-            hi = any ? std::max(hi, v) : v;
-            maxAbs = std::max(maxAbs, std::abs(v));
-            any = true;
-        }
     switch (m_data.scale) {
     case HeatmapScale::Probability:
         m_range = QCPRange(0.0, 1.0);
@@ -920,16 +935,23 @@ void HeatmapPlot::rebuildMap()
             double *cells = ColorMapDataPeek::mutableValues(d);
             unsigned char *alpha = m_anyHidden ? ColorMapDataPeek::mutableAlpha(d) : nullptr;
             constexpr int kTile = 32;
+            const double *values = m_data.values.data();
+            const std::size_t ld = std::size_t(rows);
             for (int j0 = 0; j0 < cols; j0 += kTile) {
                 const int j1 = std::min(cols, j0 + kTile);
                 for (int i0 = 0; i0 < rows; i0 += kTile) {
                     const int i1 = std::min(rows, i0 + kTile);
                     for (int i = i0; i < i1; ++i) {
                         const std::size_t row = std::size_t(i) * std::size_t(keySize);
+                        if (!alpha) { // nothing hidden: a plain transposition
+                            for (int j = j0; j < j1; ++j)
+                                cells[row + std::size_t(j)] = values[std::size_t(j) * ld + std::size_t(i)];
+                            continue;
+                        }
                         for (int j = j0; j < j1; ++j) {
                             const bool hidden = m_hidden(i, j);
-                            cells[row + std::size_t(j)] = hidden ? m_range.lower : m_data.values(i, j);
-                            if (hidden && alpha)
+                            cells[row + std::size_t(j)] = hidden ? m_range.lower : values[std::size_t(j) * ld + std::size_t(i)];
+                            if (hidden)
                                 alpha[row + std::size_t(j)] = 0;
                         }
                     }
@@ -1411,17 +1433,33 @@ void HeatmapPlot::chooseTicks()
         setTicks(d.rowStep, d.colStep, d.rotated);
         QCustomPlot::updateLayout();
     };
+    // The smallest steps any layout could give: a cell is at most the
+    // viewport over the count. Probing with them rather than with every
+    // label spares QCustomPlot measuring 1,024 labels a pass on a long
+    // sequence, which would only be thinned again; a small map probes with
+    // every label, as before.
+    auto leastSteps = [this] {
+        const QFontMetricsF fm(xAxis2->tickLabelFont());
+        const double lineH = fm.height() * 1.1, gap = fm.height() * 0.4;
+        const double h = std::max(1, viewport().height()), w = std::max(1, viewport().width());
+        TickSteps t;
+        t.rows = std::max(1, int(std::ceil(lineH * rowCount() / h - 1e-9)));
+        t.flat = std::max(1, int(std::ceil(gap * columnCount() / w - 1e-9)));
+        t.upright = std::max(1, int(std::ceil(lineH * columnCount() / w - 1e-9)));
+        return t;
+    };
     std::optional<TickDecision> best;
     for (bool small : {false, true}) {
         setTickFont(small);
         QCustomPlot::updateLayout(); // the margins follow the labels' font
-        const QSizeF flatCell = layoutWith(1, 1, false);
+        const TickSteps least = leastSteps();
+        const QSizeF flatCell = layoutWith(least.rows, least.flat, false);
         if (flatCell.isEmpty())
             break;
         const TickSteps flat = tickSteps(flatCell);
         TickDecision choice{flat.rows, flat.flat, false, small};
         if (flat.flat > 1) {
-            const QSizeF upCell = layoutWith(flat.rows, 1, true);
+            const QSizeF upCell = layoutWith(flat.rows, least.upright, true);
             const TickSteps up = upCell.isEmpty() ? TickSteps{} : tickSteps(upCell);
             if (!upCell.isEmpty() && up.upright < flat.flat)
                 choice = {up.rows, up.upright, true, small};
