@@ -928,19 +928,22 @@ void HeatmapPlot::rebuildMap()
         else
             d->clearAlpha();
         if (rows >= 2 && cols >= 2) {
-            // Straight into QCPColorMapData's row-major cells, in tiles of
-            // 32 x 32 so that neither the column-major values nor the cells
-            // are walked across; hidden cells get the lowest value (never
-            // NaN) and no alpha.
+            // Straight into QCPColorMapData's row-major cells, in tiles so
+            // that neither the column-major values nor the cells are walked
+            // across; hidden cells get the lowest value (never NaN) and no
+            // alpha. A tile is 8 columns wide: at 1,024 rows the columns are
+            // 8 KB apart, so every column's line falls in the same set of
+            // the L1 cache (12 ways): 8 stay there, 32 would evict each other
+            // at every cell.
             double *cells = ColorMapDataPeek::mutableValues(d);
             unsigned char *alpha = m_anyHidden ? ColorMapDataPeek::mutableAlpha(d) : nullptr;
-            constexpr int kTile = 32;
+            constexpr int kTileCols = 8, kTileRows = 64;
             const double *values = m_data.values.data();
             const std::size_t ld = std::size_t(rows);
-            for (int j0 = 0; j0 < cols; j0 += kTile) {
-                const int j1 = std::min(cols, j0 + kTile);
-                for (int i0 = 0; i0 < rows; i0 += kTile) {
-                    const int i1 = std::min(rows, i0 + kTile);
+            for (int j0 = 0; j0 < cols; j0 += kTileCols) {
+                const int j1 = std::min(cols, j0 + kTileCols);
+                for (int i0 = 0; i0 < rows; i0 += kTileRows) {
+                    const int i1 = std::min(rows, i0 + kTileRows);
                     for (int i = i0; i < i1; ++i) {
                         const std::size_t row = std::size_t(i) * std::size_t(keySize);
                         if (!alpha) { // nothing hidden: a plain transposition
