@@ -13,6 +13,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -1343,14 +1344,90 @@ void PlanePlot::drawKeys(QCPPainter *p, const Frame &f)
 {
     const PlaneScene &sc = m_scene;
     const double u = f.u;
-    for (int j : f.order) {
+    // Many keys: the light ones (nearly all of them on a long sequence)
+    // drawn a few at a time, their width and alpha rounded to one of
+    // kBatches steps of sqrt(w) below kBatchRoot: one stroke for the shafts
+    // and one fill for the heads of a step instead of two painter calls and
+    // a pen a key. Fewer keys are drawn one by one, exactly.
+    constexpr int kBatchKeys = 64, kBatches = 8;
+    constexpr double kBatchRoot = 0.2;
+    // A blocked key: a thin dashed arrow crossed out at its tip.
+    auto drawBlocked = [&](int j) {
+        const QPointF tip = f.keyAt[std::size_t(j)];
+        drawArrow(p, f.origin, tip, 1.4 * u, P().blocked, u, Qt::DashLine);
+        const double c = 3.5 * u;
+        p->setPen(QPen(P().blocked, 1.6 * u));
+        p->drawLine(tip + QPointF(-c, -c), tip + QPointF(c, c));
+        p->drawLine(tip + QPointF(-c, c), tip + QPointF(c, -c));
+    };
+    std::size_t first = 0;
+    if (f.nk > kBatchKeys) {
+        struct Batch {
+            QVector<QLineF> shafts;
+            std::vector<std::array<QPointF, 3>> heads;
+            std::vector<std::pair<QPointF, double>> discs;
+        };
+        std::array<Batch, kBatches> batches;
+        for (; first < f.order.size(); ++first) {
+            const int j = f.order[first];
+            const double w = f.weight[std::size_t(j)], root = std::sqrt(w);
+            if (root >= kBatchRoot)
+                break; // the order is by weight: the rest are heavier
+            if (sc.blocked[std::size_t(j)])
+                continue; // drawn below, one by one
+            const int b = std::min(kBatches - 1, int(root / kBatchRoot * kBatches));
+            const double width = u * (1.0 + 6.5 * (b + 0.5) * kBatchRoot / kBatches);
+            Batch &batch = batches[std::size_t(b)];
+            const QPointF tip = f.keyAt[std::size_t(j)];
+            if (w >= 0.005)
+                batch.discs.emplace_back(tip, f.disc[std::size_t(j)]);
+            const QPointF d = tip - f.origin;
+            const double len = std::hypot(d.x(), d.y());
+            if (len < 1.0)
+                continue;
+            const QPointF dir = d / len, normal(-dir.y(), dir.x());
+            double headLen = 6.0 * u + 2.0 * width, headHalf = 3.2 * u + 1.2 * width;
+            if (headLen > 0.6 * len) {
+                const double k = 0.6 * len / headLen;
+                headLen *= k;
+                headHalf *= k;
+            }
+            const QPointF base = tip - dir * headLen;
+            batch.shafts.append(QLineF(f.origin, base + dir * std::min(1.0, 0.5 * headLen)));
+            batch.heads.push_back({tip, base + normal * headHalf, base - normal * headHalf});
+        }
+        // The blocked keys among them first (weight 0: at the back), as one by one.
+        for (std::size_t k = 0; k < first; ++k)
+            if (const int j = f.order[k]; sc.blocked[std::size_t(j)])
+                drawBlocked(j);
+        for (int b = 0; b < kBatches; ++b) {
+            const Batch &batch = batches[std::size_t(b)];
+            const double root = (b + 0.5) * kBatchRoot / kBatches, w = root * root;
+            if (!batch.discs.empty()) {
+                p->setPen(QPen(withAlpha(P().key, 0.5 + 0.5 * root), u));
+                p->setBrush(withAlpha(P().key, 0.15 + 0.2 * w));
+                for (const auto &[centre, r] : batch.discs)
+                    p->drawEllipse(centre, r, r);
+            }
+            const QColor colour = withAlpha(P().key, 0.45 + 0.55 * root);
+            if (!batch.shafts.isEmpty()) {
+                p->setPen(QPen(colour, u * (1.0 + 6.5 * root), Qt::SolidLine, Qt::FlatCap, Qt::MiterJoin));
+                p->setBrush(Qt::NoBrush);
+                p->drawLines(batch.shafts);
+            }
+            if (!batch.heads.empty()) {
+                p->setPen(Qt::NoPen);
+                p->setBrush(colour);
+                for (const auto &head : batch.heads)
+                    p->drawConvexPolygon(head.data(), 3);
+            }
+        }
+    }
+    for (std::size_t k = first; k < f.order.size(); ++k) {
+        const int j = f.order[k];
         const QPointF tip = f.keyAt[std::size_t(j)];
         if (sc.blocked[std::size_t(j)]) {
-            drawArrow(p, f.origin, tip, 1.4 * u, P().blocked, u, Qt::DashLine);
-            const double c = 3.5 * u;
-            p->setPen(QPen(P().blocked, 1.6 * u));
-            p->drawLine(tip + QPointF(-c, -c), tip + QPointF(c, c));
-            p->drawLine(tip + QPointF(-c, c), tip + QPointF(c, -c));
+            drawBlocked(j);
             continue;
         }
         const double w = f.weight[std::size_t(j)], root = std::sqrt(w);
