@@ -1,8 +1,14 @@
 #include "blas.h"
+#include "smallproduct.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <string>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #if defined(__linux__)
 #include <dlfcn.h>
@@ -116,9 +122,77 @@ void setThreads(int threads)
         lib.setThreads(threads);
 }
 
+namespace {
+
+// The small-product loops can run here: built in, and AVX2 with FMA on
+// this processor; not with ATTN_NO_BLAS (Eigen's products throughout).
+bool smallProductsAvailable()
+{
+#if defined(ATTN_HAVE_SMALL_PRODUCT_AVX2)
+    static const bool available = [] {
+        const char *off = std::getenv("ATTN_NO_BLAS");
+        if (off && *off && *off != '0')
+            return false;
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }();
+    return available;
+#else
+    return false;
+#endif
+}
+
+// a (m <= 4 rows) times b through smallProductAvx2, the columns shared out
+// among the threads OpenMP allows here.
+Eigen::MatrixXf smallProduct(const Eigen::MatrixXf &a, const FloatMatrix &b, bool tb)
+{
+    const Eigen::Index m = a.rows(), n = tb ? b.rows() : b.cols();
+    const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> x = a;
+    Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> y(m, n);
+    detail::SmallProduct p;
+    p.m = int(m);
+    p.k = int(a.cols());
+    p.n = int(n);
+    p.x = x.data();
+    p.ldx = p.k;
+    p.b = b.data();
+    p.transposeB = tb;
+    p.y = y.data();
+    p.ldy = p.n;
+    int threads = 1;
+#if defined(_OPENMP)
+    threads = omp_in_parallel() ? 1 : std::max(1, omp_get_max_threads());
+#endif
+    // Columns in runs of 8 (one AVX register), split evenly.
+    const int runs = (p.n + 7) / 8;
+    threads = std::max(1, std::min(threads, runs));
+    auto part = [&](int t) {
+        const int n0 = std::min(p.n, runs * t / threads * 8), n1 = std::min(p.n, runs * (t + 1) / threads * 8);
+        if (n0 < n1)
+            detail::smallProductAvx2(p, n0, n1);
+    };
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+#endif
+    for (int t = 0; t < threads; ++t)
+        part(t);
+    return y;
+}
+
+} // namespace
+
+bool smallProducts()
+{
+    return smallProductsAvailable();
+}
+
 Eigen::MatrixXf multiplyFloat(const Eigen::MatrixXf &a, const FloatMatrix &b, bool tb)
 {
     const Eigen::Index m = a.rows(), k = a.cols(), n = tb ? b.rows() : b.cols();
+    // A key's new positions: the weights streamed once (smallproduct.h).
+    if (m >= 1 && m <= detail::kSmallProductRows && double(n) * double(k) >= 1e5 && n < (1 << 30) && k < (1 << 30)
+        && smallProductsAvailable())
+        return smallProduct(a, b, tb);
     const Library &lib = library();
     if (!lib.sgemm || double(m) * double(n) * double(k) < 1e5 || m > 1 << 30 || n > 1 << 30 || k > 1 << 30)
         return tb ? Eigen::MatrixXf(a * b.transpose()) : Eigen::MatrixXf(a * b);

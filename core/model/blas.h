@@ -23,6 +23,9 @@ Eigen::MatrixXf multiplyFloat(const Eigen::MatrixXf &a, const FloatMatrix &b, bo
 // What multiply uses: "OpenBLAS (libopenblas.so.0, SkylakeX)" (its kernels),
 // "BLAS (libblas.so.3, Haswell)", "BLAS (libblas.so.3)" or "Eigen".
 const char *backend();
+// True where multiplyFloat takes products of one to four rows through
+// smallproduct.h's AVX2 and FMA loops (this processor has both).
+bool smallProducts();
 // The threads the BLAS may use (OpenBLAS's own pool); Eigen's follow OpenMP.
 void setThreads(int threads);
 

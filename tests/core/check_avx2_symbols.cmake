@@ -1,35 +1,38 @@
-# The AVX2 build of the softmax (core/softmax_avx2.cpp) may define no weak
-# or unique symbol (an inline function or template instantiation not inlined
-# everywhere) but its own, under attn::avx2: the linker keeps one copy of
-# such a symbol for the whole program, and an AVX2 copy standing in for the
-# baseline's would stop the program on a processor without AVX2.
-# Run as: cmake -DNM=nm -DOBJECTS=<attn_core's objects, ;-separated> -P this
+# The AVX2 builds (core/softmax_avx2.cpp, core/model/smallproduct_avx2.cpp)
+# may define no weak or unique symbol (an inline function or template
+# instantiation not inlined everywhere) but their own, under attn::avx2: the
+# linker keeps one copy of such a symbol for the whole program, and an AVX2
+# copy standing in for the baseline's would stop the program on a processor
+# without AVX2.
+# Run as: cmake -DNM=nm -DOBJECTS=<the libraries' objects, ;-separated> -P this
+set(checked 0)
 foreach(object IN LISTS OBJECTS)
-    if(object MATCHES "softmax_avx2")
-        set(avx2 "${object}")
+    if(NOT object MATCHES "_avx2\\.cpp\\.o(bj)?$")
+        continue()
     endif()
-endforeach()
-if(NOT avx2)
-    message(FATAL_ERROR "no softmax_avx2 object among ${OBJECTS}")
-endif()
-execute_process(COMMAND ${NM} -C --defined-only "${avx2}" OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${NM} failed on ${avx2}")
-endif()
-string(REPLACE "\n" ";" lines "${symbols}")
-set(count 0)
-foreach(line IN LISTS lines)
-    if(line MATCHES "^[0-9a-f]+ ([WVu]) (.*)$")
-        set(name "${CMAKE_MATCH_2}")
-        if(NOT name MATCHES "^attn::avx2::" AND NOT name STREQUAL "DW.ref.__gxx_personality_v0")
-            message(SEND_ERROR "shared symbol in the AVX2 object: ${line}")
+    execute_process(COMMAND ${NM} -C --defined-only "${object}" OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "${NM} failed on ${object}")
+    endif()
+    string(REPLACE "\n" ";" lines "${symbols}")
+    set(count 0)
+    foreach(line IN LISTS lines)
+        if(line MATCHES "^[0-9a-f]+ ([WVu]) (.*)$")
+            set(name "${CMAKE_MATCH_2}")
+            if(NOT name MATCHES "^attn::avx2::" AND NOT name STREQUAL "DW.ref.__gxx_personality_v0")
+                message(SEND_ERROR "shared symbol in ${object}: ${line}")
+            endif()
         endif()
+        if(line MATCHES "^[0-9a-f]+ [Tt] ")
+            math(EXPR count "${count} + 1")
+        endif()
+    endforeach()
+    if(count EQUAL 0)
+        message(FATAL_ERROR "no code in ${object}: nothing was checked")
     endif()
-    if(line MATCHES "^[0-9a-f]+ [Tt] ")
-        math(EXPR count "${count} + 1")
-    endif()
+    message(STATUS "${object}: ${count} functions, none shared")
+    math(EXPR checked "${checked} + 1")
 endforeach()
-if(count EQUAL 0)
-    message(FATAL_ERROR "no code in ${avx2}: nothing was checked")
+if(NOT checked EQUAL 2)
+    message(FATAL_ERROR "expected the 2 AVX2 objects among ${OBJECTS}, found ${checked}")
 endif()
-message(STATUS "${avx2}: ${count} functions, none shared")
