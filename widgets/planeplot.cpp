@@ -114,13 +114,18 @@ QString pointText(const Eigen::Vector2d &p)
 
 // An arrow from `from` to `to` (pixels): a shaft of `width` and a filled head
 // that grows with the width and shrinks on short arrows.
-void drawArrow(QCPPainter *p, const QPointF &from, const QPointF &to, double width, const QColor &color,
-               double u, Qt::PenStyle style = Qt::SolidLine)
+// An arrow's shaft and head (a triangle, tip first) for a shaft of `width`;
+// false for an arrow shorter than a pixel, which is not drawn.
+struct ArrowShape {
+    QLineF shaft;
+    std::array<QPointF, 3> head;
+};
+bool arrowShape(const QPointF &from, const QPointF &to, double width, double u, ArrowShape &a)
 {
     const QPointF d = to - from;
     const double len = std::hypot(d.x(), d.y());
     if (len < 1.0)
-        return;
+        return false;
     const QPointF dir = d / len, normal(-dir.y(), dir.x());
     double headLen = 6.0 * u + 2.0 * width, headHalf = 3.2 * u + 1.2 * width;
     if (headLen > 0.6 * len) {
@@ -129,16 +134,26 @@ void drawArrow(QCPPainter *p, const QPointF &from, const QPointF &to, double wid
         headHalf *= k;
     }
     const QPointF base = to - dir * headLen;
+    a.shaft = QLineF(from, base + dir * std::min(1.0, 0.5 * headLen));
+    a.head = {to, base + normal * headHalf, base - normal * headHalf};
+    return true;
+}
+
+void drawArrow(QCPPainter *p, const QPointF &from, const QPointF &to, double width, const QColor &color,
+               double u, Qt::PenStyle style = Qt::SolidLine)
+{
+    ArrowShape a;
+    if (!arrowShape(from, to, width, u, a))
+        return;
     // A stroked shaft and a filled head: cheaper for the raster engine than
     // one antialiased outline of both (measured with callgrind).
     QPen pen(color, width, style, Qt::FlatCap, Qt::MiterJoin);
     p->setPen(pen);
     p->setBrush(Qt::NoBrush);
-    p->drawLine(from, base + dir * std::min(1.0, 0.5 * headLen));
+    p->drawLine(a.shaft);
     p->setPen(Qt::NoPen);
     p->setBrush(color);
-    const QPointF head[3] = {to, base + normal * headHalf, base - normal * headHalf};
-    p->drawPolygon(head, 3);
+    p->drawPolygon(a.head.data(), 3);
 }
 
 void drawDisc(QCPPainter *p, const QPointF &c, double r, const QBrush &fill, const QPen &outline)
@@ -1381,20 +1396,11 @@ void PlanePlot::drawKeys(QCPPainter *p, const Frame &f)
             const QPointF tip = f.keyAt[std::size_t(j)];
             if (w >= 0.005)
                 batch.discs.emplace_back(tip, f.disc[std::size_t(j)]);
-            const QPointF d = tip - f.origin;
-            const double len = std::hypot(d.x(), d.y());
-            if (len < 1.0)
+            ArrowShape a;
+            if (!arrowShape(f.origin, tip, width, u, a))
                 continue;
-            const QPointF dir = d / len, normal(-dir.y(), dir.x());
-            double headLen = 6.0 * u + 2.0 * width, headHalf = 3.2 * u + 1.2 * width;
-            if (headLen > 0.6 * len) {
-                const double k = 0.6 * len / headLen;
-                headLen *= k;
-                headHalf *= k;
-            }
-            const QPointF base = tip - dir * headLen;
-            batch.shafts.append(QLineF(f.origin, base + dir * std::min(1.0, 0.5 * headLen)));
-            batch.heads.push_back({tip, base + normal * headHalf, base - normal * headHalf});
+            batch.shafts.append(a.shaft);
+            batch.heads.push_back(a.head);
         }
         // The blocked keys among them first (weight 0: at the back), as one by one.
         for (std::size_t k = 0; k < first; ++k)
