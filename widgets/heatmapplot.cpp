@@ -37,6 +37,8 @@ constexpr double kMaxAspect = 1.5; // cells at most this much taller than wide, 
 constexpr double kMaxWideAspectFewColumns = 3.0; // ... but up to 3x wider than tall in maps of <= 3 columns
 constexpr double kMaxTextAspect = 2.2; // ... or as wide as the numbers need, up to this
 constexpr int kMaxLabelChars = 16;
+// A tick label's line, and the gap between flat neighbours, in the labels' font heights.
+constexpr double kTickLine = 1.1, kTickGap = 0.4;
 
 QFont scaledFont(QFont f, double factor)
 {
@@ -1367,7 +1369,7 @@ HeatmapPlot::TickSteps HeatmapPlot::tickSteps(const QSizeF &cell) const
     TickSteps t;
     const int cols = columnCount();
     const QFontMetricsF fm(xAxis2->tickLabelFont());
-    const double lineH = fm.height() * 1.1;
+    const double lineH = fm.height() * kTickLine;
     t.rows = std::max(1, int(std::ceil(lineH / cell.height() - 1e-9)));
     // Flat labels need room between neighbouring centres for half of each
     // and a gap; with thinning, neighbours are step columns apart.
@@ -1375,7 +1377,7 @@ HeatmapPlot::TickSteps HeatmapPlot::tickSteps(const QSizeF &cell) const
     TextWidths labelWidth(xAxis2->tickLabelFont());
     for (int j = 0; j < cols; ++j)
         widths[j] = labelWidth(colLabel(j));
-    const double gap = fm.height() * 0.4;
+    const double gap = fm.height() * kTickGap;
     auto flatFits = [&](int step) {
         for (int j = 0; j + step < cols; j += step)
             if ((widths[j] + widths[j + step]) / 2 + gap > step * cell.width())
@@ -1443,7 +1445,7 @@ void HeatmapPlot::chooseTicks()
     // every label, as before.
     auto leastSteps = [this] {
         const QFontMetricsF fm(xAxis2->tickLabelFont());
-        const double lineH = fm.height() * 1.1, gap = fm.height() * 0.4;
+        const double lineH = fm.height() * kTickLine, gap = fm.height() * kTickGap;
         const double h = std::max(1, viewport().height()), w = std::max(1, viewport().width());
         TickSteps t;
         t.rows = std::max(1, int(std::ceil(lineH * rowCount() / h - 1e-9)));

@@ -122,11 +122,7 @@ void setThreads(int threads)
         lib.setThreads(threads);
 }
 
-namespace {
-
-// The small-product loops can run here: built in, and AVX2 with FMA on
-// this processor; not with ATTN_NO_BLAS (Eigen's products throughout).
-bool smallProductsAvailable()
+bool smallProducts()
 {
 #if defined(ATTN_HAVE_SMALL_PRODUCT_AVX2)
     static const bool available = [] {
@@ -141,6 +137,8 @@ bool smallProductsAvailable()
     return false;
 #endif
 }
+
+namespace {
 
 // a (m <= 4 rows) times b through smallProductAvx2, the columns shared out
 // among the threads OpenMP allows here.
@@ -167,7 +165,8 @@ Eigen::MatrixXf smallProduct(const Eigen::MatrixXf &a, const FloatMatrix &b, boo
     const int runs = (p.n + 7) / 8;
     threads = std::max(1, std::min(threads, runs));
     auto part = [&](int t) {
-        const int n0 = std::min(p.n, runs * t / threads * 8), n1 = std::min(p.n, runs * (t + 1) / threads * 8);
+        auto start = [&](int part) { return int(std::min<long long>(p.n, 8LL * (1LL * runs * part / threads))); };
+        const int n0 = start(t), n1 = start(t + 1);
         if (n0 < n1)
             detail::smallProductAvx2(p, n0, n1);
     };
@@ -181,17 +180,12 @@ Eigen::MatrixXf smallProduct(const Eigen::MatrixXf &a, const FloatMatrix &b, boo
 
 } // namespace
 
-bool smallProducts()
-{
-    return smallProductsAvailable();
-}
-
 Eigen::MatrixXf multiplyFloat(const Eigen::MatrixXf &a, const FloatMatrix &b, bool tb)
 {
     const Eigen::Index m = a.rows(), k = a.cols(), n = tb ? b.rows() : b.cols();
     // A key's new positions: the weights streamed once (smallproduct.h).
     if (m >= 1 && m <= detail::kSmallProductRows && double(n) * double(k) >= 1e5 && n < (1 << 30) && k < (1 << 30)
-        && smallProductsAvailable())
+        && smallProducts())
         return smallProduct(a, b, tb);
     const Library &lib = library();
     if (!lib.sgemm || double(m) * double(n) * double(k) < 1e5 || m > 1 << 30 || n > 1 << 30 || k > 1 << 30)

@@ -24,7 +24,8 @@ Eigen::MatrixXf multiplyFloat(const Eigen::MatrixXf &a, const FloatMatrix &b, bo
 // "BLAS (libblas.so.3, Haswell)", "BLAS (libblas.so.3)" or "Eigen".
 const char *backend();
 // True where multiplyFloat takes products of one to four rows through
-// smallproduct.h's AVX2 and FMA loops (this processor has both).
+// smallproduct.h's AVX2 and FMA loops: built in, this processor has both,
+// and ATTN_NO_BLAS (Eigen's products throughout) is not set.
 bool smallProducts();
 // The threads the BLAS may use (OpenBLAS's own pool); Eigen's follow OpenMP.
 void setThreads(int threads);
