@@ -241,6 +241,26 @@ void BM_Forward(benchmark::State &state, attn::InputMode mode, bool keepScaled =
     setItems(state, n, h);
 }
 
+// A causal flip as the window's document makes it: into the trace's own
+// memory, the scaled stage derived; "kept" reuses the scores
+// (ComputeOptions::scoresKept, a change that scoresSurvive), "whole"
+// computes everything again.
+void BM_Flip(benchmark::State &state, bool kept)
+{
+    const int n = int(state.range(0)), h = int(state.range(1));
+    attn::Scenario s = projectedScenario(n, h);
+    attn::Trace t = attn::compute(s, attn::ComputeOptions{.keepScaled = false});
+    const LoopClock clock;
+    for (auto _ : state) {
+        s.mask.causal = !s.mask.causal;
+        attn::computeInto(s, t, attn::ComputeOptions{.keepScaled = false, .scoresKept = kept});
+        benchmark::DoNotOptimize(t.output.data());
+        benchmark::ClobberMemory();
+    }
+    reportRatio(state, n, h, clock.secondsPerIteration(state));
+    setItems(state, n, h);
+}
+
 // With --benchmark_repetitions, "min" is the figure least disturbed by
 // whatever else the machine runs.
 double minimum(const std::vector<double> &v)
@@ -283,6 +303,8 @@ BENCHMARK(BM_FastExponentials)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Forward, projected, attn::InputMode::Projected)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Forward, direct, attn::InputMode::Direct)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Forward, derived, attn::InputMode::Projected, false)->Apply(sizes);
+BENCHMARK_CAPTURE(BM_Flip, whole, false)->Apply(sizes);
+BENCHMARK_CAPTURE(BM_Flip, kept, true)->Apply(sizes);
 
 int main(int argc, char **argv)
 {

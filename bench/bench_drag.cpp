@@ -35,9 +35,10 @@
 //   RSS       the process's resident memory after the case (VmRSS), and its
 //             peak so far (VmHWM), in MB
 //
-// Usage: bench_drag [--moves N] [--repeat R] [--flips N] [--detail] [--memory] [--while-training] [--class-session N] [--case NAME]...
+// Usage: bench_drag [--moves N] [--repeat R] [--flips N] [--no-forward] [--detail] [--memory] [--while-training] [--class-session N] [--case NAME]...
 //   --flips N  flips of the causal mask a case (default 10); many, with
-//            --moves 1, to profile the settings change alone
+//            --moves 1 --no-forward, to profile the settings change alone
+//   --no-forward leaves out the forward column's own compute() runs (0)
 //   --class-session N starts a class session on loopback with N simulated
 //            phones (their sockets on a thread of their own), a question
 //            open, every phone answering again once a second through the
@@ -305,11 +306,12 @@ struct Result {
     std::map<std::string, Watcher::PerPlot> perPlot; // summed over the timed events
     long events = 0;
     std::vector<double> open, edit, flip;
+    std::vector<double> flipHandler, flipReplot; // the flip's own handler, and its plots' replot times
     double rss = 0, peak = 0;
 };
 
 Result run(attn::MainWindow &window, const std::string &name, const attn::Scenario &scenario, int moves, int repeat,
-           int flips, bool memory)
+           int flips, bool memory, bool timeForward)
 {
     attn::Document *doc = window.document();
     if (memory) {
@@ -410,14 +412,17 @@ Result run(attn::MainWindow &window, const std::string &name, const attn::Scenar
     for (int i = 0; i < flips; ++i) {
         attn::Settings st = attn::settingsOf(doc->scenario());
         st.mask.causal = !st.mask.causal;
+        watcher.reset();
         clock.start();
         if (const auto refused = doc->setSettings(st, QStringLiteral("bench causal"), attn::Document::Step::Own)) {
             // A lesson of one query and three keys has no causal mask to flip.
             drain(watcher);
             break;
         }
+        r.flipHandler.push_back(double(clock.nsecsElapsed()) / 1e6);
         drain(watcher);
         r.flip.push_back(double(clock.nsecsElapsed()) / 1e6);
+        r.flipReplot.push_back(watcher.replotMs());
     }
     if (memory) {
         // A settings change: the whole forward, into the trace's memory.
@@ -433,7 +438,7 @@ Result run(attn::MainWindow &window, const std::string &name, const attn::Scenar
     r.events = events;
 
     std::vector<double> forward;
-    const int forwards = r.n > 256 ? 10 : 50; // a whole forward at n = 1024 is tens of ms
+    const int forwards = !timeForward ? 0 : r.n > 256 ? 10 : 50; // a whole forward at n = 1024 is tens of ms
     for (int i = 0; i < forwards; ++i) {
         clock.start();
         const attn::Trace t = attn::compute(scenario); // as the document does
@@ -441,7 +446,7 @@ Result run(attn::MainWindow &window, const std::string &name, const attn::Scenar
         if (t.heads.empty())
             std::fprintf(stderr, "bench_drag: empty trace\n");
     }
-    r.forward = percentile(forward, 0.5);
+    r.forward = forward.empty() ? 0.0 : percentile(forward, 0.5);
     return r;
 }
 
@@ -458,6 +463,7 @@ int main(int argc, char **argv)
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settings.path());
 
     int moves = 120, repeat = 3, flips = 10;
+    bool timeForward = true;
     bool detail = false, memory = false, whileTraining = false;
     int sessionStudents = 0;
     std::vector<std::string> cases;
@@ -467,6 +473,8 @@ int main(int argc, char **argv)
             moves = std::max(1, args[++i].toInt());
         else if (args[i] == QLatin1String("--repeat") && i + 1 < args.size())
             repeat = std::max(1, args[++i].toInt());
+        else if (args[i] == QLatin1String("--no-forward"))
+            timeForward = false;
         else if (args[i] == QLatin1String("--flips") && i + 1 < args.size())
             flips = std::max(1, args[++i].toInt());
         else if (args[i] == QLatin1String("--detail"))
@@ -480,7 +488,7 @@ int main(int argc, char **argv)
         else if (args[i] == QLatin1String("--case") && i + 1 < args.size())
             cases.push_back(args[++i].toStdString());
         else {
-            std::fprintf(stderr, "usage: bench_drag [--moves N] [--repeat R] [--flips N] [--detail] [--memory] [--while-training] "
+            std::fprintf(stderr, "usage: bench_drag [--moves N] [--repeat R] [--flips N] [--no-forward] [--detail] [--memory] [--while-training] "
                                  "[--class-session N] [--case NAME]...\n"
                                  "cases: seed000-basic seed001-soft-knn multihead n128 n512 n1024\n");
             return 2;
@@ -568,7 +576,7 @@ int main(int argc, char **argv)
             s = std::get<attn::Scenario>(loaded);
         }
         const int stepsBefore = runner ? runner->step() : 0;
-        const Result r = run(window, name, s, moves, repeat, flips, memory);
+        const Result r = run(window, name, s, moves, repeat, flips, memory, timeForward);
         const double p95 = percentile(r.total, 0.95);
         std::printf("%-18s %4d %4d %2d | %7.2f %7.2f %7.2f | %8.2f %7.2f %8.3f %11.1f | %7.1f %7.1f %7.1f %7s %7s | "
                     "%6.0f %6.0f   %s (budget %.1f ms)\n",
@@ -582,6 +590,10 @@ int main(int argc, char **argv)
         if (runner)
             std::printf("    the training made %d steps during this case (running: %s)\n", runner->step() - stepsBefore,
                         runner->isRunning() ? "yes" : "no");
+        if (detail && !r.flip.empty())
+            std::printf("    causal flip: %.2f ms median, of which %.2f in the handler (forward, views given their data) "
+                        "and %.2f replotting\n",
+                        percentile(r.flip, 0.5), percentile(r.flipHandler, 0.5), percentile(r.flipReplot, 0.5));
         if (detail)
             for (const auto &[plot, pp] : r.perPlot)
                 std::printf("    %-26s %6.2f ms per replot, %5.2f replots per event\n", plot.c_str(), pp.ms / double(pp.count),

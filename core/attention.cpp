@@ -109,12 +109,42 @@ void runSoftmaxBlockAvx2(const SoftmaxBlock &b)
 }
 #endif
 
-void runSoftmaxBlock(const SoftmaxBlock &b)
+namespace {
+
+// The block's columns up to its last open entry: past it every entry of
+// every row is blocked (a causal mask blocks the keys after the block's
+// last query), and masked before the softmax such an entry is 0 in the
+// weights and takes no part in the sums or the output. The whole width
+// when nothing may be left out: the scores or a stored scaled still to be
+// written there, blocked entries that count (after the softmax), or an
+// output that Eigen forms (its blocking depends on the width).
+Eigen::Index openWidth(const SoftmaxBlock &b)
 {
+    if (!b.blocked || b.stage != MaskStage::BeforeSoftmax || b.queries
+        || (b.scaled && b.scaled != b.weights && b.scaling != Scaling::None)
+        || (b.values && b.valueWidth > kFusedValueWidth))
+        return b.cols;
+    Eigen::Index width = b.cols;
+    for (; width > 0; --width) {
+        const bool *column = b.blocked + (width - 1) * b.ldBlocked;
+        if (!std::all_of(column, column + b.m, [](bool x) { return x; }))
+            break;
+    }
+    return width > 0 ? width : b.cols; // a block with no open entry: as it is
+}
+
+} // namespace
+
+void runSoftmaxBlock(const SoftmaxBlock &block)
+{
+    SoftmaxBlock b = block;
+    b.cols = openWidth(block);
     if (useAvx2())
         runSoftmaxBlockAvx2(b);
     else
         runSoftmaxBlockBaseline(b);
+    for (Eigen::Index j = b.cols; j < block.cols; ++j)
+        std::fill_n(block.weights + j * block.ldWeights, block.m, 0.0);
 }
 
 const char *softmaxBuild()
@@ -386,6 +416,11 @@ Result<Trace> tryCompute(const Scenario &s, const ComputeOptions &options)
     return t;
 }
 
+bool scoresSurvive(const Settings &before, const Settings &after)
+{
+    return before.similarity == after.similarity && before.encoding == after.encoding && before.seed == after.seed;
+}
+
 void computeInto(const Scenario &s, Trace &t, const ComputeOptions &options)
 {
     if (auto p = validate(s))
@@ -413,7 +448,24 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
     const bool cosine = s.similarity == Similarity::Cosine;
     const Matrix &source = projected && s.source ? *s.source : s.X;
 
-    if (projected) {
+    // The scores kept: every head's Q, K, V and scores must be there in the
+    // scenario's shapes (a trace of another scenario never passes).
+    auto holdsScores = [&] {
+        if (int(t.heads.size()) != h || t.Q.rows() != nq || t.K.rows() != nk || t.V.rows() != nk
+            || t.concat.rows() != nq || t.concat.cols() != Eigen::Index(h) * t.dv)
+            return false;
+        return std::all_of(t.heads.begin(), t.heads.end(), [&](const HeadTrace &head) {
+            return head.scores.rows() == nq && head.scores.cols() == nk && head.Q.rows() == nq && head.Q.cols() == t.dk
+                   && head.K.rows() == nk && head.K.cols() == t.dk && head.V.rows() == nk && head.V.cols() == t.dv
+                   && head.weights.rows() == nq && head.weights.cols() == nk && head.output.rows() == nq
+                   && head.output.cols() == t.dv;
+        });
+    };
+    const bool kept = options.scoresKept && holdsScores();
+
+    if (kept) {
+        // The inputs, the encoding and the projections are as they were.
+    } else if (projected) {
         t.positionQuery = additiveTable(s.encoding, nq, int(s.X.cols()), s.seed);
         t.positionKey = additiveTable(s.encoding, nk, int(s.X.cols()), s.seed);
         t.encodedX = t.positionQuery.size() ? Matrix(s.X + t.positionQuery) : s.X;
@@ -432,7 +484,7 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
         t.K = t.positionKey.size() ? Matrix(s.K + t.positionKey) : s.K;
         t.V = t.positionValue.size() ? Matrix(s.V + t.positionValue) : s.V;
     }
-    if (rope) {
+    if (rope && !kept) {
         t.positionQuery = ropeAngles(nq, t.dk);
         t.positionKey = ropeAngles(nk, t.dk);
     }
@@ -441,7 +493,7 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
     // (Resized in place: a matrix of the same size keeps its memory.)
     t.heads.resize(std::size_t(h));
     for (HeadTrace &head : t.heads) {
-        head.scores.resize(nq, nk);
+        head.scores.resize(nq, nk); // (kept: the same size, so the same memory and values)
         if (options.keepScaled)
             head.scaled.resize(nq, nk);
         else
@@ -458,7 +510,7 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
     else
         t.output = Matrix();
     // Cosine compares unit rows: one copy of each head's Q and K, normalised.
-    std::vector<Matrix> unitQ(cosine ? std::size_t(h) : 0), unitK(cosine ? std::size_t(h) : 0);
+    std::vector<Matrix> unitQ(cosine && !kept ? std::size_t(h) : 0), unitK(cosine && !kept ? std::size_t(h) : 0);
 
     SoftmaxBlock model; // what every block of every head shares
     model.cols = nk;
@@ -472,7 +524,7 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
     // The tasks of each stage.
     const Eigen::Index rowsPerBlock = blockRows(nq, h), qBlocks = (nq + rowsPerBlock - 1) / rowsPerBlock;
     // The projections whole, one task each: the same products, to the bit, as on one thread.
-    const Eigen::Index projectionTasks = projected ? 3 : 0;
+    const Eigen::Index projectionTasks = projected && !kept ? 3 : 0;
     auto project = [&](Eigen::Index k) {
         if (k == 0)
             t.Q.noalias() = t.encodedX * s.Wq;
@@ -501,10 +553,10 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
         const Eigen::Index i = k / qBlocks, r0 = (k % qBlocks) * rowsPerBlock;
         const Eigen::Index rows = std::min(rowsPerBlock, Eigen::Index(nq) - r0);
         HeadTrace &head = t.heads[std::size_t(i)];
-        const Matrix &Q = cosine ? unitQ[std::size_t(i)] : head.Q;
-        const Matrix &K = cosine ? unitK[std::size_t(i)] : head.K;
         SoftmaxBlock b = model;
-        if (s.similarity == Similarity::Dot && fusesScores(t.dk)) {
+        if (kept) {
+            // The scores are read as they are.
+        } else if (s.similarity == Similarity::Dot && fusesScores(t.dk)) {
             b.queries = head.Q.data() + r0;
             b.ldQueries = head.Q.rows();
             b.keys = head.K.data();
@@ -512,6 +564,8 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
             b.keyWidth = t.dk;
             b.scoresOut = head.scores.data() + r0;
         } else {
+            const Matrix &Q = cosine ? unitQ[std::size_t(i)] : head.Q;
+            const Matrix &K = cosine ? unitK[std::size_t(i)] : head.K;
             similarityOfCompared(s.similarity, Q.middleRows(r0, rows), K, head.scores.middleRows(r0, rows));
         }
 
@@ -535,7 +589,7 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
     TaskError error;
     auto stages = [&](bool shared) {
         forTasks(shared, projectionTasks, error, project);
-        forTasks(shared, h, error, prepareHead);
+        forTasks(shared, kept ? 0 : h, error, prepareHead);
         forTasks(shared, Eigen::Index(h) * qBlocks, error, attendBlock);
         if (withWo) // whole, on one thread, as before: it is small
             forTasks(shared, 1, error, [&](Eigen::Index) { t.output.noalias() = t.concat * *s.Wo; });

@@ -136,7 +136,20 @@ struct ComputeOptions {
     // weights, outputs and every export are identical; the forward keeps
     // one n_q by n_k matrix a head fewer.
     bool keepScaled = true;
+    // computeInto() only: `t` already holds this scenario's scores and all
+    // before them (the inputs, the encoding, the projections, each head's
+    // Q, K and V), because the change that made the scenario is one that
+    // scoresSurvive(); only the scaling, the mask, the softmax and the
+    // outputs are computed again, to the same bits as a whole forward.
+    // Ignored when `t`'s shapes are not those of the scenario.
+    bool scoresKept = false;
 };
+
+// Whether a change of settings from `before` to `after` leaves the scores
+// and everything before them as they were: only the scale, the
+// temperature, the mask, its stage or the softmax changed (they all act
+// on the scores). A causal flip at n = 1024 then skips half the forward.
+bool scoresSurvive(const Settings &before, const Settings &after);
 
 // The whole forward pass. Throws ScenarioError if validate(s) finds a problem.
 Trace compute(const Scenario &s, const ComputeOptions &options = {});

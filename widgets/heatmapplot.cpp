@@ -781,6 +781,35 @@ void HeatmapPlot::setData(HeatmapData data)
     requestReplot();
 }
 
+void HeatmapPlot::setData(HeatmapData data, const std::function<void(Matrix &values)> &fill)
+{
+    data.values = std::move(m_data.values);
+    fill(data.values);
+    setData(std::move(data));
+}
+
+void HeatmapPlot::setDataKeepingValues(HeatmapData data)
+{
+    data.values = std::move(m_data.values);
+    // The cells are coloured from the values, the hidden cells and the
+    // scale; the frame (title, labels, notes, outlines) may change alone.
+    const bool sameCells = data.scale == m_data.scale && data.range == m_data.range
+                           && data.blocked.rows() == m_data.blocked.rows() && data.blocked.cols() == m_data.blocked.cols()
+                           && (data.blocked.size() == 0 || (data.blocked == m_data.blocked).all());
+    if (!sameCells) {
+        setData(std::move(data));
+        return;
+    }
+    m_data = std::move(data);
+    const int rows = rowCount(), cols = columnCount();
+    if (m_data.outlined.size() > 0 && !(m_data.outlined.rows() == rows && m_data.outlined.cols() == cols))
+        m_data.outlined.resize(0, 0);
+    m_anyOutlined = m_data.outlined.size() > 0 && m_data.outlined.any();
+    rebuildFrame();
+    notifyHeatmapDataChanged(this);
+    requestReplot();
+}
+
 void HeatmapPlot::updateCells(int firstRow, int rowCount, int column, const std::function<void(HeatmapData &)> &edit)
 {
     const int rows = this->rowCount(), cols = columnCount();
@@ -853,6 +882,12 @@ void HeatmapPlot::updateCells(int firstRow, int rowCount, int column, const std:
 }
 
 void HeatmapPlot::rebuildMap()
+{
+    rebuildCells();
+    rebuildFrame();
+}
+
+void HeatmapPlot::rebuildCells()
 {
     const int rows = rowCount(), cols = columnCount();
 
@@ -980,7 +1015,11 @@ void HeatmapPlot::rebuildMap()
     }
     m_map->setDataRange(m_range);
     applyGradient();
+}
 
+void HeatmapPlot::rebuildFrame()
+{
+    const int rows = rowCount(), cols = columnCount();
     const double colSpan = std::max(cols, 1) - 0.5, rowSpan = std::max(rows, 1) - 0.5;
     xAxis2->setRange(-0.5, colSpan);
     xAxis->setRange(-0.5, colSpan);
@@ -1137,8 +1176,10 @@ void HeatmapPlot::ensureTextWidths() const
     // the one with the most digits and a sign: measure a template of it
     // instead of every cell.
     double maxAbs = 0, minV = 0;
-    for (int i = 0; i < rowCount(); ++i)
-        for (int j = 0; j < columnCount(); ++j)
+    // Column by column, as both are stored (by row, a 1024 x 1024 map
+    // misses the cache at every cell).
+    for (int j = 0; j < columnCount(); ++j)
+        for (int i = 0; i < rowCount(); ++i)
             if (!m_hidden(i, j)) {
                 const double v = m_data.values(i, j);
                 maxAbs = std::max(maxAbs, std::abs(v));

@@ -65,6 +65,15 @@ public:
     // lists of the wrong size are ignored (blocked, outlined, notes, flags)
     // or padded (labels). Non-finite values are drawn like blocked cells.
     void setData(HeatmapData data);
+    // The same, but the values stay those shown (data.values is not
+    // read): a settings change that moved no number (a causal flip leaves
+    // the scores). The cells are coloured again only if the mask or the
+    // scale changed; the title, labels and notes are taken as given.
+    void setDataKeepingValues(HeatmapData data);
+    // As setData, with the values written by `fill` into the plot's own
+    // matrix (fill resizes it): a map of the same size gets no new 8 MB
+    // block at n = 1024, whose first touch costs a page fault a 4 KB.
+    void setData(HeatmapData data, const std::function<void(Matrix &values)> &fill);
     const HeatmapData &data() const { return m_data; }
     // Some cells changed (a drag at n = 1024 changes one row and one column
     // of a score map): `edit` changes the data in place, but only the values
@@ -234,7 +243,9 @@ private:
     void applyFonts();
     void applyGradient();
     void applyCompact();
-    void rebuildMap();
+    void rebuildMap();   // rebuildCells() and rebuildFrame()
+    void rebuildCells(); // the hidden cells, the scale, the colour map
+    void rebuildFrame(); // the axes, the title, the labels' layout
     void invalidateTextWidths();
     void ensureTextWidths() const;
     TextFit textFit(double cellWidth, double cellHeight) const;

@@ -197,21 +197,24 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
 
     switch (stage) {
     case Stage::Scores:
-        d.values = h.scores;
+        if (options.values)
+            d.values = h.scores;
         d.title = StageText::tr("Scores  s = %1").arg(QString::fromUtf8(similaritySymbol(s)));
         d.colorBarLabel = StageText::tr("score");
         d.scale = HeatmapScale::Diverging;
         d.range = scoreRange(t, head, options.sharedScoreRange, stage);
         break;
     case Stage::Scaled:
-        d.values = h.scaledMatrix();
+        if (options.values)
+            d.values = h.scaledMatrix();
         d.title = StageText::tr("Scaled  s / %1").arg(divisor);
         d.colorBarLabel = StageText::tr("scaled score");
         d.scale = HeatmapScale::Diverging;
         d.range = scoreRange(t, head, options.sharedScoreRange, stage);
         break;
     case Stage::Masked:
-        d.values = h.scaledMatrix();
+        if (options.values)
+            d.values = h.scaledMatrix();
         d.title = before ? StageText::tr("Masked  blocked → −∞") : StageText::tr("Masked after the softmax ✗");
         d.colorBarLabel = StageText::tr("scaled score");
         d.scale = HeatmapScale::Diverging;
@@ -224,7 +227,8 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
         }
         break;
     case Stage::Weights: {
-        d.values = h.weights;
+        if (options.values)
+            d.values = h.weights;
         const bool plusOne = s.softmax == SoftmaxKind::PlusOne;
         d.title = plusOne ? StageText::tr("Softmax₁ weights  e^x / (1 + Σ e^x)") : StageText::tr("Softmax weights");
         d.colorBarLabel = StageText::tr("weight");
@@ -250,7 +254,8 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
         break;
     }
     case Stage::Output:
-        d.values = h.output;
+        if (options.values)
+            d.values = h.output;
         d.colLabels = dimensionLabels(int(h.output.cols()), QStringLiteral("d"));
         d.colAxisLabel = StageText::tr("value dimensions");
         d.title = StageText::tr("Output  weights · V");
@@ -269,6 +274,30 @@ HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const Stag
     if (!summary.isEmpty())
         d.title += QLatin1Char('\n') + summary.mid(3); // the settings on their own line, without the leading " · "
     return d;
+}
+
+void stageValues(const Trace &t, Stage stage, int head, Matrix &into)
+{
+    const HeadTrace &h = t.heads[std::size_t(std::clamp(head, 0, int(t.heads.size()) - 1))];
+    switch (stage) {
+    case Stage::Scores:
+        into = h.scores;
+        break;
+    case Stage::Scaled:
+    case Stage::Masked:
+        // The bits of HeadTrace::scaledMatrix(), without its temporary.
+        if (h.scaled.size())
+            into = h.scaled;
+        else
+            into = h.scores / h.divisor;
+        break;
+    case Stage::Weights:
+        into = h.weights;
+        break;
+    case Stage::Output:
+        into = h.output;
+        break;
+    }
 }
 
 StageSpan changedCells(Stage stage, const TraceDelta &delta)

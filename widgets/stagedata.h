@@ -15,10 +15,15 @@ namespace attn {
 struct StageOptions {
     int head = 0;                   // the head shown
     bool sharedScoreRange = true;   // scores, scaled and masked on one colour range
+    bool values = true;             // false: HeatmapData::values left empty (see setDataKeepingValues)
 };
 
 // The stage's matrix, masks, labels, title, colour bar label and row notes.
 HeatmapData stageData(const Scenario &s, const Trace &t, Stage stage, const StageOptions &options);
+
+// The stage's matrix alone, written into `into` (resized to it; a matrix
+// of the same size keeps its memory): what stageData() puts in values.
+void stageValues(const Trace &t, Stage stage, int head, Matrix &into);
 
 // The cells of a stage's map that updateRow() changed: rows [firstRow,
 // firstRow + rowCount) and one column (-1: none).

@@ -300,8 +300,10 @@ void Document::applyRow(MatrixId id, int row, const Eigen::RowVectorXd &values)
 
 void Document::applySettings(const Settings &s)
 {
+    DocumentChange what{ChangeKind::Settings};
+    what.scoresKept = scoresSurvive(settingsOf(m_scenario), s);
     settingsOf(m_scenario) = s;
-    afterChange({ChangeKind::Settings});
+    afterChange(what);
 }
 
 void Document::applyScenario(const Scenario &s, const DocumentChange &what)
@@ -325,8 +327,12 @@ void Document::afterChange(const DocumentChange &change)
         what.trace = delta;
         ++m_incremental;
     } else {
-        computeInto(m_scenario, m_trace, kTraceOptions); // in place: see replace()
+        const double divisor = m_trace.divisor;
+        ComputeOptions options = kTraceOptions;
+        options.scoresKept = what.scoresKept;
+        computeInto(m_scenario, m_trace, options); // in place: see replace()
         m_incremental = 0;
+        what.scaledKept = what.scoresKept && m_trace.divisor == divisor;
     }
     const Scenario &s = m_scenario;
     const int head = std::clamp(m_head, 0, s.heads - 1), query = std::clamp(m_query, 0, queryCount(s) - 1);

@@ -45,6 +45,12 @@ struct DocumentChange {
     // (attn::updateRow): which rows and columns of which stages changed, so
     // that a view can redraw just those. Unset: any number may have changed.
     std::optional<TraceDelta> trace;
+    // A settings change that left the trace's scores as they were
+    // (attn::scoresSurvive: a mask, its stage, the softmax, the scale or
+    // the temperature); `scaledKept`: the scaled stage too (the same c · τ).
+    // The maps of those stages keep their cells.
+    bool scoresKept = false;
+    bool scaledKept = false;
 
     bool has(ChangeKind k) const { return kinds.testFlag(k); }
     bool any(ChangeKinds k) const { return (kinds & k) != ChangeKinds(); }

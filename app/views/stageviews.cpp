@@ -132,23 +132,42 @@ void StageView::refresh()
     StageOptions o;
     o.head = m_doc->currentHead();
     o.sharedScoreRange = m_sharedRange;
-    HeatmapData d = m_shows == Classroom::Shows::Exponentials
-                        ? exponentialsData(m_doc->scenario(), m_doc->trace(), o.head, m_sharedRange)
-                        : stageData(m_doc->scenario(), m_doc->trace(), m_stage, o);
-    if (m_answersHidden)
-        hideAnswers(d);
-    setData(std::move(d));
+    if (m_shows == Classroom::Shows::Exponentials || m_answersHidden) {
+        HeatmapData d = m_shows == Classroom::Shows::Exponentials
+                            ? exponentialsData(m_doc->scenario(), m_doc->trace(), o.head, m_sharedRange)
+                            : stageData(m_doc->scenario(), m_doc->trace(), m_stage, o);
+        if (m_answersHidden)
+            hideAnswers(d);
+        setData(std::move(d));
+    } else {
+        // The values straight into the map's own matrix.
+        o.values = false;
+        setData(stageData(m_doc->scenario(), m_doc->trace(), m_stage, o),
+                [&](Matrix &values) { stageValues(m_doc->trace(), m_stage, o.head, values); });
+    }
     m_shownHead = o.head;
     setHighlight(m_doc->hoveredRow(), m_stage == Stage::Output ? -1 : m_doc->hoveredColumn());
 }
 
 bool StageView::refreshCells(const DocumentChange &what)
 {
-    if (m_answersHidden || m_shows == Classroom::Shows::Exponentials || !what.trace || m_shownHead != m_doc->currentHead())
+    if (m_answersHidden || m_shows == Classroom::Shows::Exponentials || m_shownHead != m_doc->currentHead())
         return false;
     StageOptions o;
     o.head = m_shownHead;
     o.sharedScoreRange = m_sharedRange;
+    if (!what.trace) {
+        // A settings change that moved none of this map's numbers (a causal
+        // flip and the scores): the frame again, the cells only if masked.
+        const bool kept = m_stage == Stage::Scores ? what.scoresKept
+                                                   : (m_stage == Stage::Scaled || m_stage == Stage::Masked) && what.scaledKept;
+        if (!kept)
+            return false;
+        o.values = false;
+        setDataKeepingValues(stageData(m_doc->scenario(), m_doc->trace(), m_stage, o));
+        setHighlight(m_doc->hoveredRow(), m_doc->hoveredColumn());
+        return true;
+    }
     const StageSpan span = changedCells(m_stage, *what.trace);
     updateCells(span.firstRow, span.rowCount, span.column,
                 [&](HeatmapData &d) { updateStageData(d, m_doc->trace(), m_stage, o, *what.trace); });

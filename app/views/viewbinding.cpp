@@ -12,7 +12,7 @@ ViewBinding::ViewBinding(QWidget *view, Document *doc, ChangeKinds shows, std::f
         if (!what.any(shows))
             return;
         const bool now = m_options.testFlag(EvenWhenHidden) || m_view->isVisible();
-        if (m_partial && what.trace && now && !m_stale && m_partial(what))
+        if (m_partial && (what.trace || what.scoresKept) && now && !m_stale && m_partial(what))
             return;
         request();
     });

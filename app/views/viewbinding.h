@@ -26,8 +26,9 @@ public:
     // Refreshes now if visible (or EvenWhenHidden), else at the next show.
     void request();
     // For a change whose trace was updated row by row (DocumentChange::trace)
-    // reaching a view that is up to date: `partial(change)` redraws what
-    // changed; it returns false to have the whole refresh instead.
+    // or kept its scores (DocumentChange::scoresKept) reaching a view that
+    // is up to date: `partial(change)` redraws what changed; it returns
+    // false to have the whole refresh instead.
     void setPartialRefresh(std::function<bool(const DocumentChange &)> partial) { m_partial = std::move(partial); }
     bool isStale() const { return m_stale; }
 

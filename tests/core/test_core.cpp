@@ -252,6 +252,65 @@ private slots:
         bad.temperature = 0;
         QVERIFY_THROWS_EXCEPTION(ScenarioError, computeInto(bad, t));
         QVERIFY(same(t, compute(s)));
+
+        // A change that scoresSurvive(): the scale, temperature, mask, mask
+        // stage and softmax of another random scenario. With the scores
+        // kept, the same bits as a whole forward, and the scores' memory.
+        int keptChanges = 0;
+        for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+            attn::test::RandomOptions ro;
+            ro.magnitude = seed % 3 == 0 ? 3.0 : 1.0;
+            const Scenario before = attn::test::randomScenario(seed + 900, ro);
+            const Scenario other = attn::test::randomScenario(seed + 5000, ro);
+            Scenario after = before;
+            after.scale = other.scale;
+            after.temperature = other.temperature;
+            after.maskStage = other.maskStage;
+            after.softmax = seed % 4 == 0 ? SoftmaxKind::PlusOne : SoftmaxKind::Standard;
+            after.mask.causal = queryCount(before) == keyCount(before) && !before.mask.causal;
+            QVERIFY(scoresSurvive(before, after));
+            const ComputeOptions o{.keepScaled = seed % 2 == 0};
+            Trace kept = compute(before, o);
+            const double *scores = kept.heads[0].scores.data();
+            computeInto(after, kept, ComputeOptions{.keepScaled = o.keepScaled, .scoresKept = true});
+            QVERIFY2(same(kept, compute(after, o)), qPrintable(QStringLiteral("kept scores, seed %1").arg(seed)));
+            QCOMPARE(kept.heads[0].scores.data(), scores);
+            ++keptChanges;
+        }
+        QCOMPARE(keptChanges, 400);
+        // At n = 300, d_k = 8 (the fused scores, several row blocks, threads).
+        Scenario big;
+        {
+            attn::test::TestRng rng(77);
+            big.mode = InputMode::Projected;
+            big.heads = 2;
+            big.X = attn::test::randomMatrix(rng, 300, 16, 1.0);
+            big.Wq = attn::test::randomMatrix(rng, 16, 16, 0.5);
+            big.Wk = attn::test::randomMatrix(rng, 16, 16, 0.5);
+            big.Wv = attn::test::randomMatrix(rng, 16, 16, 0.5);
+            big.encoding = Encoding::Rope;
+            QVERIFY(!validate(big));
+            Trace kept = compute(big);
+            Scenario flipped = big;
+            flipped.mask.causal = true;
+            flipped.temperature = 0.7;
+            computeInto(flipped, kept, ComputeOptions{.scoresKept = true});
+            QVERIFY(same(kept, compute(flipped)));
+        }
+        // Other settings do not keep the scores; a trace of another shape
+        // is computed whole whatever the option says.
+        Scenario a = attn::test::randomScenario(3), b = a;
+        b.similarity = a.similarity == Similarity::Dot ? Similarity::Cosine : Similarity::Dot;
+        QVERIFY(!scoresSurvive(a, b));
+        b = a;
+        b.encoding = a.encoding == Encoding::None ? Encoding::Sinusoidal : Encoding::None;
+        QVERIFY(!scoresSurvive(a, b));
+        b = a;
+        b.seed = a.seed + 1;
+        QVERIFY(!scoresSurvive(a, b));
+        Trace bigTrace = compute(big); // 300 tokens; a has at most 8
+        computeInto(a, bigTrace, ComputeOptions{.scoresKept = true});
+        QVERIFY(same(bigTrace, compute(a)));
     }
 
     // The output is formed inside the softmax's last pass for d_v up to 8,

@@ -322,6 +322,28 @@ private slots:
         checkViews("undo");
         QVERIFY(traceMismatch(doc.trace(), compute(doc.scenario())).isEmpty());
 
+        // Settings that keep the scores (DocumentChange::scoresKept): the
+        // causal mask off and on, the temperature, the scale, the mask stage.
+        // The maps show what a fresh stageData gives; the score map keeps
+        // its matrix, never copied again.
+        const double *scoreCells = views[0]->data().values.data();
+        const auto change = [&](const char *what, auto edit) {
+            Settings st = settingsOf(doc.scenario());
+            edit(st);
+            QVERIFY(!doc.setSettings(st, QStringLiteral("bench"), Document::Step::Own));
+            checkViews(what);
+            QVERIFY2(traceMismatch(doc.trace(), compute(doc.scenario())).isEmpty(), what);
+            QCOMPARE(views[0]->data().values.data(), scoreCells);
+        };
+        change("causal off", [](Settings &st) { st.mask.causal = false; });
+        change("causal on", [](Settings &st) { st.mask.causal = true; });
+        change("temperature", [](Settings &st) { st.temperature = 0.5; });
+        change("scale", [](Settings &st) { st.scale = Scale::None; });
+        change("after softmax", [](Settings &st) { st.maskStage = MaskStage::AfterSoftmax; });
+        change("softmax one", [](Settings &st) { st.softmax = SoftmaxKind::PlusOne; });
+        doc.undo();
+        checkViews("undo of a setting");
+
         // The hidden tab did nothing; shown, it catches up.
         if (!heads->plots().empty())
             QCOMPARE(heads->plots()[0]->data().values, headsBefore);
