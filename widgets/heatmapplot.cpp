@@ -1534,7 +1534,10 @@ QString HeatmapPlot::tickKey() const
     const QChar sep(0x1f);
     return QStringList{QString::number(viewport().width()), QString::number(viewport().height()), font().key(),
                        QString::number(rowCount()), QString::number(columnCount()), m_data.rowLabels.join(sep),
-                       m_data.colLabels.join(sep), QString::number(m_data.rowFlagged.count(true)), m_title->text(),
+                       m_data.colLabels.join(sep), QString::number(m_data.rowFlagged.count(true)),
+                       // The title's room, not its words: a causal flip adds " · causal" to a line
+                       // and keeps the labels (the kept layout is checked against the room below).
+                       QString::number(m_title->text().count(QLatin1Char('\n'))),
                        QString::number(yAxis2->visible()),
                        QString::number(m_compact)}
         .join(QChar(0x1e));
@@ -1565,7 +1568,14 @@ void HeatmapPlot::updateLayout()
     if (notes && yAxis2->visible() && !m_data.rowNotesLegend.isEmpty()) {
         const QFontMetricsF lfm(yAxis2->tickLabelFont());
         const int width = std::max(1, viewport().width() - 16);
-        const QRectF box = lfm.boundingRect(QRectF(0, 0, width, 1e6), Qt::TextWordWrap, m_data.rowNotesLegend);
+        // Wrapping the sentence shapes it again each time: kept for its width and font.
+        const QString boxKey = QString::number(width) + QChar(0x1e) + yAxis2->tickLabelFont().key() + QChar(0x1e)
+                               + m_data.rowNotesLegend;
+        if (boxKey != m_legendBoxKey) {
+            m_legendBox = lfm.boundingRect(QRectF(0, 0, width, 1e6), Qt::TextWordWrap, m_data.rowNotesLegend);
+            m_legendBoxKey = boxKey;
+        }
+        const QRectF box = m_legendBox;
         // Two lines at most; a map too small for that shows none rather than half.
         if (box.height() <= 2.2 * lfm.height() && box.height() + 4 * lfm.height() < 0.35 * viewport().height()) {
             m_legendText = m_data.rowNotesLegend;

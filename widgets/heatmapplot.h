@@ -325,6 +325,8 @@ private:
     TickDecision m_tickDecision;
     // The row notes' legend under the map: its lines at the last layout.
     QString m_legendText;
+    QString m_legendBoxKey; // the width, font and text m_legendBox was wrapped for
+    QRectF m_legendBox;
     QMargins m_baseMargins; // the axis rect's minimum margins before a legend
     QRect m_layoutViewport; // the viewport the current layout was made for
 
