@@ -121,7 +121,7 @@ namespace {
 Eigen::Index openWidth(const SoftmaxBlock &b)
 {
     if (!b.blocked || b.stage != MaskStage::BeforeSoftmax || b.queries
-        || (b.scaled && b.scaled != b.weights && b.scaling != Scaling::None)
+        || (b.scaled && b.scaling != Scaling::None)
         || (b.values && b.valueWidth > kFusedValueWidth))
         return b.cols;
     Eigen::Index width = b.cols;

@@ -757,9 +757,8 @@ int HeatmapPlot::columnCount() const
     return int(m_data.values.cols());
 }
 
-void HeatmapPlot::setData(HeatmapData data)
+void HeatmapPlot::dropMisshapenMasks()
 {
-    m_data = std::move(data);
     const int rows = rowCount(), cols = columnCount();
     auto sameShape = [&](const BoolMatrix &m) { return m.rows() == rows && m.cols() == cols; };
     if (m_data.blocked.size() > 0 && !sameShape(m_data.blocked)) {
@@ -772,6 +771,13 @@ void HeatmapPlot::setData(HeatmapData data)
                  int(m_data.outlined.cols()), rows, cols);
         m_data.outlined.resize(0, 0);
     }
+}
+
+void HeatmapPlot::setData(HeatmapData data)
+{
+    m_data = std::move(data);
+    const int rows = rowCount(), cols = columnCount();
+    dropMisshapenMasks();
     rebuildMap();
     if (m_hoverRow >= rows || m_hoverCol >= cols)
         setHovered(-1, -1); // the cell under the pointer is gone
@@ -801,9 +807,7 @@ void HeatmapPlot::setDataKeepingValues(HeatmapData data)
         return;
     }
     m_data = std::move(data);
-    const int rows = rowCount(), cols = columnCount();
-    if (m_data.outlined.size() > 0 && !(m_data.outlined.rows() == rows && m_data.outlined.cols() == cols))
-        m_data.outlined.resize(0, 0);
+    dropMisshapenMasks();
     m_anyOutlined = m_data.outlined.size() > 0 && m_data.outlined.any();
     rebuildFrame();
     notifyHeatmapDataChanged(this);

@@ -243,6 +243,7 @@ private:
     void applyFonts();
     void applyGradient();
     void applyCompact();
+    void dropMisshapenMasks(); // blocked or outlined masks not of the values' shape: warned and dropped
     void rebuildMap();   // rebuildCells() and rebuildFrame()
     void rebuildCells(); // the hidden cells, the scale, the colour map
     void rebuildFrame(); // the axes, the title, the labels' layout
