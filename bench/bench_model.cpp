@@ -22,12 +22,14 @@
 //
 // Usage: bench_model [--repeat R] [--tokens 8,16,32] [--tab maps|qkv] [--label NAME --csv FILE]
 //        bench_model --summarize FILE
-//        bench_model --model DIR [--repeat R]
+//        bench_model --model DIR [--repeat R] [--enter]
 //        bench_model --write-random DIR [--layers L] [--heads H] [--embd D] [--positions P] [--vocab V] [--dtype F16|F32]
 //   --breakdown        after each sentence, where a key's time went: every
 //                      event's own time by type and receiver, per key
 //   --model DIR        another model folder; a model too big for live typing
 //                      is timed per Enter (forward and repaint) instead
+//   --enter            times the whole forward per Enter even for a live
+//                      model (what compare_gpt2_forward.py sets beside PyTorch)
 //   --write-random DIR writes a model of GPT-2 small's shapes (n_embd 768,
 //                      12 heads, MLP 4 n_embd, L layers, default 12, 64
 //                      positions; or as the options say), random
@@ -360,6 +362,7 @@ int main(int argc, char **argv)
     int layers = 12, heads = 12, embd = 768, positions = 64, vocab = 0;
     attn::DType dtype = attn::DType::F16;
     bool breakdown = false;
+    bool perEnter = false;
     const QStringList args = app.arguments();
     for (int i = 1; i < args.size(); ++i) {
         const QString a = args[i];
@@ -386,6 +389,8 @@ int main(int argc, char **argv)
             dtype = args[++i] == QLatin1String("F32") ? attn::DType::F32 : attn::DType::F16;
         else if (a == QLatin1String("--breakdown"))
             breakdown = true;
+        else if (a == QLatin1String("--enter"))
+            perEnter = true;
         else if (a == QLatin1String("--csv") && more)
             csvPath = args[++i];
         else if (a == QLatin1String("--label") && more)
@@ -399,7 +404,7 @@ int main(int argc, char **argv)
                     sizes << std::min(t.toInt(), 64);
         } else {
             std::fprintf(stderr, "usage: bench_model [--repeat R] [--tokens 8,16,32] [--tab maps|qkv] [--label NAME --csv FILE] "
-                                 "[--breakdown] | --summarize FILE | --model DIR | --write-random DIR [--layers L] [--heads H] [--embd D] [--positions P] "
+                                 "[--breakdown] | --summarize FILE | --model DIR [--enter] | --write-random DIR [--layers L] [--heads H] [--embd D] [--positions P] "
                                  "[--vocab V] [--dtype F16|F32]\n");
             return 2;
         }
@@ -441,7 +446,7 @@ int main(int argc, char **argv)
                 qPrintable(model.name), model.config.nLayer, model.config.nHead, model.config.nEmbd, macs / 1e6,
                 view->isLive() ? "live" : "on Enter or a pause", qPrintable(label));
 
-    if (!view->isLive()) {
+    if (!view->isLive() || perEnter) {
         // Typed without a forward, then Enter: the wait a teacher sees.
         const QString text = sentenceOf(model, source, 32);
         std::vector<KeyTime> keys;

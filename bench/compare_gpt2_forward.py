@@ -113,7 +113,7 @@ def ours_key(folder):
 
 def ours(folder, repeat):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    r = subprocess.run([os.path.join(BUILD, "bench_model"), "--model", folder, "--repeat", str(repeat)],
+    r = subprocess.run([os.path.join(BUILD, "bench_model"), "--model", folder, "--enter", "--repeat", str(repeat)],
                        capture_output=True, text=True, env=env, check=True)
     row = [line for line in r.stdout.splitlines() if line.startswith("per Enter")][-1]
     # per Enter  32  R | total m / p95 | forward m / p95 | ...
