@@ -7,6 +7,7 @@
 #include <QPaintEvent>
 #include <QPainter>
 #include <QRegion>
+#include <QStaticText>
 #include <QToolTip>
 
 #include <algorithm>
@@ -254,6 +255,25 @@ std::pair<int, int> HeadGrid::cellAt(const QPointF &pos) const
     return {row, col};
 }
 
+const QStaticText &HeadGrid::captionText(const QString &line, const QFont &font, const QFontMetricsF &metrics,
+                                        double width) const
+{
+    // Laid out for one font and width: anything else starts the cache over.
+    if (m_captionFont != font || m_captionWidth != width || m_captions.size() > 4096) {
+        m_captions.clear();
+        m_captionFont = font;
+        m_captionWidth = width;
+    }
+    auto it = m_captions.find(line);
+    if (it == m_captions.end()) {
+        QStaticText t(metrics.elidedText(line, Qt::ElideRight, width));
+        t.setTextFormat(Qt::PlainText);
+        t.prepare(QTransform(), font);
+        it = m_captions.insert(line, t);
+    }
+    return it.value();
+}
+
 void HeadGrid::paint(QPainter &p, const QRectF &rect, const QFont &font, bool forFigure) const
 {
     p.save();
@@ -271,7 +291,7 @@ void HeadGrid::paint(QPainter &p, const QRectF &rect, const QFont &font, bool fo
         p.drawText(l.title, Qt::AlignCenter, QFontMetricsF(bold).elidedText(m_data.title, Qt::ElideRight, l.title.width()));
     }
     p.setFont(font);
-    const QFontMetricsF fm(font);
+    const QFontMetricsF fm(font), boldMetrics(bold);
     for (int c = 0; c < m_data.cols; ++c)
         p.drawText(QRectF(l.origin.x() + c * l.cellW, l.origin.y() - l.headerH, l.cellW, l.headerH), Qt::AlignCenter,
                    labelOr(m_data.colLabels, c, QStringLiteral("H")));
@@ -324,15 +344,21 @@ void HeadGrid::paint(QPainter &p, const QRectF &rect, const QFont &font, bool fo
                 p.drawRect(map);
             }
             p.setPen(selected ? kSelected.darker(130) : text);
-            QFont f = font;
-            f.setBold(selected);
-            p.setFont(f);
-            const QFontMetricsF cfm(f);
+            p.setFont(selected ? bold : font);
+            const QFontMetricsF &cfm = selected ? boldMetrics : fm;
             const double left = l.origin.x() + c * l.cellW + 2;
             double y = map.bottom() + fm.height() * 0.35;
             for (const QString &line : cell.caption) {
-                p.drawText(QRectF(left, y, l.cellW - 4, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
-                           cfm.elidedText(line, Qt::ElideRight, l.cellW - 4));
+                if (forFigure) {
+                    p.drawText(QRectF(left, y, l.cellW - 4, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
+                               cfm.elidedText(line, Qt::ElideRight, l.cellW - 4));
+                } else {
+                    // The screen: each caption line laid out once (a key
+                    // redraws all 144 heads of GPT-2 small, whose captions
+                    // mostly repeat).
+                    const QStaticText &t = captionText(line, selected ? bold : font, cfm, l.cellW - 4);
+                    p.drawStaticText(QPointF(left + (l.cellW - 4 - t.size().width()) / 2, y), t);
+                }
                 y += fm.height();
             }
         }
@@ -349,6 +375,10 @@ void HeadGrid::paintEvent(QPaintEvent *event)
         m_cacheWhole = true;
     }
     const bool anyDirty = std::find(m_dirty.begin(), m_dirty.end(), true) != m_dirty.end();
+    // Every cell changed (a key typed into the model): drawn whole, without
+    // a clip region of a rectangle per cell for every stroke to be tested against.
+    if (anyDirty && std::find(m_dirty.begin(), m_dirty.end(), false) == m_dirty.end())
+        m_cacheWhole = true;
     if (m_cacheWhole || anyDirty) {
         QPainter p(&m_cache);
         if (!m_cacheWhole) {

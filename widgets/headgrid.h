@@ -14,6 +14,9 @@
 #include "figureexport.h"
 #include "scenario.h"
 
+#include <QFont>
+#include <QHash>
+#include <QStaticText>
 #include <QStringList>
 #include <QWidget>
 #include <qcustomplot.h>
@@ -111,6 +114,9 @@ private:
     Layout layout(const QRectF &rect, const QFont &font) const;
     QRectF mapRectIn(const Layout &l, int row, int col) const;
     const QImage &cellImage(int index) const;
+    // A caption line elided to `width` and laid out in `font`, kept for the next paint.
+    const QStaticText &captionText(const QString &line, const QFont &font, const QFontMetricsF &metrics,
+                                   double width) const;
     QRectF cellArea(const Layout &l, int row, int col) const; // the cell, with room for its frame
     void markCell(int row, int col);                          // draw again, and update the widget there
     void markAll();
@@ -124,6 +130,9 @@ private:
     bool m_cacheWhole = true;             // the cache must be drawn whole
     std::vector<bool> m_dirty;            // cells to draw again into the cache
     mutable int m_cellsRepainted = 0;
+    mutable QHash<QString, QStaticText> m_captions; // captionText's, for m_captionFont and m_captionWidth
+    mutable QFont m_captionFont;
+    mutable double m_captionWidth = -1;
 };
 
 // What a figure of the grid needs, in logical pixels, in renderHeadGrid's
