@@ -89,6 +89,30 @@ struct Lane1 {
 };
 
 
+// Every lane of L at `b` is blocked (L::kSize flags from b).
+template <class L>
+inline bool allBlockedAt(const bool *b)
+{
+    bool all = true;
+    for (int k = 0; k < L::kSize; ++k)
+        all = all && b[k];
+    return all;
+}
+
+// Columns j..j+C-1 are blocked in every lane of L from row i: the passes
+// then skip the lanes' exponentials and products (a causal mask blocks
+// about half the entries). The weights there are 0, which adds nothing to
+// a row's sums or output (+0 and -0 both leave a sum as it was, V finite),
+// so skipping keeps every bit.
+template <class L, int C>
+inline bool columnsBlocked(const bool *blockedAll, Eigen::Index ldBlocked, Eigen::Index j, Eigen::Index i)
+{
+    bool all = true;
+    for (int c = 0; c < C; ++c)
+        all = all && allBlockedAt<L>(blockedAll + (j + c) * ldBlocked + i);
+    return all;
+}
+
 // f.operator()<C>(j) for groups of C columns from column j, then single
 // columns for the rest: a pass may handle a few columns per visit to a row's
 // running values.
@@ -265,6 +289,13 @@ void expPass(const SoftmaxBlock &b, const double *scaledAll, Eigen::Index ldScal
     double *z = run.z, *eShift = run.eShift;
     forColumns<2>(b.cols, [=]<int C>(Eigen::Index j) {
         forRows(m, [=]<class L>(Eigen::Index i) {
+            if constexpr (kExclude) {
+                if (columnsBlocked<L, C>(blockedAll, ldBlocked, j, i)) {
+                    for (int c = 0; c < C; ++c)
+                        L::all(0.0).store(weights + (j + c) * ldWeights + i);
+                    return;
+                }
+            }
             const L shift = L::load(rowMax + i);
             L sum = L::load(z + i), sumShifted = L::load(eShift + i);
             for (int c = 0; c < C; ++c) {
@@ -305,15 +336,21 @@ void expPass(const SoftmaxBlock &b, const double *scaledAll, Eigen::Index ldScal
 // Pass 3: w = e / z (as e * (1 / z)); with kSums the row sums of w, and with
 // kSearch also their maxima and first argmax (strictly greater: the first
 // column wins a tie, as in maxCoeff).
-template <bool kSums, bool kSearch>
+// kSkip: blocked entries drop out of the rows (mask before the softmax), so
+// their weights are 0 already and lanes blocked throughout are left alone.
+template <bool kSums, bool kSearch, bool kSkip>
 void normalisePass(const SoftmaxBlock &b, RowRun &run)
 {
-    const Eigen::Index m = b.m, ldWeights = b.ldWeights;
+    const Eigen::Index m = b.m, ldWeights = b.ldWeights, ldBlocked = b.ldBlocked;
     double *weights = b.weights;
+    const bool *blockedAll = b.blocked;
     const double *zInverse = run.zInverse;
     double *sums = run.sums, *maxWeight = run.maxWeight, *argmax = run.argmax;
     forColumns<4>(b.cols, [=]<int C>(Eigen::Index j) {
         forRows(m, [=]<class L>(Eigen::Index i) {
+            if constexpr (kSkip)
+                if (columnsBlocked<L, C>(blockedAll, ldBlocked, j, i))
+                    return;
             const L scale = L::load(zInverse + i);
             L sum = kSums ? L::load(sums + i) : L::all(0.0);
             L best = kSearch ? L::load(maxWeight + i) : L::all(0.0);
@@ -346,10 +383,12 @@ void normalisePass(const SoftmaxBlock &b, RowRun &run)
 // a few KB, in the cache). Each row's sum is the same sequence of operations
 // in any block and on any thread. V's entries of the columns in hand are
 // read once a visit and held in every lane of both lane types.
-template <int DV, bool kSums, bool kSearch>
+template <int DV, bool kSums, bool kSearch, bool kSkip>
 void normaliseOutputPass(const SoftmaxBlock &b, RowRun &run)
 {
     const Eigen::Index m = b.m, ldWeights = b.ldWeights, ldOutput = b.ldOutput, ldValues = b.ldValues;
+    const Eigen::Index ldBlocked = b.ldBlocked;
+    const bool *blockedAll = b.blocked;
     double *weights = b.weights, *output = b.output;
     const double *values = b.values;
     const double *zInverse = run.zInverse;
@@ -366,6 +405,9 @@ void normaliseOutputPass(const SoftmaxBlock &b, RowRun &run)
                 vWide[k][c] = WideLane::all(v1[k][c].v);
             }
         forRows(m, [=, &v1, &vWide]<class L>(Eigen::Index i) {
+            if constexpr (kSkip)
+                if (columnsBlocked<L, C>(blockedAll, ldBlocked, j, i))
+                    return;
             const L(*v)[DV];
             if constexpr (L::kSize == 1)
                 v = v1;
@@ -405,25 +447,25 @@ void normaliseOutputPass(const SoftmaxBlock &b, RowRun &run)
 }
 
 // Pass 3, with the output when the block asks for it and d_v is narrow enough.
-template <bool kSums, bool kSearch>
+template <bool kSums, bool kSearch, bool kSkip>
 void finishPass(const SoftmaxBlock &b, RowRun &run)
 {
     if (!b.output)
-        return normalisePass<kSums, kSearch>(b, run);
+        return normalisePass<kSums, kSearch, kSkip>(b, run);
     switch (b.valueWidth) {
-    case 1: return normaliseOutputPass<1, kSums, kSearch>(b, run);
-    case 2: return normaliseOutputPass<2, kSums, kSearch>(b, run);
-    case 3: return normaliseOutputPass<3, kSums, kSearch>(b, run);
-    case 4: return normaliseOutputPass<4, kSums, kSearch>(b, run);
-    case 5: return normaliseOutputPass<5, kSums, kSearch>(b, run);
-    case 6: return normaliseOutputPass<6, kSums, kSearch>(b, run);
-    case 7: return normaliseOutputPass<7, kSums, kSearch>(b, run);
-    case 8: return normaliseOutputPass<8, kSums, kSearch>(b, run);
-    case 12: return normaliseOutputPass<12, kSums, kSearch>(b, run);
-    case 16: return normaliseOutputPass<16, kSums, kSearch>(b, run);
+    case 1: return normaliseOutputPass<1, kSums, kSearch, kSkip>(b, run);
+    case 2: return normaliseOutputPass<2, kSums, kSearch, kSkip>(b, run);
+    case 3: return normaliseOutputPass<3, kSums, kSearch, kSkip>(b, run);
+    case 4: return normaliseOutputPass<4, kSums, kSearch, kSkip>(b, run);
+    case 5: return normaliseOutputPass<5, kSums, kSearch, kSkip>(b, run);
+    case 6: return normaliseOutputPass<6, kSums, kSearch, kSkip>(b, run);
+    case 7: return normaliseOutputPass<7, kSums, kSearch, kSkip>(b, run);
+    case 8: return normaliseOutputPass<8, kSums, kSearch, kSkip>(b, run);
+    case 12: return normaliseOutputPass<12, kSums, kSearch, kSkip>(b, run);
+    case 16: return normaliseOutputPass<16, kSums, kSearch, kSkip>(b, run);
     default: break;
     }
-    normalisePass<kSums, kSearch>(b, run);
+    normalisePass<kSums, kSearch, kSkip>(b, run);
     multiplyWeightsValues(b);
 }
 
@@ -521,7 +563,7 @@ void softmaxBlock(const SoftmaxBlock &b)
     }
     if constexpr (kSearch)
         fillDoubles(run.argmax, std::size_t(m), 0.0);
-    finishPass<kStats, kSearch>(b, run);
+    finishPass<kStats, kSearch, kExclude>(b, run);
 
     if constexpr (kStats) {
         for (Eigen::Index i = 0; i < m; ++i) {
