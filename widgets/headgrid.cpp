@@ -255,21 +255,24 @@ std::pair<int, int> HeadGrid::cellAt(const QPointF &pos) const
     return {row, col};
 }
 
-const QStaticText &HeadGrid::captionText(const QString &line, const QFont &font, const QFontMetricsF &metrics,
-                                        double width) const
+const QStaticText &HeadGrid::captionText(const QString &line, const QFont &font, bool bold, double width) const
 {
     // Laid out for one font and width: anything else starts the cache over.
-    if (m_captionFont != font || m_captionWidth != width || m_captions.size() > 4096) {
-        m_captions.clear();
+    if (m_captionFont != font || m_captionWidth != width || m_captions[0].size() + m_captions[1].size() > 4096) {
+        m_captions[0].clear();
+        m_captions[1].clear();
         m_captionFont = font;
         m_captionWidth = width;
     }
-    auto it = m_captions.find(line);
-    if (it == m_captions.end()) {
-        QStaticText t(metrics.elidedText(line, Qt::ElideRight, width));
+    QHash<QString, QStaticText> &cache = m_captions[bold ? 1 : 0];
+    auto it = cache.find(line);
+    if (it == cache.end()) {
+        QFont f = font;
+        f.setBold(bold);
+        QStaticText t(QFontMetricsF(f).elidedText(line, Qt::ElideRight, width));
         t.setTextFormat(Qt::PlainText);
-        t.prepare(QTransform(), font);
-        it = m_captions.insert(line, t);
+        t.prepare(QTransform(), f);
+        it = cache.insert(line, t);
     }
     return it.value();
 }
@@ -356,7 +359,7 @@ void HeadGrid::paint(QPainter &p, const QRectF &rect, const QFont &font, bool fo
                     // The screen: each caption line laid out once (a key
                     // redraws all 144 heads of GPT-2 small, whose captions
                     // mostly repeat).
-                    const QStaticText &t = captionText(line, selected ? bold : font, cfm, l.cellW - 4);
+                    const QStaticText &t = captionText(line, font, selected, l.cellW - 4);
                     p.drawStaticText(QPointF(left + (l.cellW - 4 - t.size().width()) / 2, y), t);
                 }
                 y += fm.height();

@@ -114,9 +114,9 @@ private:
     Layout layout(const QRectF &rect, const QFont &font) const;
     QRectF mapRectIn(const Layout &l, int row, int col) const;
     const QImage &cellImage(int index) const;
-    // A caption line elided to `width` and laid out in `font`, kept for the next paint.
-    const QStaticText &captionText(const QString &line, const QFont &font, const QFontMetricsF &metrics,
-                                   double width) const;
+    // A caption line elided to `width` and laid out in `font` (bold: its bold
+    // face), kept for the next paint.
+    const QStaticText &captionText(const QString &line, const QFont &font, bool bold, double width) const;
     QRectF cellArea(const Layout &l, int row, int col) const; // the cell, with room for its frame
     void markCell(int row, int col);                          // draw again, and update the widget there
     void markAll();
@@ -130,7 +130,7 @@ private:
     bool m_cacheWhole = true;             // the cache must be drawn whole
     std::vector<bool> m_dirty;            // cells to draw again into the cache
     mutable int m_cellsRepainted = 0;
-    mutable QHash<QString, QStaticText> m_captions; // captionText's, for m_captionFont and m_captionWidth
+    mutable QHash<QString, QStaticText> m_captions[2]; // captionText's, regular and bold, for m_captionFont and m_captionWidth
     mutable QFont m_captionFont;
     mutable double m_captionWidth = -1;
 };
