@@ -78,13 +78,21 @@ void runSoftmaxBlockBaseline(const SoftmaxBlock &b)
 }
 
 namespace {
-// ATTN_NO_AVX2=1 keeps the baseline build (to compare the two by hand).
+bool setInEnvironment(const char *name)
+{
+    const char *value = std::getenv(name);
+    return value && *value && *value != '0';
+}
+// ATTN_NO_AVX2=1 keeps the baseline build, ATTN_NO_AVX512=1 the AVX2 one
+// (to compare the builds by hand).
 bool useAvx2()
 {
-    static const bool use = [] {
-        const char *off = std::getenv("ATTN_NO_AVX2");
-        return hasAvx2Build() && !(off && *off && *off != '0');
-    }();
+    static const bool use = hasAvx2Build() && !setInEnvironment("ATTN_NO_AVX2");
+    return use;
+}
+bool useAvx512()
+{
+    static const bool use = useAvx2() && hasAvx512Build() && !setInEnvironment("ATTN_NO_AVX512");
     return use;
 }
 } // namespace
@@ -102,10 +110,29 @@ bool hasAvx2Build()
 #endif
 }
 
+bool hasAvx512Build()
+{
+#if defined(ATTN_HAVE_AVX512_BUILD)
+    static const bool has = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") != 0;
+    }();
+    return has;
+#else
+    return false;
+#endif
+}
+
 #if !defined(ATTN_HAVE_AVX2_BUILD)
 void runSoftmaxBlockAvx2(const SoftmaxBlock &b)
 {
     runSoftmaxBlockBaseline(b);
+}
+#endif
+#if !defined(ATTN_HAVE_AVX512_BUILD)
+void runSoftmaxBlockAvx512(const SoftmaxBlock &b)
+{
+    runSoftmaxBlockAvx2(b);
 }
 #endif
 
@@ -139,7 +166,9 @@ void runSoftmaxBlock(const SoftmaxBlock &block)
 {
     SoftmaxBlock b = block;
     b.cols = openWidth(block);
-    if (useAvx2())
+    if (useAvx512())
+        runSoftmaxBlockAvx512(b);
+    else if (useAvx2())
         runSoftmaxBlockAvx2(b);
     else
         runSoftmaxBlockBaseline(b);
@@ -150,7 +179,7 @@ void runSoftmaxBlock(const SoftmaxBlock &block)
 const char *softmaxBuild()
 {
 #if defined(__SSE2__)
-    return useAvx2() ? "AVX2" : "SSE2";
+    return useAvx512() ? "AVX-512" : useAvx2() ? "AVX2" : "SSE2";
 #else
     return "scalar";
 #endif

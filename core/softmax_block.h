@@ -2,9 +2,10 @@
 // The masked softmax's kernel, as plain data: a block of rows (pointers and
 // leading dimensions) and the passes that turn it into weights, row
 // statistics and outputs (softmax_passes.h). The passes are built twice, for
-// the x86-64 baseline (SSE2: two doubles an instruction, attention.cpp) and
-// for AVX2 (four, softmax_avx2.cpp), and run() picks one when the program
-// starts. Both do the same IEEE operations on every row in the same order
+// the x86-64 baseline (SSE2: two doubles an instruction, attention.cpp), for
+// AVX2 (four, softmax_avx2.cpp) and for AVX-512 (eight, softmax_avx512.cpp),
+// and runSoftmaxBlock() picks one when the program starts. All do the same
+// IEEE operations on every row in the same order
 // (no FMA), so they give the same bits: only the speed differs.
 
 #include "attention.h"
@@ -70,10 +71,12 @@ constexpr Eigen::Index kFusedValueWidth = 16;
 void runSoftmaxBlock(const SoftmaxBlock &b);
 // Each build on its own, for the test that they agree bit for bit.
 void runSoftmaxBlockBaseline(const SoftmaxBlock &b);
-void runSoftmaxBlockAvx2(const SoftmaxBlock &b); // only where hasAvx2Build()
-// The AVX2 build is in this program and this processor can run it.
+void runSoftmaxBlockAvx2(const SoftmaxBlock &b);   // only where hasAvx2Build()
+void runSoftmaxBlockAvx512(const SoftmaxBlock &b); // only where hasAvx512Build()
+// The AVX2 (AVX-512) build is in this program and this processor can run it.
 bool hasAvx2Build();
-// Which build runSoftmaxBlock uses: "AVX2" or "SSE2" (or "scalar").
+bool hasAvx512Build();
+// Which build runSoftmaxBlock uses: "AVX-512", "AVX2" or "SSE2" (or "scalar").
 const char *softmaxBuild();
 
 // output = weights * V for a d_v wider than kFusedValueWidth, by Eigen's

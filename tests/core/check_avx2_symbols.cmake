@@ -1,15 +1,18 @@
-# The AVX2 builds (core/softmax_avx2.cpp, core/model/smallproduct_avx2.cpp)
-# may define no weak or unique symbol (an inline function or template
-# instantiation not inlined everywhere) but their own, under attn::avx2: the
-# linker keeps one copy of such a symbol for the whole program, and an AVX2
-# copy standing in for the baseline's would stop the program on a processor
-# without AVX2.
-# Run as: cmake -DNM=nm -DOBJECTS=<the libraries' objects, ;-separated> -P this
+# The AVX2 and AVX-512 builds (core/softmax_avx2.cpp, core/softmax_avx512.cpp,
+# core/model/smallproduct_avx2.cpp) may define no weak or unique symbol (an
+# inline function or template instantiation not inlined everywhere) but their
+# own, under attn::avx2 or attn::avx512: the linker keeps one copy of such a
+# symbol for the whole program, and a wide copy standing in for the
+# baseline's would stop the program on a processor without the instructions.
+# The softmax's wide builds may hold no FMA instruction either: a fused
+# multiply-add rounds once where the baseline rounds twice (softmax_block.h).
+# Run as: cmake -DNM=nm [-DOBJDUMP=objdump] -DOBJECTS=<the libraries' objects, ;-separated> -P this
 set(checked 0)
 foreach(object IN LISTS OBJECTS)
-    if(NOT object MATCHES "_avx2\\.cpp\\.o(bj)?$")
+    if(NOT object MATCHES "_(avx2|avx512)\\.cpp\\.o(bj)?$")
         continue()
     endif()
+    set(build "${CMAKE_MATCH_1}")
     execute_process(COMMAND ${NM} -C --defined-only "${object}" OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
     if(NOT rc EQUAL 0)
         message(FATAL_ERROR "${NM} failed on ${object}")
@@ -19,7 +22,7 @@ foreach(object IN LISTS OBJECTS)
     foreach(line IN LISTS lines)
         if(line MATCHES "^[0-9a-f]+ ([WVu]) (.*)$")
             set(name "${CMAKE_MATCH_2}")
-            if(NOT name MATCHES "^attn::avx2::" AND NOT name STREQUAL "DW.ref.__gxx_personality_v0")
+            if(NOT name MATCHES "^attn::${build}::" AND NOT name STREQUAL "DW.ref.__gxx_personality_v0")
                 message(SEND_ERROR "shared symbol in ${object}: ${line}")
             endif()
         endif()
@@ -30,9 +33,20 @@ foreach(object IN LISTS OBJECTS)
     if(count EQUAL 0)
         message(FATAL_ERROR "no code in ${object}: nothing was checked")
     endif()
+    if(OBJDUMP AND object MATCHES "softmax_avx")
+        execute_process(COMMAND ${OBJDUMP} -d --no-show-raw-insn "${object}" OUTPUT_VARIABLE code RESULT_VARIABLE rc)
+        if(NOT rc EQUAL 0)
+            message(FATAL_ERROR "${OBJDUMP} failed on ${object}")
+        endif()
+        string(REGEX MATCH "\tvf(n)?m(add|sub)[0-9a-z]*" fused "${code}")
+        if(fused)
+            message(SEND_ERROR "an FMA instruction (${fused}) in ${object}")
+        endif()
+        message(STATUS "${object}: no FMA instruction")
+    endif()
     message(STATUS "${object}: ${count} functions, none shared")
     math(EXPR checked "${checked} + 1")
 endforeach()
-if(NOT checked EQUAL 2)
-    message(FATAL_ERROR "expected the 2 AVX2 objects among ${OBJECTS}, found ${checked}")
+if(NOT checked EQUAL 3)
+    message(FATAL_ERROR "expected the 3 wide objects among ${OBJECTS}, found ${checked}")
 endif()

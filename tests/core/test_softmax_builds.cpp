@@ -1,11 +1,11 @@
-// The softmax's two builds (softmax_block.h): the baseline (SSE2) and AVX2
-// must give the same bits on every block: scores, scaled, weights, outputs
+// The softmax's builds (softmax_block.h): the baseline (SSE2), AVX2 and,
+// where the processor has it, AVX-512 must give the same bits on every block: scores, scaled, weights, outputs
 // and row statistics, for every variant of the passes (fused scores of each
 // d_k, scaled given or formed by a copy, a division or an exact
 // multiplication, stored or not, no mask, a mask before or after the
 // softmax, fully masked rows, softmax_1, fused outputs of each d_v and the
-// wider product, with and without statistics) and row counts that leave 1,
-// 2 and 3 rows past the last four. Scores include entries far outside
+// wider product, with and without statistics) and row counts that leave
+// every count of rows from 1 to 7 past the last lane of four or eight. Scores include entries far outside
 // exp's range (|x| > 708), where both take the slow lane.
 
 #include "attn_test.h"
@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 using namespace attn;
@@ -103,7 +104,10 @@ private slots:
         if (!hasAvx2Build())
             QSKIP("no AVX2 build here (not x86-64, or the processor lacks AVX2)");
         qInfo("runSoftmaxBlock uses the %s build", softmaxBuild());
-        QCOMPARE(QString::fromLatin1(softmaxBuild()), QStringLiteral("AVX2"));
+        QCOMPARE(QString::fromLatin1(softmaxBuild()),
+                 hasAvx512Build() ? QStringLiteral("AVX-512") : QStringLiteral("AVX2"));
+        if (!hasAvx512Build())
+            qInfo("no AVX-512 here: the AVX-512 build is not compared");
     }
 
     void sameBitsEverywhere()
@@ -113,8 +117,11 @@ private slots:
         std::mt19937 rng(seed);
         std::normal_distribution<double> normal(0.0, 2.0);
         std::uniform_real_distribution<double> unit(0.0, 1.0);
-        int cases = 0, checked = 0;
-        for (const Eigen::Index m : {1, 2, 3, 5, 6, 7, 13, 37, 64}) {
+        int cases = 0, checked = 0, compared = 0;
+        std::vector<std::pair<const char *, void (*)(const SoftmaxBlock &)>> wideBuilds{{"AVX2", runSoftmaxBlockAvx2}};
+        if (hasAvx512Build())
+            wideBuilds.emplace_back("AVX-512", runSoftmaxBlockAvx512);
+        for (const Eigen::Index m : {1, 2, 3, 5, 6, 7, 9, 13, 15, 37, 64}) {
             const Eigen::Index n = 1 + Eigen::Index(rng() % 70);
             for (const int dk : {0, 1, 2, 3, 4, 8, 16}) {
                 Inputs in;
@@ -146,17 +153,21 @@ private slots:
                         const bool stats = rng() % 4 != 0;
                         const Outputs a = run(runSoftmaxBlockBaseline, in, dk, dv, masked, stage, plusOne, scaling,
                                               divisor, store, stats);
-                        const Outputs b = run(runSoftmaxBlockAvx2, in, dk, dv, masked, stage, plusOne, scaling,
-                                              divisor, store, stats);
                         const QString where = QStringLiteral("seed %1, m %2, n %3, d_k %4, d_v %5, variant %6, scaling %7")
                                                   .arg(seed).arg(m).arg(n).arg(dk).arg(dv).arg(variant)
                                                   .arg(int(scaling));
-                        QVERIFY2(sameBits(a.scores, b.scores), qPrintable("scores: " + where));
-                        QVERIFY2(sameBits(a.scaled, b.scaled), qPrintable("scaled: " + where));
-                        QVERIFY2(sameBits(a.weights, b.weights), qPrintable("weights: " + where));
-                        QVERIFY2(sameBits(a.output, b.output), qPrintable("output: " + where));
-                        for (std::size_t i = 0; i < a.rows.size(); ++i)
-                            QVERIFY2(sameRow(a.rows[i], b.rows[i]), qPrintable("row statistics: " + where));
+                        for (const auto &[name, kernel] : wideBuilds) {
+                            const Outputs b = run(kernel, in, dk, dv, masked, stage, plusOne, scaling, divisor,
+                                                  store, stats);
+                            const QString at = QString::fromLatin1(name) + ", " + where;
+                            QVERIFY2(sameBits(a.scores, b.scores), qPrintable("scores: " + at));
+                            QVERIFY2(sameBits(a.scaled, b.scaled), qPrintable("scaled: " + at));
+                            QVERIFY2(sameBits(a.weights, b.weights), qPrintable("weights: " + at));
+                            QVERIFY2(sameBits(a.output, b.output), qPrintable("output: " + at));
+                            for (std::size_t i = 0; i < a.rows.size(); ++i)
+                                QVERIFY2(sameRow(a.rows[i], b.rows[i]), qPrintable("row statistics: " + at));
+                            ++compared;
+                        }
                         // Not vacuous: the weights were written (no -7 left) and are finite.
                         QVERIFY2(a.weights.allFinite() && (a.weights.array() >= 0).all(), qPrintable(where));
                         ++cases;
@@ -165,8 +176,9 @@ private slots:
                 }
             }
         }
-        qInfo("%d blocks, %d weights compared bit for bit", cases, checked);
+        qInfo("%d blocks, %d weights, each against %d wide builds bit for bit", cases, checked, int(wideBuilds.size()));
         QVERIFY(cases > 1000);
+        QCOMPARE(compared, cases * int(wideBuilds.size()));
     }
 };
 
