@@ -46,6 +46,7 @@
 #include "attention.h"
 #include "fastexp.h"
 #include "random.h"
+#include "softmax_block.h"
 
 #include <benchmark/benchmark.h>
 
@@ -320,6 +321,8 @@ int main(int argc, char **argv)
     argc = kept;
     argv[argc] = nullptr;
     benchmark::AddCustomContext("heap", pinHeap(cold));
+    // Which build of the softmax's passes ran (ATTN_NO_AVX512, ATTN_NO_AVX2).
+    benchmark::AddCustomContext("softmax", attn::detail::softmaxBuild());
 #if defined(_OPENMP)
     benchmark::AddCustomContext("threads", std::to_string(omp_get_max_threads()) + " (OpenMP)");
 #else

@@ -66,8 +66,8 @@ struct SoftmaxBlock {
 // ones are left to Eigen, whose kernel is as fast once d_v fills its panels.
 constexpr Eigen::Index kFusedValueWidth = 16;
 
-// The passes on `b`: with the AVX2 build where the processor has it (and
-// ATTN_NO_AVX2 is not set), the baseline build otherwise.
+// The passes on `b`: with the widest build the processor has (AVX-512, then
+// AVX2; ATTN_NO_AVX512=1 stops at AVX2, ATTN_NO_AVX2=1 at the baseline).
 void runSoftmaxBlock(const SoftmaxBlock &b);
 // Each build on its own, for the test that they agree bit for bit.
 void runSoftmaxBlockBaseline(const SoftmaxBlock &b);
