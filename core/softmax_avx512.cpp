@@ -10,6 +10,13 @@
 
 #include <cstdint>
 #include <cstring>
+// GCC 12's AVX-512 intrinsics start their results from _mm512_undefined_*,
+// which -Wmaybe-uninitialized takes for a read of an uninitialised value
+// wherever they are inlined (GCC bug 105593, fixed in GCC 13): off for this
+// file, whose every vector is set before it is read.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 namespace attn::detail {
