@@ -261,15 +261,26 @@ void maxPass(const SoftmaxBlock &b, RowRun &run)
     }
 }
 
-// Which rows have an entry open, when anything is blocked.
+// Which rows have an entry open, when anything is blocked. Most masks open
+// every row within the first few keys (a causal one at the first), so the
+// scan stops once every row is open.
 void findOpenRows(const SoftmaxBlock &b, RowRun &run)
 {
-    for (Eigen::Index i = 0; i < b.m; ++i)
-        run.open[i] = 0;
+    const Eigen::Index m = b.m;
+    char *__restrict open = run.open;
+    for (Eigen::Index i = 0; i < m; ++i)
+        open[i] = 0;
     for (Eigen::Index j = 0; j < b.cols; ++j) {
-        const bool *blocked = b.blocked + j * b.ldBlocked;
-        for (Eigen::Index i = 0; i < b.m; ++i)
-            run.open[i] |= char(!blocked[i]);
+        const bool *__restrict blocked = b.blocked + j * b.ldBlocked;
+        for (Eigen::Index i = 0; i < m; ++i)
+            open[i] |= char(!blocked[i]);
+        if (j % 16 == 0) {
+            char all = 1;
+            for (Eigen::Index i = 0; i < m; ++i)
+                all &= open[i];
+            if (all)
+                return;
+        }
     }
 }
 
