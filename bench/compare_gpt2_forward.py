@@ -133,9 +133,14 @@ def main():
     trace = subprocess.run([os.path.join(BUILD, "attention-lab-cli"), "model", "trace", "--model", a.model, "--text", TEXT],
                            capture_output=True, text=True, check=True).stdout
     ids = [int(m) for m in re.findall(r"^\s+\d+\s+id\s+(\d+)", trace, re.M)][:32]
-    blas = re.findall(r"BLAS_INFO=(\w+)|LAPACK_INFO=(\w+)", torch.__config__.show())
+    # The library the products run on, as mapped in this process (Debian's
+    # torch is built against the generic libblas.so.3, which the alternatives
+    # system points at OpenBLAS or the reference BLAS).
+    torch.ones(8, 8) @ torch.ones(8, 8)
+    with open("/proc/self/maps") as maps:
+        blas = sorted({line.split()[-1] for line in maps if "blas" in line.split()[-1].lower()})
     print(f"model {a.model}: {cfg['n_layer']} layers, n_embd {cfg['n_embd']}, vocab {cfg['vocab_size']}; {len(ids)} tokens")
-    print(f"PyTorch {torch.__version__} float32, 1 thread, BLAS {blas or 'unknown'}; "
+    print(f"PyTorch {torch.__version__} float32, 1 thread, BLAS {';'.join(blas) or 'unknown'}; "
           f"load average {os.getloadavg()[0]:.2f}")
     idt = torch.tensor(ids)
     if a.key:
