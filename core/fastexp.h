@@ -44,7 +44,7 @@
 #endif
 
 // Each build of the softmax (softmax_block.h) has its own copy of these
-// inline functions, in a namespace of its own: the AVX2 build's copy must
+// inline functions, in a namespace of its own: a wide build's copy must
 // never stand in for the baseline's (the linker keeps one copy of an inline
 // function that is not inlined everywhere).
 #if !defined(ATTN_FASTEXP_BUILD)

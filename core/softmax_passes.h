@@ -1,11 +1,12 @@
 // The masked softmax's passes, for softmax_block.h's SoftmaxBlock: included
 // once by each build (attention.cpp for the baseline, softmax_avx2.cpp for
-// AVX2), each of which first defines WideLane, the widest lane type it has,
-// in attn::detail's anonymous namespace. Everything here has internal
-// linkage, and uses nothing from the standard library or Eigen that a
-// compiler would emit as a shared (weak) function: the AVX2 build's copy of
-// such a function could otherwise replace the baseline's everywhere in the
-// program. tests/core/CMakeLists.txt checks the AVX2 object for that.
+// AVX2, softmax_avx512.cpp for AVX-512), each of which first defines
+// WideLane, the widest lane type it has, in attn::detail's anonymous
+// namespace. Everything here has internal linkage, and uses nothing from
+// the standard library or Eigen that a compiler would emit as a shared
+// (weak) function: a wide build's copy of such a function could otherwise
+// replace the baseline's everywhere in the program. tests/CMakeLists.txt
+// (softmax_avx2_symbols) checks the wide objects for that.
 
 #include "fastexp.h"
 #include "softmax_block.h"
@@ -51,7 +52,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 //
 // A row's arithmetic is the same sequence of IEEE operations whether it is
 // done several rows at a time (WideLane) or alone, whichever block holds it,
-// and in either build.
+// and in every build.
 
 
 // Small helpers instead of <algorithm>'s templates (see the top).
