@@ -1,12 +1,12 @@
 #pragma once
 // The masked softmax's kernel, as plain data: a block of rows (pointers and
 // leading dimensions) and the passes that turn it into weights, row
-// statistics and outputs (softmax_passes.h). The passes are built twice, for
-// the x86-64 baseline (SSE2: two doubles an instruction, attention.cpp), for
-// AVX2 (four, softmax_avx2.cpp) and for AVX-512 (eight, softmax_avx512.cpp),
-// and runSoftmaxBlock() picks one when the program starts. All do the same
-// IEEE operations on every row in the same order
-// (no FMA), so they give the same bits: only the speed differs.
+// statistics and outputs (softmax_passes.h). The passes are built three
+// times, for the x86-64 baseline (SSE2: two doubles an instruction,
+// attention.cpp), for AVX2 (four, softmax_avx2.cpp) and for AVX-512 (eight,
+// softmax_avx512.cpp), and runSoftmaxBlock() picks one when the program
+// starts. All do the same IEEE operations on every row in the same order (no
+// FMA), so they give the same bits: only the speed differs.
 
 #include "attention.h"
 

@@ -1,12 +1,13 @@
 // The softmax's builds (softmax_block.h): the baseline (SSE2), AVX2 and,
-// where the processor has it, AVX-512 must give the same bits on every block: scores, scaled, weights, outputs
-// and row statistics, for every variant of the passes (fused scores of each
-// d_k, scaled given or formed by a copy, a division or an exact
-// multiplication, stored or not, no mask, a mask before or after the
-// softmax, fully masked rows, softmax_1, fused outputs of each d_v and the
-// wider product, with and without statistics) and row counts that leave
-// every count of rows from 1 to 7 past the last lane of four or eight. Scores include entries far outside
-// exp's range (|x| > 708), where both take the slow lane.
+// where the processor has it, AVX-512 must give the same bits on every
+// block: scores, scaled, weights, outputs and row statistics, for every
+// variant of the passes (fused scores of each d_k, scaled given or formed by
+// a copy, a division or an exact multiplication, stored or not, no mask, a
+// mask before or after the softmax, fully masked rows, softmax_1, fused
+// outputs of each d_v and the wider product, with and without statistics)
+// and row counts that leave every count of rows from 1 to 7 past the last
+// lane of four or eight. Scores include entries far outside exp's range
+// (|x| > 708), where every build takes the slow lane.
 
 #include "attn_test.h"
 #include "softmax_block.h"
