@@ -60,6 +60,47 @@ QCPScatterStyle::ScatterShape markerOf(ScoreScaling s)
     return QCPScatterStyle::ssCircle;
 }
 
+// `text` in lines of at most `room` pixels where it can be, broken only
+// where a title reads well broken: after a comma or semicolon (", ", "; ",
+// or the full-width "，" "；") and before an opening parenthesis (" (", "（").
+QString wrapTitle(const QString &text, const QFontMetrics &fm, int room)
+{
+    struct Piece {
+        QString text, joiner; // joiner: what stood between it and the piece before
+    };
+    std::vector<Piece> pieces;
+    QString joiner;
+    qsizetype start = 0;
+    auto cut = [&](qsizetype end, qsizetype next, const QString &between) {
+        if (end > start) {
+            pieces.push_back({text.mid(start, end - start), joiner});
+            joiner = between;
+            start = next;
+        }
+    };
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text[i];
+        const bool spaceAfter = i + 1 < text.size() && text[i + 1] == QLatin1Char(' ');
+        if ((c == QLatin1Char(',') || c == QLatin1Char(';')) && spaceAfter)
+            cut(i + 1, i + 2, QStringLiteral(" "));
+        else if (c == QChar(0xFF0C) || c == QChar(0xFF1B)) // ， ；
+            cut(i + 1, i + 1, QString());
+        else if (c == QChar(0xFF08)) // （
+            cut(i, i, QString());
+        else if (c == QLatin1Char('(') && i > 0 && text[i - 1] == QLatin1Char(' '))
+            cut(i - 1, i, QStringLiteral(" "));
+    }
+    pieces.push_back({text.mid(start), joiner});
+    QStringList lines;
+    for (const Piece &p : pieces) {
+        if (!lines.isEmpty() && fm.horizontalAdvance(lines.back() + p.joiner + p.text) <= room)
+            lines.back() += p.joiner + p.text;
+        else
+            lines << p.text;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 QCustomPlot *newPlot(QWidget *parent, const QString &objectName)
 {
     auto *plot = new QCustomPlot(parent);
@@ -171,9 +212,7 @@ ScalingLabView::ScalingLabView(QWidget *parent) : QWidget(parent)
     grid->addLayout(left, 1, 0, 3, 1);
 
     m_variance = newPlot(this, QStringLiteral("variancePlot"));
-    m_variance->setMinimumHeight(200);
     m_gradient = newPlot(this, QStringLiteral("gradientPlot"));
-    m_gradient->setMinimumHeight(200);
     auto *curves = new QHBoxLayout;
     curves->addWidget(m_variance, 1);
     curves->addWidget(m_gradient, 1);
@@ -277,8 +316,14 @@ void ScalingLabView::fitTable()
     // for the columns, gets room of its own.
     const QFontMetrics fm(font());
     const int line = fm.height() + 8;
+    // The header row as tall as its tallest text drawn: a fallback font (CJK)
+    // may have taller lines than the font's own metrics say.
+    int header = fm.lineSpacing() + line;
+    for (int c = 0; c < m_table->columnCount(); ++c)
+        if (const QTableWidgetItem *item = m_table->item(1, c))
+            header = std::max(header, fm.boundingRect(QRect(0, 0, 4096, 4096), Qt::AlignCenter, item->text()).height() + 8);
     for (int r = 0; r < m_table->rowCount(); ++r)
-        m_table->setRowHeight(r, r == 1 ? fm.lineSpacing() + line : line);
+        m_table->setRowHeight(r, r == 1 ? header : line);
     int height = 2 * m_table->frameWidth();
     for (int r = 0; r < m_table->rowCount(); ++r)
         height += m_table->rowHeight(r);
@@ -311,8 +356,8 @@ void ScalingLabView::fitToSize()
             if (QFontMetrics(f).horizontalAdvance(text) <= room)
                 break;
         }
-        if (QFontMetrics(f).horizontalAdvance(text) > room && text.contains(QLatin1String(", ")))
-            text.replace(text.indexOf(QLatin1String(", ")), 2, QStringLiteral("\n"));
+        if (QFontMetrics(f).horizontalAdvance(text) > room)
+            text = wrapTitle(text, QFontMetrics(f), room);
         t->setFont(f);
         t->setText(text);
         p->replot(QCustomPlot::rpQueuedReplot);
@@ -341,6 +386,14 @@ void ScalingLabView::applyFonts()
             t->setFont(title);
         p->legend->setFont(small);
     }
+    // Heights in lines of the font, so that at a projector's zoom the
+    // titles and legends do not eat the plots: the scroll area around the
+    // lab scrolls instead.
+    const int line = QFontMetrics(f).height();
+    for (QCustomPlot *p : {m_hist[0], m_hist[1], m_hist[2], m_row})
+        p->setMinimumHeight(std::max(150, (p == m_row ? 12 : 9) * line));
+    for (QCustomPlot *p : {m_variance, m_gradient})
+        p->setMinimumHeight(std::max(200, 16 * line));
 }
 
 void ScalingLabView::rebuild()

@@ -1,8 +1,8 @@
 // attention-lab: the window.
 //   attention-lab [FILE.json] [--lesson NAME] [--zoom F] [--language en|zh_CN]
 //                 [--maps-only | --panels] [--screenshot PNG [--size WxH] [--tab N]]
-// --screenshot renders the window (offscreen works) to a PNG and exits: how
-// the README's picture is made.
+// --screenshot renders the window (offscreen works) to a PNG and exits, once
+// the views have drawn their background work: how the README's picture is made.
 //
 // The command line is read before QApplication exists: --help, --version
 // and a wrong option print and exit (0, 0, 2) without a display, instead of
@@ -28,6 +28,7 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QTabWidget>
+#include <QElapsedTimer>
 #include <QTimer>
 #include <QTranslator>
 
@@ -313,7 +314,14 @@ int main(int argc, char *argv[])
         // panels; one that could not take the size says so and writes nothing.
         window.resize(windowSize);
         window.show();
-        QTimer::singleShot(500, &window, [&window, target, windowSize, path = parser.value(screenshot)] {
+        // Grabbed once the layout has settled and no background work is
+        // left that a view would still draw (the √d_k lab's measurements):
+        // a slide made from it never shows a plot still "measuring".
+        QTimer settle;
+        settle.setInterval(50);
+        QElapsedTimer waited;
+        waited.start();
+        auto grab = [&window, target, windowSize, path = parser.value(screenshot)] {
             if (window.size() != windowSize) {
                 std::fprintf(stderr, "attention-lab: --size: the window needs at least %dx%d here (got %dx%d)\n",
                              std::max(window.width(), windowSize.width()), std::max(window.height(), windowSize.height()),
@@ -332,7 +340,25 @@ int main(int argc, char *argv[])
             else
                 std::fprintf(stdout, "%s\n", qPrintable(path));
             QApplication::exit(p ? 2 : 0);
+        };
+        constexpr qint64 kSettleMs = 500, kWorkLimitMs = 600000;
+        int idleTicks = 0; // two in a row: the replots the last result queued have run
+        QObject::connect(&settle, &QTimer::timeout, &window, [&] {
+            idleTicks = window.isWorking() ? 0 : idleTicks + 1;
+            if (waited.elapsed() < kSettleMs)
+                return;
+            if (idleTicks < 2 && waited.elapsed() < kWorkLimitMs)
+                return;
+            settle.stop();
+            if (window.isWorking()) {
+                std::fprintf(stderr, "attention-lab: --screenshot: the view was still computing after %lld s; nothing written\n",
+                             kWorkLimitMs / 1000);
+                QApplication::exit(2);
+                return;
+            }
+            grab();
         });
+        settle.start();
         return app.exec();
     }
     // --size opens the window at that size (to rehearse a projector's

@@ -469,6 +469,11 @@ QWidget *MainWindow::showView(const QString &name)
     return it == m_views.end() ? nullptr : it->second();
 }
 
+bool MainWindow::isWorking() const
+{
+    return m_scalingLab && m_scalingLab->isVisible() && m_scalingLab->isBusy();
+}
+
 QStringList MainWindow::viewNames() const
 {
     QStringList names;

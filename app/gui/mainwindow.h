@@ -149,6 +149,9 @@ public:
     void registerView(const QString &name, ViewOpener open) override;
     QWidget *showView(const QString &name) override;
     QStringList viewNames() const;
+    // Background work whose result a view will still draw (the √d_k lab's
+    // measurements): a screenshot waits for it, so that no plot is empty.
+    bool isWorking() const;
 
     // Sweeps and hard attention: the Animate and Top-k tabs (SweepsMode).
     SweepPanel *sweepPanel() const;

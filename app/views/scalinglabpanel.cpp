@@ -427,13 +427,16 @@ void ScalingLabPanel::requestSweep()
         for (int dk : dks) {
             g.dk = dk;
             const auto point = scalingGradients(g, stop);
-            if (point.problem() || !point.value())
+            if (point.problem())
+                return refused();
+            if (!point.value())
                 return;
             gradients.push_back(*point.value());
         }
         QMetaObject::invokeMethod(this, [this, generation, gradients] {
             if (generation != m_sweepGeneration)
                 return;
+            m_sweepBusy = false;
             ScalingLabData data = m_view->data();
             data.gradients = gradients;
             m_view->setData(data);
@@ -472,7 +475,7 @@ void ScalingLabPanel::showSweep(std::uint64_t generation, const std::vector<Vari
 {
     if (generation != m_sweepGeneration)
         return;
-    m_sweepBusy = false;
+    // Still busy: the gradient against d_k follows on the same thread.
     ScalingLabData data = m_view->data();
     data.variance = points;
     data.varianceTrials = trials;

@@ -62,7 +62,8 @@ public:
     void pause();
     bool isPlaying() const;
 
-    // True while a run or the variance points are being computed.
+    // True while a run, the variance points or the gradient against d_k
+    // are being computed.
     bool isBusy() const;
     // The generation of the newest request, and of the run on show.
     std::uint64_t generation() const { return m_generation; }

@@ -11,6 +11,8 @@
 #include "matrixmodel.h"
 #include "matrixpanel.h"
 #include "planepanel.h"
+#include "scalinglab.h"
+#include "scalinglabpanel.h"
 #include "settingsactions.h"
 #include "stageviews.h"
 #include "stagedata.h"
@@ -98,6 +100,7 @@ private slots:
     void copyFigurePutsAnImageOnTheClipboard();
     void appRefusesBadOptions_data();
     void appRefusesBadOptions();
+    void labScreenshotWaitsForTheMeasurements();
 
 private:
     std::unique_ptr<MainWindow> m_window;
@@ -937,6 +940,47 @@ void TestMainWindow::appRefusesBadOptions()
     QCOMPARE(ours.size(), 1);
     QVERIFY2(ours.first().contains(reason), qPrintable(ours.first()));
     QVERIFY(!QFile::exists(shot));
+}
+
+// `--show lab --screenshot`: the √d_k lab measures its curves in the
+// background; the picture is taken once they are drawn, so the gradient
+// plot (top right) is never an empty "measuring" frame in a slide. In
+// process: the window counts as working until the gradient is on show.
+void TestMainWindow::labScreenshotWaitsForTheMeasurements()
+{
+    {
+        MainWindow &w = *m_window;
+        auto *lab = qobject_cast<ScalingLabPanel *>(w.showView(QStringLiteral("lab")));
+        QVERIFY(lab);
+        QVERIFY(w.isWorking());
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isWorking(), 240000);
+        QCOMPARE(int(lab->view()->data().gradients.size()), 11);
+        lab->close();
+        QVERIFY(!w.isWorking());
+    }
+    QTemporaryDir dir;
+    const QString shot = dir.filePath(QStringLiteral("lab.png"));
+    QProcess app;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    app.setProcessEnvironment(env);
+    app.start(test::binaryDir() + QStringLiteral("/bin/attention-lab"),
+              {QStringLiteral("--show"), QStringLiteral("lab"), QStringLiteral("--size"), QStringLiteral("1600x1000"),
+               QStringLiteral("--screenshot"), shot});
+    QVERIFY(app.waitForFinished(240000));
+    QCOMPARE(app.exitCode(), 0);
+    const QImage image(shot);
+    QCOMPARE(image.size(), QSize(1600, 1000));
+    // The raw series' orange in the gradient plot's box: none while it is
+    // still measuring (the legend there is drawn in grey).
+    const QColor raw = scalingColour(ScoreScaling::Raw);
+    int orange = 0;
+    for (int y = 60; y < 420; ++y)
+        for (int x = 1210; x < 1600; ++x) {
+            const QColor c = image.pixelColor(x, y);
+            orange += std::abs(c.red() - raw.red()) + std::abs(c.green() - raw.green()) + std::abs(c.blue() - raw.blue()) < 60;
+        }
+    QVERIFY2(orange > 100, qPrintable(QString::number(orange)));
 }
 
 // View ▸ Theme: the maps on screen take the theme at once (a dark
