@@ -8,7 +8,9 @@ times (ms, bench_core's own real time, so start-up and the first touch of
 memory are left out) and the median, smallest and largest ratio.
 
 Usage: bench/ab_core.py A/bin/bench_core B/bin/bench_core FILTER [--pairs 8] [--min-time 1]
-OMP_NUM_THREADS applies to both (default here: 1).
+OMP_NUM_THREADS applies to both (default here: 1). Run it both ways round
+(A B, then B A): on a noisy VM the order alone has moved the median by
+several per cent, and a build against itself shows how noisy the minute is.
 """
 
 import argparse
