@@ -204,8 +204,6 @@ using detail::runSoftmaxBlock;
 using detail::Scaling;
 using detail::SoftmaxBlock;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 // The d_k for which pass 1 forms the scores itself.
 bool fusesScores(Eigen::Index dk)
 {
@@ -293,11 +291,13 @@ void similarityOfCompared(Similarity kind, const Eigen::Ref<const Matrix> &Q, co
 // keep a second core busy (an OpenMP thread waits for the next region by
 // spinning for a while before it sleeps).
 
+#if defined(_OPENMP)
 constexpr double kParallelWork = 8.0 * 1024 * 1024;
 
 // Eigen gives a product a second thread from 2 * 50000 multiply-adds on
 // (Parallelizer.h: one thread per 50000).
 constexpr double kEigenSplitWork = 100000;
+#endif
 
 // The first exception a task throws (std::bad_alloc, say), kept to be
 // rethrown after the region, which no exception may leave; once there is one,

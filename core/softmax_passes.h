@@ -209,6 +209,7 @@ void maxPass(const SoftmaxBlock &b, RowRun &run)
                 }
         }
         forRows(m, [=, &lowest, &key1, &keyWide]<class L>(Eigen::Index i) {
+            (void)lowest, (void)key1, (void)keyWide; // unused in some of the variants
             [[maybe_unused]] L query[DK > 0 ? DK : 1];
             if constexpr (DK > 0)
                 for (int c = 0; c < DK; ++c)

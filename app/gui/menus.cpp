@@ -251,7 +251,7 @@ void MainWindow::createLookMenus(QMenu *view)
     m_themeGroup = new QActionGroup(this);
     for (FigureTheme t : allFigureThemes())
         theme->addAction(checkable(m_themeGroup, displayName(t), int(t)));
-    connect(m_themeGroup, &QActionGroup::triggered, this, [this](QAction *a) {
+    connect(m_themeGroup, &QActionGroup::triggered, this, [](QAction *a) {
         const FigureTheme t = FigureTheme(a->data().toInt());
         prefs::plotTheme.set(settingsKey(t));
         setWindowPlotTheme(t);

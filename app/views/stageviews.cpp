@@ -343,7 +343,7 @@ void AllHeadsView::refresh()
         const int head = int(m_plots.size());
         p->setObjectName(QStringLiteral("head-%1").arg(head + 1));
         connect(p, &HeatmapPlot::cellClicked, this, [this, head](int, int, Qt::MouseButton) { m_doc->setCurrentHead(head); });
-        p->setToolTipProvider([this, head](int, int) { return tr("Head %1: click to show it in every map").arg(head + 1); });
+        p->setToolTipProvider([head](int, int) { return tr("Head %1: click to show it in every map").arg(head + 1); });
         m_plots.push_back(p);
     }
     for (int i = 0; i < s.heads; ++i) {

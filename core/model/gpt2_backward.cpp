@@ -56,14 +56,13 @@ Matrix layerNormBackward(const Matrix &dy, const Matrix &hat, const Eigen::Vecto
     return (dx.array().colwise() * rstd.array()).matrix();
 }
 
+#ifdef _OPENMP
+// Only the pragmas below ask, and they are not compiled without OpenMP.
 int threadCount()
 {
-#ifdef _OPENMP
     return omp_get_max_threads();
-#else
-    return 1;
-#endif
 }
+#endif
 
 // The attention of every (sequence, head) pair of one layer.
 void attentionForward(const Matrix &qkv, int B, int T, int H, int dh, double divisor, const BoolMatrix &blocked,

@@ -3,6 +3,7 @@
 // failure, and where the tests find the source and build trees.
 
 #include <QByteArray>
+#include <QProcessEnvironment>
 #include <QString>
 #include <QTest>
 
@@ -87,6 +88,15 @@ inline QString sourceDir()
         return QStringLiteral(ATTN_TEST_SOURCE_DIR);
 #endif
     return dir;
+}
+
+// The environment for a child that opens windows: Qt's offscreen platform,
+// so that it needs no display.
+inline QProcessEnvironment offscreenEnvironment()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    return env;
 }
 
 inline QString binaryDir()

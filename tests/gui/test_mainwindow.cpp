@@ -925,9 +925,7 @@ void TestMainWindow::appRefusesBadOptions()
     QTemporaryDir dir;
     const QString shot = dir.filePath(QStringLiteral("shot.png"));
     QProcess app;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-    app.setProcessEnvironment(env);
+    app.setProcessEnvironment(test::offscreenEnvironment());
     app.setWorkingDirectory(dir.path());
     app.start(test::binaryDir() + QStringLiteral("/bin/attention-lab"), args + QStringList{QStringLiteral("--screenshot"), shot});
     QVERIFY(app.waitForFinished(60000));
@@ -961,9 +959,7 @@ void TestMainWindow::labScreenshotWaitsForTheMeasurements()
     QTemporaryDir dir;
     const QString shot = dir.filePath(QStringLiteral("lab.png"));
     QProcess app;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-    app.setProcessEnvironment(env);
+    app.setProcessEnvironment(test::offscreenEnvironment());
     app.start(test::binaryDir() + QStringLiteral("/bin/attention-lab"),
               {QStringLiteral("--show"), QStringLiteral("lab"), QStringLiteral("--size"), QStringLiteral("1600x1000"),
                QStringLiteral("--screenshot"), shot});

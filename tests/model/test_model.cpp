@@ -322,9 +322,7 @@ BoundedRun runBoundedCli(const QStringList &args)
 {
     BoundedRun r;
     QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-    p.setProcessEnvironment(env);
+    p.setProcessEnvironment(test::offscreenEnvironment());
     p.setChildProcessModifier([] {
         const rlimit as{2'000'000'000, 2'000'000'000};
         setrlimit(RLIMIT_AS, &as);
@@ -1752,9 +1750,7 @@ private slots:
     {
         QTemporaryDir dir;
         QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-        p.setProcessEnvironment(env);
+        p.setProcessEnvironment(test::offscreenEnvironment());
         p.start(test::binaryDir() + QStringLiteral("/bin/attention-lab-cli"),
                 {"model", "export", "--text", "the cat sat on the mat .", "--stages", "overview", "--out", dir.path(), "--format",
                  "svg,png", "--layer", "3", "--head", "1", "--name", "grid"});
@@ -1763,7 +1759,7 @@ private slots:
         QCOMPARE(QImage(dir.filePath(QStringLiteral("grid_overview.png"))).size(), QSize(900, 800));
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("grid_overview.svg"))));
         QProcess bad;
-        bad.setProcessEnvironment(env);
+        bad.setProcessEnvironment(test::offscreenEnvironment());
         bad.start(test::binaryDir() + QStringLiteral("/bin/attention-lab-cli"),
                   {"model", "export", "--text", "the cat", "--stages", "weights,nonsense", "--out", dir.path()});
         QVERIFY(bad.waitForFinished(60000));

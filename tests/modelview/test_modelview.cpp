@@ -732,9 +732,7 @@ private slots:
         QTemporaryDir dir;
         const QString shot = dir.filePath(QStringLiteral("model.png"));
         QProcess app;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-        app.setProcessEnvironment(env);
+        app.setProcessEnvironment(test::offscreenEnvironment());
         app.start(test::binaryDir() + QStringLiteral("/bin/attention-lab"),
                   {QStringLiteral("--show"), QStringLiteral("model"), QStringLiteral("--screenshot"), shot,
                    QStringLiteral("--size"), QStringLiteral("1600x1000")});

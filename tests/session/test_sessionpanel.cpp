@@ -280,9 +280,7 @@ private slots:
         // The launcher's line: the window starts with a session and prints the address.
         QTemporaryDir dir;
         QProcess app;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-        app.setProcessEnvironment(env);
+        app.setProcessEnvironment(test::offscreenEnvironment());
         app.start(test::binaryDir() + QStringLiteral("/bin/attention-lab"),
                   {"--lesson", "seed000-basic", "--class-session", "--port", "0", "--join-code", "TAUGHT", "--show", "session",
                    "--screenshot", dir.filePath("s.png")});
