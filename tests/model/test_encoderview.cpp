@@ -38,12 +38,6 @@ std::shared_ptr<const BertModel> builtin()
     return m;
 }
 
-bool writeFile(const QString &path, const QByteArray &bytes)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
-}
-
 // The shipped folder copied, so that a test may spoil a file of it.
 bool copyEncoder(const QString &to)
 {
