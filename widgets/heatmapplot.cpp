@@ -399,13 +399,52 @@ private:
     HeatmapPlot *m_plot;
 };
 
-// Colour bar numbers with a true minus sign, like the cells.
-class MinusSignTicker : public QCPAxisTicker {
+// Colour bar numbers with a true minus sign, like the cells. A bar too
+// short for two of the nice ticks (a range of -4 to 4 on a bar two labels
+// long gets only "0") is labelled at its ends instead, with 0 between them
+// where it lies inside and there is room: a bar must say what its colours
+// run between.
+class ColourBarTicker : public QCPAxisTicker {
+public:
+    // How many labels the bar has room for (at least 2).
+    void setRoom(int labels) { m_room = labels; }
+
 protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange &range) override
+    {
+        QVector<double> ticks = QCPAxisTicker::createTickVector(tickStep, range);
+        const auto inside = std::count_if(ticks.cbegin(), ticks.cend(),
+                                          [&](double t) { return t >= range.lower && t <= range.upper; });
+        m_ends = inside < 2 && range.size() > 0;
+        if (!m_ends)
+            return ticks;
+        ticks = {range.lower};
+        if (m_room >= 3 && range.lower < 0 && range.upper > 0)
+            ticks.append(0.0);
+        ticks.append(range.upper);
+        return ticks;
+    }
+    QVector<double> createSubTickVector(int subTickCount, const QVector<double> &ticks) override
+    {
+        return m_ends ? QVector<double>() : QCPAxisTicker::createSubTickVector(subTickCount, ticks);
+    }
     QString getTickLabel(double tick, const QLocale &locale, QChar formatChar, int precision) override
     {
+        if (m_ends && tick != 0.0 && std::abs(tick - std::round(tick)) > 1e-9) {
+            // Two decimals, as in the cells, without trailing zeros: "4.5".
+            QString text = QString::fromStdString(formatFixed(tick, 2, Minus::Typographic));
+            while (text.endsWith(QLatin1Char('0')))
+                text.chop(1);
+            if (text.endsWith(QLatin1Char('.')))
+                text.chop(1);
+            return text;
+        }
         return QCPAxisTicker::getTickLabel(tick, locale, formatChar, precision).replace(QLatin1Char('-'), QChar(0x2212));
     }
+
+private:
+    int m_room = 5;
+    bool m_ends = false;
 };
 
 // QCPLayoutElement::calculateAutoMargin answers the element's current
@@ -686,7 +725,7 @@ HeatmapPlot::HeatmapPlot(QWidget *parent)
     m_scale->setType(QCPAxis::atRight);
     m_scale->setRangeDrag(false);
     m_scale->setRangeZoom(false);
-    m_scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new MinusSignTicker));
+    m_scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new ColourBarTicker));
     plotLayout()->addElement(1, 1, m_scale);
     m_map->setColorScale(m_scale);
 
@@ -1599,7 +1638,9 @@ void HeatmapPlot::updateLayout()
         const QFontMetricsF sfm(m_scale->axis()->labelFont());
         m_scale->axis()->setLabel(sfm.elidedText(m_data.colorBarLabel, Qt::ElideRight, std::max(0.0, length - 4)));
         const double tickLine = QFontMetricsF(m_scale->axis()->tickLabelFont()).height();
-        m_scale->axis()->ticker()->setTickCount(std::clamp(int(length / (2.2 * tickLine)), 2, 5));
+        const int room = std::max(2, int(length / (2.2 * tickLine)));
+        m_scale->axis()->ticker()->setTickCount(std::min(room, 5));
+        static_cast<ColourBarTicker *>(m_scale->axis()->ticker().data())->setRoom(room);
     }
     // The label layout is decided once for a given room and set of labels and
     // kept while only the numbers change (a drag): the probing costs layout

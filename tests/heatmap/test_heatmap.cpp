@@ -123,6 +123,7 @@ private slots:
     void blockedCellIsHatchedGrey();
     void nonFiniteValueDrawnAsBlocked();
     void divergingRangeIsSymmetric();
+    void shortColourBarShowsItsEnds();
     void zeroMapsToDivergingCentre();
     void hoverEmitsCell();
     void clickEmitsCell();
@@ -400,6 +401,47 @@ void TestHeatmap::divergingRangeIsSymmetric()
     d.scale = HeatmapScale::SequentialAuto;
     plot.setData(d);
     QCOMPARE(plot.dataRange(), QCPRange(0.001, 0.9));
+}
+
+// A bar with room for two labels or fewer once said only "0" (the nice
+// ticks of -4..4 two labels apart are -5, 0, 5): it says its ends.
+void TestHeatmap::shortColourBarShowsItsEnds()
+{
+    HeatmapPlot plot;
+    HeatmapData d;
+    d.values = matrix(4, 4, {4, 0, -4, 0, 4, 0, -4, 0, 0, 4, 0, -4, -4, 0, 4, 0});
+    d.scale = HeatmapScale::Diverging;
+    d.colorBarLabel = QStringLiteral("score");
+    plot.setData(d);
+    const QString minus4 = QChar(0x2212) + QStringLiteral("4");
+    auto labels = [&] {
+        render(plot);
+        return plot.colorScale()->axis()->tickVectorLabels();
+    };
+
+    showPlot(plot, 420, 150);
+    const QCPRange range = plot.colorScale()->dataRange();
+    QCOMPARE(range, QCPRange(-4, 4));
+    QStringList shown = labels();
+    QVERIFY2(shown.contains(QStringLiteral("4")) && shown.contains(minus4), qPrintable(shown.join(u' ')));
+
+    // Whatever the range, a short bar says at least two numbers, none of
+    // them long.
+    for (const double top : {4.5, 2.8284271247461903, 0.7, 0.013, 37.0, 4.0}) {
+        d.values *= top / d.values.maxCoeff();
+        plot.setData(d);
+        shown = labels();
+        QVERIFY2(shown.size() >= 2, qPrintable(QString::number(top) + QStringLiteral(": ") + shown.join(u' ')));
+        for (const QString &label : shown)
+            QVERIFY2(label.section(u'.', 1).size() <= 3, qPrintable(QString::number(top) + QStringLiteral(": ") + label));
+    }
+
+    // A tall bar keeps its ordinary nice ticks.
+    plot.setData(d);
+    plot.resize(420, 600);
+    shown = labels();
+    QVERIFY2(shown.size() >= 3 && shown.contains(QStringLiteral("0")) && shown.contains(QStringLiteral("2")),
+             qPrintable(shown.join(u' ')));
 }
 
 void TestHeatmap::zeroMapsToDivergingCentre()
