@@ -77,6 +77,14 @@ struct Lane4 {
 
     static Lane4 load(const double *p) { return {_mm256_loadu_pd(p)}; }
     void store(double *p) const { _mm256_storeu_pd(p, v); }
+    // Past the caches where p is aligned (a stage not read again soon).
+    void stream(double *p) const
+    {
+        if ((reinterpret_cast<std::uintptr_t>(p) & 31) == 0)
+            _mm256_stream_pd(p, v);
+        else
+            _mm256_storeu_pd(p, v);
+    }
     static Lane4 all(double x) { return {_mm256_set1_pd(x)}; }
     static Mask blockedAt(const bool *b)
     {

@@ -88,6 +88,14 @@ struct Lane8 {
 
     static Lane8 load(const double *p) { return {_mm512_loadu_pd(p)}; }
     void store(double *p) const { _mm512_storeu_pd(p, v); }
+    // Past the caches where p is aligned (a stage not read again soon).
+    void stream(double *p) const
+    {
+        if ((reinterpret_cast<std::uintptr_t>(p) & 63) == 0)
+            _mm512_stream_pd(p, v);
+        else
+            _mm512_storeu_pd(p, v);
+    }
     static Lane8 all(double x) { return {_mm512_set1_pd(x)}; }
     static Mask blockedAt(const bool *b)
     {

@@ -17,6 +17,13 @@ namespace attn::detail {
 // at most kMaxTokens rows, and cuts them only to make tasks for threads.
 constexpr Eigen::Index kMaxBlockRows = 4096;
 
+// A block of more entries than this (the derived forward: scaled not kept,
+// the output fused) is worked through in bands of rows whose x and e fit in
+// a scratch of this many doubles, 512 KB, half of a Zen 4/5 or Ice Lake
+// core's L2: each n x n stage is then written once, past the caches, and
+// never read back from memory.
+constexpr Eigen::Index kBandDoubles = 64 * 1024;
+
 // How pass 1 turns scores into scaled (see SoftmaxBlock::scaled).
 enum class Scaling {
     None,     // the input is scaled already: nothing is written
@@ -41,6 +48,13 @@ struct SoftmaxBlock {
     bool plusOne = false;          // softmax_1: the sink's e^(0 - max) joins each row's sum
     double *weights = nullptr;
     Eigen::Index ldWeights = 0;
+    // Where pass 3 writes the final weights; null: over `weights` in place.
+    // (A block worked through a scratch in the cache reads its e there.)
+    double *weightsOut = nullptr;
+    Eigen::Index ldWeightsOut = 0;
+    // The scores and the final weights are written past the caches (where
+    // aligned): a band's, which nothing reads again in the forward.
+    bool stream = false;
     RowStats *rows = nullptr;      // the block's first row; null: no statistics
     // With a value matrix (n_k by d_v, column-major, d_v <= kFusedValueWidth)
     // pass 3 also forms output = weights * V into `output` (the block's first

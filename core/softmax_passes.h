@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 
 namespace attn::detail {
@@ -183,6 +184,7 @@ void maxPass(const SoftmaxBlock &b, RowRun &run)
     const double *queries = b.queries, *keys = b.keys;
     const Eigen::Index ldQueries = b.ldQueries, ldKeys = b.ldKeys;
     double *scoresOut = b.scoresOut;
+    const bool stream = b.stream;
     // Locals, so that the compiler need not reload them after every store.
     const Eigen::Index m = b.m, ldIn = b.ldIn, ldScaled = b.ldScaled, ldBlocked = b.ldBlocked;
     const double *scores = b.in;
@@ -227,7 +229,15 @@ void maxPass(const SoftmaxBlock &b, RowRun &run)
                     x = query[0] * key[0];
                     for (int c = 1; c < DK; ++c)
                         x = x + query[c] * key[c];
-                    x.store(scoresOut + column * ldIn + i);
+                    double *to = scoresOut + column * ldIn + i;
+                    if constexpr (requires { x.stream(to); }) {
+                        if (stream)
+                            x.stream(to);
+                        else
+                            x.store(to);
+                    } else {
+                        x.store(to);
+                    }
                 } else {
                     x = L::load(scores + column * ldIn + i);
                 }
@@ -403,6 +413,9 @@ void normaliseOutputPass(const SoftmaxBlock &b, RowRun &run)
     const Eigen::Index ldBlocked = b.ldBlocked;
     const bool *blockedAll = b.blocked;
     double *weights = b.weights, *output = b.output;
+    double *weightsOut = b.weightsOut ? b.weightsOut : b.weights;
+    const Eigen::Index ldOut = b.weightsOut ? b.ldWeightsOut : b.ldWeights;
+    const bool apart = b.weightsOut != nullptr, stream = b.stream;
     const double *values = b.values;
     const double *zInverse = run.zInverse;
     double *sums = run.sums, *maxWeight = run.maxWeight, *argmax = run.argmax;
@@ -419,8 +432,12 @@ void normaliseOutputPass(const SoftmaxBlock &b, RowRun &run)
             }
         forRows(m, [=, &v1, &vWide]<class L>(Eigen::Index i) {
             if constexpr (kSkip)
-                if (columnsBlocked<L, C>(blockedAll, ldBlocked, j, i))
+                if (columnsBlocked<L, C>(blockedAll, ldBlocked, j, i)) {
+                    if (apart)
+                        for (int k = 0; k < C; ++k)
+                            L::all(0.0).store(weightsOut + (j + k) * ldOut + i);
                     return;
+                }
             const L(*v)[DV];
             if constexpr (L::kSize == 1)
                 v = v1;
@@ -434,9 +451,16 @@ void normaliseOutputPass(const SoftmaxBlock &b, RowRun &run)
             for (int c = 0; c < DV; ++c)
                 acc[c] = L::load(output + c * ldOutput + i);
             for (int k = 0; k < C; ++k) {
-                double *w = weights + (j + k) * ldWeights + i;
-                const L x = L::load(w) * scale;
-                x.store(w);
+                const L x = L::load(weights + (j + k) * ldWeights + i) * scale;
+                double *to = weightsOut + (j + k) * ldOut + i;
+                if constexpr (requires { x.stream(to); }) {
+                    if (stream)
+                        x.stream(to);
+                    else
+                        x.store(to);
+                } else {
+                    x.store(to);
+                }
                 if constexpr (kSums)
                     sum = sum + x;
                 if constexpr (kSearch) {
@@ -608,6 +632,8 @@ void runSoftmaxBlockWith(const SoftmaxBlock &b)
     return stats ? softmaxBlock<true, false, true, DK>(b) : softmaxBlock<true, false, false, DK>(b);
 }
 
+void runSoftmaxBlockKeyed(const SoftmaxBlock &b);
+
 void runSoftmaxBlockWide(const SoftmaxBlock &block)
 {
     SoftmaxBlock b = block;
@@ -619,6 +645,59 @@ void runSoftmaxBlockWide(const SoftmaxBlock &block)
         b.scaled = b.weights;
         b.ldScaled = b.ldWeights;
     }
+    // A block whose x and e would not stay in the cache between the passes
+    // (the derived forward at n = 1024: 8 MB each) is worked through in
+    // bands of rows whose x and e do, in a scratch of kBandDoubles: pass 1
+    // writes x there, pass 2 rewrites it with e, and pass 3 reads e there and
+    // writes each final weight once, past the caches (`stream`), as pass 1
+    // does the scores where they are aligned alike. So no n x n stage is read
+    // back from memory. Each row's operations are the same as in one block,
+    // so its bits are too (test_softmax_builds).
+    const Eigen::Index dv = b.valueWidth;
+    const bool fused = (dv >= 1 && dv <= 8) || dv == 12 || dv == 16; // finishPass's widths
+    const bool banded = b.scaled == b.weights && b.output && fused && b.in
+        && b.m * b.cols > kBandDoubles && b.cols > 0;
+    if (banded) {
+        Eigen::Index band = (kBandDoubles / b.cols) / 8 * 8;
+        if (band < 8)
+            band = 8;
+        double *scratch = new double[std::size_t(band * b.cols)];
+        // The first band ends where the weights' columns reach a 64-byte
+        // boundary (all columns alike when ld is a multiple of 8), so that
+        // every later band's weights stream. (Streaming them is most of the
+        // gain; the scores stream only where they happen to be aligned so
+        // too: Eigen aligns a matrix to 16 bytes.)
+        const auto offset = Eigen::Index((reinterpret_cast<std::uintptr_t>(b.weights) & 63) / sizeof(double));
+        const Eigen::Index first = offset ? 8 - offset : band;
+        for (Eigen::Index r0 = 0, rows = first; r0 < b.m; r0 += rows, rows = band) {
+            SoftmaxBlock part = b;
+            part.m = b.m - r0 < rows ? b.m - r0 : rows;
+            part.in = b.in + r0;
+            if (b.scoresOut)
+                part.scoresOut = b.scoresOut + r0;
+            if (b.queries)
+                part.queries = b.queries + r0;
+            if (b.blocked)
+                part.blocked = b.blocked + r0;
+            if (b.rows)
+                part.rows = b.rows + r0;
+            part.output = b.output + r0;
+            part.scaled = part.weights = scratch;
+            part.ldScaled = part.ldWeights = part.m;
+            part.weightsOut = b.weights + r0;
+            part.ldWeightsOut = b.ldWeights;
+            part.stream = true;
+            runSoftmaxBlockKeyed(part);
+        }
+        delete[] scratch;
+        __builtin_ia32_sfence(); // the streamed stores seen before the threads' barrier
+        return;
+    }
+    runSoftmaxBlockKeyed(b);
+}
+
+void runSoftmaxBlockKeyed(const SoftmaxBlock &b)
+{
     switch (b.keys ? b.keyWidth : 0) {
     case 1: return runSoftmaxBlockWith<1>(b);
     case 2: return runSoftmaxBlockWith<2>(b);

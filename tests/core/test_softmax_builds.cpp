@@ -7,7 +7,10 @@
 // outputs of each d_v and the wider product, with and without statistics)
 // and row counts that leave every count of rows from 1 to 7 past the last
 // lane of four or eight. Scores include entries far outside exp's range
-// (|x| > 708), where every build takes the slow lane.
+// (|x| > 708), where every build takes the slow lane. And a block too big
+// for the cache, worked through in bands of rows (kBandDoubles), gives the
+// bits of the same rows computed in pieces too small to be banded, however
+// its weights are aligned.
 
 #include "attn_test.h"
 #include "softmax_block.h"
@@ -78,6 +81,56 @@ Outputs run(void (*kernel)(const SoftmaxBlock &), const Inputs &in, int dk, int 
         b.scoresOut = o.scores.data();
     }
     kernel(b);
+    return o;
+}
+
+// The block of `in` with scaled derived (divided, not stored) and the output
+// fused, as the window runs it, computed whole or in pieces of `piece` rows;
+// the weights at `offset` doubles into their buffer, so that every alignment
+// of their columns is met.
+Outputs runDerived(void (*kernel)(const SoftmaxBlock &), const Inputs &in, int dk, int dv, bool masked,
+                   MaskStage stage, bool plusOne, bool stats, Eigen::Index piece, int offset,
+                   std::vector<double> &weightsBuffer)
+{
+    Outputs o;
+    o.scores = dk > 0 ? Matrix::Constant(in.m, in.n, -7.0) : in.scores;
+    o.output = Matrix::Constant(in.m, dv, -7.0);
+    o.rows.assign(std::size_t(in.m), RowStats{});
+    weightsBuffer.assign(std::size_t(in.m * in.n + 8), -7.0);
+    double *weights = weightsBuffer.data() + offset;
+    const double divisor = std::sqrt(double(dk > 0 ? dk : 4));
+    for (Eigen::Index r0 = 0; r0 < in.m; r0 += piece) {
+        SoftmaxBlock b;
+        b.m = std::min(piece, in.m - r0);
+        b.cols = in.n;
+        b.in = o.scores.data() + r0;
+        b.ldIn = in.m;
+        b.scaling = Scaling::Divide;
+        b.divisor = divisor;
+        b.inverse = 1.0 / divisor;
+        b.blocked = masked ? in.blocked.data() + r0 : nullptr;
+        b.ldBlocked = in.m;
+        b.stage = stage;
+        b.plusOne = plusOne;
+        b.weights = weights + r0;
+        b.ldWeights = in.m;
+        b.rows = stats ? o.rows.data() + r0 : nullptr;
+        b.values = in.values.data();
+        b.ldValues = in.n;
+        b.valueWidth = dv;
+        b.output = o.output.data() + r0;
+        b.ldOutput = in.m;
+        if (dk > 0) {
+            b.queries = in.queries.data() + r0;
+            b.ldQueries = in.m;
+            b.keys = in.keys.data();
+            b.ldKeys = in.n;
+            b.keyWidth = dk;
+            b.scoresOut = o.scores.data() + r0;
+        }
+        kernel(b);
+    }
+    o.weights = Eigen::Map<const Matrix>(weights, in.m, in.n);
     return o;
 }
 
@@ -180,6 +233,78 @@ private slots:
         qInfo("%d blocks, %d weights, each against %d wide builds bit for bit", cases, checked, int(wideBuilds.size()));
         QVERIFY(cases > 1000);
         QCOMPARE(compared, cases * int(wideBuilds.size()));
+    }
+    void bandsGiveTheSameBits()
+    {
+        const unsigned seed = std::random_device{}();
+        qInfo("seed %u", seed);
+        std::mt19937 rng(seed);
+        std::normal_distribution<double> normal(0.0, 2.0);
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        std::vector<std::pair<const char *, void (*)(const SoftmaxBlock &)>> builds{
+            {"baseline", runSoftmaxBlockBaseline}, {"AVX2", runSoftmaxBlockAvx2}};
+        if (hasAvx512Build())
+            builds.emplace_back("AVX-512", runSoftmaxBlockAvx512);
+        int cases = 0;
+        // m x n past kBandDoubles, so the whole block is banded; pieces that are not.
+        struct Shape {
+            Eigen::Index m, n, piece;
+        };
+        for (const Shape shape : {Shape{203, 700, 64}, Shape{21, 9000, 7}, Shape{97, 1024, 56}}) {
+            QVERIFY(shape.m * shape.n > kBandDoubles && shape.piece * shape.n <= kBandDoubles);
+            Inputs in;
+            in.m = shape.m;
+            in.n = shape.n;
+            in.queries = Matrix::NullaryExpr(in.m, 8, [&] { return normal(rng); });
+            in.keys = Matrix::NullaryExpr(in.n, 8, [&] { return normal(rng); });
+            in.scores = Matrix::NullaryExpr(in.m, in.n, [&] {
+                const double u = unit(rng);
+                return u < 0.02 ? 800.0 * normal(rng) : 6.0 * normal(rng);
+            });
+            in.values = Matrix::NullaryExpr(in.n, 16, [&] { return normal(rng); });
+            // Causal-like: row i sees keys up to i (and a few random ones blocked).
+            in.blocked = BoolMatrix::NullaryExpr(in.m, in.n, [&] { return unit(rng) < 0.1; });
+            for (Eigen::Index i = 0; i < in.m; ++i)
+                for (Eigen::Index j = i + 1; j < in.n; ++j)
+                    in.blocked(i, j) = true;
+            in.blocked.row(1).setConstant(true); // a fully masked row
+            for (const int dk : {0, 8})
+                for (const int dv : {1, 8, 16})
+                    for (int variant = 0; variant < 4; ++variant) {
+                        const bool masked = variant >= 1;
+                        const MaskStage stage = variant == 2 ? MaskStage::AfterSoftmax : MaskStage::BeforeSoftmax;
+                        const bool plusOne = variant == 3;
+                        const bool stats = rng() % 4 != 0;
+                        const int offset = int(rng() % 8);
+                        for (const auto &[name, kernel] : builds) {
+                            std::vector<double> wholeBuffer, piecesBuffer;
+                            const Outputs whole = runDerived(kernel, in, dk, dv, masked, stage, plusOne, stats, in.m,
+                                                             offset, wholeBuffer);
+                            const Outputs pieces = runDerived(kernel, in, dk, dv, masked, stage, plusOne, stats,
+                                                              shape.piece, offset, piecesBuffer);
+                            const QString at = QStringLiteral("%1, seed %2, m %3, n %4, d_k %5, d_v %6, variant %7, offset %8")
+                                                   .arg(QString::fromLatin1(name)).arg(seed).arg(in.m).arg(in.n)
+                                                   .arg(dk).arg(dv).arg(variant).arg(offset);
+                            QVERIFY2(sameBits(whole.scores, pieces.scores), qPrintable("scores: " + at));
+                            QVERIFY2(sameBits(whole.weights, pieces.weights), qPrintable("weights: " + at));
+                            QVERIFY2(sameBits(whole.output, pieces.output), qPrintable("output: " + at));
+                            for (std::size_t i = 0; i < whole.rows.size(); ++i)
+                                QVERIFY2(sameRow(whole.rows[i], pieces.rows[i]), qPrintable("row statistics: " + at));
+                            // Not vacuous: every weight written, a row's weights summing to 1
+                            // (at most 1 for softmax_1 or a mask after it), blocked entries 0.
+                            QVERIFY2(whole.weights.allFinite() && (whole.weights.array() >= 0).all(), qPrintable(at));
+                            const double sum = whole.weights.row(in.m - 1).sum();
+                            const bool dropped = plusOne || (masked && stage == MaskStage::AfterSoftmax);
+                            QVERIFY2(dropped ? sum <= 1 + 1e-12 : std::abs(sum - 1) < 1e-12, qPrintable(at));
+                            if (masked && stage == MaskStage::BeforeSoftmax)
+                                QVERIFY2(whole.weights(0, in.n - 1) == 0.0 && whole.weights.row(1).isZero(0),
+                                         qPrintable(at));
+                            ++cases;
+                        }
+                    }
+        }
+        qInfo("%d banded blocks against their pieces bit for bit", cases);
+        QCOMPARE(cases, 3 * 2 * 3 * 4 * int(builds.size()));
     }
 };
 
