@@ -91,6 +91,18 @@ struct Lane1 {
 };
 
 
+// x stored at p; with `stream`, past the caches where the lane type can
+// (a stage nothing reads again soon).
+template <class L>
+inline void put(L x, double *p, bool stream)
+{
+    if constexpr (requires { x.stream(p); }) {
+        if (stream)
+            return x.stream(p);
+    }
+    x.store(p);
+}
+
 // Every lane of L at `b` is blocked (L::kSize flags from b).
 template <class L>
 inline bool allBlockedAt(const bool *b)
@@ -229,15 +241,7 @@ void maxPass(const SoftmaxBlock &b, RowRun &run)
                     x = query[0] * key[0];
                     for (int c = 1; c < DK; ++c)
                         x = x + query[c] * key[c];
-                    double *to = scoresOut + column * ldIn + i;
-                    if constexpr (requires { x.stream(to); }) {
-                        if (stream)
-                            x.stream(to);
-                        else
-                            x.store(to);
-                    } else {
-                        x.store(to);
-                    }
+                    put(x, scoresOut + column * ldIn + i, stream);
                 } else {
                     x = L::load(scores + column * ldIn + i);
                 }
@@ -452,15 +456,7 @@ void normaliseOutputPass(const SoftmaxBlock &b, RowRun &run)
                 acc[c] = L::load(output + c * ldOutput + i);
             for (int k = 0; k < C; ++k) {
                 const L x = L::load(weights + (j + k) * ldWeights + i) * scale;
-                double *to = weightsOut + (j + k) * ldOut + i;
-                if constexpr (requires { x.stream(to); }) {
-                    if (stream)
-                        x.stream(to);
-                    else
-                        x.store(to);
-                } else {
-                    x.store(to);
-                }
+                put(x, weightsOut + (j + k) * ldOut + i, stream);
                 if constexpr (kSums)
                     sum = sum + x;
                 if constexpr (kSearch) {
