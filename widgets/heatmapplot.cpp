@@ -430,15 +430,8 @@ protected:
     }
     QString getTickLabel(double tick, const QLocale &locale, QChar formatChar, int precision) override
     {
-        if (m_ends && tick != 0.0 && std::abs(tick - std::round(tick)) > 1e-9) {
-            // Two decimals, as in the cells, without trailing zeros: "4.5".
-            QString text = QString::fromStdString(formatFixed(tick, 2, Minus::Typographic));
-            while (text.endsWith(QLatin1Char('0')))
-                text.chop(1);
-            if (text.endsWith(QLatin1Char('.')))
-                text.chop(1);
-            return text;
-        }
+        if (m_ends && tick != 0.0 && std::abs(tick - std::round(tick)) > 1e-9) // "4.5": two decimals at most, as the cells
+            return QString::fromStdString(compact(std::round(tick * 100) / 100, Minus::Typographic));
         return QCPAxisTicker::getTickLabel(tick, locale, formatChar, precision).replace(QLatin1Char('-'), QChar(0x2212));
     }
 
