@@ -17,8 +17,7 @@ namespace attn::detail {
 namespace {
 
 // exp of the four lanes of x, all within kFastExpRange: fastexp.h's
-// fastExpInRange(__m128d), operation for operation, with the table read by
-// a gather.
+// fastExpInRange(__m128d), operation for operation.
 inline __m256d fastExpInRange4(__m256d x)
 {
     using namespace fastexp_detail;
@@ -47,8 +46,9 @@ inline __m256d fastExpInRange4(__m256d x)
     const __m256d r2 = _mm256_mul_pd(r, r);
     const __m256d p23 = _mm256_add_pd(_mm256_set1_pd(kC2), _mm256_mul_pd(r, _mm256_set1_pd(kC3)));
     const __m256d p45 = _mm256_add_pd(_mm256_set1_pd(kC4), _mm256_mul_pd(r, _mm256_set1_pd(kC5)));
+    const __m256d p67 = _mm256_add_pd(_mm256_set1_pd(kC6), _mm256_mul_pd(r, _mm256_set1_pd(kC7)));
     const __m256d tmp = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(tail, r), _mm256_mul_pd(r2, p23)),
-                                      _mm256_mul_pd(_mm256_mul_pd(r2, r2), p45));
+                                      _mm256_mul_pd(_mm256_mul_pd(r2, r2), _mm256_add_pd(p45, _mm256_mul_pd(r2, p67))));
     return _mm256_add_pd(scale, _mm256_mul_pd(scale, tmp));
 }
 

@@ -23,6 +23,22 @@ namespace attn::detail {
 
 namespace {
 
+// fastexp.h's table as two arrays, of t_i and of T_i, for the permutes.
+struct SplitTable {
+    alignas(64) double tail[1 << fastexp_detail::kTableBits];
+    alignas(64) double entry[1 << fastexp_detail::kTableBits];
+};
+constexpr SplitTable splitTable()
+{
+    SplitTable s{};
+    for (int i = 0; i < (1 << fastexp_detail::kTableBits); ++i) {
+        s.tail[i] = fastexp_detail::kTable[i][0];
+        s.entry[i] = fastexp_detail::kTable[i][1];
+    }
+    return s;
+}
+constexpr SplitTable kSplitTable = splitTable();
+
 // exp of the eight lanes of x, all within kFastExpRange: fastexp.h's
 // fastExpInRange(__m128d), operation for operation.
 inline __m512d fastExpInRange8(__m512d x)
@@ -35,21 +51,14 @@ inline __m512d fastExpInRange8(__m512d x)
     const __m512d r = _mm512_add_pd(_mm512_add_pd(x, _mm512_mul_pd(kd, _mm512_set1_pd(kNegLn2HiN))),
                                     _mm512_mul_pd(kd, _mm512_set1_pd(kNegLn2LoN)));
 
-    // Entry i of the table is {t_i, T_i}, doubles 2i and 2i + 1: eight loads
-    // of a pair each, then {t} and {T} apart (faster here than two gathers).
-    const __m512i index = _mm512_slli_epi64(_mm512_and_si512(ki, _mm512_set1_epi64((1 << kTableBits) - 1)), 1);
-    alignas(64) long long at[8];
-    _mm512_store_si512(at, index);
-    __m128d e[8];
-    for (int lane = 0; lane < 8; ++lane)
-        e[lane] = _mm_load_pd(&kTable[0][0] + at[lane]);
-    // {t0 T0 t2 T2 t4 T4 t6 T6} and {t1 T1 t3 T3 ...}
-    const __m512d lo = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_set_m128d(e[2], e[0])),
-                                          _mm256_set_m128d(e[6], e[4]), 1);
-    const __m512d hi = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_set_m128d(e[3], e[1])),
-                                          _mm256_set_m128d(e[7], e[5]), 1);
-    const __m512d tail = _mm512_unpacklo_pd(lo, hi);
-    const __m512d entry = _mm512_unpackhi_pd(lo, hi);
+    // The table's sixteen t_i and sixteen T_i, two registers each: one
+    // permute reads eight lanes' entries (it takes the index from the low
+    // four bits of each lane of ki, which are i).
+    static_assert(kTableBits == 4);
+    const __m512d tail = _mm512_permutex2var_pd(_mm512_load_pd(kSplitTable.tail), ki,
+                                                _mm512_load_pd(kSplitTable.tail + 8));
+    const __m512d entry = _mm512_permutex2var_pd(_mm512_load_pd(kSplitTable.entry), ki,
+                                                 _mm512_load_pd(kSplitTable.entry + 8));
     const __m512i k = _mm512_and_si512(_mm512_slli_epi64(ki, 52 - kTableBits),
                                        _mm512_set1_epi64(static_cast<long long>(kExponentMask)));
     const __m512d scale = _mm512_castsi512_pd(_mm512_add_epi64(_mm512_castpd_si512(entry), k));
@@ -57,8 +66,9 @@ inline __m512d fastExpInRange8(__m512d x)
     const __m512d r2 = _mm512_mul_pd(r, r);
     const __m512d p23 = _mm512_add_pd(_mm512_set1_pd(kC2), _mm512_mul_pd(r, _mm512_set1_pd(kC3)));
     const __m512d p45 = _mm512_add_pd(_mm512_set1_pd(kC4), _mm512_mul_pd(r, _mm512_set1_pd(kC5)));
+    const __m512d p67 = _mm512_add_pd(_mm512_set1_pd(kC6), _mm512_mul_pd(r, _mm512_set1_pd(kC7)));
     const __m512d tmp = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(tail, r), _mm512_mul_pd(r2, p23)),
-                                      _mm512_mul_pd(_mm512_mul_pd(r2, r2), p45));
+                                      _mm512_mul_pd(_mm512_mul_pd(r2, r2), _mm512_add_pd(p45, _mm512_mul_pd(r2, p67))));
     return _mm512_add_pd(scale, _mm512_mul_pd(scale, tmp));
 }
 

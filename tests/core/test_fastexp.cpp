@@ -118,13 +118,15 @@ private slots:
         verifyWithin2(w);
     }
 
-    // Either side of each table step x = j ln2 / 128 (where the rounding
-    // of x N / ln2 switches entries), for j over the softmax's range.
+    // Either side of each table step x = (j + 1/2) ln2 / N (where the
+    // rounding of x N / ln2 switches entries), for j over the softmax's
+    // range, down to the cut to 0 at -745.2.
     void tableBoundaries()
     {
         Worst w;
-        const double step = std::log(2.0) / 128.0;
-        for (int j = -137700; j <= 0; ++j) {
+        const int n = 1 << attn::fastexp_detail::kTableBits;
+        const double step = std::log(2.0) / n;
+        for (int j = int(-745.3 / step); j <= 0; ++j) {
             const double x = (j + 0.5) * step;
             w.add(x);
             w.add(std::nextafter(x, -kInf));
