@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <new>
 
 namespace attn::detail {
 
@@ -158,16 +159,34 @@ inline void forRows(Eigen::Index m, F &&f)
         f.template operator()<Lane1>(i);
 }
 
-// The running values of a block's rows, m of each, in one allocation.
+// A cache line. The wide lanes' loads and stores at a multiple of it never
+// straddle two lines (an AVX-512 one at a multiple of only 16 bytes always
+// does), and their streaming stores apply (put). Eigen's matrices start on
+// one too (EIGEN_MAX_ALIGN_BYTES in CMakeLists.txt).
+constexpr std::size_t kLine = 64;
+
+// n doubles from a multiple of kLine, not set; freed by freeLines.
+inline double *newLines(std::size_t n)
+{
+    return new (std::align_val_t(kLine)) double[n];
+}
+inline void freeLines(double *p)
+{
+    ::operator delete[](p, std::align_val_t(kLine));
+}
+
+// The running values of a block's rows, m of each, in one allocation, each
+// array from a cache line.
 struct RowRun {
     explicit RowRun(Eigen::Index m)
-        : values(new double[8 * std::size_t(m)]()), open(new char[std::size_t(m)])
+        : values(newLines(8 * stride(m))), open(new char[std::size_t(m)])
     {
         const std::size_t n = std::size_t(m);
+        fillDoubles(values, 8 * stride(m), 0.0);
         double *p = values;
         for (double **array : {&max, &z, &eShift, &zInverse, &sums, &maxWeight, &argmax, &logZ}) {
             *array = p;
-            p += n;
+            p += stride(m);
         }
         fillDoubles(max, n, -kInf);
         fillDoubles(maxWeight, n, -kInf);
@@ -176,12 +195,13 @@ struct RowRun {
     }
     ~RowRun()
     {
-        delete[] values;
+        freeLines(values);
         delete[] open;
     }
+    static std::size_t stride(Eigen::Index m) { return (std::size_t(m) + 7) / 8 * 8; }
     RowRun(const RowRun &) = delete;
     RowRun &operator=(const RowRun &) = delete;
-    double *values; // zeros, but for the two set to -inf
+    double *values; // zeros, but for the two set to -inf (8 arrays, stride(m) apart)
     char *open;     // m flags: the row has an entry that takes part
     double *max, *z, *eShift, *zInverse, *sums, *maxWeight, *argmax; // argmax: a column, as a double
     double *logZ;   // softmax_1's log of each row's denominator
@@ -209,9 +229,9 @@ void maxPass(const SoftmaxBlock &b, RowRun &run)
         WideLane wide = WideLane::all(kInf);
         Lane1 one = Lane1::all(kInf);
     } lowest;
-    // Two keys a visit to each run of rows: the queries' entries and the
-    // running maximum are loaded once for both.
-    forColumns<2>(b.cols, [=, &lowest]<int C>(Eigen::Index j) {
+    // Four keys a visit to each run of rows: the queries' entries and the
+    // running maximum are loaded once for all four.
+    forColumns<4>(b.cols, [=, &lowest]<int C>(Eigen::Index j) {
         // Keys j..j+C-1's entries, each in every lane of both lane types.
         [[maybe_unused]] Lane1 key1[C][DK > 0 ? DK : 1];
         [[maybe_unused]] WideLane keyWide[C][DK > 0 ? DK : 1];
@@ -425,7 +445,7 @@ void normaliseOutputPass(const SoftmaxBlock &b, RowRun &run)
     double *sums = run.sums, *maxWeight = run.maxWeight, *argmax = run.argmax;
     for (int c = 0; c < DV; ++c)
         fillDoubles(output + c * ldOutput, std::size_t(m), 0.0);
-    forColumns<4>(b.cols, [=]<int C>(Eigen::Index j) {
+    forColumns<8>(b.cols, [=]<int C>(Eigen::Index j) {
         // V's entries for these columns, in every lane of both lane types.
         Lane1 v1[C][DV];
         WideLane vWide[C][DV];
@@ -657,12 +677,12 @@ void runSoftmaxBlockWide(const SoftmaxBlock &block)
         Eigen::Index band = (kBandDoubles / b.cols) / 8 * 8;
         if (band < 8)
             band = 8;
-        double *scratch = new double[std::size_t(band * b.cols)];
+        double *scratch = newLines(std::size_t(band * b.cols));
         // The first band ends where the weights' columns reach a 64-byte
         // boundary (all columns alike when ld is a multiple of 8), so that
-        // every later band's weights stream. (Streaming them is most of the
-        // gain; the scores stream only where they happen to be aligned so
-        // too: Eigen aligns a matrix to 16 bytes.)
+        // every later band's weights stream. (Eigen's matrices start on a
+        // cache line, so with ld a multiple of 8 that is the first band, and
+        // the scores stream too.)
         const auto offset = Eigen::Index((reinterpret_cast<std::uintptr_t>(b.weights) & 63) / sizeof(double));
         const Eigen::Index first = offset ? 8 - offset : band;
         for (Eigen::Index r0 = 0, rows = first; r0 < b.m; r0 += rows, rows = band) {
@@ -685,7 +705,7 @@ void runSoftmaxBlockWide(const SoftmaxBlock &block)
             part.stream = true;
             runSoftmaxBlockKeyed(part);
         }
-        delete[] scratch;
+        freeLines(scratch);
         __builtin_ia32_sfence(); // the streamed stores seen before the threads' barrier
         return;
     }
