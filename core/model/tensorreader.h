@@ -26,9 +26,9 @@ struct TensorReader {
     // Tried in turn before each name: "" and "transformer." for GPT-2,
     // "bert." and "" for BERT (BertForMaskedLM against BertModel).
     std::vector<std::string> prefixes{"", "transformer."};
-    std::set<std::string> dtypes;        // of the tensors read
+    std::set<std::string> dtypes{};      // of the tensors read
     std::int64_t parameters = 0;         // values read
-    std::optional<Problem> problem;
+    std::optional<Problem> problem{};
     const LoadControl *control = nullptr;
     double total = 1;                    // the parameters to read, for the progress
 
@@ -56,7 +56,7 @@ struct TensorReader {
 struct ConfigReader {
     QJsonObject object;
     std::string file;
-    std::optional<Problem> problem;
+    std::optional<Problem> problem{};
 
     // "not JSON: ... at byte N", "not a JSON object".
     static Result<ConfigReader> parse(const QByteArray &json, const QString &fileName);
