@@ -55,13 +55,22 @@ public:
             return false;
         }
         // Chromium writes the port it took, and the browser's socket path, here.
+        // The file can exist before its first line is whole (a run under load
+        // read it empty and took port 0), so the wait is for that line.
         const QString portFile = m_profile.filePath(QStringLiteral("DevToolsActivePort"));
-        QFile f(portFile);
-        if (!QTest::qWaitFor([&] { return QFile::exists(portFile); }, 30000) || !f.open(QIODevice::ReadOnly)) {
+        int port = 0;
+        const bool written = QTest::qWaitFor([&] {
+            QFile f(portFile);
+            if (!f.open(QIODevice::ReadOnly))
+                return false;
+            const QByteArray line = f.readLine();
+            port = line.endsWith('\n') ? line.trimmed().toInt() : 0;
+            return port > 0;
+        }, 30000);
+        if (!written) {
             *why = QStringLiteral("chromium wrote no DevToolsActivePort");
             return false;
         }
-        const int port = f.readLine().trimmed().toInt();
         // The page's socket, from /json/list.
         QTcpSocket http;
         http.connectToHost(QHostAddress::LocalHost, quint16(port));
