@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -140,8 +141,11 @@ bool smallProducts()
 
 namespace {
 
-// a (m <= 4 rows) times b through smallProductAvx2, the columns shared out
-// among the threads OpenMP allows here.
+// Below this many rows of b (twice over), a product is not split in halves.
+constexpr int kMinHalfRows = 64;
+
+// a (m <= 4 rows) times b through smallProductAvx2, shared out among the
+// threads OpenMP allows here.
 Eigen::MatrixXf smallProduct(const Eigen::MatrixXf &a, const FloatMatrix &b, bool tb)
 {
     const Eigen::Index m = a.rows(), n = tb ? b.rows() : b.cols();
@@ -161,20 +165,43 @@ Eigen::MatrixXf smallProduct(const Eigen::MatrixXf &a, const FloatMatrix &b, boo
 #if defined(_OPENMP)
     threads = omp_in_parallel() ? 1 : std::max(1, omp_get_max_threads());
 #endif
-    // Columns in runs of 8 (one AVX register), split evenly.
-    const int runs = (p.n + 7) / 8;
-    threads = std::max(1, std::min(threads, runs));
-    auto part = [&](int t) {
-        auto start = [&](int part) { return int(std::min<long long>(p.n, 8LL * (1LL * runs * part / threads))); };
-        const int n0 = start(t), n1 = start(t + 1);
-        if (n0 < n1)
-            detail::smallProductAvx2(p, n0, n1);
+    // b's rows in two halves, each summed on its own and the two added:
+    // each thread then streams its own contiguous half of the weights
+    // (two cores read them half as fast again as when both share every row).
+    // Always two, whatever the threads, so the bits do not depend on them.
+    // With b transposed each output is one row's dot product: no halves.
+    const int halves = !tb && p.k >= 2 * kMinHalfRows ? 2 : 1;
+    const int runs = (p.n + 7) / 8; // columns in runs of 8 (one AVX register), split evenly
+    const int parts = std::max(1, std::min((threads + halves - 1) / halves, runs));
+    std::vector<float> second; // the second half's sums, m by n
+    if (halves == 2)
+        second.assign(std::size_t(m) * std::size_t(p.n), 0.0f);
+    auto work = [&](int w) {
+        const int half = w / parts, part = w % parts;
+        auto start = [&](int q) { return int(std::min<long long>(p.n, 8LL * (1LL * runs * q / parts))); };
+        const int n0 = start(part), n1 = start(part + 1);
+        if (n0 >= n1)
+            return;
+        detail::SmallProduct h = p;
+        if (halves == 2) {
+            const int k0 = half == 0 ? 0 : p.k / 2, k1 = half == 0 ? p.k / 2 : p.k;
+            h.k = k1 - k0;
+            h.x = p.x + k0;
+            h.b = p.b + std::size_t(k0) * std::size_t(p.n);
+            if (half == 1)
+                h.y = second.data();
+        }
+        detail::smallProductAvx2(h, n0, n1);
     };
+    const int items = halves * parts;
 #if defined(_OPENMP)
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
+#pragma omp parallel for num_threads(std::min(threads, items)) schedule(static, 1)
 #endif
-    for (int t = 0; t < threads; ++t)
-        part(t);
+    for (int w = 0; w < items; ++w)
+        work(w);
+    if (halves == 2)
+        for (Eigen::Index i = 0; i < y.size(); ++i)
+            y.data()[i] += second[std::size_t(i)];
     return y;
 }
 

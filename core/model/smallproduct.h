@@ -3,7 +3,8 @@
 // positions through a layer, or into the logits): the products of the
 // incremental forward. smallproduct_avx2.cpp has the loops, built for AVX2
 // and FMA; blas.cpp's multiplyFloat calls them on processors that have both
-// and spreads the columns over threads. Plain pointers: row-major arrays.
+// and shares them out over threads (b's rows in two halves, the columns in
+// parts). Plain pointers: row-major arrays.
 
 #include <cstddef>
 

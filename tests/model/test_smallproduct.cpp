@@ -4,7 +4,8 @@
 // sizes that leave remainders in every loop (k not a multiple of 4 or 16, n
 // not a multiple of 8, fewer columns than threads' runs), and one row or
 // four. A float32 sum of k products is off by about sqrt(k) * 2^-24 of the
-// sum of their sizes; the bound below is 8 times that.
+// sum of their sizes; the bound below is 8 times that. And the same bits
+// whatever the number of threads (b's rows are always summed in two halves).
 
 #include "attn_test.h"
 #include "blas.h"
@@ -13,6 +14,10 @@
 #include <QTest>
 
 #include <random>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 using namespace attn;
 
@@ -71,6 +76,41 @@ private slots:
                                          .arg(seed).arg(i).arg(j).arg(double(c(i, j)), 0, 'g', 9)
                                          .arg(want(i, j), 0, 'g', 9).arg(bound, 0, 'g', 3)));
             }
+    }
+
+    void sameBitsWithAnyThreads_data() { againstDouble_data(); }
+
+    void sameBitsWithAnyThreads()
+    {
+#if !defined(_OPENMP)
+        QSKIP("built without OpenMP: one thread only");
+#else
+        QFETCH(int, m);
+        QFETCH(int, k);
+        QFETCH(int, n);
+        QFETCH(bool, transposed);
+        std::mt19937 rng(7);
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        const Eigen::MatrixXf a = Eigen::MatrixXf::NullaryExpr(m, k, [&] { return normal(rng); });
+        const FloatMatrix b = FloatMatrix::NullaryExpr(transposed ? n : k, transposed ? k : n, [&] { return normal(rng); });
+        const int before = omp_get_max_threads();
+        omp_set_num_threads(1);
+        const Eigen::MatrixXf one = blas::multiplyFloat(a, b, transposed);
+        for (const int threads : {2, 3, 4}) {
+            omp_set_num_threads(threads);
+            const Eigen::MatrixXf c = blas::multiplyFloat(a, b, transposed);
+            QCOMPARE(c.rows(), one.rows());
+            QCOMPARE(c.cols(), one.cols());
+            for (Eigen::Index i = 0; i < c.size(); ++i)
+                if (c.data()[i] != one.data()[i]) {
+                    omp_set_num_threads(before);
+                    QFAIL(qPrintable(QStringLiteral("%1 threads: entry %2 is %3, with one thread %4")
+                                         .arg(threads).arg(i).arg(double(c.data()[i]), 0, 'g', 9)
+                                         .arg(double(one.data()[i]), 0, 'g', 9)));
+                }
+        }
+        omp_set_num_threads(before);
+#endif
     }
 };
 
