@@ -86,8 +86,8 @@ public:
         // Named before: the event may delete its receiver (DeferredDelete).
         const QEvent::Type eventType = event->type();
         std::string who = receiver->metaObject()->className();
-        if (!receiver->objectName().isEmpty())
-            who += " " + receiver->objectName().toStdString();
+        if (!receiver->objectName().isEmpty()) // appended in two steps: GCC 12's -Wrestrict misreads " " + string
+            who.append(1, ' ').append(receiver->objectName().toStdString());
         QElapsedTimer t;
         t.start();
         m_children.push_back(0);

@@ -105,9 +105,16 @@ void HeadGrid::setData(HeadGridData data)
     } else {
         markCell(m_hoverRow, m_hoverCol); // the pointer's cell may be another now
         m_hoverRow = m_hoverCol = -1;
-        for (std::size_t i = 0; i < changed.size(); ++i)
-            if (changed[i])
-                markCell(int(i) / m_data.cols, int(i) % m_data.cols);
+        if (std::all_of(changed.begin(), changed.end(), [](bool c) { return c; })) {
+            // A key in the model mode changes every head: one update, not one rectangle per cell.
+            m_dirty.assign(m_data.cells.size(), true);
+            update();
+        } else {
+            const Layout l = layout(QRectF(rect()), font()); // once, not once per cell
+            for (std::size_t i = 0; i < changed.size(); ++i)
+                if (changed[i])
+                    markCellIn(l, int(i) / m_data.cols, int(i) % m_data.cols);
+        }
     }
     if (m_selRow >= 0) {
         m_selRow = std::clamp(m_selRow, 0, std::max(0, m_data.rows - 1));
@@ -147,9 +154,16 @@ void HeadGrid::markCell(int row, int col)
 {
     if (row < 0 || col < 0 || row >= m_data.rows || col >= m_data.cols)
         return;
+    markCellIn(layout(QRectF(rect()), font()), row, col);
+}
+
+void HeadGrid::markCellIn(const Layout &l, int row, int col)
+{
+    if (row < 0 || col < 0 || row >= m_data.rows || col >= m_data.cols)
+        return;
     m_dirty.resize(m_data.cells.size(), false);
     m_dirty[std::size_t(row * m_data.cols + col)] = true;
-    update(cellArea(layout(QRectF(rect()), font()), row, col).toAlignedRect());
+    update(cellArea(l, row, col).toAlignedRect());
 }
 
 void HeadGrid::markAll()
@@ -213,9 +227,17 @@ HeadGrid::Layout HeadGrid::layout(const QRectF &rect, const QFont &font) const
         l.title = QRectF(rect.left(), top, rect.width(), line * 1.6);
         top += l.title.height();
     }
+    QString key = font.key() + QChar(0x1e) + QString::number(m_data.rows);
     for (int r = 0; r < m_data.rows; ++r)
-        l.labelW = std::max(l.labelW, fm.horizontalAdvance(labelOr(m_data.rowLabels, r, QStringLiteral("L"))));
-    l.labelW += line * 0.8;
+        key += QChar(0x1f) + labelOr(m_data.rowLabels, r, QStringLiteral("L"));
+    if (key != m_labelWidthKey) {
+        double widest = 0;
+        for (int r = 0; r < m_data.rows; ++r)
+            widest = std::max(widest, fm.horizontalAdvance(labelOr(m_data.rowLabels, r, QStringLiteral("L"))));
+        m_labelWidthKey = key;
+        m_labelWidth = widest;
+    }
+    l.labelW = m_labelWidth + line * 0.8;
     l.headerH = line * 1.3;
     int lines = 0;
     for (const HeadGridCell &c : m_data.cells)

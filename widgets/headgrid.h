@@ -119,6 +119,7 @@ private:
     const QStaticText &captionText(const QString &line, const QFont &font, bool bold, double width) const;
     QRectF cellArea(const Layout &l, int row, int col) const; // the cell, with room for its frame
     void markCell(int row, int col);                          // draw again, and update the widget there
+    void markCellIn(const Layout &l, int row, int col);       // the same, in a layout already made
     void markAll();
 
     HeadGridData m_data;
@@ -132,6 +133,10 @@ private:
     mutable int m_cellsRepainted = 0;
     mutable QHash<QString, QStaticText> m_captions[2]; // captionText's, regular and bold, for m_captionFont and m_captionWidth
     mutable QFont m_captionFont;
+    // layout()'s widest row label, for the font and labels in m_labelWidthKey:
+    // measuring the labels shaped them again on every key typed into the model.
+    mutable QString m_labelWidthKey;
+    mutable double m_labelWidth = 0;
     mutable double m_captionWidth = -1;
 };
 
