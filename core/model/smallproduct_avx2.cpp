@@ -15,10 +15,6 @@ namespace attn::blas::detail {
 
 namespace {
 
-// The rows of x are a template parameter, so that the accumulators and the
-// broadcast x values stay in registers: with a run-time count the compiler
-// kept them in arrays on the stack, and the loops ran at half the memory's speed.
-
 // a * b + c, rounded once.
 inline float fma1(float a, float b, float c)
 {
@@ -95,6 +91,10 @@ void rowsTimesColumns(int k, const float *x, int ldx, const float *b, float *y, 
     }
 }
 
+// The rows of x (M) are a template parameter, so that the accumulators and
+// the broadcast x values stay in registers: with a run-time count the
+// compiler kept them in arrays on the stack, and the loops ran at half the
+// memory's speed.
 template <int M>
 void product(const SmallProduct &p, int n0, int n1)
 {
