@@ -227,13 +227,14 @@ HeadGrid::Layout HeadGrid::layout(const QRectF &rect, const QFont &font) const
         l.title = QRectF(rect.left(), top, rect.width(), line * 1.6);
         top += l.title.height();
     }
-    QString key = font.key() + QChar(0x1e) + QString::number(m_data.rows);
+    QStringList labels;
     for (int r = 0; r < m_data.rows; ++r)
-        key += QChar(0x1f) + labelOr(m_data.rowLabels, r, QStringLiteral("L"));
+        labels << labelOr(m_data.rowLabels, r, QStringLiteral("L"));
+    const QString key = font.key() + QChar(0x1e) + labels.join(QChar(0x1f));
     if (key != m_labelWidthKey) {
         double widest = 0;
-        for (int r = 0; r < m_data.rows; ++r)
-            widest = std::max(widest, fm.horizontalAdvance(labelOr(m_data.rowLabels, r, QStringLiteral("L"))));
+        for (const QString &label : labels)
+            widest = std::max(widest, fm.horizontalAdvance(label));
         m_labelWidthKey = key;
         m_labelWidth = widest;
     }
