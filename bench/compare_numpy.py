@@ -254,10 +254,10 @@ def main():
           % (version, blas_name(numpy_blas), numpy_blas,
              ("float64 on %s (%s)" % (blas_name(torch_blas), torch_blas)) if have_torch else "not installed (python3-torch)",
              D_MODEL, HEADS, args.repetitions, " ".join(load)))
-    base_head = " baseline | baseline / NumPy |" if args.baseline else ""
+    base_head = " baseline | baseline / NumPy | baseline, derived | baseline derived / NumPy |" if args.baseline else ""
     torch_head = " PyTorch | ours / PyTorch |" if have_torch else ""
     print("| n | threads | NumPy, plain | NumPy, buffers reused |%s%s ours | ours / NumPy | ours, scaled derived | derived / NumPy |" % (torch_head, base_head))
-    print("|--:|--:|--:|--:|%s%s--:|--:|--:|--:|" % ("--:|--:|" if have_torch else "", "--:|--:|" if args.baseline else ""))
+    print("|--:|--:|--:|--:|%s%s--:|--:|--:|--:|" % ("--:|--:|" if have_torch else "", "--:|--:|--:|--:|" if args.baseline else ""))
 
     def ratio(mine, theirs):
         return "%.2f×" % (mine / theirs) if mine and theirs else "?"
@@ -272,13 +272,15 @@ def main():
         theirs = {n: min(plain[n], tuned[n]) for n in SIZES}
         torch_times = {n: torch_seconds(n, threads, args.repetitions)[0] for n in SIZES} if have_torch else {}
         derived = ours_seconds(args.bench_core, threads, args.repetitions, "derived")
+        base_derived = ours_seconds(args.baseline, threads, args.repetitions, "derived") if args.baseline else {}
         for n in SIZES:
             cells = [str(n), str(threads), fmt(plain[n]), fmt(tuned[n])]
             if have_torch:
                 cells += [fmt(torch_times[n]), ratio(ours.get(n), torch_times[n])]
             if args.baseline:
                 b = base.get(n)
-                cells += [fmt(b) if b else "?", ratio(b, theirs[n])]
+                bd = base_derived.get(n)
+                cells += [fmt(b) if b else "?", ratio(b, theirs[n]), fmt(bd) if bd else "?", ratio(bd, theirs[n])]
             cells += [fmt(ours[n]) if ours.get(n) else "?", ratio(ours.get(n), theirs[n]),
                       fmt(derived[n]) if derived.get(n) else "?", ratio(derived.get(n), theirs[n])]
             print("| " + " | ".join(cells) + " |")

@@ -1,6 +1,7 @@
 #include "attention.h"
 
 #include "fastexp.h"
+#include "hugepages.h"
 #include "positional.h"
 #include "softmax_block.h"
 
@@ -529,14 +530,21 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
 
     // Every matrix is allocated here, on the calling thread; the tasks fill them.
     // (Resized in place: a matrix of the same size keeps its memory.)
+    // The n x n stages on huge pages where the memory is new (see hugepages.h).
+    const auto sized = [nq, nk](Matrix &m) {
+        const double *was = m.data();
+        m.resize(nq, nk);
+        if (m.data() != was)
+            adviseHugePages(m.data(), std::size_t(m.size()) * sizeof(double));
+    };
     t.heads.resize(std::size_t(h));
     for (HeadTrace &head : t.heads) {
-        head.scores.resize(nq, nk); // (kept: the same size, so the same memory and values)
+        sized(head.scores); // (kept: the same size, so the same memory and values)
         if (options.keepScaled)
-            head.scaled.resize(nq, nk);
+            sized(head.scaled);
         else
             head.scaled = Matrix();
-        head.weights.resize(nq, nk);
+        sized(head.weights);
         head.output.resize(nq, t.dv);
         head.rows.assign(std::size_t(nq), RowStats{});
         head.divisor = t.divisor;
