@@ -1,7 +1,6 @@
 #include "attention.h"
 
 #include "fastexp.h"
-#include "hugepages.h"
 #include "positional.h"
 #include "softmax_block.h"
 
@@ -530,21 +529,14 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
 
     // Every matrix is allocated here, on the calling thread; the tasks fill them.
     // (Resized in place: a matrix of the same size keeps its memory.)
-    // The n x n stages on huge pages where the memory is new (see hugepages.h).
-    const auto sized = [nq, nk](Matrix &m) {
-        const double *was = m.data();
-        m.resize(nq, nk);
-        if (m.data() != was)
-            adviseHugePages(m.data(), std::size_t(m.size()) * sizeof(double));
-    };
     t.heads.resize(std::size_t(h));
     for (HeadTrace &head : t.heads) {
-        sized(head.scores); // (kept: the same size, so the same memory and values)
+        head.scores.resize(nq, nk); // (kept: the same size, so the same memory and values)
         if (options.keepScaled)
-            sized(head.scaled);
+            head.scaled.resize(nq, nk);
         else
             head.scaled = Matrix();
-        sized(head.weights);
+        head.weights.resize(nq, nk);
         head.output.resize(nq, t.dv);
         head.rows.assign(std::size_t(nq), RowStats{});
         head.divisor = t.divisor;
