@@ -6,6 +6,8 @@
 #include "sinkview.h"
 #include "stagedata.h"
 
+#include <QApplication>
+#include <QButtonGroup>
 #include <QElapsedTimer>
 #include <QEvent>
 #include <QGridLayout>
@@ -23,9 +25,11 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -325,12 +329,40 @@ QTabWidget *ModelView::buildHeadTabs(QWidget *parent)
 {
     m_tabs = new QTabWidget(parent);
     m_tabs->setObjectName(QStringLiteral("modelHeadTabs"));
-    auto *maps = new QWidget(m_tabs);
-    auto *mapGrid = new QGridLayout(maps);
-    mapGrid->setContentsMargins(2, 2, 2, 2);
-    mapGrid->setSpacing(4);
+    // The maps' page: the picker (shown when the maps are split over pages)
+    // above a stack of pages, each with its maps in a grid (arrangeMaps).
+    m_mapsPage = new QWidget(m_tabs);
+    m_mapsPage->setObjectName(QStringLiteral("modelMapsPage"));
+    m_mapsPage->installEventFilter(this);
+    auto *mapsLayout = new QVBoxLayout(m_mapsPage);
+    mapsLayout->setContentsMargins(0, 0, 0, 0);
+    mapsLayout->setSpacing(2);
+    m_mapPicker = new QWidget(m_mapsPage);
+    m_mapPicker->setObjectName(QStringLiteral("modelMapPicker"));
+    auto *pickerLayout = new QHBoxLayout(m_mapPicker);
+    pickerLayout->setContentsMargins(2, 2, 2, 0);
+    m_mapButtons = new QButtonGroup(this);
+    m_mapButtons->setExclusive(true);
+    for (int page = 0; page < 5; ++page) {
+        auto *button = new QToolButton(m_mapPicker);
+        button->setObjectName(QStringLiteral("modelMapPage%1").arg(page + 1));
+        button->setCheckable(true);
+        button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        m_mapButtons->addButton(button, page);
+        pickerLayout->addWidget(button);
+    }
+    pickerLayout->addStretch(1);
+    m_mapPicker->hide();
+    m_mapStack = new QStackedWidget(m_mapsPage);
+    for (QWidget *&page : m_mapPages) {
+        page = new QWidget(m_mapStack);
+        m_mapStack->addWidget(page);
+    }
+    mapsLayout->addWidget(m_mapPicker);
+    mapsLayout->addWidget(m_mapStack, 1);
+    connect(m_mapButtons, &QButtonGroup::idClicked, m_mapStack, &QStackedWidget::setCurrentIndex);
     for (int i = 0; i < 5; ++i) {
-        auto *plot = new HeatmapPlot(maps);
+        auto *plot = new HeatmapPlot(m_mapPages[0]);
         plot->setObjectName(QStringLiteral("model_") + stageKey(kStages[i]));
         plot->setMinimumSize(200, 170);
         m_stagePlots[i] = plot;
@@ -339,17 +371,8 @@ QTabWidget *ModelView::buildHeadTabs(QWidget *parent)
             return m_headScenario ? cellToolTip(*m_headScenario, m_headTrace, stage, 0, row, col) : QString();
         });
     }
-    // Two maps a row, in the order of the computation (scores, scaled;
-    // masked, weights; the output): three in a row left a short
-    // sentence's cells too narrow for a model's scores (two or three
-    // digits before the point) and even for the weights' numbers.
-    for (int i = 0; i < 4; ++i)
-        mapGrid->addWidget(m_stagePlots[i], i / 2, i % 2);
-    mapGrid->addWidget(m_stagePlots[4], 2, 0, 1, 2);
-    for (int c = 0; c < 2; ++c)
-        mapGrid->setColumnStretch(c, 1);
-    for (int r = 0; r < 3; ++r)
-        mapGrid->setRowStretch(r, 1);
+    layOutMaps();
+    QWidget *maps = m_mapsPage;
     m_tabs->addTab(maps, QString());
     auto *qkv = new QWidget(m_tabs);
     auto *qkvPage = new QVBoxLayout(qkv);
@@ -750,11 +773,195 @@ void ModelView::updateHeadMaps()
                 markCache(d);
             m_stagePlots[i]->setData(std::move(d));
         }
+        // The first maps are arranged for the room they have; after that a
+        // new size or zoom arranges them again, but not every token typed:
+        // trying the arrangements lays out and draws the maps several times.
+        if (!m_arrangedOnce && m_stagePlots[0]->rowCount() > 0) {
+            m_arrangedOnce = true;
+            scheduleMapArrangement();
+        }
     } else {
         for (int i = 0; i < 3; ++i)
             m_qkvPlots[i]->setData(qkvData(i));
         m_qkvSource->setText(qkvSourceText());
     }
+}
+
+// The five maps on the pages of the arrangement: two maps a row, in the
+// order of the computation (scores, scaled; masked, weights; the output).
+// (Three in a row left a short sentence's cells too narrow for a model's
+// scores, two or three digits before the point, and even for the weights'.)
+//   Grid: all five on one page, the output below.
+//   OutputApart: the four stage maps on one page, the output on the next.
+//   Pairs: scores and scaled, masked and weights, the output: three pages.
+//   Singles: a map a page, the whole width (a projector's zoom 2).
+// The later ones give each map more height, where a projector's zoom left
+// the grid's cells too low for their numbers (arrangeMapsToFit).
+void ModelView::layOutMaps()
+{
+    for (QWidget *page : m_mapPages)
+        delete page->layout(); // the maps stay; a new grid takes them
+    std::vector<QGridLayout *> grids;
+    for (QWidget *page : m_mapPages) {
+        auto *grid = new QGridLayout(page);
+        grid->setContentsMargins(2, 2, 2, 2);
+        grid->setSpacing(kMapSpacing);
+        for (int c = 0; c < 2; ++c)
+            grid->setColumnStretch(c, 1);
+        grids.push_back(grid);
+    }
+    HeatmapPlot *const *p = m_stagePlots;
+    int pages = 1;
+    switch (m_arrangement) {
+    case MapArrangement::Grid:
+        for (int i = 0; i < 4; ++i)
+            grids[0]->addWidget(p[i], i / 2, i % 2);
+        grids[0]->addWidget(p[4], 2, 0, 1, 2);
+        break;
+    case MapArrangement::OutputApart:
+        for (int i = 0; i < 4; ++i)
+            grids[0]->addWidget(p[i], i / 2, i % 2);
+        grids[1]->addWidget(p[4], 0, 0, 1, 2);
+        pages = 2;
+        break;
+    case MapArrangement::Pairs:
+        grids[0]->addWidget(p[0], 0, 0);
+        grids[0]->addWidget(p[1], 0, 1);
+        grids[1]->addWidget(p[2], 0, 0);
+        grids[1]->addWidget(p[3], 0, 1);
+        grids[2]->addWidget(p[4], 0, 0, 1, 2);
+        pages = 3;
+        break;
+    case MapArrangement::Singles:
+        for (int i = 0; i < 5; ++i)
+            grids[std::size_t(i)]->addWidget(p[i], 0, 0, 1, 2);
+        pages = 5;
+        break;
+    }
+    for (QGridLayout *grid : grids)
+        for (int r = 0; r < grid->rowCount(); ++r)
+            grid->setRowStretch(r, 1);
+    // A widget given a new parent is hidden until shown, and a layout shows
+    // it (later) only in a page in view.
+    for (HeatmapPlot *plot : m_stagePlots)
+        plot->show();
+    for (int page = 0; page < 5; ++page)
+        m_mapButtons->button(page)->setVisible(page < pages);
+    m_mapPicker->setVisible(pages > 1);
+    const int current = std::min(m_mapStack->currentIndex(), pages - 1);
+    m_mapStack->setCurrentIndex(std::max(current, 0));
+    m_mapButtons->button(m_mapStack->currentIndex())->setChecked(true);
+    retranslateMapPicker();
+}
+
+void ModelView::retranslateMapPicker()
+{
+    QStringList names;
+    if (m_arrangement == MapArrangement::OutputApart)
+        names = {tr("Scores → weights"), tr("Output")};
+    else if (m_arrangement == MapArrangement::Pairs)
+        names = {tr("Scores, scaled"), tr("Masked, weights"), tr("Output")};
+    else
+        names = {tr("Scores"), tr("Scaled"), tr("Masked"), tr("Weights"), tr("Output")};
+    const QString why = tr("At this size the maps are shown over pages, so that their cells keep their numbers");
+    for (int page = 0; page < 5; ++page) {
+        m_mapButtons->button(page)->setText(page < names.size() ? names[page] : QString());
+        m_mapButtons->button(page)->setToolTip(why);
+    }
+}
+
+void ModelView::setMapArrangement(MapArrangement arrangement)
+{
+    if (arrangement == m_arrangement)
+        return;
+    m_arrangement = arrangement;
+    layOutMaps();
+}
+
+int ModelView::pageCount() const
+{
+    switch (m_arrangement) {
+    case MapArrangement::Grid: return 1;
+    case MapArrangement::OutputApart: return 2;
+    case MapArrangement::Pairs: return 3;
+    case MapArrangement::Singles: return 5;
+    }
+    return 1;
+}
+
+// How many of the four stage maps (not the output) draw their numbers in
+// the arrangement now laid out: each page in front in turn, laid out and
+// drawn at once.
+int ModelView::mapsWithNumbers()
+{
+    const int front = m_mapStack->currentIndex();
+    int count = 0;
+    const int pages = pageCount();
+    for (int page = 0; page < pages; ++page) {
+        m_mapStack->setCurrentIndex(page);
+        m_mapsPage->layout()->activate();
+        m_mapPages[page]->layout()->activate();
+        for (int i = 0; i < 4; ++i)
+            if (HeatmapPlot *plot = m_stagePlots[i]; plot->parentWidget() == m_mapPages[page]) {
+                plot->replot(QCustomPlot::rpImmediateRefresh);
+                count += plot->cellTextVisible();
+            }
+    }
+    m_mapStack->setCurrentIndex(front);
+    return count;
+}
+
+// After a new size, zoom or number of tokens: the arrangement in which the
+// most stage maps' cells hold their numbers, the first of those on a tie
+// (the grid shows the most at once). Each is laid out and drawn to count
+// them: a map's labels and margins change with its cells' size, so a guess
+// from the last layout is not good enough. The output does not count: its
+// many columns (a head's 32 or 64 dimensions) would take a page of its own
+// at any size, and its numbers are not what the lesson reads.
+void ModelView::arrangeMapsToFit()
+{
+    if (!m_headScenario || !m_mapsPage->isVisible() || m_stagePlots[0]->rowCount() == 0)
+        return;
+    // The grid with every stage map's numbers drawn: nothing better to find.
+    if (m_arrangement == MapArrangement::Grid && mapsWithNumbers() == 4)
+        return;
+    const MapArrangement was = m_arrangement;
+    const int front = m_mapStack->currentIndex();
+    MapArrangement best = MapArrangement::Grid;
+    int most = -1;
+    for (MapArrangement a : {MapArrangement::Grid, MapArrangement::OutputApart, MapArrangement::Pairs, MapArrangement::Singles}) {
+        setMapArrangement(a);
+        const int kept = mapsWithNumbers();
+        if (kept > most) {
+            most = kept;
+            best = a;
+        }
+        if (kept == 4)
+            break;
+    }
+    setMapArrangement(best);
+    if (best == was)
+        m_mapStack->setCurrentIndex(front);
+    m_mapButtons->button(m_mapStack->currentIndex())->setChecked(true);
+}
+
+void ModelView::scheduleMapArrangement()
+{
+    if (m_arrangePending)
+        return;
+    m_arrangePending = true;
+    // After the layout has given the maps their sizes.
+    QTimer::singleShot(0, this, [this] {
+        m_arrangePending = false;
+        arrangeMapsToFit();
+    });
+}
+
+bool ModelView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_mapsPage && event->type() == QEvent::Resize)
+        scheduleMapArrangement();
+    return QWidget::eventFilter(watched, event);
 }
 
 QString ModelView::qkvSourceText() const
@@ -1158,6 +1365,7 @@ void ModelView::retranslate()
 {
     m_modelLine->setText(modelSummary());
     m_back->setText(tr("Back to the lab"));
+    retranslateMapPicker();
     m_back->setToolTip(tr("Leave the model mode; the lab's document is as you left it"));
     m_sentenceLabel->setText(tr("&Sentence:"));
     m_sentence->setPlaceholderText(tr("Type a sentence; the model reads it as you type"));
@@ -1204,6 +1412,8 @@ void ModelView::changeEvent(QEvent *event)
 {
     if (event->type() == QEvent::LanguageChange)
         retranslate();
+    if (event->type() == QEvent::FontChange)
+        scheduleMapArrangement();
     QWidget::changeEvent(event);
 }
 

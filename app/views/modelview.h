@@ -26,10 +26,12 @@
 #include <memory>
 #include <optional>
 
+class QButtonGroup;
 class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
+class QStackedWidget;
 class QTabWidget;
 class QTableWidget;
 class QTimer;
@@ -104,6 +106,13 @@ public:
     HeatmapPlot *stagePlot(Stage stage) const { return m_stagePlots[int(stage)]; }
     HeatmapPlot *qkvPlot(int which) const { return m_qkvPlots[which]; } // 0 q, 1 k, 2 v
     QTabWidget *headTabs() const { return m_tabs; }
+    // How the five maps share the first tab: all on one page, or over two,
+    // three or five (a picker above them) where one page leaves their cells too low
+    // for their numbers (a projector's zoom). Chosen after every new size,
+    // zoom or number of tokens.
+    enum class MapArrangement { Grid, OutputApart, Pairs, Singles };
+    MapArrangement mapArrangement() const { return m_arrangement; }
+    QStackedWidget *mapPages() const { return m_mapStack; }
     // The "Sinks" tab (sinkview.h): the model's weight on the first token
     // and StreamingLLM's window against sinks + a window; it follows the
     // model and the sentence.
@@ -177,6 +186,7 @@ signals:
 
 protected:
     void changeEvent(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void buildTokenStrip(QVBoxLayout *root);
@@ -197,6 +207,13 @@ private:
     void updateAblationNote();
     void updateScoresTable();
     void showGridMenu(const QPoint &pos);
+    void layOutMaps();
+    void retranslateMapPicker();
+    void setMapArrangement(MapArrangement arrangement);
+    int pageCount() const;
+    int mapsWithNumbers();
+    void arrangeMapsToFit();
+    void scheduleMapArrangement();
 
     std::shared_ptr<const Gpt2Model> m_model;
     std::optional<ModelTrace> m_trace;
@@ -216,6 +233,15 @@ private:
     bool m_live = true;
     double m_liveKeyBudget = kLiveKeyBudget;
     bool m_tabDirty[2] = {true, true}; // the maps of each tab, waiting to be shown
+    static constexpr int kMapSpacing = 4;
+    MapArrangement m_arrangement = MapArrangement::Grid;
+    bool m_arrangePending = false;
+    bool m_arrangedOnce = false; // for the first maps shown
+    QWidget *m_mapsPage = nullptr;
+    QWidget *m_mapPicker = nullptr;
+    QButtonGroup *m_mapButtons = nullptr;
+    QStackedWidget *m_mapStack = nullptr;
+    QWidget *m_mapPages[5] = {};
 
     QLabel *m_modelLine = nullptr;
     QLabel *m_sentenceLabel = nullptr;

@@ -136,7 +136,7 @@
 <context>
     <name>attn::AllHeadsView</name>
     <message>
-        <location filename="../../app/views/stageviews.cpp" line="+327" />
+        <location filename="../../app/views/stageviews.cpp" line="+346" />
         <source>Head %1: click to show it in every map</source>
         <translation>头 %1：点击后所有热图都显示这个头</translation>
     </message>
@@ -851,7 +851,7 @@
         <translation>未命名</translation>
     </message>
     <message>
-        <location line="+95" />
+        <location line="+101" />
         <source>%1 row %2, column %3: %4</source>
         <translation>%1 第 %2 行第 %3 列：%4</translation>
     </message>
@@ -2156,7 +2156,7 @@
         <translation>已恢复 %1 未保存的改动</translation>
     </message>
     <message>
-        <location line="+48" />
+        <location line="+53" />
         <source>%1[*] — Attention Lab</source>
         <translation>%1[*] — Attention Lab</translation>
     </message>
@@ -2171,7 +2171,7 @@
         <translation>未能打开 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../app/gui/main.cpp" line="+256" />
+        <location filename="../../app/gui/main.cpp" line="+257" />
         <location filename="../../app/gui/mainwindow.cpp" line="+3" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
@@ -2273,7 +2273,7 @@
         <translation>收起面板 (F9)</translation>
     </message>
     <message>
-        <location filename="../../app/gui/mainwindow.cpp" line="-287" />
+        <location filename="../../app/gui/mainwindow.cpp" line="-292" />
         <source>%1 decimals in every map: 4 do not fit at this size</source>
         <extracomment>In the status bar at a projector's zoom: why every map writes fewer decimals. Short: the line holds little.</extracomment>
         <translation>各热图都显示 %1 位小数：此尺寸放不下 4 位</translation>
@@ -2895,35 +2895,35 @@
 <context>
     <name>attn::ModelView</name>
     <message>
-        <location filename="../../app/views/modelview.cpp" line="+433" />
+        <location filename="../../app/views/modelview.cpp" line="+456" />
         <source>Take layer %1, head %2 into the lab</source>
         <translation>把第 %1 层第 %2 个头带进实验室</translation>
     </message>
     <message>
         <location line="+18" />
-        <location line="+608" />
+        <location line="+784" />
         <source>Export figure…</source>
         <translation>导出图片…</translation>
     </message>
     <message>
-        <location line="-475" />
+        <location line="-651" />
         <source>Type a sentence for the model to read.</source>
         <translation>输入一个句子，让模型来读。</translation>
     </message>
     <message>
         <location line="+4" />
-        <location line="+577" />
+        <location line="+754" />
         <source>Tokens:</source>
         <translation>词元：</translation>
     </message>
     <message>
-        <location line="-510" />
-        <location line="+512" />
+        <location line="-687" />
+        <location line="+689" />
         <source>Tokens (%1):</source>
         <translation>词元（%1 个）：</translation>
     </message>
     <message>
-        <location line="-503" />
+        <location line="-680" />
         <source>L%1</source>
         <translation>第%1层</translation>
     </message>
@@ -2958,7 +2958,7 @@
         <translation> · 平均熵 %1 奈特 · 前一个词元 %2 · 第一个词元 %3 · 自身 %4</translation>
     </message>
     <message>
-        <location line="+67" />
+        <location line="+243" />
         <source>tokens</source>
         <translation>词元</translation>
     </message>
@@ -3008,14 +3008,14 @@
         <translation>归纳</translation>
     </message>
     <message>
-        <location line="-259" />
-        <location line="+470" />
+        <location line="-435" />
+        <location line="+646" />
         <source>✕ knocked out</source>
         <extracomment>Under a head's map in the grid when the head is knocked out (its output replaced).</extracomment>
         <translation>✕ 已敲除</translation>
     </message>
     <message>
-        <location line="-467" />
+        <location line="-643" />
         <source>Knocked out: it reads as before, but what it writes is replaced</source>
         <translation>已敲除：它照常读取，但写入的内容被替换</translation>
     </message>
@@ -3025,7 +3025,54 @@
         <translation>单击显示这个头；右击可敲除它</translation>
     </message>
     <message>
-        <location line="+93" />
+        <location line="+161" />
+        <source>Scores → weights</source>
+        <translation>分数 → 权重</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <location line="+2" />
+        <location line="+2" />
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <location line="-2" />
+        <source>Scores, scaled</source>
+        <translation>分数、缩放</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Masked, weights</source>
+        <translation>掩码、权重</translation>
+    </message>
+    <message>
+        <location line="+2" />
+        <source>Scores</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Scaled</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Masked</source>
+        <translation>掩码</translation>
+    </message>
+    <message>
+        <location line="+0" />
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location line="+1" />
+        <source>At this size the maps are shown over pages, so that their cells keep their numbers</source>
+        <translation>在这个尺寸下，各图分页显示，使格子里的数字保持可见</translation>
+    </message>
+    <message>
+        <location line="+103" />
         <source>Self-attention: Q, K and V come from the same sequence, the %1 tokens' states after layer %2's first LayerNorm (%1 × %3), times this head's W_Q, W_K and W_V (%3 × %4 each): q, k and v are each %1 × %4. (In cross-attention Q would come from the decoder's tokens and K, V from the encoder's.)</source>
         <extracomment>%1 tokens, %2 the layer, %3 the model's width, %4 a head's width.</extracomment>
         <translation>自注意力：Q、K、V 来自同一个序列，即这 %1 个词元经过第 %2 层第一个 LayerNorm 之后的状态（%1 × %3），分别乘以这个头的 W_Q、W_K、W_V（各为 %3 × %4）：q、k、v 各为 %1 × %4。（在交叉注意力中，Q 来自解码器的词元，K 和 V 来自编码器的。）</translation>
@@ -3193,7 +3240,7 @@
         <translation>回到实验室</translation>
     </message>
     <message>
-        <location line="+1" />
+        <location line="+2" />
         <source>Leave the model mode; the lab's document is as you left it</source>
         <translation>离开模型模式；实验室里的文档保持原样</translation>
     </message>
@@ -3218,8 +3265,8 @@
         <translation>这个模型很大：即使保留前面各位置的结果，在 32 个词元的句子末尾每敲一个键也约需 %1 百万次乘加（GPT-2 small：2.1 亿次）。逐键计算会卡顿，因此按回车或停止输入时才重新计算各视图。</translation>
     </message>
     <message>
-        <location line="-110" />
-        <location line="+90" />
+        <location line="-111" />
+        <location line="+91" />
         <source>&lt;b&gt;Next token&lt;/b&gt; after the last position (top 5)</source>
         <translation>最后一个位置之后的&lt;b&gt;下一个词元&lt;/b&gt;（前 5 名）</translation>
     </message>
@@ -3570,7 +3617,7 @@
 <context>
     <name>attn::PlanePlot</name>
     <message>
-        <location filename="../../widgets/planeplot.cpp" line="+1288" />
+        <location filename="../../widgets/planeplot.cpp" line="+1304" />
         <source>−∇ %1</source>
         <translation>−∇ %1</translation>
     </message>
@@ -3684,7 +3731,7 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>拖动可移动它（与查询重叠时，按住 Shift 选中的是键）。</translation>
     </message>
     <message>
-        <location line="+393" />
+        <location line="+502" />
         <source>query %1</source>
         <translation>查询 %1</translation>
     </message>
@@ -3704,7 +3751,7 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>v %1</translation>
     </message>
     <message>
-        <location line="-505" />
+        <location line="-614" />
         <source>weight for query %1: hidden (predict it)</source>
         <translation>查询 %1 的权重：已隐藏（请预测）</translation>
     </message>
@@ -3759,7 +3806,7 @@ Drag it to move it; the arrow keys nudge it.</source>
         <translation>在此平面中：其 ‖k‖² 的 %1%</translation>
     </message>
     <message>
-        <location line="+466" />
+        <location line="+575" />
         <source>θ = %1°</source>
         <translation>θ = %1°</translation>
     </message>
@@ -4211,7 +4258,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>正在计算 d_k = %1（%L2 次试验）…</translation>
     </message>
     <message>
-        <location line="+124" />
+        <location line="+127" />
         <source>d_k = %1: a first look at %L2 trials; computing all %L3…</source>
         <translation>d_k = %1：先看 %L2 次试验的结果；正在计算全部 %L3 次…</translation>
     </message>
@@ -4221,7 +4268,7 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>d_k = %1：q, k ~ N(0, I)，%L2 次试验，种子 %3，n = %4 个键（%5 秒）</translation>
     </message>
     <message>
-        <location line="-305" />
+        <location line="-308" />
         <source>Play: d_k walks from 1 to 1024 and back while the plots follow</source>
         <translation>播放：d_k 从 1 走到 1024 再回来，图表随之变化</translation>
     </message>
@@ -4249,13 +4296,13 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
 <context>
     <name>attn::ScalingLabView</name>
     <message>
-        <location filename="../../widgets/scalinglab.cpp" line="+134" />
-        <location line="+608" />
+        <location filename="../../widgets/scalinglab.cpp" line="+175" />
+        <location line="+620" />
         <source>raw q·k</source>
         <translation>原始 q·k</translation>
     </message>
     <message>
-        <location line="-607" />
+        <location line="-619" />
         <source>q·k / √d_k</source>
         <translation>q·k / √d_k</translation>
     </message>
@@ -4280,12 +4327,12 @@ Turn on sinusoidal, learned or RoPE in the settings panel to see the encoding he
         <translation>次数</translation>
     </message>
     <message>
-        <location line="+16" />
+        <location line="+14" />
         <source>&lt;b&gt;What the scaling does to the softmax&lt;/b&gt; (means over the trials)</source>
         <translation>&lt;b&gt;缩放对 softmax 的影响&lt;/b&gt;（各次试验的平均值）</translation>
     </message>
     <message>
-        <location line="+198" />
+        <location line="+212" />
         <location line="+155" />
         <source>d_k = %1</source>
         <translation>d_k = %1</translation>
@@ -4562,7 +4609,7 @@ weight</source>
 <context>
     <name>attn::SessionPanel</name>
     <message>
-        <location filename="../../app/views/sessionpanel.cpp" line="+248" />
+        <location filename="../../app/views/sessionpanel.cpp" line="+256" />
         <source>The whole class answers from their phones: start a session, and students open the address (or scan the code) on the classroom's network. Nothing is kept but the anonymous counts, and only if you save them.</source>
         <translation>全班用手机作答：开始互动后，学生在教室网络中打开地址（或扫码）。除匿名计数外不保留任何内容，且只有在你保存时才保留。</translation>
     </message>
@@ -4667,7 +4714,7 @@ weight</source>
         <translation>（本课没有测验）</translation>
     </message>
     <message>
-        <location line="+121" />
+        <location line="+117" />
         <source>Nothing asked yet: choose a question and Ask the class.</source>
         <translation>尚未提问：选择一道题，然后点“向全班提问”。</translation>
     </message>
@@ -5375,7 +5422,7 @@ weight</source>
 <context>
     <name>attn::StageText</name>
     <message>
-        <location filename="../../widgets/stagedata.cpp" line="+51" />
+        <location filename="../../widgets/stagedata.cpp" line="+61" />
         <source> · Σ %1</source>
         <translation> · Σ %1</translation>
     </message>
@@ -5386,7 +5433,7 @@ weight</source>
         <translation>最大 · H · Σ</translation>
     </message>
     <message>
-        <location line="+164" />
+        <location line="+168" />
         <source>Softmax₁ weights  e^x / (1 + Σ e^x)</source>
         <translation>Softmax₁ 权重  e^x / (1 + Σ e^x)</translation>
     </message>
@@ -5397,12 +5444,12 @@ weight</source>
         <translation>最大 = 该行最大的权重 · H = 熵（奈特） · Σ = 该行之和，softmax₁ 下小于 1：剩下的 1 − Σ 不关注任何键</translation>
     </message>
     <message>
-        <location line="+170" />
+        <location line="+195" />
         <source>weight = e^(%1 − %2) / (e^(0 − %2) + Σ) = %3 / %4 = %5</source>
         <translation>权重 = e^(%1 − %2) / (e^(0 − %2) + Σ) = %3 / %4 = %5</translation>
     </message>
     <message>
-        <location line="-365" />
+        <location line="-394" />
         <source>all blocked</source>
         <translation>全部屏蔽</translation>
     </message>
@@ -5428,12 +5475,12 @@ weight</source>
     </message>
     <message>
         <location line="+2" />
-        <location line="+136" />
+        <location line="+140" />
         <source>Softmax weights</source>
         <translation>softmax 权重</translation>
     </message>
     <message>
-        <location line="-134" />
+        <location line="-138" />
         <source>Output</source>
         <translation>输出</translation>
     </message>
@@ -5494,18 +5541,18 @@ weight</source>
     </message>
     <message>
         <location line="+14" />
-        <location line="+269" />
+        <location line="+298" />
         <location line="+15" />
         <source>queries</source>
         <translation>查询</translation>
     </message>
     <message>
-        <location line="-283" />
+        <location line="-312" />
         <source>keys</source>
         <translation>键</translation>
     </message>
     <message>
-        <location line="+7" />
+        <location line="+8" />
         <source>Scores  s = %1</source>
         <translation>分数  s = %1</translation>
     </message>
@@ -5515,24 +5562,24 @@ weight</source>
         <translation>分数</translation>
     </message>
     <message>
-        <location line="+6" />
+        <location line="+7" />
         <source>Scaled  s / %1</source>
         <translation>缩放  s / %1</translation>
     </message>
     <message>
         <location line="+1" />
-        <location line="+7" />
+        <location line="+8" />
         <source>scaled score</source>
         <translation>缩放后分数</translation>
     </message>
     <message>
-        <location line="+52" />
+        <location line="+54" />
         <source> · shared scale</source>
         <extracomment>Appended to a score map's colour bar title when scores, scaled and masked share one colour range.</extracomment>
         <translation> · 共用色标</translation>
     </message>
     <message>
-        <location line="-32" />
+        <location line="-33" />
         <source>max · H</source>
         <extracomment>The header above the weights' row notes: the row's largest weight and its entropy H.</extracomment>
         <translation>max · H</translation>
@@ -5544,7 +5591,7 @@ weight</source>
         <translation>max = 该行最大的权重 · H = 该行的熵，单位奈特（nat，0 表示全部落在一个键上）</translation>
     </message>
     <message>
-        <location line="+151" />
+        <location line="+176" />
         <source>scaled = score / (c·τ) = %1 / %2 = %3 / %4 = %5</source>
         <translation>缩放后 = 分数 / (c·τ) = %1 / %2 = %3 / %4 = %5</translation>
     </message>
@@ -5561,12 +5608,12 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</source>
 P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
-        <location line="-356" />
+        <location line="-385" />
         <source>after softmax ✗</source>
         <translation>softmax 后掩码 ✗</translation>
     </message>
     <message>
-        <location line="+69" />
+        <location line="+72" />
         <source>Masked  blocked → −∞</source>
         <translation>掩码  屏蔽 → −∞</translation>
     </message>
@@ -5576,12 +5623,12 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>softmax 之后才掩码 ✗</translation>
     </message>
     <message>
-        <location line="+15" />
+        <location line="+16" />
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location line="+25" />
+        <location line="+26" />
         <source>value dimensions</source>
         <translation>值的维度</translation>
     </message>
@@ -5592,7 +5639,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
     </message>
     <message>
         <location line="+1" />
-        <location line="+208" />
+        <location line="+232" />
         <location line="+16" />
         <source>output</source>
         <translation>输出</translation>
@@ -5738,7 +5785,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>叠加值</translation>
     </message>
     <message>
-        <location line="-374" />
+        <location line="-403" />
         <source>window %1, dilation %2</source>
         <translation>窗口 %1，空洞 %2</translation>
     </message>
@@ -5765,7 +5812,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         </translation>
     </message>
     <message>
-        <location line="+203" />
+        <location line="+232" />
         <source>outside the sliding window: %1 positions apart</source>
         <translation>在滑动窗口之外：相距 %1 个位置</translation>
     </message>
@@ -5804,7 +5851,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>取消屏蔽 %1</translation>
     </message>
     <message>
-        <location line="-125" />
+        <location line="-144" />
         <source>Click: select query %1</source>
         <extracomment>The last line of a map cell's tooltip: what a click and a Ctrl+click do.</extracomment>
         <translation>单击：选择查询 %1</translation>
@@ -5815,7 +5862,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>单击：选择查询 %1 · Ctrl+单击：屏蔽或打开此单元格</translation>
     </message>
     <message>
-        <location line="+135" />
+        <location line="+154" />
         <source>Query %1 selected</source>
         <translation>已选择查询 %1</translation>
     </message>
@@ -5825,7 +5872,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>已选择查询 %1（Ctrl+单击单元格可屏蔽或打开它）</translation>
     </message>
     <message>
-        <location line="-199" />
+        <location line="-218" />
         <source>Exponentials  e^(s′ − max)</source>
         <extracomment>The weights' map at step 4 of step mode: each cell e to the power of (scaled score minus the row's maximum).</extracomment>
         <translation>指数  e^(s′ − max)</translation>
@@ -5847,7 +5894,7 @@ P(p, 2i) = sin, P(p, 2i+1) = cos</translation>
         <translation>Σ′ = 该行指数之和；下一步用它去除每个指数</translation>
     </message>
     <message>
-        <location line="+172" />
+        <location line="+191" />
         <source>%1 is outside the sparse mask; choose Mask: full in the settings bar to open it</source>
         <translation>%1 在稀疏掩码之外；在设置栏选择“掩码：完整”即可打开</translation>
     </message>

@@ -30,11 +30,13 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QSignalSpy>
 #include <QTest>
+#include <QToolButton>
 
 #include <cmath>
 #include <random>
@@ -159,7 +161,12 @@ private slots:
         QVERIFY(!m_window->openLesson(QStringLiteral("seed000-basic")));
     }
 
-    void cleanup() { m_window.reset(); }
+    // The zoom is the application's font, which outlives the window.
+    void cleanup()
+    {
+        m_window->setZoom(1.0, false);
+        m_window.reset();
+    }
 
     // At a projector's zoom the model mode still fits a 1600 x 1000 screen:
     // the grid's column scrolls instead of making the window taller.
@@ -178,6 +185,45 @@ private slots:
         auto *scroll = w.findChild<QScrollArea *>(QStringLiteral("modelOverviewScroll"));
         QVERIFY(scroll);
         QVERIFY(scroll->verticalScrollBar()->maximum() > 0); // the grid is taller than its room, and scrolls
+    }
+
+    // At a projector's zoom the five maps go over pages where one page left
+    // their cells too low for their numbers, and every stage map then draws
+    // its numbers; back at the normal zoom they share one page again.
+    void projectorZoomKeepsTheMapsNumbers()
+    {
+        MainWindow &w = *m_window;
+        QVERIFY(!w.openBuiltinModel());
+        w.setModelMode(true);
+        ModelView *mv = w.modelView();
+        w.resize(1920, 1080);
+        mv->setText(QStringLiteral("say cat red box . say cat red"));
+        QTRY_COMPARE(mv->mapArrangement(), ModelView::MapArrangement::Grid);
+        QTRY_VERIFY(mv->stagePlot(Stage::Weights)->cellTextVisible());
+        w.setZoom(2.0, false);
+        QTRY_VERIFY(mv->mapArrangement() != ModelView::MapArrangement::Grid);
+        QStackedWidget *pages = mv->mapPages();
+        int seen = 0;
+        for (int page = 0; page < pages->count(); ++page) {
+            auto *button = mv->findChild<QToolButton *>(QStringLiteral("modelMapPage%1").arg(page + 1));
+            QVERIFY(button);
+            if (!button->isVisible())
+                continue;
+            QTest::mouseClick(button, Qt::LeftButton);
+            QCOMPARE(pages->currentIndex(), page);
+            for (Stage stage : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights}) {
+                HeatmapPlot *plot = mv->stagePlot(stage);
+                if (plot->parentWidget() != pages->currentWidget())
+                    continue;
+                ++seen;
+                QTRY_VERIFY2(plot->cellTextVisible(), qPrintable(plot->objectName()));
+            }
+        }
+        QCOMPARE(seen, 4);
+        w.setZoom(1.0, false);
+        QTRY_COMPARE(int(mv->mapArrangement()), int(ModelView::MapArrangement::Grid));
+        QVERIFY(mv->stagePlot(Stage::Scores)->isVisible() && mv->stagePlot(Stage::Output)->isVisible());
+        QTRY_VERIFY(mv->stagePlot(Stage::Weights)->cellTextVisible());
     }
 
     // The head's five maps and its q, k, v are the model's numbers; the
