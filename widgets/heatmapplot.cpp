@@ -1286,17 +1286,6 @@ HeatmapPlot::TextFit HeatmapPlot::textFit(double cellWidth, double cellHeight, i
     return fit;
 }
 
-bool HeatmapPlot::numbersFitAt(const QSize &size) const
-{
-    if (m_compact || blanked() || m_cellText == CellTextMode::Never || rowCount() == 0 || columnCount() == 0)
-        return false;
-    // The viewport is the widget less the plot's outer margins, as now.
-    const QRect now = viewport();
-    const QRect vp(now.topLeft(), QSize(size.width() - (width() - now.width()), size.height() - (height() - now.height())));
-    const Plan p = plan(vp);
-    return !p.axis.isEmpty() && textFit(p.cell.width(), p.cell.height()).decimals >= 0;
-}
-
 QString HeatmapPlot::cellLabelFor(int row, int col, const TextFit &fit) const
 {
     if (m_hidden(row, col))
@@ -1399,13 +1388,9 @@ constexpr double kMaxNotesShare = 0.3;
 
 HeatmapPlot::Plan HeatmapPlot::plan() const
 {
-    return plan(viewport());
-}
-
-HeatmapPlot::Plan HeatmapPlot::plan(const QRect &vp) const
-{
     Plan p;
     const int rows = rowCount(), cols = columnCount();
+    const QRect vp = viewport();
     const QMargins m = axisRect()->margins();
     const int titleH = m_title->outerRect().height();
     const int vgap = plotLayout()->rowSpacing();

@@ -100,10 +100,6 @@ public:
     int drawnDecimals() const;
     void setDecimalsCap(int cap); // 2 to 4; 4 (the default) caps nothing
     int decimalsCap() const { return m_decimalsCap; }
-    // Whether the cell values would be drawn were the widget `size`, its
-    // title, labels and margins as at the last layout (which do not depend
-    // on its height): for a layout deciding how much room a map needs.
-    bool numbersFitAt(const QSize &size) const;
     // The font the cell values are drawn in at the last layout (the plot's
     // own, or the smaller one when only that fits).
     QFont drawnCellFont() const;
@@ -281,7 +277,6 @@ private:
         QSizeF cell;              // pixels per cell
     };
     Plan plan() const;
-    Plan plan(const QRect &viewport) const; // as at a widget of another size
     void setHovered(int row, int col);
     QString rowLabel(int row) const;
     QString colLabel(int col) const;
