@@ -852,6 +852,8 @@ void ModelView::layOutMaps()
     m_mapStack->setCurrentIndex(std::max(current, 0));
     m_mapButtons->button(m_mapStack->currentIndex())->setChecked(true);
     retranslateMapPicker();
+    // The buttons' new texts and widths now, not after the maps are drawn.
+    m_mapPicker->layout()->activate();
 }
 
 void ModelView::retranslateMapPicker()
