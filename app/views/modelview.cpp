@@ -21,6 +21,7 @@
 #include <QMenu>
 #include <QPainter>
 #include <QStyledItemDelegate>
+#include <QPointer>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
@@ -330,7 +331,8 @@ QTabWidget *ModelView::buildHeadTabs(QWidget *parent)
     m_tabs = new QTabWidget(parent);
     m_tabs->setObjectName(QStringLiteral("modelHeadTabs"));
     // The maps' page: the picker (shown when the maps are split over pages)
-    // above a stack of pages, each with its maps in a grid (arrangeMaps).
+    // above a stack of pages, each with its maps in a grid (layOutMaps).
+    // (In the tab bar's corner it pushed the tabs out of sight at zoom 2.)
     m_mapsPage = new QWidget(m_tabs);
     m_mapsPage->setObjectName(QStringLiteral("modelMapsPage"));
     m_mapsPage->installEventFilter(this);
@@ -360,6 +362,14 @@ QTabWidget *ModelView::buildHeadTabs(QWidget *parent)
     }
     mapsLayout->addWidget(m_mapPicker);
     mapsLayout->addWidget(m_mapStack, 1);
+    // The grid's minimum in every arrangement: were it smaller over pages, a
+    // window short of room would give the maps another size with each
+    // arrangement, and each size could choose the other.
+    m_mapStack->setMinimumSize(2 * 200 + kMapSpacing + 4, 3 * 170 + 2 * kMapSpacing + 4);
+    m_arrangeIdle = new QTimer(this);
+    m_arrangeIdle->setSingleShot(true);
+    m_arrangeIdle->setInterval(kPauseMs);
+    connect(m_arrangeIdle, &QTimer::timeout, this, &ModelView::scheduleMapArrangement);
     connect(m_mapButtons, &QButtonGroup::idClicked, m_mapStack, &QStackedWidget::setCurrentIndex);
     for (int i = 0; i < 5; ++i) {
         auto *plot = new HeatmapPlot(m_mapPages[0]);
@@ -779,6 +789,8 @@ void ModelView::updateHeadMaps()
         if (!m_arrangedOnce && m_stagePlots[0]->rowCount() > 0) {
             m_arrangedOnce = true;
             scheduleMapArrangement();
+        } else {
+            m_arrangeIdle->start(); // restarted by every key: after a pause in typing
         }
     } else {
         for (int i = 0; i < 3; ++i)
@@ -905,7 +917,7 @@ int ModelView::mapsWithNumbers()
         m_mapPages[page]->layout()->activate();
         for (int i = 0; i < 4; ++i)
             if (HeatmapPlot *plot = m_stagePlots[i]; plot->parentWidget() == m_mapPages[page]) {
-                plot->replot(QCustomPlot::rpImmediateRefresh);
+                plot->replot(QCustomPlot::rpQueuedRefresh); // laid out now, shown later
                 count += plot->cellTextVisible();
             }
     }
@@ -913,7 +925,7 @@ int ModelView::mapsWithNumbers()
     return count;
 }
 
-// After a new size, zoom or number of tokens: the arrangement in which the
+// After a new size, zoom or new maps: the arrangement in which the
 // most stage maps' cells hold their numbers, the first of those on a tie
 // (the grid shows the most at once). Each is laid out and drawn to count
 // them: a map's labels and margins change with its cells' size, so a guess
@@ -922,13 +934,26 @@ int ModelView::mapsWithNumbers()
 // at any size, and its numbers are not what the lesson reads.
 void ModelView::arrangeMapsToFit()
 {
-    if (!m_headScenario || !m_mapsPage->isVisible() || m_stagePlots[0]->rowCount() == 0)
+    if (!m_headScenario || m_stagePlots[0]->rowCount() == 0)
         return;
+    if (!m_mapsPage->isVisible()) {
+        m_arrangeWanted = true; // when the maps are shown again
+        return;
+    }
+    m_arrangeWanted = false;
+    // No numbers to keep in any arrangement (hidden values, cell text off).
+    for (int i = 0; i < 4; ++i)
+        if (!m_stagePlots[i]->valuesDrawn() || m_stagePlots[i]->cellText() == CellTextMode::Never)
+            return;
     // The grid with every stage map's numbers drawn: nothing better to find.
     if (m_arrangement == MapArrangement::Grid && mapsWithNumbers() == 4)
         return;
     const MapArrangement was = m_arrangement;
     const int front = m_mapStack->currentIndex();
+    // The trials move the maps between pages, which hides them: drawn once
+    // at the end, and a map with the keyboard's focus keeps it.
+    QPointer<QWidget> focused = QApplication::focusWidget();
+    m_mapsPage->setUpdatesEnabled(false);
     MapArrangement best = MapArrangement::Grid;
     int most = -1;
     for (MapArrangement a : {MapArrangement::Grid, MapArrangement::OutputApart, MapArrangement::Pairs, MapArrangement::Singles}) {
@@ -945,6 +970,9 @@ void ModelView::arrangeMapsToFit()
     if (best == was)
         m_mapStack->setCurrentIndex(front);
     m_mapButtons->button(m_mapStack->currentIndex())->setChecked(true);
+    m_mapsPage->setUpdatesEnabled(true);
+    if (focused && focused != QApplication::focusWidget() && focused->isVisible())
+        focused->setFocus(Qt::OtherFocusReason);
 }
 
 void ModelView::scheduleMapArrangement()
@@ -961,7 +989,8 @@ void ModelView::scheduleMapArrangement()
 
 bool ModelView::eventFilter(QObject *watched, QEvent *event)
 {
-    if (watched == m_mapsPage && event->type() == QEvent::Resize)
+    if (watched == m_mapsPage
+        && (event->type() == QEvent::Resize || (event->type() == QEvent::Show && m_arrangeWanted)))
         scheduleMapArrangement();
     return QWidget::eventFilter(watched, event);
 }

@@ -107,9 +107,10 @@ public:
     HeatmapPlot *qkvPlot(int which) const { return m_qkvPlots[which]; } // 0 q, 1 k, 2 v
     QTabWidget *headTabs() const { return m_tabs; }
     // How the five maps share the first tab: all on one page, or over two,
-    // three or five (a picker above them) where one page leaves their cells too low
-    // for their numbers (a projector's zoom). Chosen after every new size,
-    // zoom or number of tokens.
+    // three or five (a picker above them) where one page leaves
+    // their cells too low or narrow for their numbers (a projector's zoom).
+    // Chosen again after a new size or zoom, for the first maps, and after
+    // new maps (another sentence or head) once typing pauses.
     enum class MapArrangement { Grid, OutputApart, Pairs, Singles };
     MapArrangement mapArrangement() const { return m_arrangement; }
     QStackedWidget *mapPages() const { return m_mapStack; }
@@ -237,6 +238,8 @@ private:
     MapArrangement m_arrangement = MapArrangement::Grid;
     bool m_arrangePending = false;
     bool m_arrangedOnce = false; // for the first maps shown
+    bool m_arrangeWanted = false; // asked while the maps were hidden
+    QTimer *m_arrangeIdle = nullptr; // after new maps, once typing pauses
     QWidget *m_mapsPage = nullptr;
     QWidget *m_mapPicker = nullptr;
     QButtonGroup *m_mapButtons = nullptr;

@@ -198,10 +198,14 @@ private slots:
         ModelView *mv = w.modelView();
         w.resize(1920, 1080);
         mv->setText(QStringLiteral("say cat red box . say cat red"));
-        QTRY_COMPARE(mv->mapArrangement(), ModelView::MapArrangement::Grid);
+        auto *picker = mv->findChild<QWidget *>(QStringLiteral("modelMapPicker"));
+        QVERIFY(picker);
         QTRY_VERIFY(mv->stagePlot(Stage::Weights)->cellTextVisible());
+        QCOMPARE(mv->mapArrangement(), ModelView::MapArrangement::Grid);
+        QVERIFY(!picker->isVisible());
         w.setZoom(2.0, false);
         QTRY_VERIFY(mv->mapArrangement() != ModelView::MapArrangement::Grid);
+        QVERIFY(picker->isVisible());
         QStackedWidget *pages = mv->mapPages();
         int seen = 0;
         for (int page = 0; page < pages->count(); ++page) {
@@ -211,6 +215,7 @@ private slots:
                 continue;
             QTest::mouseClick(button, Qt::LeftButton);
             QCOMPARE(pages->currentIndex(), page);
+            QVERIFY(button->isChecked());
             for (Stage stage : {Stage::Scores, Stage::Scaled, Stage::Masked, Stage::Weights}) {
                 HeatmapPlot *plot = mv->stagePlot(stage);
                 if (plot->parentWidget() != pages->currentWidget())
@@ -222,6 +227,7 @@ private slots:
         QCOMPARE(seen, 4);
         w.setZoom(1.0, false);
         QTRY_COMPARE(int(mv->mapArrangement()), int(ModelView::MapArrangement::Grid));
+        QVERIFY(!picker->isVisible());
         QVERIFY(mv->stagePlot(Stage::Scores)->isVisible() && mv->stagePlot(Stage::Output)->isVisible());
         QTRY_VERIFY(mv->stagePlot(Stage::Weights)->cellTextVisible());
     }
