@@ -783,9 +783,9 @@ void ModelView::updateHeadMaps()
                 markCache(d);
             m_stagePlots[i]->setData(std::move(d));
         }
-        // The first maps are arranged for the room they have; after that a
-        // new size or zoom arranges them again, but not every token typed:
-        // trying the arrangements lays out and draws the maps several times.
+        // The first maps are arranged for the room they have; after that,
+        // new maps once typing pauses (and a new size or zoom at once), not
+        // every key: trying the arrangements draws the maps several times.
         if (!m_arrangedOnce && m_stagePlots[0]->rowCount() > 0) {
             m_arrangedOnce = true;
             scheduleMapArrangement();
@@ -823,7 +823,6 @@ void ModelView::layOutMaps()
         grids.push_back(grid);
     }
     HeatmapPlot *const *p = m_stagePlots;
-    int pages = 1;
     switch (m_arrangement) {
     case MapArrangement::Grid:
         for (int i = 0; i < 4; ++i)
@@ -834,7 +833,6 @@ void ModelView::layOutMaps()
         for (int i = 0; i < 4; ++i)
             grids[0]->addWidget(p[i], i / 2, i % 2);
         grids[1]->addWidget(p[4], 0, 0, 1, 2);
-        pages = 2;
         break;
     case MapArrangement::Pairs:
         grids[0]->addWidget(p[0], 0, 0);
@@ -842,12 +840,10 @@ void ModelView::layOutMaps()
         grids[1]->addWidget(p[2], 0, 0);
         grids[1]->addWidget(p[3], 0, 1);
         grids[2]->addWidget(p[4], 0, 0, 1, 2);
-        pages = 3;
         break;
     case MapArrangement::Singles:
         for (int i = 0; i < 5; ++i)
             grids[std::size_t(i)]->addWidget(p[i], 0, 0, 1, 2);
-        pages = 5;
         break;
     }
     for (QGridLayout *grid : grids)
@@ -857,6 +853,7 @@ void ModelView::layOutMaps()
     // it (later) only in a page in view.
     for (HeatmapPlot *plot : m_stagePlots)
         plot->show();
+    const int pages = pageCount();
     for (int page = 0; page < 5; ++page)
         m_mapButtons->button(page)->setVisible(page < pages);
     m_mapPicker->setVisible(pages > 1);
