@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <limits>
 
@@ -86,6 +87,11 @@ void runSoftmaxBlockBaseline(const SoftmaxBlock &b)
     runSoftmaxBlockWide(b);
 }
 
+void multiplyBlockBaseline(const ProductBlock &p)
+{
+    productBlock(p);
+}
+
 namespace {
 bool setInEnvironment(const char *name)
 {
@@ -138,10 +144,20 @@ void runSoftmaxBlockAvx2(const SoftmaxBlock &b)
     runSoftmaxBlockBaseline(b);
 }
 #endif
+#if !defined(ATTN_HAVE_AVX2_BUILD)
+void multiplyBlockAvx2(const ProductBlock &p)
+{
+    multiplyBlockBaseline(p);
+}
+#endif
 #if !defined(ATTN_HAVE_AVX512_BUILD)
 void runSoftmaxBlockAvx512(const SoftmaxBlock &b)
 {
     runSoftmaxBlockAvx2(b);
+}
+void multiplyBlockAvx512(const ProductBlock &p)
+{
+    multiplyBlockAvx2(p);
 }
 #endif
 
@@ -185,6 +201,16 @@ void runSoftmaxBlock(const SoftmaxBlock &block)
         std::fill_n(block.weights + j * block.ldWeights, block.m, 0.0);
 }
 
+void multiplyBlock(const ProductBlock &p)
+{
+    if (useAvx512())
+        multiplyBlockAvx512(p);
+    else if (useAvx2())
+        multiplyBlockAvx2(p);
+    else
+        multiplyBlockBaseline(p);
+}
+
 const char *softmaxBuild()
 {
 #if defined(__SSE2__)
@@ -212,6 +238,53 @@ using detail::kMaxBlockRows;
 using detail::runSoftmaxBlock;
 using detail::Scaling;
 using detail::SoftmaxBlock;
+
+// Whether any flag of b is set, a word of eight at a time and without an
+// early exit (Eigen's any() tests them one by one: 0.3 ms at n = 1024, a
+// fortieth of the whole forward).
+bool anySet(const BoolMatrix &b)
+{
+    const auto *bytes = reinterpret_cast<const unsigned char *>(b.data());
+    const std::size_t n = std::size_t(b.size());
+    std::uint64_t all = 0;
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, bytes + i, sizeof word);
+        all |= word;
+    }
+    for (; i < n; ++i)
+        all |= bytes[i];
+    return all != 0;
+}
+
+// out = a b for m rows of a (from `a`, columns ld apart) into m rows of out:
+// multiplyBlock's order, so a row alone gets the bits it has in the whole.
+void multiplyRows(const double *a, Eigen::Index ldA, Eigen::Index m, const Matrix &b, double *out, Eigen::Index ldOut)
+{
+    detail::ProductBlock p;
+    p.a = a;
+    p.ldA = ldA;
+    p.b = b.data();
+    p.ldB = b.rows();
+    p.out = out;
+    p.ldOut = ldOut;
+    p.m = m;
+    p.inner = b.rows();
+    p.cols = b.cols();
+    detail::multiplyBlock(p);
+}
+// out = a b, whole (out resized to a's rows by b's columns).
+void multiplyInto(const Matrix &a, const Matrix &b, Matrix &out)
+{
+    out.resize(a.rows(), b.cols());
+    multiplyRows(a.data(), a.rows(), a.rows(), b, out.data(), out.rows());
+}
+// Rows [first, first + count) of out = the same rows of a, times b.
+void multiplyRowsOf(const Matrix &a, Eigen::Index first, Eigen::Index count, const Matrix &b, Matrix &out)
+{
+    multiplyRows(a.data() + first, a.rows(), count, b, out.data() + first, out.rows());
+}
 
 // The d_k for which pass 1 forms the scores itself.
 bool fusesScores(Eigen::Index dk)
@@ -480,7 +553,7 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
     t.dv = headValueDim(s);
     t.divisor = scaleConstant(s.scale, t.dk) * s.temperature;
     t.blocked = blockedMatrix(s);
-    const bool anyBlocked = t.blocked.any();
+    const bool anyBlocked = anySet(t.blocked);
     const bool projected = s.mode == InputMode::Projected;
     const bool rope = s.encoding == Encoding::Rope;
     const bool cosine = s.similarity == Similarity::Cosine;
@@ -565,11 +638,11 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
     const Eigen::Index projectionTasks = projected && !kept ? 3 : 0;
     auto project = [&](Eigen::Index k) {
         if (k == 0)
-            t.Q.noalias() = t.encodedX * s.Wq;
+            multiplyInto(t.encodedX, s.Wq, t.Q);
         else if (k == 1)
-            t.K.noalias() = t.encodedSource * s.Wk;
+            multiplyInto(t.encodedSource, s.Wk, t.K);
         else
-            t.V.noalias() = t.encodedSource * s.Wv;
+            multiplyInto(t.encodedSource, s.Wv, t.V);
     };
     auto prepareHead = [&](Eigen::Index i) {
         HeadTrace &head = t.heads[std::size_t(i)];
@@ -630,7 +703,7 @@ void computeStages(const Scenario &s, Trace &t, const ComputeOptions &options)
         forTasks(shared, kept ? 0 : h, error, prepareHead);
         forTasks(shared, Eigen::Index(h) * qBlocks, error, attendBlock);
         if (withWo) // whole, on one thread, as before: it is small
-            forTasks(shared, 1, error, [&](Eigen::Index) { t.output.noalias() = t.concat * *s.Wo; });
+            forTasks(shared, 1, error, [&](Eigen::Index) { multiplyInto(t.concat, *s.Wo, t.output); });
     };
 
     // The multiply-adds of each product: the projections, each head's
@@ -754,7 +827,7 @@ void softmaxRow(const Scenario &s, const Trace &t, HeadTrace &head, int r)
     const Eigen::Index nq = head.scores.rows();
     SoftmaxBlock b = softmaxInput(t, head, r);
     b.m = 1;
-    b.blocked = t.blocked.any() ? t.blocked.data() + r : nullptr;
+    b.blocked = anySet(t.blocked) ? t.blocked.data() + r : nullptr;
     b.ldBlocked = nq;
     b.stage = s.maskStage;
     b.plusOne = s.softmax == SoftmaxKind::PlusOne;
@@ -784,7 +857,7 @@ void softmaxRow(const Scenario &s, const Trace &t, HeadTrace &head, int r)
 void rescaleForKey(const Scenario &s, const Trace &t, HeadTrace &head, int key, int queryRow, int first, int count,
                    const Eigen::VectorXd &xOld, const Eigen::RowVectorXd &vOld)
 {
-    const bool anyBlocked = t.blocked.any();
+    const bool anyBlocked = anySet(t.blocked);
     Eigen::VectorXd ratio = Eigen::VectorXd::Ones(count);
     std::vector<std::pair<int, double>> keyWeights; // (row, new weight of the key)
     std::vector<int> afresh;
@@ -867,7 +940,7 @@ bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *de
     TraceDelta d;
     const bool withWo = projected && s.Wo.has_value();
     if (wo) {
-        t.output.noalias() = t.concat * *s.Wo;
+        multiplyInto(t.concat, *s.Wo, t.output);
         d.outputCount = nq;
         if (delta)
             *delta = d;
@@ -883,15 +956,15 @@ bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *de
             t.encodedX.row(row) = s.X.row(row);
             if (additive)
                 t.encodedX.row(row) += t.positionQuery.row(row);
-            t.Q.row(row).noalias() = t.encodedX.row(row) * s.Wq;
+            multiplyRowsOf(t.encodedX, row, 1, s.Wq, t.Q);
         }
         if (k || v) {
             const Matrix &source = s.source ? *s.source : s.X;
             t.encodedSource.row(row) = source.row(row);
             if (additive)
                 t.encodedSource.row(row) += t.positionKey.row(row);
-            t.K.row(row).noalias() = t.encodedSource.row(row) * s.Wk;
-            t.V.row(row).noalias() = t.encodedSource.row(row) * s.Wv;
+            multiplyRowsOf(t.encodedSource, row, 1, s.Wk, t.K);
+            multiplyRowsOf(t.encodedSource, row, 1, s.Wv, t.V);
         }
     } else {
         if (q)
@@ -907,9 +980,9 @@ bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *de
     const RowRange seeing = k || v ? rowsSeeingKey(t.blocked, nq, row) : RowRange{};
     RowRange weightRows = q ? RowRange{row, 1} : RowRange{};
     if (k) // at after_softmax a blocked entry still takes part in its row's softmax
-        weightRows = weightRows.join(s.maskStage == MaskStage::AfterSoftmax && t.blocked.any() ? RowRange{0, nq} : seeing);
+        weightRows = weightRows.join(s.maskStage == MaskStage::AfterSoftmax && anySet(t.blocked) ? RowRange{0, nq} : seeing);
     const RowRange outputRows = v ? weightRows.join(seeing) : weightRows;
-    const bool anyBlocked = t.blocked.any();
+    const bool anyBlocked = anySet(t.blocked);
     // A changed key changes one entry of each row, so each row's weights
     // are the old ones times one factor but for that entry (rescaleForKey);
     // not at after_softmax with a mask, where blocked weights are gone.
@@ -984,8 +1057,7 @@ bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *de
 
     if (outputRows.count) {
         if (withWo)
-            t.output.middleRows(outputRows.first, outputRows.count).noalias() =
-                t.concat.middleRows(outputRows.first, outputRows.count) * *s.Wo;
+            multiplyRowsOf(t.concat, outputRows.first, outputRows.count, *s.Wo, t.output);
         else
             t.output.middleRows(outputRows.first, outputRows.count) = t.concat.middleRows(outputRows.first, outputRows.count);
     }

@@ -130,4 +130,9 @@ void runSoftmaxBlockAvx2(const SoftmaxBlock &b)
     runSoftmaxBlockWide(b);
 }
 
+void multiplyBlockAvx2(const ProductBlock &p)
+{
+    productBlock(p);
+}
+
 } // namespace attn::detail

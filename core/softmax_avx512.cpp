@@ -151,4 +151,9 @@ void runSoftmaxBlockAvx512(const SoftmaxBlock &b)
     runSoftmaxBlockWide(b);
 }
 
+void multiplyBlockAvx512(const ProductBlock &p)
+{
+    productBlock(p);
+}
+
 } // namespace attn::detail

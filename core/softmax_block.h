@@ -94,6 +94,28 @@ bool hasAvx512Build();
 // Which build runSoftmaxBlock uses: "AVX-512", "AVX2" or "SSE2" (or "scalar").
 const char *softmaxBuild();
 
+// A product out = A B of column-major matrices: A m by inner, B inner by
+// cols, out m by cols (column j of each at p + j * ld). For the lab's
+// projections and Wo, whose kernel is built three times like the passes.
+struct ProductBlock {
+    const double *a = nullptr;
+    Eigen::Index ldA = 0;
+    const double *b = nullptr;
+    Eigen::Index ldB = 0;
+    double *out = nullptr;
+    Eigen::Index ldOut = 0;
+    Eigen::Index m = 0, inner = 0, cols = 0;
+};
+
+// out(i, j) = 0 + A(i, 0) B(0, j) + A(i, 1) B(1, j) + ..., in that order:
+// the same bits in every build, for a row alone as inside the whole
+// product, and (for an inner dimension of at most Eigen's panel, 8 rows or
+// more) as Eigen's kernel. With the widest build, as runSoftmaxBlock.
+void multiplyBlock(const ProductBlock &p);
+void multiplyBlockBaseline(const ProductBlock &p);
+void multiplyBlockAvx2(const ProductBlock &p);   // only where hasAvx2Build()
+void multiplyBlockAvx512(const ProductBlock &p); // only where hasAvx512Build()
+
 // output = weights * V for a d_v wider than kFusedValueWidth, by Eigen's
 // product (attention.cpp): one copy of Eigen's kernels in the program,
 // built for the baseline.

@@ -712,6 +712,34 @@ void runSoftmaxBlockWide(const SoftmaxBlock &block)
     runSoftmaxBlockKeyed(b);
 }
 
+// out = A B for the rows i.. of L (see ProductBlock), columns j0..j0+J-1:
+// J running sums, each a row's column, A's lane loaded once for all J.
+template <class L, int J>
+inline void productColumns(const ProductBlock &p, Eigen::Index i, Eigen::Index j0)
+{
+    L acc[J];
+    for (int c = 0; c < J; ++c)
+        acc[c] = L::all(0.0);
+    for (Eigen::Index k = 0; k < p.inner; ++k) {
+        const L a = L::load(p.a + k * p.ldA + i);
+        for (int c = 0; c < J; ++c)
+            acc[c] = acc[c] + a * L::all(p.b[(j0 + c) * p.ldB + k]);
+    }
+    for (int c = 0; c < J; ++c)
+        acc[c].store(p.out + (j0 + c) * p.ldOut + i);
+}
+
+void productBlock(const ProductBlock &p)
+{
+    forRows(p.m, [&]<class L>(Eigen::Index i) {
+        Eigen::Index j = 0;
+        for (; j + 8 <= p.cols; j += 8)
+            productColumns<L, 8>(p, i, j);
+        for (; j < p.cols; ++j)
+            productColumns<L, 1>(p, i, j);
+    });
+}
+
 void runSoftmaxBlockKeyed(const SoftmaxBlock &b)
 {
     switch (b.keys ? b.keyWidth : 0) {

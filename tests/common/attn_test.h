@@ -10,6 +10,7 @@
 #include <Eigen/Dense>
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -21,6 +22,13 @@ using Rows = std::vector<std::vector<double>>;
 inline QString num(double v)
 {
     return QString::number(v, 'g', 17);
+}
+
+// The same shape and the same bits (-0 and 0 differ, NaN equals itself).
+inline bool sameBits(const Eigen::MatrixXd &a, const Eigen::MatrixXd &b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols()
+           && std::memcmp(a.data(), b.data(), sizeof(double) * std::size_t(a.size())) == 0;
 }
 
 // |a - b| <= abs + rel * max(|a|, |b|). NaN is never close to anything.

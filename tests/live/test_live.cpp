@@ -150,9 +150,15 @@ private slots:
             }
             ++updated;
             QCOMPARE(t.heads[0].scaled.size() == 0, !opts.keepScaled);
-            const QString why = traceMismatch(t, compute(after, opts));
+            const Trace full = compute(after, opts);
+            const QString why = traceMismatch(t, full);
             QVERIFY2(why.isEmpty(), qPrintable(QStringLiteral("seed %1, row %2 of %3: %4")
                                                    .arg(seed).arg(row).arg(matrixName(id), why)));
+            // A row is projected in the whole product's order: Q, K and V to the bit.
+            QVERIFY2(attn::test::sameBits(t.Q, full.Q) && attn::test::sameBits(t.K, full.K)
+                         && attn::test::sameBits(t.V, full.V),
+                     qPrintable(QStringLiteral("seed %1, row %2 of %3: Q, K or V not to the bit")
+                                    .arg(seed).arg(row).arg(matrixName(id))));
         }
         QVERIFY(updated > 1500);
         QVERIFY(refused > 100);
