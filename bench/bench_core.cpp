@@ -20,6 +20,9 @@
 //                          exponential the forward uses; one thread.
 //   BM_Forward/projected   attn::compute: X (n by 64) and Wq, Wk, Wv (64 by 64).
 //   BM_Forward/direct      attn::compute on the Q, K, V that projection gives.
+//   BM_Forward/derived     BM_Forward/projected without the scaled stage
+//                          stored (the views derive it); derived_dk16 the
+//                          same at h = 4, where c = sqrt(d_k) = 4.
 //
 // Times are wall-clock ("Time"; the "CPU" column is the calling thread's
 // alone), so that threads count, and the "_min" of repetitions is the
@@ -304,6 +307,8 @@ BENCHMARK(BM_FastExponentials)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Forward, projected, attn::InputMode::Projected)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Forward, direct, attn::InputMode::Direct)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Forward, derived, attn::InputMode::Projected, false)->Apply(sizes);
+// d_k = 16: c = sqrt(d_k) a power of two, which the softmax multiplies by.
+BENCHMARK_CAPTURE(BM_Forward, derived_dk16, attn::InputMode::Projected, false)->ArgNames({"n", "h"})->Args({1024, 4});
 BENCHMARK_CAPTURE(BM_Flip, whole, false)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_Flip, kept, true)->Apply(sizes);
 

@@ -86,12 +86,13 @@ Outputs run(void (*kernel)(const SoftmaxBlock &), const Inputs &in, int dk, int 
     return o;
 }
 
-// The block of `in` with scaled derived (divided, not stored) and the output
-// fused, as the window runs it, computed whole or in pieces of `piece` rows;
+// The block of `in` with scaled derived (divided, multiplied by an exact
+// inverse or copied, not stored) and the output fused, as the window runs
+// it, computed whole or in pieces of `piece` rows;
 // the weights at `offset` doubles into their buffer, so that every alignment
 // of their columns is met.
 Outputs runDerived(void (*kernel)(const SoftmaxBlock &), const Inputs &in, int dk, int dv, bool masked,
-                   MaskStage stage, bool plusOne, bool stats, Eigen::Index piece, int offset,
+                   MaskStage stage, bool plusOne, bool stats, Scaling scaling, Eigen::Index piece, int offset,
                    std::vector<double> &weightsBuffer)
 {
     Outputs o;
@@ -100,14 +101,16 @@ Outputs runDerived(void (*kernel)(const SoftmaxBlock &), const Inputs &in, int d
     o.rows.assign(std::size_t(in.m), RowStats{});
     weightsBuffer.assign(std::size_t(in.m * in.n + 8), -7.0);
     double *weights = weightsBuffer.data() + offset;
-    const double divisor = std::sqrt(double(dk > 0 ? dk : 4));
+    const double divisor = scaling == Scaling::Copy       ? 1.0
+                           : scaling == Scaling::Multiply ? 4.0
+                                                          : std::sqrt(double(dk > 0 ? dk : 8));
     for (Eigen::Index r0 = 0; r0 < in.m; r0 += piece) {
         SoftmaxBlock b;
         b.m = std::min(piece, in.m - r0);
         b.cols = in.n;
         b.in = o.scores.data() + r0;
         b.ldIn = in.m;
-        b.scaling = Scaling::Divide;
+        b.scaling = scaling;
         b.divisor = divisor;
         b.inverse = 1.0 / divisor;
         b.blocked = masked ? in.blocked.data() + r0 : nullptr;
@@ -341,6 +344,7 @@ private slots:
                 for (Eigen::Index j = i + 1; j < in.n; ++j)
                     in.blocked(i, j) = true;
             in.blocked.row(1).setConstant(true); // a fully masked row
+            const Scaling scalings[] = {Scaling::Divide, Scaling::Multiply, Scaling::Copy};
             for (const int dk : {0, 8})
                 for (const int dv : {1, 8, 16})
                     for (int variant = 0; variant < 4; ++variant) {
@@ -349,15 +353,16 @@ private slots:
                         const bool plusOne = variant == 3;
                         const bool stats = rng() % 4 != 0;
                         const int offset = int(rng() % 8);
+                        const Scaling scaling = scalings[(dv + variant) % 3];
                         for (const auto &[name, kernel] : builds) {
                             std::vector<double> wholeBuffer, piecesBuffer;
-                            const Outputs whole = runDerived(kernel, in, dk, dv, masked, stage, plusOne, stats, in.m,
-                                                             offset, wholeBuffer);
+                            const Outputs whole = runDerived(kernel, in, dk, dv, masked, stage, plusOne, stats,
+                                                             scaling, in.m, offset, wholeBuffer);
                             const Outputs pieces = runDerived(kernel, in, dk, dv, masked, stage, plusOne, stats,
-                                                              shape.piece, offset, piecesBuffer);
-                            const QString at = QStringLiteral("%1, seed %2, m %3, n %4, d_k %5, d_v %6, variant %7, offset %8")
+                                                              scaling, shape.piece, offset, piecesBuffer);
+                            const QString at = QStringLiteral("%1, seed %2, m %3, n %4, d_k %5, d_v %6, variant %7, offset %8, scaling %9")
                                                    .arg(QString::fromLatin1(name)).arg(seed).arg(in.m).arg(in.n)
-                                                   .arg(dk).arg(dv).arg(variant).arg(offset);
+                                                   .arg(dk).arg(dv).arg(variant).arg(offset).arg(int(scaling));
                             QVERIFY2(sameBits(whole.scores, pieces.scores), qPrintable("scores: " + at));
                             QVERIFY2(sameBits(whole.weights, pieces.weights), qPrintable("weights: " + at));
                             QVERIFY2(sameBits(whole.output, pieces.output), qPrintable("output: " + at));
