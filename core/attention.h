@@ -183,8 +183,9 @@ struct TraceDelta {
 //   a row of Wo                          the final output.
 // Returns false, with `t` unchanged, when the row reaches everything (Wq,
 // Wk, Wv: call compute()) or `t` is not a trace of `s`'s shape. Equals
-// compute(s) to rounding (a row is multiplied alone, not inside the whole
-// product, so not always to the bit).
+// compute(s) to rounding: Q, K and V to the bit (a row is projected in the
+// whole product's order), the rest not always (a changed key's weights are
+// the old ones rescaled, and a few rows' outputs are multiplied alone).
 bool updateRow(const Scenario &s, Trace &t, MatrixId id, int row, TraceDelta *delta = nullptr);
 
 // Converts a projected scenario to direct mode with the Q, K and V that it
