@@ -283,7 +283,10 @@ void multiplyInto(const Matrix &a, const Matrix &b, Matrix &out)
 // Rows [first, first + count) of out = the same rows of a, times b.
 void multiplyRowsOf(const Matrix &a, Eigen::Index first, Eigen::Index count, const Matrix &b, Matrix &out)
 {
-    multiplyRows(a.data() + first, a.rows(), count, b, out.data() + first, out.rows());
+    if (count == 0 || out.size() == 0)
+        return;
+    // (A matrix of no columns has no data: none of it is read then.)
+    multiplyRows(a.size() ? a.data() + first : nullptr, a.rows(), count, b, out.data() + first, out.rows());
 }
 
 // The d_k for which pass 1 forms the scores itself.

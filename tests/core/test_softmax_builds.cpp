@@ -280,7 +280,7 @@ private slots:
                         QVERIFY2((out.bottomRows(5).array() == -7.0).all(), qPrintable("past the rows: " + at));
                         // The last row alone, as updateRow multiplies it.
                         Matrix row = Matrix::Constant(1, cols, -7.0);
-                        p.a = a.data() + (m - 1);
+                        p.a = inner > 0 ? a.data() + (m - 1) : nullptr; // (no columns: never read)
                         p.out = row.data();
                         p.ldOut = 1;
                         p.m = 1;
