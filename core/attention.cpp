@@ -5,6 +5,7 @@
 #include "softmax_block.h"
 
 #include <algorithm>
+#include <cassert>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -277,12 +278,14 @@ void multiplyRows(const double *a, Eigen::Index ldA, Eigen::Index m, const Matri
 // out = a b, whole (out resized to a's rows by b's columns).
 void multiplyInto(const Matrix &a, const Matrix &b, Matrix &out)
 {
+    assert(a.cols() == b.rows());
     out.resize(a.rows(), b.cols());
     multiplyRows(a.data(), a.rows(), a.rows(), b, out.data(), out.rows());
 }
 // Rows [first, first + count) of out = the same rows of a, times b.
 void multiplyRowsOf(const Matrix &a, Eigen::Index first, Eigen::Index count, const Matrix &b, Matrix &out)
 {
+    assert(a.cols() == b.rows() && out.cols() == b.cols() && first + count <= a.rows() && first + count <= out.rows());
     if (count == 0 || out.size() == 0)
         return;
     // (A matrix of no columns has no data: none of it is read then.)
@@ -444,7 +447,8 @@ void forTasks(bool shared, Eigen::Index count, TaskError &error, Task &&task)
 // cut depends on the sizes alone, never on the thread count.
 //
 // A block's rows are a multiple of 24 (but the last block's): Eigen's product
-// kernel takes rows in panels of 6 (SSE2; 12 with AVX, 24 with AVX-512) and
+// kernel takes rows in panels (of 4 with SSE2 and no FMA; 12 with AVX, 24
+// with AVX-512) and
 // handles the rows left over after the last whole panel in a different way,
 // which rounds differently. Blocks of whole panels put every row through the
 // same kernel as a product of the whole matrix would, to the bit.

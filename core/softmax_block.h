@@ -39,7 +39,7 @@ struct SoftmaxBlock {
     Eigen::Index m = 0, cols = 0;
     const double *in = nullptr;   // scores, or scaled with Scaling::None
     Eigen::Index ldIn = 0;
-    double *scaled = nullptr;     // where scaled goes; unused with Scaling::None
+    double *scaled = nullptr;     // where scaled goes (null: not kept); unused with Scaling::None
     Eigen::Index ldScaled = 0;
     Scaling scaling = Scaling::None;
     double divisor = 1, inverse = 1;
@@ -108,9 +108,10 @@ struct ProductBlock {
 };
 
 // out(i, j) = 0 + A(i, 0) B(0, j) + A(i, 1) B(1, j) + ..., in that order:
-// the same bits in every build, for a row alone as inside the whole
-// product, and (for an inner dimension of at most Eigen's panel, 8 rows or
-// more) as Eigen's kernel. With the widest build, as runSoftmaxBlock.
+// the same bits in every build, and for a row alone as inside the whole
+// product. (Eigen's SSE2 kernel sums in this order too for the lab's
+// n = 1024, d_model 64; not for row counts of 4k + 2 or 4k + 3, whose last
+// rows it sums in two halves.) With the widest build, as runSoftmaxBlock.
 void multiplyBlock(const ProductBlock &p);
 void multiplyBlockBaseline(const ProductBlock &p);
 void multiplyBlockAvx2(const ProductBlock &p);   // only where hasAvx2Build()

@@ -39,7 +39,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // maximum before the first exponential, and the division needs the sum of
 // every exponential):
 //   1. (for dot similarity and a small d_k, the scores themselves, written;)
-//      scaled = scores / (c tau), written if kept; each row's maximum over
+//      scaled = scores / (c tau), written (into the weights when it is not
+//      kept, to be overwritten by pass 2); each row's maximum over
 //      the entries that take part, and the first column that has it.
 //   2. e = exp(x - max), written into the weights; the row sums z, and the
 //      sums of e (x - max) for the entropy.
@@ -325,10 +326,9 @@ void findOpenRows(const SoftmaxBlock &b, RowRun &run)
 // (e = 0) adds nothing: with w = e / z,
 //   -sum w log w = log z * sum w - sum e (x - max) / z,
 // one multiply-add per entry instead of one logarithm.
-template <bool kMasked, bool kExclude, bool kStats, bool kInRange, bool kMultiply>
+template <bool kMasked, bool kExclude, bool kStats, bool kInRange>
 void expPass(const SoftmaxBlock &b, const double *scaledAll, Eigen::Index ldScaled, RowRun &run)
 {
-    const double inverse = b.inverse;
     const Eigen::Index m = b.m, ldWeights = b.ldWeights, ldBlocked = b.ldBlocked;
     double *weights = b.weights;
     const bool *blockedAll = b.blocked;
@@ -347,8 +347,6 @@ void expPass(const SoftmaxBlock &b, const double *scaledAll, Eigen::Index ldScal
             L sum = L::load(z + i), sumShifted = L::load(eShift + i);
             for (int c = 0; c < C; ++c) {
                 L x = L::load(scaledAll + (j + c) * ldScaled + i);
-                if constexpr (kMultiply)
-                    x = x * L::all(inverse); // the same x as pass 1's
                 const L d = x - shift;
                 double *w = weights + (j + c) * ldWeights + i;
                 L e;
@@ -550,30 +548,22 @@ void softmaxBlock(const SoftmaxBlock &b)
     const Eigen::Index m = b.m;
     RowRun run(m);
 
-    // Without a place for scaled (b.scaled null: c tau is 1 or a power of
-    // two, see runSoftmaxBlock) pass 1 does not write it, and pass 2 forms x
-    // again from the input: as is, or as x * (1 / (c tau)), which is exact.
-    const bool store = b.scaled != nullptr;
-    const bool multiply = !store && b.scaling == Scaling::Multiply;
+    // Pass 1 writes scaled where runSoftmaxBlockWide gave it a place (the
+    // weights, when it is not kept), and pass 2 reads x there; an input
+    // scaled already (Scaling::None) is read as it is.
     constexpr bool kArgmax = kStats && !kSearch;
     switch (b.scaling) {
     case Scaling::None:
         maxPass<kExclude, Scaling::None, kArgmax, false, DK>(b, run);
         break;
     case Scaling::Copy:
-        if (store)
-            maxPass<kExclude, Scaling::Copy, kArgmax, true, DK>(b, run);
-        else
-            maxPass<kExclude, Scaling::None, kArgmax, false, DK>(b, run);
+        maxPass<kExclude, Scaling::Copy, kArgmax, true, DK>(b, run);
         break;
     case Scaling::Divide:
         maxPass<kExclude, Scaling::Divide, kArgmax, true, DK>(b, run);
         break;
     case Scaling::Multiply:
-        if (store)
-            maxPass<kExclude, Scaling::Multiply, kArgmax, true, DK>(b, run);
-        else
-            maxPass<kExclude, Scaling::Multiply, kArgmax, false, DK>(b, run);
+        maxPass<kExclude, Scaling::Multiply, kArgmax, true, DK>(b, run);
         break;
     }
     if constexpr (kMasked)
@@ -589,14 +579,12 @@ void softmaxBlock(const SoftmaxBlock &b)
     for (Eigen::Index i = 1; i < m; ++i)
         highest = largerOf(highest, run.max[i]);
     const bool inRange = !kExclude && run.lowest - highest >= -kFastExpRange;
-    const double *x = store && b.scaling != Scaling::None ? b.scaled : b.in;
-    const Eigen::Index ldX = store && b.scaling != Scaling::None ? b.ldScaled : b.ldIn;
+    const double *x = b.scaling != Scaling::None ? b.scaled : b.in;
+    const Eigen::Index ldX = b.scaling != Scaling::None ? b.ldScaled : b.ldIn;
     if (inRange)
-        multiply ? expPass<kMasked, kExclude, kStats, true, true>(b, x, ldX, run)
-                 : expPass<kMasked, kExclude, kStats, true, false>(b, x, ldX, run);
+        expPass<kMasked, kExclude, kStats, true>(b, x, ldX, run);
     else
-        multiply ? expPass<kMasked, kExclude, kStats, false, true>(b, x, ldX, run)
-                 : expPass<kMasked, kExclude, kStats, false, false>(b, x, ldX, run);
+        expPass<kMasked, kExclude, kStats, false>(b, x, ldX, run);
 
     // A fully masked row has every entry blocked, so it is all zero already.
     // softmax_1 keeps log of its denominator for the entropy (z is not it).
