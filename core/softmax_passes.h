@@ -211,9 +211,10 @@ struct RowRun {
 
 // Pass 1: scaled (unless the input is scaled already), each row's maximum
 // over the entries that take part, and (kArgmax) the first column with it.
-template <bool kExclude, Scaling kScaling, bool kArgmax, bool kStore, int DK>
+template <bool kExclude, Scaling kScaling, bool kArgmax, int DK>
 void maxPass(const SoftmaxBlock &b, RowRun &run)
 {
+    constexpr bool kStore = kScaling != Scaling::None; // (an input scaled already is not copied)
     const double *queries = b.queries, *keys = b.keys;
     const Eigen::Index ldQueries = b.ldQueries, ldKeys = b.ldKeys;
     double *scoresOut = b.scoresOut;
@@ -554,16 +555,16 @@ void softmaxBlock(const SoftmaxBlock &b)
     constexpr bool kArgmax = kStats && !kSearch;
     switch (b.scaling) {
     case Scaling::None:
-        maxPass<kExclude, Scaling::None, kArgmax, false, DK>(b, run);
+        maxPass<kExclude, Scaling::None, kArgmax, DK>(b, run);
         break;
     case Scaling::Copy:
-        maxPass<kExclude, Scaling::Copy, kArgmax, true, DK>(b, run);
+        maxPass<kExclude, Scaling::Copy, kArgmax, DK>(b, run);
         break;
     case Scaling::Divide:
-        maxPass<kExclude, Scaling::Divide, kArgmax, true, DK>(b, run);
+        maxPass<kExclude, Scaling::Divide, kArgmax, DK>(b, run);
         break;
     case Scaling::Multiply:
-        maxPass<kExclude, Scaling::Multiply, kArgmax, true, DK>(b, run);
+        maxPass<kExclude, Scaling::Multiply, kArgmax, DK>(b, run);
         break;
     }
     if constexpr (kMasked)
